@@ -1,0 +1,20 @@
+import type { Redis } from "ioredis";
+import type { Database, Db } from "@hub/db";
+import type { Logger, RedisKeys } from "@hub/shared";
+import type { ApiEnv } from "./env";
+import type { Authenticator } from "./http/auth";
+import type { TokenService } from "./identity/tokens";
+import type { Metrics } from "./metrics";
+
+/** Everything a route handler may use, built once in ./app.ts. */
+export interface AppContext {
+  env: ApiEnv;
+  database: Database;
+  db: Db;
+  redis: Redis;
+  keys: RedisKeys;
+  logger: Logger;
+  tokens: TokenService;
+  auth: Authenticator;
+  metrics: Metrics;
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { commonEnvShape, envHelpers, parseEnv } from "@hub/shared";
+
+const { intFromEnv, optionalString } = envHelpers;
+
+export const apiEnvSchema = z.object({
+  ...commonEnvShape,
+  PORT: intFromEnv(8000, 0, 65_535),
+  HUB_JWT_SECRET: z.string({ error: "is required (at least 32 characters)" }).min(32, "must be at least 32 characters"),
+  HUB_ADMIN_EMAIL: optionalString(),
+  HUB_ADMIN_PASSWORD: optionalString(),
+  HUB_ACCESS_TOKEN_TTL_SECONDS: intFromEnv(3600, 60, 604_800),
+});
+
+export type ApiEnv = z.output<typeof apiEnvSchema>;
+
+/** The API's configuration, parsed once at start-up. The only reader of `process.env` in the API. */
+export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
+  return parseEnv(apiEnvSchema, source);
+}

@@ -1,0 +1,33 @@
+/** GET /openapi.json and GET /docs (Swagger UI served from the swagger-ui-dist package, no CDN). */
+import express, { type Router } from "express";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { AnyRoute } from "../http/route";
+import { buildOpenApiDocument } from "./document";
+
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Automation Hub — API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body></html>`;
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", persistAuthorization: true });`;
+
+export function mountDocs(router: Router, routes: AnyRoute[]): void {
+  const document = buildOpenApiDocument(routes);
+  router.get("/openapi.json", (_req, res) => {
+    res.json(document);
+  });
+  router.get("/docs", (_req, res) => {
+    res.type("html").send(DOCS_PAGE);
+  });
+  router.get("/docs/init.js", (_req, res) => {
+    res.type("application/javascript").send(DOCS_INIT);
+  });
+  router.use("/docs/assets", express.static(swaggerUiDir, { index: false }));
+}

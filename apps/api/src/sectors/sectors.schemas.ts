@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { uuid } from "@hub/shared";
+
+export const sectorIdParams = z.object({ sector_id: uuid() });
+
+export const createSectorBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  color: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
+});
+
+export const sectorRecord = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  color: z.string(),
+  created_at: z.iso.datetime(),
+});
+export type SectorRecord = z.infer<typeof sectorRecord>;

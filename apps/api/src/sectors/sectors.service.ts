@@ -1,0 +1,34 @@
+import { asc, eq } from "drizzle-orm";
+import { recordEvent, sectors, type Db, type Sector } from "@hub/db";
+import { ConflictError, NotFoundError } from "@hub/shared";
+import { isUniqueViolation } from "../http/pg-errors";
+import type { SectorRecord } from "./sectors.schemas";
+
+export function toSectorRecord(sector: Sector): SectorRecord {
+  return { id: sector.id, name: sector.name, color: sector.color, created_at: sector.createdAt.toISOString() };
+}
+
+export async function createSector(db: Db, input: { name: string; color: string }, actorId: string): Promise<string> {
+  try {
+    return await db.transaction(async (tx) => {
+      const [sector] = await tx.insert(sectors).values(input).returning({ id: sectors.id });
+      if (!sector) throw new Error("insert returned no row");
+      await recordEvent(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
+      return sector.id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`A sector named '${input.name}' already exists`);
+    throw error;
+  }
+}
+
+export async function listSectors(db: Db): Promise<SectorRecord[]> {
+  const rows = await db.select().from(sectors).orderBy(asc(sectors.name));
+  return rows.map(toSectorRecord);
+}
+
+export async function getSector(db: Db, id: string): Promise<SectorRecord> {
+  const [sector] = await db.select().from(sectors).where(eq(sectors.id, id));
+  if (!sector) throw new NotFoundError("Sector not found");
+  return toSectorRecord(sector);
+}

@@ -1,0 +1,47 @@
+import { and, asc, eq, gte, lt, type SQL } from "drizzle-orm";
+import type { EventType } from "@hub/shared";
+import type { DbOrTx } from "../client";
+import { events } from "../schema";
+
+export interface NewEvent {
+  eventType: EventType;
+  aggregateId: string;
+  actorId: string | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Writes one outbox event. Call it with the transaction that makes the change the event
+ * describes, after that change's row was written (its row lock orders same-aggregate events).
+ */
+export async function recordEvent(tx: DbOrTx, event: NewEvent): Promise<void> {
+  await tx.insert(events).values(event);
+}
+
+/** Writes several outbox events in one statement, in the given order. */
+export async function recordEvents(tx: DbOrTx, batch: NewEvent[]): Promise<void> {
+  if (batch.length > 0) await tx.insert(events).values(batch);
+}
+
+export interface EventFilter {
+  aggregateId?: string | undefined;
+  eventType?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  limit: number;
+}
+
+/** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
+export async function listEvents(db: DbOrTx, filter: EventFilter) {
+  const conditions: SQL[] = [];
+  if (filter.aggregateId) conditions.push(eq(events.aggregateId, filter.aggregateId));
+  if (filter.eventType) conditions.push(eq(events.eventType, filter.eventType));
+  if (filter.since) conditions.push(gte(events.createdAt, filter.since));
+  if (filter.until) conditions.push(lt(events.createdAt, filter.until));
+  return db
+    .select()
+    .from(events)
+    .where(and(...conditions))
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(filter.limit);
+}

@@ -1,0 +1,179 @@
+/**
+ * The hub's PostgreSQL schema — the source of truth. Migrations in ../drizzle are generated from
+ * this file by drizzle-kit.
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
+const tz = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export interface AutomationParameter {
+  name: string;
+  description: string;
+}
+
+export const sectors = pgTable("sectors", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  name: text("name").notNull().unique(),
+  color: text("color").notNull(),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** Stored lower-case; the login identifier. */
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: ["admin", "employee"] }).notNull(),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    deactivatedAt: tz("deactivated_at"),
+  },
+  (t) => [uniqueIndex("users_email_key").on(t.email), check("users_role_check", sql`${t.role} in ('admin','employee')`)],
+);
+
+export const automations = pgTable(
+  "automations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    sectorId: uuid("sector_id")
+      .notNull()
+      .references(() => sectors.id),
+    description: text("description").notNull().default(""),
+    parameters: jsonb("parameters").$type<AutomationParameter[]>().notNull().default([]),
+    maxConcurrentJobs: integer("max_concurrent_jobs").notNull().default(1),
+    isActive: boolean("is_active").notNull().default(true),
+    isDevelopment: boolean("is_development").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("automations_slug_key").on(t.slug),
+    index("automations_sector_idx").on(t.sectorId),
+    check("automations_max_concurrent_jobs_check", sql`${t.maxConcurrentJobs} between 1 and 1000`),
+  ],
+);
+
+export const workers = pgTable(
+  "workers",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    automationId: uuid("automation_id")
+      .notNull()
+      .references(() => automations.id),
+    cloudInstanceId: text("cloud_instance_id").notNull(),
+    /** SHA-256 (hex) of the api key; the key itself is never stored. */
+    apiKeyHash: text("api_key_hash").notNull(),
+    status: text("status", { enum: ["stopped", "running"] }).notNull().default("stopped"),
+    lastSeenAt: tz("last_seen_at"),
+    createdAt: createdAt(),
+    /** Set when the worker is unregistered; the row is kept for the jobs and events that name it. */
+    unregisteredAt: tz("unregistered_at"),
+  },
+  (t) => [
+    // One registered worker per automation.
+    uniqueIndex("workers_one_per_automation").on(t.automationId).where(sql`${t.unregisteredAt} is null`),
+    uniqueIndex("workers_api_key_hash_key").on(t.apiKeyHash),
+    index("workers_running_idx").on(t.lastSeenAt).where(sql`${t.status} = 'running' and ${t.unregisteredAt} is null`),
+  ],
+);
+
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    automationId: uuid("automation_id")
+      .notNull()
+      .references(() => automations.id),
+    status: text("status", { enum: ["queued", "running", "completed", "failed", "cancelled"] })
+      .notNull()
+      .default("queued"),
+    context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
+    result: jsonb("result").$type<Record<string, unknown>>(),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    createdBy: uuid("created_by").references(() => users.id),
+    /** The worker holding the current lease while `running`. */
+    workerId: uuid("worker_id").references(() => workers.id),
+    createdAt: createdAt(),
+    startedAt: tz("started_at"),
+    finishedAt: tz("finished_at"),
+    leaseExpiresAt: tz("lease_expires_at"),
+  },
+  (t) => [
+    // Claim: the oldest queued jobs of one automation; concurrency: its running jobs.
+    index("jobs_automation_status_created_idx").on(t.automationId, t.status, t.createdAt, t.id),
+    // Lease sweeper: running jobs by lease expiry.
+    index("jobs_running_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
+    // Reconciliation: every queued job, oldest first.
+    index("jobs_queued_idx").on(t.createdAt, t.id).where(sql`${t.status} = 'queued'`),
+    // GET /jobs: newest first, optionally by status.
+    index("jobs_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("jobs_status_created_idx").on(t.status, t.createdAt.desc(), t.id.desc()),
+    check("jobs_status_check", sql`${t.status} in ('queued','running','completed','failed','cancelled')`),
+  ],
+);
+
+export const events = pgTable(
+  "events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** Insertion order; the relay publishes by it (per-aggregate order follows, see event-relay). */
+    position: bigint("position", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
+    aggregateId: uuid("aggregate_id").notNull(),
+    eventType: text("event_type").notNull(),
+    actorId: uuid("actor_id"),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    dispatchedAt: tz("dispatched_at"),
+  },
+  (t) => [
+    uniqueIndex("events_position_key").on(t.position),
+    // The relay's query: undispatched events in insertion order.
+    index("events_undispatched_idx").on(t.position).where(sql`${t.dispatchedAt} is null`),
+    // GET /events filters, each ordered by (created_at, id).
+    index("events_created_idx").on(t.createdAt, t.id),
+    index("events_aggregate_created_idx").on(t.aggregateId, t.createdAt, t.id),
+    index("events_type_created_idx").on(t.eventType, t.createdAt, t.id),
+  ],
+);
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    key: text("key").notNull(),
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
+export type Sector = typeof sectors.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Automation = typeof automations.$inferSelect;
+export type Worker = typeof workers.$inferSelect;
+export type Job = typeof jobs.$inferSelect;
+export type HubEvent = typeof events.$inferSelect;

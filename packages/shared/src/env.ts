@@ -1,0 +1,47 @@
+/**
+ * Start-up configuration. Each app declares one zod schema of the variables it reads (in its own
+ * `env.ts`, the only module that touches `process.env`) and parses it once with {@link parseEnv}.
+ */
+import { z } from "zod";
+
+export class EnvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvError";
+  }
+}
+
+/** Parses the environment; throws an {@link EnvError} whose one-line message names the variable. */
+export function parseEnv<S extends z.ZodObject>(schema: S, source: Record<string, string | undefined>): z.output<S> {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  const first = result.error.issues[0];
+  const name = first ? String(first.path[0] ?? "environment") : "environment";
+  const value = first?.code === "invalid_type" && first.input === undefined ? "is required" : `is invalid: ${first?.message ?? "bad value"}`;
+  throw new EnvError(`Configuration error: ${name} ${value}`);
+}
+
+const intFromEnv = (fallback: number, min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === undefined || v === "" ? fallback : Number(v)),
+    z.int(`expected a whole number between ${min} and ${max}`).min(min, `must be ≥ ${min}`).max(max, `must be ≤ ${max}`),
+  );
+
+const optionalString = () => z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+
+/** Variables every process of the hub shares (CONTRACT §5). */
+export const commonEnvShape = {
+  DATABASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().default("postgres://postgres@127.0.0.1:5432/automation_hub")),
+  REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().default("redis://127.0.0.1:6379")),
+  LOG_LEVEL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  /** Prefix of every Redis key the hub owns; lets tests and several hubs share one Redis. */
+  HUB_REDIS_PREFIX: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^[A-Za-z0-9_-]+$/).default("hub")),
+  HUB_JOB_LEASE_SECONDS: intFromEnv(60, 1, 86_400),
+  HUB_JOB_MAX_ATTEMPTS: intFromEnv(3, 1, 100),
+  HUB_WORKER_TTL_SECONDS: intFromEnv(30, 1, 86_400),
+};
+
+export const envHelpers = { intFromEnv, optionalString };

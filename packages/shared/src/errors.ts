@@ -1,0 +1,60 @@
+/**
+ * The hub's error family. Anything thrown from a route ends in the API's one error middleware,
+ * which turns an {@link HttpError} into the contract's body (`{"detail": ...}`) and anything else
+ * into a 500 that shows no internals.
+ */
+import type { ValidationIssue } from "./validation";
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = new.target.name;
+  }
+}
+
+/** 401: missing, malformed, expired or revoked credentials. */
+export class UnauthorizedError extends HttpError {
+  constructor(detail = "Not authenticated", scheme: "Bearer" | "WorkerApiKey" = "Bearer") {
+    super(401, detail, scheme === "Bearer" ? { "WWW-Authenticate": "Bearer" } : {});
+  }
+}
+
+/** 403: authenticated, but this caller may not do this. */
+export class ForbiddenError extends HttpError {
+  constructor(detail = "Not enough permissions") {
+    super(403, detail);
+  }
+}
+
+/** 404: unknown id or route. */
+export class NotFoundError extends HttpError {
+  constructor(detail = "Not Found") {
+    super(404, detail);
+  }
+}
+
+/** 409: the request conflicts with the current state of a resource. */
+export class ConflictError extends HttpError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
+/** 429: too many attempts; `retryAfterSeconds` becomes the Retry-After header. */
+export class RateLimitedError extends HttpError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, detail, { "Retry-After": String(retryAfterSeconds) });
+  }
+}
+
+/** 422 in the FastAPI/pydantic v2 shape: every problem of the request at once. */
+export class RequestValidationError extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super("Request validation failed");
+    this.name = "RequestValidationError";
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Zod field builders that behave like the pydantic types the contract names, so every request
+ * schema in the hub reads the same way and produces the same 422s.
+ */
+import { z } from "zod";
+import { pydanticIssue } from "./validation";
+
+/** A uuid in the lenient pydantic sense (any 8-4-4-4-12 hex string); 422 `uuid_parsing`. */
+export const uuid = () => z.guid();
+
+/**
+ * An integer that may arrive as a query-string: "12" → 12; "x" → `int_parsing`. Query values are
+ * strings, so a plain `z.int()` would always fail there.
+ */
+export function queryInt() {
+  return z.preprocess((value) => (typeof value === "string" && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : value), z.int());
+}
+
+const TRUE_WORDS = new Set(["true", "1", "yes", "on", "t", "y"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "off", "f", "n"]);
+
+/** A boolean that may arrive as a query-string ("true"/"false"/"1"/"0"…, as pydantic accepts). */
+export function queryBool() {
+  return z.preprocess((value) => {
+    if (typeof value !== "string") return value;
+    const word = value.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+    return value;
+  }, z.boolean());
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO 8601 date-time; values without an offset are taken as UTC. Parsed to a Date;
+ * 422 `datetime_parsing` otherwise.
+ */
+export function isoDateTime() {
+  return z.string().transform((value, ctx) => {
+    const trimmed = value.trim();
+    const hasOffset = /([Zz]|[+-]\d{2}:?\d{2})$/.test(trimmed);
+    const isDateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);
+    const date = ISO_DATETIME.test(trimmed)
+      ? new Date(isDateOnly ? `${trimmed}T00:00:00Z` : hasOffset ? trimmed : `${trimmed.replace(" ", "T")}Z`)
+      : new Date(Number.NaN);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({
+        code: "custom",
+        input: value,
+        ...pydanticIssue("datetime_parsing", "Input should be a valid datetime, invalid datetime format"),
+      });
+      return z.NEVER;
+    }
+    return date;
+  });
+}
+
+/** A JSON object (pydantic `dict`): arrays and other values fail with `dict_type`. */
+export const jsonObject = () => z.record(z.string(), z.unknown());

@@ -1,0 +1,28 @@
+// Bundles one app (src/main.ts) into dist/main.js for production: workspace packages (@hub/*) are
+// inlined because they ship TypeScript source; third-party packages stay external and are loaded
+// from node_modules at run time.
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !name.startsWith("@hub/"));
+for (const workspaceDep of Object.keys(pkg.dependencies ?? {}).filter((n) => n.startsWith("@hub/"))) {
+  const depPkg = JSON.parse(readFileSync(`node_modules/${workspaceDep}/package.json`, "utf8"));
+  external.push(...Object.keys(depPkg.dependencies ?? {}).filter((name) => !name.startsWith("@hub/")));
+}
+
+await build({
+  entryPoints: ["src/main.ts"],
+  outfile: "dist/main.js",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  external: [...new Set(external)],
+  banner: {
+    // Bundled CommonJS dependencies of workspace packages may call require().
+    js: "import { createRequire as __hubCreateRequire } from 'node:module'; const require = __hubCreateRequire(import.meta.url);",
+  },
+  logLevel: "warning",
+});
