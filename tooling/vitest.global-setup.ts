@@ -1,13 +1,7 @@
 // Runs once per `vitest run`: finds (or starts) PostgreSQL and Redis and hands their URLs to tests.
 import type { TestProject } from "vitest/node";
 import { startTestServices } from "@hub/db/testing";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    databaseServerUrl: string;
-    redisUrl: string;
-  }
-}
+import type {} from "@hub/db/testing/inject";
 
 export default async function setup(project: TestProject) {
   const services = await startTestServices();

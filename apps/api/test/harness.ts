@@ -2,8 +2,8 @@
  * Boots the real API in-process on port 0 against a fresh database and Redis prefix, and gives
  * tests a small HTTP client. One hub per test file (`beforeAll`), torn down in `afterAll`.
  */
-import { inject } from "vitest";
 import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "@hub/db/testing";
+import { testServiceUrls } from "@hub/db/testing/inject";
 import { createLogger } from "@hub/shared";
 import { startApi, type RunningApi } from "../src/app";
 import { loadApiEnv, type ApiEnv } from "../src/env";
@@ -79,10 +79,11 @@ export interface TestHub {
 
 /** Starts an API for one test file; `overrides` set any env variable (e.g. HUB_JOB_LEASE_SECONDS). */
 export async function startTestHub(overrides: Record<string, string> = {}): Promise<TestHub> {
-  const database = await createTestDatabase(inject("databaseServerUrl"));
+  const services = testServiceUrls();
+  const database = await createTestDatabase(services.databaseServerUrl);
   const env = loadApiEnv({
     DATABASE_URL: database.url,
-    REDIS_URL: inject("redisUrl"),
+    REDIS_URL: services.redisUrl,
     HUB_REDIS_PREFIX: uniqueRedisPrefix(),
     PORT: "0",
     HUB_JWT_SECRET: "test-secret-that-is-at-least-32-characters-long",

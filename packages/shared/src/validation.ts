@@ -6,7 +6,7 @@
  * a pydantic type zod has no code for (datetime_parsing, value_error, …) raise a `custom` issue
  * whose params carry `{ pydanticType, msg }` — see {@link pydanticIssue}.
  */
-import { z } from "zod";
+import type { z } from "zod";
 
 export type Loc = (string | number)[];
 
@@ -37,7 +37,8 @@ export function pydanticIssue(pydanticType: string, msg: string): { params: { py
 const TYPE_NAMES: Record<string, { type: string; msg: string }> = {
   string: { type: "string_type", msg: "Input should be a valid string" },
   int: { type: "int_type", msg: "Input should be a valid integer" },
-  number: { type: "float_type", msg: "Input should be a valid number" },
+  // The hub's numbers are all integers (z.int() reports "number" for non-numbers).
+  number: { type: "int_type", msg: "Input should be a valid integer" },
   boolean: { type: "bool_type", msg: "Input should be a valid boolean" },
   object: { type: "dict_type", msg: "Input should be a valid dictionary" },
   record: { type: "dict_type", msg: "Input should be a valid dictionary" },
@@ -53,6 +54,13 @@ function formatChoices(values: readonly unknown[]): string {
   const quoted = values.map((v) => `'${String(v)}'`);
   if (quoted.length <= 1) return quoted.join("");
   return `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
+}
+
+/** zod reports a regex as "/^…$/flags"; pydantic shows only the pattern. */
+function patternSource(pattern: string | undefined): string {
+  if (!pattern) return "";
+  const match = /^\/(.*)\/[a-z]*$/s.exec(pattern);
+  return match?.[1] ?? pattern;
 }
 
 function toPydantic(issue: z.core.$ZodIssue, locPrefix: Loc): ValidationIssue {
@@ -112,7 +120,7 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
         case "regex":
           return {
             type: "string_pattern_mismatch",
-            msg: `String should match pattern '${(issue as { pattern?: string }).pattern ?? ""}'`,
+            msg: `String should match pattern '${patternSource((issue as { pattern?: string }).pattern)}'`,
           };
         case "datetime":
         case "date":
@@ -122,6 +130,7 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
       }
     }
     case "invalid_value":
+      if (issue.input === undefined) return { type: "missing", msg: "Field required" };
       return { type: "enum", msg: `Input should be ${formatChoices(issue.values)}` };
     case "custom": {
       const params = issue.params as { pydanticType?: string; msg?: string } | undefined;
