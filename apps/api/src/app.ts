@@ -7,7 +7,16 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { pinoHttp } from "pino-http";
 import { openDatabase, prepareDatabase } from "@hub/db";
-import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
+import {
+  assertRedisReachable,
+  createLogger,
+  createRedis,
+  DispatchQueue,
+  ReadyJobs,
+  redisKeys,
+  WakeListener,
+  type Logger,
+} from "@hub/shared";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
@@ -86,16 +95,21 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     throw error;
   }
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
+  const keys = redisKeys(env.HUB_REDIS_PREFIX);
+  const subscriber = createRedis(env.REDIS_URL, "hub-api-wake");
+  const dispatch = { queue: new DispatchQueue(redis, keys), ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
+  await dispatch.wakes.start();
   const ctx: AppContext = {
     env,
     database,
     db: database.db,
     redis,
-    keys: redisKeys(env.HUB_REDIS_PREFIX),
+    keys,
     logger,
     tokens,
     auth: new Authenticator(database.db, tokens),
     metrics: createMetrics(),
+    dispatch,
   };
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger);
 
@@ -116,10 +130,12 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     port,
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s.
+      await dispatch.wakes.stop();
+      await closed;
+      await dispatch.queue.close();
       redis.disconnect();
       await database.close();
     },

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Database, Db } from "@hub/db";
-import type { Logger, RedisKeys } from "@hub/shared";
+import type { DispatchQueue, Logger, ReadyJobs, RedisKeys, WakeListener } from "@hub/shared";
 import type { ApiEnv } from "./env";
 import type { Authenticator } from "./http/auth";
 import type { TokenService } from "./identity/tokens";
@@ -17,4 +17,10 @@ export interface AppContext {
   tokens: TokenService;
   auth: Authenticator;
   metrics: Metrics;
+  /** Redis side of dispatch: BullMQ producer, per-automation ready sets, long-poll wake-ups. */
+  dispatch: {
+    queue: DispatchQueue;
+    ready: ReadyJobs;
+    wakes: WakeListener;
+  };
 }

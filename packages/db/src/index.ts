@@ -3,3 +3,5 @@ export * from "./migrate";
 export * as schema from "./schema";
 export * from "./schema";
 export * from "./queries/events";
+export * from "./queries/jobs";
+export * from "./queries/workers";

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
 import { and, eq, isNull } from "drizzle-orm";
-import { users, workers, type Db, type User, type Worker } from "@hub/db";
+import { markWorkerSeen, users, workers, type Db, type User, type Worker } from "@hub/db";
 import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { TokenService } from "../identity/tokens";
 
@@ -89,6 +89,8 @@ export class Authenticator {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");
     }
     const { apiKeyHash: _omit, ...rest } = worker;
+    // Any worker call marks the worker seen (and `running`); see markWorkerSeen.
+    await markWorkerSeen(this.db, rest);
     return rest;
   }
 }

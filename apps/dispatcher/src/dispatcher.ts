@@ -1,0 +1,172 @@
+/**
+ * The dispatcher: any number of replicas may run, with no leader. Everything it does is idempotent
+ * or guarded in PostgreSQL (SKIP LOCKED), so two replicas doing the same work at once are harmless
+ * and a replica killed mid-task loses nothing: its BullMQ jobs stall and are re-delivered, its
+ * transactions roll back, and the reconciler re-offers whatever Redis does not hold.
+ *
+ * - offer: consumes the BullMQ `dispatch` queue and puts each job in its automation's ready set.
+ * - leases: running jobs whose lease lapsed go back to `queued` (re-offered at once) or `failed`.
+ * - workers: workers silent for HUB_WORKER_TTL_SECONDS become `stopped`.
+ * - reconcile: every queued job in PostgreSQL is (re-)offered — on an interval, and at once when
+ *   the epoch key shows that Redis lost its data (restart without persistence, FLUSHDB).
+ */
+import { Worker as BullWorker } from "bullmq";
+import type { Redis } from "ioredis";
+import { lt } from "drizzle-orm";
+import {
+  expireLapsedLeases,
+  idempotencyKeys,
+  listQueuedJobRefs,
+  stopSilentWorkers,
+  toJobRef,
+  type Database,
+} from "@hub/db";
+import { ReadyJobs, type DispatchPayload, type Logger, type RedisKeys } from "@hub/shared";
+import type { DispatcherMetrics } from "./metrics";
+import { createDispatcherMetrics } from "./metrics";
+import { periodic } from "./periodic";
+
+export interface DispatcherConfig {
+  /** HUB_JOB_MAX_ATTEMPTS: a lapsed lease after this many attempts fails the job. */
+  maxAttempts: number;
+  /** HUB_WORKER_TTL_SECONDS. */
+  workerTtlSeconds: number;
+  /** Dispatch jobs offered in parallel by this process. Default 32. */
+  offerConcurrency?: number;
+  /** Default 250 ms. */
+  leaseSweepIntervalMs?: number;
+  /** Default 1000 ms. */
+  workerSweepIntervalMs?: number;
+  /** Full reconciliation interval. Default 5000 ms. */
+  reconcileIntervalMs?: number;
+  /** How often the epoch key is checked to notice a Redis that lost its data. Default 1000 ms. */
+  epochCheckIntervalMs?: number;
+}
+
+export interface DispatcherDeps {
+  database: Database;
+  /** A connection with `maxRetriesPerRequest: null` (createRedis); BullMQ duplicates it for blocking reads. */
+  redis: Redis;
+  keys: RedisKeys;
+  logger: Logger;
+  config: DispatcherConfig;
+  metrics?: DispatcherMetrics;
+}
+
+const LEASE_SWEEP_BATCH = 200;
+const RECONCILE_PAGE = 1000;
+const IDEMPOTENCY_KEY_TTL_HOURS = 24;
+
+export function createDispatcher(deps: DispatcherDeps) {
+  const { database, redis, keys, logger, config } = deps;
+  const db = database.db;
+  const metrics = deps.metrics ?? createDispatcherMetrics();
+  const ready = new ReadyJobs(redis, keys);
+  let offerWorker: BullWorker<DispatchPayload> | undefined;
+
+  async function sweepLeases(): Promise<void> {
+    for (;;) {
+      const { requeued, failed } = await db.transaction((tx) =>
+        expireLapsedLeases(tx, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH }),
+      );
+      if (requeued.length + failed.length === 0) return;
+      metrics.leasesExpired.inc({ outcome: "requeued" }, requeued.length);
+      metrics.leasesExpired.inc({ outcome: "failed" }, failed.length);
+      logger.info({ requeued: requeued.length, failed: failed.length }, "lapsed leases expired");
+      await ready.offer(requeued.map(toJobRef));
+      metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
+      await ready.wake(...failed.map((job) => job.automationId));
+      if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
+    }
+  }
+
+  async function sweepWorkers(): Promise<void> {
+    const stopped = await db.transaction((tx) => stopSilentWorkers(tx, config.workerTtlSeconds));
+    if (stopped > 0) {
+      metrics.workersStopped.inc(stopped);
+      logger.info({ stopped }, "silent workers marked stopped");
+    }
+  }
+
+  async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
+    let after: { createdAt: Date; id: string } | null = null;
+    let offered = 0;
+    for (;;) {
+      const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE);
+      if (page.length === 0) break;
+      await ready.offer(page);
+      offered += page.length;
+      const last = page[page.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.id };
+      if (page.length < RECONCILE_PAGE) break;
+    }
+    metrics.reconciliations.inc({ trigger });
+    metrics.jobsOffered.inc({ path: "reconcile" }, offered);
+    if (trigger === "redis_lost" || offered > 0) logger.debug({ trigger, offered }, "reconciled queued jobs into Redis");
+  }
+
+  async function checkEpoch(): Promise<void> {
+    if ((await redis.exists(keys.dispatchEpoch)) === 1) return;
+    logger.warn("Redis holds no dispatch state (restarted or flushed): re-offering every queued job");
+    await reconcileAll("redis_lost");
+    await redis.set(keys.dispatchEpoch, new Date().toISOString());
+  }
+
+  /** Full passes are spread over replicas: whoever takes the short lock does the interval's pass. */
+  async function reconcileOnInterval(): Promise<void> {
+    const interval = config.reconcileIntervalMs ?? 5000;
+    const taken = await redis.set(keys.lock("reconcile"), String(process.pid), "PX", Math.max(interval - 100, 100), "NX");
+    if (taken === "OK") await reconcileAll("interval");
+  }
+
+  async function forgetOldIdempotencyKeys(): Promise<void> {
+    await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_KEY_TTL_HOURS * 3600_000)));
+  }
+
+  const onError = (task: string) => () => metrics.taskErrors.inc({ task });
+  const tasks = [
+    periodic("leases", config.leaseSweepIntervalMs ?? 250, sweepLeases, logger, onError("leases")),
+    periodic("workers", config.workerSweepIntervalMs ?? 1000, sweepWorkers, logger, onError("workers")),
+    periodic("epoch", config.epochCheckIntervalMs ?? 1000, checkEpoch, logger, onError("epoch")),
+    periodic("reconcile", config.reconcileIntervalMs ?? 5000, reconcileOnInterval, logger, onError("reconcile")),
+    periodic("idempotency-keys", 600_000, forgetOldIdempotencyKeys, logger, onError("idempotency-keys")),
+  ];
+
+  return {
+    metrics,
+    /** Runs one full reconciliation now (tests, operators). */
+    reconcileNow: () => reconcileAll("interval"),
+    async start(): Promise<void> {
+      offerWorker = new BullWorker<DispatchPayload>(
+        keys.dispatchQueue,
+        async (job) => {
+          if (!job.id) return;
+          await ready.offer([{ id: job.id, automationId: job.data.automationId, createdAt: new Date(job.data.createdAtMs) }]);
+          metrics.jobsOffered.inc({ path: "queue" });
+        },
+        {
+          connection: redis,
+          prefix: keys.bullPrefix,
+          concurrency: config.offerConcurrency ?? 32,
+          // A killed replica's in-flight offers are re-delivered within seconds (and the reconciler
+          // would re-offer them anyway).
+          lockDuration: 10_000,
+          stalledInterval: 5_000,
+          maxStalledCount: 10,
+        },
+      );
+      offerWorker.on("error", (error) => logger.warn({ err: error }, "dispatch queue worker error"));
+      for (const task of tasks) task.start();
+      logger.info("dispatcher started");
+    },
+    async stop(): Promise<void> {
+      await Promise.all(tasks.map((task) => task.stop()));
+      // Waits for the offers in flight; unstarted ones stay in BullMQ for another replica.
+      await offerWorker?.close();
+      logger.info("dispatcher stopped");
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
+export { createDispatcherMetrics } from "./metrics";

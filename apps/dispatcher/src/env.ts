@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { commonEnvShape, envHelpers, parseEnv } from "@hub/shared";
+
+const { intFromEnv } = envHelpers;
+
+export const dispatcherEnvSchema = z.object({
+  ...commonEnvShape,
+  /** Port of the dispatcher's /metrics and /healthz; 0 disables the server. */
+  HUB_DISPATCHER_METRICS_PORT: intFromEnv(9464, 0, 65_535),
+  /** Dispatch jobs one process offers in parallel. */
+  HUB_DISPATCHER_CONCURRENCY: intFromEnv(32, 1, 1000),
+  /** How often lapsed leases are looked for. */
+  HUB_LEASE_SWEEP_INTERVAL_MS: intFromEnv(250, 50, 60_000),
+  /** How often every queued job is re-offered from PostgreSQL (a lost Redis is noticed within 1 s regardless). */
+  HUB_RECONCILE_INTERVAL_MS: intFromEnv(5000, 500, 3_600_000),
+});
+
+export type DispatcherEnv = z.output<typeof dispatcherEnvSchema>;
+
+/** The dispatcher's configuration, parsed once at start-up; the only reader of `process.env` here. */
+export function loadDispatcherEnv(source: Record<string, string | undefined> = process.env): DispatcherEnv {
+  return parseEnv(dispatcherEnvSchema, source);
+}

@@ -1,0 +1,85 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, jobs } from "@hub/db";
+import { DispatchQueue, ReadyJobs } from "@hub/shared";
+import { createDispatcher, type Dispatcher } from "../src/dispatcher";
+import { insertAutomation, insertQueuedJobs, openTestEnv, type DispatcherTestEnv } from "./fixtures";
+
+let env: DispatcherTestEnv;
+let dispatcher: Dispatcher;
+
+async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  dispatcher = createDispatcher({
+    database: env.database,
+    redis: env.redis,
+    keys: env.keys,
+    logger: env.logger,
+    config: { maxAttempts: 2, workerTtlSeconds: 1, leaseSweepIntervalMs: 100, epochCheckIntervalMs: 200, reconcileIntervalMs: 60_000 },
+  });
+  await dispatcher.start();
+});
+
+afterAll(async () => {
+  await dispatcher?.stop();
+  await env?.close();
+});
+
+describe("dispatcher", () => {
+  it("when a job is enqueued in BullMQ, then it lands in its automation's ready set", async () => {
+    const { automation } = await insertAutomation(env.database);
+    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const queue = new DispatchQueue(env.redis, env.keys);
+    await queue.enqueue([{ id: job!.id, automationId: automation.id, createdAt: job!.createdAt }]);
+    await queue.close();
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const candidates = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1);
+    expect(candidates).toEqual([job!.id]);
+  });
+
+  it("when Redis loses its data, then every queued job is offered again, oldest first", async () => {
+    const { automation } = await insertAutomation(env.database);
+    const queued = await insertQueuedJobs(env.database, automation.id, 5);
+    await eventually(() => env.redis.exists(env.keys.dispatchEpoch), (exists) => exists === 1);
+    // Simulate a Redis restart without persistence: everything under the hub's prefix is gone.
+    const all = await env.redis.keys(`${env.prefix}:*`);
+    await env.redis.del(...all);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const candidates = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 5);
+    const expectedOrder = [...queued].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)).map((j) => j.id);
+    expect(candidates).toEqual(expectedOrder);
+  });
+
+  it("when a running job's lease lapses, then it is re-queued with job.requeued, then failed after the last attempt", async () => {
+    const { automation, worker } = await insertAutomation(env.database);
+    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const lapse = () =>
+      env.database.db
+        .update(jobs)
+        .set({ status: "running", workerId: worker.id, attempts: 1, leaseExpiresAt: new Date(Date.now() - 1000), startedAt: new Date() })
+        .where(eq(jobs.id, job!.id));
+    await lapse();
+    const requeued = await eventually(async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
+    expect(requeued.status).toBe("queued");
+    expect(requeued.workerId).toBeNull();
+
+    await env.database.db
+      .update(jobs)
+      .set({ status: "running", workerId: worker.id, attempts: 2, leaseExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(jobs.id, job!.id));
+    const failed = await eventually(async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
+    expect(failed.status).toBe("failed");
+    const jobEvents = await env.database.db.select().from(events).where(eq(events.aggregateId, job!.id));
+    expect(jobEvents.map((event) => event.eventType).sort()).toEqual(["job.failed", "job.requeued"]);
+    expect(jobEvents.find((e) => e.eventType === "job.requeued")!.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
+  });
+});

@@ -1,0 +1,298 @@
+/**
+ * Every job state change, each with its outbox event in the same transaction (CONTRACT §3 "Job").
+ *
+ * Locking order, to stay deadlock-free: an automation row before any of its job rows. Claims take
+ * the automation row `FOR NO KEY UPDATE`, which serialises the claims of one automation (so the
+ * running count they check cannot race) without blocking job inserts, whose foreign key only
+ * needs `FOR KEY SHARE` on it.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { CancelReason, RequeueReason } from "@hub/shared";
+import type { DbOrTx, Tx } from "../client";
+import { automations, jobs, type Job } from "../schema";
+import { recordEvent, recordEvents, type NewEvent } from "./events";
+
+/** What the dispatch layer needs to know about a job to offer it to its automation's worker. */
+export interface JobRef {
+  id: string;
+  automationId: string;
+  createdAt: Date;
+}
+
+export const toJobRef = (job: Pick<Job, "id" | "automationId" | "createdAt">): JobRef => ({
+  id: job.id,
+  automationId: job.automationId,
+  createdAt: job.createdAt,
+});
+
+export async function insertJob(
+  tx: Tx,
+  input: { automationId: string; context: Record<string, unknown>; createdBy: string },
+): Promise<Job> {
+  const [job] = await tx.insert(jobs).values(input).returning();
+  if (!job) throw new Error("insert returned no row");
+  await recordEvent(tx, {
+    eventType: "job.created",
+    aggregateId: job.id,
+    actorId: input.createdBy,
+    payload: { automation_id: job.automationId, context: job.context },
+  });
+  return job;
+}
+
+export async function findJob(db: DbOrTx, id: string): Promise<Job | undefined> {
+  const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
+  return job;
+}
+
+export type ClaimOutcome =
+  | { kind: "claimed"; job: Job; staleIds: string[] }
+  /** Nothing claimable among the candidates; `staleIds` are no longer queued and can leave the ready set. */
+  | { kind: "none"; staleIds: string[] }
+  /** The automation may not run more jobs now (limit reached, development mode, inactive). */
+  | { kind: "blocked" };
+
+/**
+ * Claims the oldest still-queued job among `candidateIds` (ids offered by the dispatch layer) for
+ * `workerId`, if the automation is active, not in development mode and below its concurrency limit.
+ */
+export async function claimJob(
+  tx: Tx,
+  input: { automationId: string; workerId: string; candidateIds: string[]; leaseSeconds: number },
+): Promise<ClaimOutcome> {
+  const automationRows = await tx.execute<{ max_concurrent_jobs: number; is_active: boolean; is_development: boolean }>(sql`
+    select max_concurrent_jobs, is_active, is_development from ${automations}
+    where id = ${input.automationId} for no key update`);
+  const automation = automationRows.rows[0];
+  if (!automation || !automation.is_active || automation.is_development) return { kind: "blocked" };
+
+  const runningRows = await tx.execute<{ running: number }>(sql`
+    select count(*)::int as running from ${jobs} where automation_id = ${input.automationId} and status = 'running'`);
+  if ((runningRows.rows[0]?.running ?? 0) >= automation.max_concurrent_jobs) return { kind: "blocked" };
+
+  const candidates = await tx.execute<{ id: string; status: string; automation_id: string }>(sql`
+    select id, status, automation_id from ${jobs} where id = any(${sql.param(input.candidateIds)}::uuid[])`);
+  const queuedIds = new Set(
+    candidates.rows.filter((row) => row.status === "queued" && row.automation_id === input.automationId).map((row) => row.id),
+  );
+  const staleIds = input.candidateIds.filter((id) => !queuedIds.has(id));
+  if (queuedIds.size === 0) return { kind: "none", staleIds };
+
+  const claimed = await tx.execute<{ id: string }>(sql`
+    update ${jobs} set status = 'running', attempts = attempts + 1, worker_id = ${input.workerId},
+      started_at = now(), lease_expires_at = now() + make_interval(secs => ${input.leaseSeconds})
+    where id = (
+      select id from ${jobs} where id = any(${sql.param([...queuedIds])}::uuid[]) and status = 'queued'
+      order by created_at, id limit 1 for update skip locked)
+    returning id`);
+  const claimedId = claimed.rows[0]?.id;
+  if (!claimedId) return { kind: "none", staleIds };
+  const job = await findJob(tx, claimedId);
+  if (!job) throw new Error("claimed job vanished");
+  await recordEvent(tx, {
+    eventType: "job.started",
+    aggregateId: job.id,
+    actorId: null,
+    payload: { automation_id: job.automationId, worker_id: input.workerId, attempt: job.attempts },
+  });
+  return { kind: "claimed", job, staleIds };
+}
+
+/** Why a worker's call about a job was refused. */
+export type LeaseRefusal = "not_found" | "not_leased";
+
+type LeasedJobResult = { ok: true; job: Job } | { ok: false; refusal: LeaseRefusal };
+
+/**
+ * The fence every worker result passes: the job must belong to the worker's automation (else
+ * not_found), be `running` under this worker, and its lease must not have lapsed (else not_leased).
+ * Locks the job row for the rest of the transaction.
+ */
+async function lockLeasedJob(tx: Tx, jobId: string, worker: { id: string; automationId: string }): Promise<LeasedJobResult> {
+  const rows = await tx.execute<{ automation_id: string; leased: boolean }>(sql`
+    select automation_id, (status = 'running' and worker_id = ${worker.id} and lease_expires_at > now()) as leased
+    from ${jobs} where id = ${jobId} for update`);
+  const row = rows.rows[0];
+  if (!row || row.automation_id !== worker.automationId) return { ok: false, refusal: "not_found" };
+  if (!row.leased) return { ok: false, refusal: "not_leased" };
+  const job = await findJob(tx, jobId);
+  if (!job) return { ok: false, refusal: "not_found" };
+  return { ok: true, job };
+}
+
+export async function extendLease(
+  tx: Tx,
+  jobId: string,
+  worker: { id: string; automationId: string },
+  leaseSeconds: number,
+): Promise<{ ok: true; leaseExpiresAt: Date } | { ok: false; refusal: LeaseRefusal }> {
+  const fenced = await lockLeasedJob(tx, jobId, worker);
+  if (!fenced.ok) return fenced;
+  const [updated] = await tx
+    .update(jobs)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where(eq(jobs.id, jobId))
+    .returning({ leaseExpiresAt: jobs.leaseExpiresAt });
+  return { ok: true, leaseExpiresAt: updated!.leaseExpiresAt! };
+}
+
+export async function completeJob(
+  tx: Tx,
+  jobId: string,
+  worker: { id: string; automationId: string },
+  result: Record<string, unknown>,
+): Promise<LeasedJobResult> {
+  const fenced = await lockLeasedJob(tx, jobId, worker);
+  if (!fenced.ok) return fenced;
+  const [job] = await tx
+    .update(jobs)
+    .set({ status: "completed", result, finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(eq(jobs.id, jobId))
+    .returning();
+  await recordEvent(tx, {
+    eventType: "job.completed",
+    aggregateId: jobId,
+    actorId: null,
+    payload: { automation_id: job!.automationId, worker_id: worker.id, result },
+  });
+  return { ok: true, job: job! };
+}
+
+/**
+ * A worker reports failure. Retryable failures go back to `queued` while attempts remain;
+ * everything else ends `failed`. `requeued` tells the caller to offer the job again.
+ */
+export async function failJob(
+  tx: Tx,
+  jobId: string,
+  worker: { id: string; automationId: string },
+  failure: { error: string; retryable: boolean; maxAttempts: number },
+): Promise<{ ok: true; job: Job; requeued: boolean } | { ok: false; refusal: LeaseRefusal }> {
+  const fenced = await lockLeasedJob(tx, jobId, worker);
+  if (!fenced.ok) return fenced;
+  const requeue = failure.retryable && fenced.job.attempts < failure.maxAttempts;
+  const [job] = requeue
+    ? await tx
+        .update(jobs)
+        .set({ status: "queued", error: failure.error, workerId: null, leaseExpiresAt: null, startedAt: null })
+        .where(eq(jobs.id, jobId))
+        .returning()
+    : await tx
+        .update(jobs)
+        .set({ status: "failed", error: failure.error, finishedAt: sql`now()`, leaseExpiresAt: null })
+        .where(eq(jobs.id, jobId))
+        .returning();
+  await recordEvent(
+    tx,
+    requeue
+      ? requeuedEvent(job!, "retryable_failure")
+      : { eventType: "job.failed", aggregateId: jobId, actorId: null, payload: { automation_id: job!.automationId, error: failure.error, attempts: job!.attempts } },
+  );
+  return { ok: true, job: job!, requeued: requeue };
+}
+
+function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
+  return { eventType: "job.requeued", aggregateId: job.id, actorId: null, payload: { automation_id: job.automationId, reason, attempts: job.attempts } };
+}
+
+function cancelledEvent(job: Job, reason: CancelReason, actorId: string | null): NewEvent {
+  return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
+}
+
+/**
+ * Cancels a queued or running job. A running job's worker will get 409 on its next call.
+ * `wasRunning` tells the caller a concurrency slot was freed.
+ */
+export async function cancelJob(
+  tx: Tx,
+  jobId: string,
+  actorId: string,
+): Promise<{ ok: true; job: Job; wasRunning: boolean } | { ok: false; refusal: "not_found" | "finished" }> {
+  const rows = await tx.execute<{ status: string }>(sql`select status from ${jobs} where id = ${jobId} for update`);
+  const status = rows.rows[0]?.status;
+  if (!status) return { ok: false, refusal: "not_found" };
+  if (status !== "queued" && status !== "running") return { ok: false, refusal: "finished" };
+  const [job] = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(eq(jobs.id, jobId))
+    .returning();
+  await recordEvent(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  return { ok: true, job: job!, wasRunning: status === "running" };
+}
+
+/** Deactivation: every queued job of the automation becomes `cancelled`. Call with its row locked. */
+export async function cancelQueuedJobsOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<Job[]> {
+  const cancelled = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()` })
+    .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
+    .returning();
+  await recordEvents(
+    tx,
+    cancelled.map((job) => cancelledEvent(job, "automation_deactivated", actorId)),
+  );
+  return cancelled;
+}
+
+/** Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again. */
+export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
+  const requeued = await tx
+    .update(jobs)
+    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
+    .where(and(eq(jobs.workerId, workerId), eq(jobs.status, "running")))
+    .returning();
+  await recordEvents(
+    tx,
+    requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
+  );
+  return requeued;
+}
+
+/**
+ * Lease sweeper: running jobs whose lease lapsed go back to `queued`, or to `failed` once they have
+ * used `maxAttempts`. Safe with many dispatchers (SKIP LOCKED); handles at most `batchSize` per call.
+ */
+export async function expireLapsedLeases(
+  tx: Tx,
+  input: { maxAttempts: number; batchSize: number },
+): Promise<{ requeued: Job[]; failed: Job[] }> {
+  const lapsed = await tx.execute<{ id: string }>(sql`
+    select id from ${jobs} where status = 'running' and lease_expires_at <= now()
+    order by lease_expires_at limit ${input.batchSize} for update skip locked`);
+  const ids = lapsed.rows.map((row) => row.id);
+  if (ids.length === 0) return { requeued: [], failed: [] };
+  const requeued = await tx
+    .update(jobs)
+    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
+    .where(and(inArray(jobs.id, ids), sql`${jobs.attempts} < ${input.maxAttempts}`))
+    .returning();
+  const failed = await tx
+    .update(jobs)
+    .set({ status: "failed", error: "lease expired", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(and(inArray(jobs.id, ids), sql`${jobs.attempts} >= ${input.maxAttempts}`))
+    .returning();
+  await recordEvents(tx, [
+    ...requeued.map((job) => requeuedEvent(job, "lease_expired")),
+    ...failed.map((job) => ({
+      eventType: "job.failed" as const,
+      aggregateId: job.id,
+      actorId: null,
+      payload: { automation_id: job.automationId, error: "lease expired", attempts: job.attempts },
+    })),
+  ]);
+  return { requeued, failed };
+}
+
+/** Reconciliation: one page of queued jobs, oldest first, after `after` (keyset pagination). */
+export async function listQueuedJobRefs(
+  db: DbOrTx,
+  after: { createdAt: Date; id: string } | null,
+  limit: number,
+): Promise<JobRef[]> {
+  const rows = await db.execute<{ id: string; automation_id: string; created_at: Date }>(sql`
+    select id, automation_id, created_at from ${jobs}
+    where status = 'queued' ${after ? sql`and (created_at, id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
+    order by created_at, id limit ${limit}`);
+  return rows.rows.map((row) => ({ id: row.id, automationId: row.automation_id, createdAt: new Date(row.created_at) }));
+}

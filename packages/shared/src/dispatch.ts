@@ -1,0 +1,190 @@
+/**
+ * The Redis side of dispatch ("PostgreSQL decides, Redis delivers"):
+ *
+ *   POST /jobs ──commit──▶ BullMQ `dispatch` queue ──dispatcher──▶ ready set of the automation ──claim──▶ worker
+ *
+ * - {@link DispatchQueue}: the API enqueues each committed job into BullMQ with the job id as the
+ *   BullMQ job id, so enqueueing twice is harmless.
+ * - {@link ReadyJobs}: per automation, a sorted set of job ids the worker may claim, oldest first
+ *   (scored by creation time). Dispatchers fill it; claims read candidates from it and PostgreSQL
+ *   decides (concurrency limit, development mode, job still queued).
+ * - Wake-ups: a message on one pub/sub channel names an automation whose claim may now succeed
+ *   (a job was offered, a slot freed, development mode ended), so long-polling claims answer at once.
+ *
+ * Redis holds nothing that PostgreSQL cannot rebuild: the dispatcher's reconciler re-offers every
+ * queued job when Redis lost its state (see apps/dispatcher).
+ */
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "./redis";
+
+export interface DispatchableJob {
+  id: string;
+  automationId: string;
+  createdAt: Date;
+}
+
+/** Payload of a BullMQ dispatch job. */
+export interface DispatchPayload {
+  automationId: string;
+  createdAtMs: number;
+}
+
+export class DispatchQueue {
+  readonly queue: Queue<DispatchPayload>;
+
+  constructor(connection: Redis, keys: RedisKeys) {
+    this.queue = new Queue<DispatchPayload>(keys.dispatchQueue, {
+      connection,
+      prefix: keys.bullPrefix,
+      defaultJobOptions: {
+        removeOnComplete: true,
+        removeOnFail: 1000,
+        attempts: 10,
+        backoff: { type: "exponential", delay: 200 },
+      },
+    });
+  }
+
+  /** Enqueues committed jobs for dispatch; idempotent per job id. */
+  async enqueue(jobs: DispatchableJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((job) => ({
+        name: "offer",
+        data: { automationId: job.automationId, createdAtMs: job.createdAt.getTime() },
+        opts: { jobId: job.id },
+      })),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export class ReadyJobs {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** Makes jobs claimable by their automation's worker and wakes waiting claims. Idempotent. */
+  async offer(jobs: DispatchableJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    const automations = new Set<string>();
+    for (const job of jobs) {
+      pipeline.zadd(this.keys.readyJobs(job.automationId), "NX", job.createdAt.getTime(), job.id);
+      automations.add(job.automationId);
+    }
+    for (const automationId of automations) pipeline.publish(this.keys.wakeChannel, automationId);
+    await pipeline.exec();
+  }
+
+  /** The oldest `count` job ids offered to the automation. */
+  async candidates(automationId: string, count: number): Promise<string[]> {
+    return this.redis.zrange(this.keys.readyJobs(automationId), 0, count - 1);
+  }
+
+  /** Drops ids that were claimed or are no longer queued. */
+  async remove(automationId: string, jobIds: string[]): Promise<void> {
+    if (jobIds.length > 0) await this.redis.zrem(this.keys.readyJobs(automationId), ...jobIds);
+  }
+
+  /** Forgets every offer of an automation (it was deactivated). */
+  async clear(automationId: string): Promise<void> {
+    await this.redis.del(this.keys.readyJobs(automationId));
+  }
+
+  /** Tells waiting claims of these automations to try again (a slot was freed, a pause ended). */
+  async wake(...automationIds: string[]): Promise<void> {
+    const unique = [...new Set(automationIds)];
+    if (unique.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const automationId of unique) pipeline.publish(this.keys.wakeChannel, automationId);
+    await pipeline.exec();
+  }
+}
+
+/**
+ * One subscriber connection per process fans wake-ups out to every long-polling claim waiting in
+ * it, so waiting costs no Redis connection per automation or per request.
+ */
+export class WakeListener {
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private isStopped = false;
+
+  /** True once the process is shutting down: long-polls should answer now. */
+  get stopped(): boolean {
+    return this.isStopped;
+  }
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly keys: RedisKeys,
+  ) {
+    subscriber.on("message", (channel: string, automationId: string) => {
+      if (channel !== this.keys.wakeChannel) return;
+      const waiting = this.waiters.get(automationId);
+      if (!waiting) return;
+      this.waiters.delete(automationId);
+      for (const wake of waiting) wake();
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.subscriber.subscribe(this.keys.wakeChannel);
+  }
+
+  /**
+   * Registers interest in the automation *before* the caller checks for work, so a wake-up that
+   * arrives between the check and the wait is not lost. Resolves on a wake-up, after `timeoutMs`,
+   * or when `signal` aborts — whichever comes first.
+   */
+  register(automationId: string): { wait(timeoutMs: number, signal?: AbortSignal): Promise<void>; cancel(): void } {
+    let woken = false;
+    let resolveWait: (() => void) | undefined;
+    const wake = () => {
+      woken = true;
+      resolveWait?.();
+    };
+    let set = this.waiters.get(automationId);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(automationId, set);
+    }
+    set.add(wake);
+    const cancel = () => {
+      const current = this.waiters.get(automationId);
+      current?.delete(wake);
+      if (current?.size === 0) this.waiters.delete(automationId);
+    };
+    return {
+      cancel,
+      wait: (timeoutMs, signal) =>
+        new Promise<void>((resolve) => {
+          if (woken || signal?.aborted || this.isStopped) {
+            cancel();
+            return resolve();
+          }
+          const finish = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", finish);
+            cancel();
+            resolve();
+          };
+          const timer = setTimeout(finish, timeoutMs);
+          resolveWait = finish;
+          signal?.addEventListener("abort", finish, { once: true });
+        }),
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    for (const set of this.waiters.values()) for (const wake of set) wake();
+    this.waiters.clear();
+    this.subscriber.disconnect();
+  }
+}
