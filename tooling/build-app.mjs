@@ -1,8 +1,15 @@
 // Bundles one app (src/main.ts) into dist/main.js for production: workspace packages (@hub/*) are
 // inlined because they ship TypeScript source; third-party packages stay external and are loaded
 // from node_modules at run time.
-import { build } from "esbuild";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+
+// esbuild is a devDependency of each app, not of the root: resolve it from the app being built.
+const appRequire = createRequire(path.join(process.cwd(), "package.json"));
+const { build } = await import(pathToFileURL(appRequire.resolve("esbuild")).href);
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !name.startsWith("@hub/"));

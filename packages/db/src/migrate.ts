@@ -45,8 +45,10 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
     await client.connect();
     await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
   } catch (error) {
-    // 42P04 = duplicate_database: another process created it first.
-    if ((error as { code?: string }).code !== "42P04") throw new DatabaseUnreachableError(url, error);
+    // Another process created it first: 42P04 (duplicate_database) when it had committed, 23505
+    // (unique_violation on pg_database) when both CREATE DATABASE statements ran at the same time.
+    const code = (error as { code?: string }).code;
+    if (code !== "42P04" && code !== "23505") throw new DatabaseUnreachableError(url, error);
   } finally {
     await client.end().catch(() => undefined);
   }

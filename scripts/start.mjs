@@ -1,0 +1,167 @@
+// `pnpm start`: builds the apps, then runs the API, the dispatcher and the event relay together in
+// one terminal, as production runs them (`node --enable-source-maps apps/<app>/dist/main.js`).
+//
+//   node scripts/start.mjs [--no-build] [app ...]     (apps: api, dispatcher, event-relay; default all)
+//
+// Output: the apps log JSON lines that already name their app ("app":"api"), so those pass through
+// untouched (`pnpm start | jq` and pino-pretty keep working); any other line is prefixed with the
+// app's name. The launcher's own messages go to stderr, prefixed "start:".
+//
+// Lifecycle: SIGINT/SIGTERM are forwarded once to every app and the launcher exits when all have
+// stopped (a second signal kills them). When an app exits with an error on its own, the others are
+// stopped and the launcher exits with that app's code. An app that exits cleanly on its own leaves
+// the others running.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import process from "node:process";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const ALL_APPS = ["api", "dispatcher", "event-relay"];
+const DEV_SECRET_FILE = ".hub-dev-secret";
+// Documented in README.md ("Configuration"); for a developer's machine only.
+const DEV_ADMIN_EMAIL = "admin@hub.local";
+const DEV_ADMIN_PASSWORD = "change-me-now";
+const MIN_SECRET_LENGTH = 32;
+
+const say = (message) => process.stderr.write(`start: ${message}\n`);
+
+function parseArgs(argv) {
+  const build = !argv.includes("--no-build");
+  const apps = argv.filter((arg) => arg !== "--no-build");
+  const unknown = apps.filter((app) => !ALL_APPS.includes(app));
+  if (unknown.length > 0) {
+    say(`unknown app or option: ${unknown.join(", ")} (apps: ${ALL_APPS.join(", ")}; option: --no-build)`);
+    process.exit(2);
+  }
+  return { build, apps: apps.length > 0 ? apps : ALL_APPS };
+}
+
+/** The JWT secret kept across restarts so tokens issued before a restart stay valid. */
+function developmentSecret() {
+  const file = path.join(ROOT, DEV_SECRET_FILE);
+  if (existsSync(file)) {
+    const kept = readFileSync(file, "utf8").trim();
+    if (kept.length >= MIN_SECRET_LENGTH) return kept;
+  }
+  const secret = randomBytes(48).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** The apps' environment: the caller's, plus development defaults for what the quick start needs. */
+function appEnvironment() {
+  const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1" };
+  if (!env.HUB_JWT_SECRET) {
+    env.HUB_JWT_SECRET = developmentSecret();
+    say(`HUB_JWT_SECRET is not set: using the development secret kept in ${DEV_SECRET_FILE}`);
+  }
+  const defaulted = [];
+  if (!env.HUB_ADMIN_EMAIL) {
+    env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
+    defaulted.push("HUB_ADMIN_EMAIL");
+  }
+  if (!env.HUB_ADMIN_PASSWORD) {
+    env.HUB_ADMIN_PASSWORD = DEV_ADMIN_PASSWORD;
+    defaulted.push("HUB_ADMIN_PASSWORD");
+  }
+  if (defaulted.length > 0) {
+    say(
+      `WARNING: ${defaulted.join(" and ")} not set: using the development default${defaulted.length > 1 ? "s" : ""} ` +
+        `from README.md (first admin ${env.HUB_ADMIN_EMAIL}); set ${defaulted.length > 1 ? "them" : "it"} before anyone else can reach this hub`,
+    );
+  }
+  return env;
+}
+
+function buildApps(apps, env) {
+  const filters = apps.length === ALL_APPS.length ? ["--filter=./apps/*"] : apps.map((app) => `--filter=./apps/${app}`);
+  say(`building ${apps.join(", ")}`);
+  const result = spawnSync("pnpm", ["turbo", "run", "build", ...filters, "--output-logs=errors-only"], {
+    cwd: ROOT,
+    env,
+    stdio: "inherit",
+  });
+  if (result.error) {
+    say(`cannot run pnpm (${result.error.message}): run bash scripts/start.sh, which sets pnpm up`);
+    process.exit(1);
+  }
+  if (result.status !== 0) {
+    say("the build failed (see above)");
+    process.exit(result.status ?? 1);
+  }
+}
+
+function runApps(apps, env) {
+  const width = Math.max(...apps.map((app) => app.length));
+  /** @type {Map<string, import("node:child_process").ChildProcess>} */
+  const running = new Map();
+  let stopping = false;
+  let exitCode = 0;
+
+  const stopAll = (signal) => {
+    for (const child of running.values()) child.kill(signal);
+  };
+
+  const relay = (name, stream, sink) => {
+    const prefix = `${name.padEnd(width)} | `;
+    readline.createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
+      sink.write(line.startsWith("{") ? `${line}\n` : `${prefix}${line}\n`);
+    });
+  };
+
+  for (const name of apps) {
+    const main = path.join(ROOT, "apps", name, "dist", "main.js");
+    // Its own process group: a terminal's Ctrl-C reaches only the launcher, which forwards it once
+    // (the apps treat a second signal as "exit now").
+    const child = spawn(process.execPath, ["--enable-source-maps", main], {
+      cwd: path.join(ROOT, "apps", name),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    running.set(name, child);
+    relay(name, child.stdout, process.stdout);
+    relay(name, child.stderr, process.stderr);
+    child.on("error", (error) => say(`${name} could not start: ${error.message}`));
+    // "close" rather than "exit": the app's last lines have been relayed by then.
+    child.on("close", (code, signal) => {
+      running.delete(name);
+      const how = signal ? `on ${signal}` : `with code ${code}`;
+      const failed = code !== 0;
+      if (!stopping && failed) {
+        say(`${name} exited ${how}: stopping the others`);
+        stopping = true;
+        exitCode = code ?? 1;
+        stopAll("SIGTERM");
+      } else {
+        say(`${name} exited ${how}`);
+        if (failed && exitCode === 0) exitCode = code ?? 1;
+      }
+      if (running.size === 0) process.exit(exitCode);
+    });
+  }
+
+  const onSignal = (signal) => {
+    if (stopping) {
+      say(`${signal} again: killing ${[...running.keys()].join(", ")}`);
+      stopAll("SIGKILL");
+      return;
+    }
+    stopping = true;
+    say(`${signal}: stopping ${[...running.keys()].join(", ")}`);
+    stopAll(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // Should the launcher itself die of an error, do not leave the apps running unattended.
+  process.on("exit", () => stopAll("SIGTERM"));
+}
+
+const { build, apps } = parseArgs(process.argv.slice(2));
+const env = appEnvironment();
+if (build) buildApps(apps, env);
+runApps(apps, env);
