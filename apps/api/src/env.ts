@@ -18,3 +18,17 @@ export type ApiEnv = z.output<typeof apiEnvSchema>;
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
   return parseEnv(apiEnvSchema, source);
 }
+
+/** The variables of the `create-admin` command (`pnpm --filter @hub/api create-admin`); the admin's are required. */
+export const createAdminEnvSchema = z.object({
+  DATABASE_URL: commonEnvShape.DATABASE_URL,
+  LOG_LEVEL: commonEnvShape.LOG_LEVEL,
+  HUB_ADMIN_EMAIL: z.string().min(1, "must not be empty"),
+  HUB_ADMIN_PASSWORD: z.string().min(1, "must not be empty"),
+});
+
+export type CreateAdminEnv = z.output<typeof createAdminEnvSchema>;
+
+export function loadCreateAdminEnv(source: Record<string, string | undefined> = process.env): CreateAdminEnv {
+  return parseEnv(createAdminEnvSchema, source);
+}

@@ -1,4 +1,5 @@
 import client from "prom-client";
+import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it. */
 export function createMetrics() {
@@ -12,7 +13,7 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  return { registry, httpRequestDuration };
+  return { registry, httpRequestDuration, jobs: createJobMetrics(registry) };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -2,5 +2,14 @@
 import type { AnyRoute } from "./http/route";
 import { healthRoutes } from "./health/health.routes";
 import { sectorRoutes } from "./sectors/sectors.routes";
+import { identityRoutes } from "./identity/identity.routes";
+import { userRoutes } from "./identity/users.routes";
+import { eventRoutes } from "./events/events.routes";
+import { automationRoutes } from "./automations/automations.routes";
+import { workerRoutes } from "./workers/workers.routes";
+import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
+import { jobRoutes } from "./jobs/jobs.routes";
 
-export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes];
+export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes, ...identityRoutes, ...userRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
+  // POST /jobs/claim before any /jobs/{job_id} route, so "claim" is never read as a job id.
+  ...workerProtocolRoutes, ...jobRoutes];

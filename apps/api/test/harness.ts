@@ -4,7 +4,8 @@
  */
 import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "@hub/db/testing";
 import { testServiceUrls } from "@hub/db/testing/inject";
-import { createLogger } from "@hub/shared";
+import { randomBytes } from "node:crypto";
+import { createLogger, type Role } from "@hub/shared";
 import { startApi, type RunningApi } from "../src/app";
 import { loadApiEnv, type ApiEnv } from "../src/env";
 
@@ -69,11 +70,22 @@ export class HubClient {
   }
 }
 
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
 export interface TestHub {
   api: RunningApi;
   client: HubClient;
   env: ApiEnv;
   database: TestDatabase;
+  /** A token of the bootstrap admin (ADMIN_EMAIL); "" when the overrides configure no admin. */
+  adminToken: string;
+  /** Creates a user with a unique e-mail through POST /identity/users and logs it in. */
+  createUser(role: Role): Promise<TestUser>;
   stop(): Promise<void>;
 }
 
@@ -93,11 +105,30 @@ export async function startTestHub(overrides: Record<string, string> = {}): Prom
     ...overrides,
   });
   const api = await startApi(env, createLogger("api-test", env.LOG_LEVEL));
+  const client = new HubClient(api.url);
+  let adminToken = "";
+  if (env.HUB_ADMIN_EMAIL && env.HUB_ADMIN_PASSWORD) {
+    try {
+      adminToken = await client.login(env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD);
+    } catch (error) {
+      await api.stop();
+      await database.drop();
+      throw error;
+    }
+  }
   return {
     api,
     env,
     database,
-    client: new HubClient(api.url),
+    client,
+    adminToken,
+    createUser: async (role) => {
+      const email = `${role}-${randomBytes(6).toString("hex")}@hub.test`;
+      const password = `pw-${randomBytes(12).toString("base64url")}`;
+      const created = await client.post<{ id: string }>("/identity/users", { email, password, role }, { token: adminToken });
+      if (created.status !== 201) throw new Error(`createUser failed: ${created.status} ${JSON.stringify(created.body)}`);
+      return { id: created.body.id, email, password, token: await client.login(email, password) };
+    },
     stop: async () => {
       await api.stop();
       await database.drop();

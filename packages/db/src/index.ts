@@ -5,3 +5,4 @@ export * from "./schema";
 export * from "./queries/events";
 export * from "./queries/jobs";
 export * from "./queries/workers";
+export * from "./queries/automations";

@@ -37,7 +37,7 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([
  * 422 `datetime_parsing` otherwise.
  */
 export function isoDateTime() {
-  return z.string().transform((value, ctx) => {
+  const parsed = z.string().transform((value, ctx) => {
     const trimmed = value.trim();
     const hasOffset = /([Zz]|[+-]\d{2}:?\d{2})$/.test(trimmed);
     const isDateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);
@@ -52,8 +52,27 @@ export function isoDateTime() {
       });
       return z.NEVER;
     }
+    if (!calendarDayExists(trimmed)) {
+      ctx.addIssue({
+        code: "custom",
+        input: value,
+        ...pydanticIssue("datetime_parsing", "Input should be a valid datetime, day value is outside expected range"),
+      });
+      return z.NEVER;
+    }
     return date;
   });
+  // The output is a Date, which JSON Schema cannot show: OpenAPI describes what is sent instead.
+  return parsed.meta({ type: "string", format: "date-time" });
+}
+
+/** JS rolls 2026-02-30 over to March 2; pydantic refuses a day the month does not have. */
+function calendarDayExists(isoText: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(isoText);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /** A JSON object (pydantic `dict`): arrays and other values fail with `dict_type`. */

@@ -4,13 +4,14 @@
  */
 import express, { type RequestHandler } from "express";
 import { RequestValidationError } from "@hub/shared";
+import { jsonErrorPosition } from "./json-error-position";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Marker for "the request carried no body at all". */
 export const NO_BODY = Symbol("no body");
 
-const FORM_TYPE = "application/x-www-form-urlencoded";
+export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 export function bodyParsers(): RequestHandler[] {
   const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
@@ -21,7 +22,7 @@ export function bodyParsers(): RequestHandler[] {
       return next();
     }
     const text = buffer.toString("utf8");
-    if (req.is(FORM_TYPE)) {
+    if (req.is(FORM_CONTENT_TYPE)) {
       req.body = Object.fromEntries(new URLSearchParams(text));
       return next();
     }
@@ -29,13 +30,14 @@ export function bodyParsers(): RequestHandler[] {
       req.body = JSON.parse(text);
       next();
     } catch (error) {
-      next(new RequestValidationError([{ loc: ["body", jsonErrorPosition(error, text)], msg: "JSON decode error", type: "json_invalid" }]));
+      next(new RequestValidationError([{ loc: ["body", jsonErrorPosition(text) ?? v8ErrorPosition(error, text)], msg: "JSON decode error", type: "json_invalid" }]));
     }
   };
   return [raw, decode];
 }
 
-function jsonErrorPosition(error: unknown, text: string): number {
+/** Only reached if the scanner and V8 ever disagree on validity. */
+function v8ErrorPosition(error: unknown, text: string): number {
   const match = /position (\d+)/.exec(error instanceof Error ? error.message : "");
   return match ? Number(match[1]) : text.length;
 }

@@ -1,5 +1,6 @@
 /** The one error middleware: every failure leaves in the contract's shape (CONTRACT §1). */
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { DrizzleQueryError } from "drizzle-orm";
 import { HttpError, RequestValidationError } from "@hub/shared";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
@@ -23,9 +24,28 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     res.status(status).json({ detail: "Bad request" });
     return;
   }
-  req.log.error({ err: error }, "unhandled error");
+  req.log.error({ err: loggableError(error) }, "unhandled error");
   res.status(500).json({ detail: "Internal Server Error" });
 };
+
+/**
+ * What the log may say about an unexpected error. A failed query's message and `params` hold the
+ * values it was writing (password and api key hashes), and PostgreSQL's message and `detail` may
+ * quote them: keep the statement (placeholders only) and the driver's codes.
+ */
+function loggableError(error: unknown): unknown {
+  if (!(error instanceof DrizzleQueryError)) return error;
+  const cause = error.cause as { code?: string; constraint?: string; table?: string; column?: string } | undefined;
+  return {
+    type: "DrizzleQueryError",
+    message: `query failed with SQLSTATE ${cause?.code ?? "unknown"}`,
+    query: error.query,
+    code: cause?.code,
+    constraint: cause?.constraint,
+    table: cause?.table,
+    column: cause?.column,
+  };
+}
 
 /** 405 for a known path with another method, 404 for anything else. */
 export function notFoundHandler(routes: AnyRoute[]): RequestHandler {

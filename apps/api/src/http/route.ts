@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthRequirement, Caller } from "./auth";
-import { NO_BODY } from "./body";
+import { FORM_CONTENT_TYPE, NO_BODY } from "./body";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 
@@ -23,10 +23,12 @@ export interface HandlerResult {
   headers?: Record<string, string>;
 }
 
-export interface HandlerInput<A extends AuthRequirement, P, Q, B> {
+export interface HandlerInput<A extends AuthRequirement, P, Q, B, H = undefined> {
   params: P;
   query: Q;
   body: B;
+  /** The validated request headers (only those named in the route's `headers` schema). */
+  headers: H;
   caller: Caller<A>;
   ctx: AppContext;
   req: Request;
@@ -38,6 +40,7 @@ export interface RouteSpec<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
+  H extends z.ZodType = z.ZodType,
 > {
   method: HttpMethod;
   /** OpenAPI-style path: `/automations/{automation_id}`. */
@@ -48,28 +51,42 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Request headers, validated with loc prefix "header" and described as header parameters.
+   * Keys are lower-case header names (Node lower-cases them); unnamed headers are ignored.
+   */
+  headers?: H;
+  /**
+   * Schema of an `application/x-www-form-urlencoded` body, for an endpoint that also takes a form
+   * (the OAuth2 password form of POST /identity/token). It produces what `body` produces.
+   */
+  formBody?: z.ZodType<z.output<B>>;
   /** Content types the body may arrive in (OpenAPI only); JSON by default. */
   bodyContentTypes?: string[];
   responses: Record<number, ResponseSpec>;
-  handler(input: HandlerInput<A, z.output<P>, z.output<Q>, z.output<B>>): Promise<HandlerResult>;
+  handler(input: HandlerInput<A, z.output<P>, z.output<Q>, z.output<B>, z.output<H>>): Promise<HandlerResult>;
 }
 
 /** Identity function that keeps each route's schema types flowing into its handler. */
-export function defineRoute<A extends AuthRequirement, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  spec: RouteSpec<A, P, Q, B>,
-): RouteSpec<A, P, Q, B> {
+export function defineRoute<
+  A extends AuthRequirement,
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  H extends z.ZodType = z.ZodUndefined,
+>(spec: RouteSpec<A, P, Q, B, H>): RouteSpec<A, P, Q, B, H> {
   return spec;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of routes; each was type-checked by defineRoute
-export type AnyRoute = RouteSpec<any, any, any, any>;
+export type AnyRoute = RouteSpec<any, any, any, any, any>;
 
 /** `/automations/{automation_id}` → `/automations/:automation_id`. */
 export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ":$1");
 }
 
-/** Mounts the routes on `router`: authenticate, then validate path, query and body together. */
+/** Mounts the routes on `router`: authenticate, then validate path, query, headers and body together. */
 export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext): void {
   for (const route of routes) {
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
@@ -84,10 +101,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       };
       const params = pick(route.params, req.params, "path");
       const query = pick(route.query, { ...(req.query as object) }, "query");
+      const headers = pick(route.headers, { ...req.headers }, "header");
       const rawBody: unknown = req.body === NO_BODY ? undefined : req.body;
-      const body = pick(route.body, rawBody, "body");
+      const body = pick(route.formBody && req.is(FORM_CONTENT_TYPE) ? route.formBody : route.body, rawBody, "body");
       if (issues.length > 0) throw new RequestValidationError(issues);
-      const result = await route.handler({ params, query, body, caller, ctx, req, res });
+      const result = await route.handler({ params, query, body, headers, caller, ctx, req, res });
       if (result.headers) res.set(result.headers);
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);

@@ -3,6 +3,7 @@
  * (zod 4 emits JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
  */
 import { z } from "zod";
+import { FORM_CONTENT_TYPE } from "../http/body";
 import type { AnyRoute } from "../http/route";
 import { errorResponse, validationErrorResponse } from "../http/common-schemas";
 
@@ -13,14 +14,16 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return rest;
 }
 
-function parametersOf(schema: z.ZodType | undefined, location: "path" | "query") {
+function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" | "header") {
   if (!schema) return [];
   // Output side: query preprocessors (string → int) are described by what they produce.
   const objectSchema = jsonSchema(schema, "output") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  // Input side for "required": a parameter with a default (limit=200) may be left out.
+  const required = (jsonSchema(schema, "input") as { required?: string[] }).required ?? [];
   return Object.entries(objectSchema.properties ?? {}).map(([name, property]) => ({
     name,
     in: location,
-    required: location === "path" || (objectSchema.required ?? []).includes(name),
+    required: location === "path" || required.includes(name),
     schema: property,
   }));
 }
@@ -54,13 +57,20 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
       operationId: `${route.method}${route.path.replace(/[{}]/g, "").replace(/[/_-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
       summary: route.summary,
       tags: [route.tag],
-      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")],
+      parameters: [
+        ...parametersOf(route.params, "path"),
+        ...parametersOf(route.query, "query"),
+        ...parametersOf(route.headers, "header"),
+      ],
       responses,
     };
     if (route.body) {
       const schema = jsonSchema(route.body, "input");
       const types = route.bodyContentTypes ?? ["application/json"];
-      operation.requestBody = { required: true, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
+      const content: Record<string, unknown> = Object.fromEntries(types.map((type) => [type, { schema }]));
+      if (route.formBody) content[FORM_CONTENT_TYPE] = { schema: jsonSchema(route.formBody, "input") };
+      // A body schema that accepts "no body" (POST /jobs/claim) makes the body optional.
+      operation.requestBody = { required: !route.body.safeParse(undefined).success, content };
     }
     if (route.auth === "worker") operation.security = [{ WorkerApiKey: [] }];
     else if (route.auth !== "none") operation.security = [{ BearerAuth: [] }];

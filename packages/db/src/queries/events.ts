@@ -34,8 +34,8 @@ export interface EventFilter {
 /** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
 export async function listEvents(db: DbOrTx, filter: EventFilter) {
   const conditions: SQL[] = [];
-  if (filter.aggregateId) conditions.push(eq(events.aggregateId, filter.aggregateId));
-  if (filter.eventType) conditions.push(eq(events.eventType, filter.eventType));
+  if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
+  if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
   if (filter.since) conditions.push(gte(events.createdAt, filter.since));
   if (filter.until) conditions.push(lt(events.createdAt, filter.until));
   return db

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
+import { sectorRecord } from "../sectors/sectors.schemas";
+
+export const automationIdParams = z.object({ automation_id: uuid() });
+
+/** Lower-case words of letters and digits joined by single hyphens: `nightly-report`. */
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+// `abort` stops at the first failed check, so an empty slug is one issue (too short), as in pydantic.
+const slugField = () => z.string().min(1, { abort: true }).max(100, { abort: true }).regex(SLUG_PATTERN);
+
+const automationName = () => z.string().trim().min(1).max(200);
+
+const maxConcurrentJobs = () => z.int().min(1).max(1000);
+
+/**
+ * Not a usable parameter name: JSON parsing in JavaScript keeps no own `__proto__` key in a job's
+ * context, so a parameter of that name could never be satisfied.
+ */
+const UNUSABLE_PARAMETER_NAMES = new Set(["__proto__"]);
+
+const parameterInput = z.object({
+  name: z.string().min(1).max(100),
+  description: z.string().default(""),
+});
+
+/** Parameters of a create or update body: names are unique (they become the context's keys). */
+const parameterList = () =>
+  z.array(parameterInput).superRefine((parameters, ctx) => {
+    const seen = new Set<string>();
+    const duplicates = new Set<string>();
+    for (const { name } of parameters) {
+      if (seen.has(name)) duplicates.add(name);
+      seen.add(name);
+      if (UNUSABLE_PARAMETER_NAMES.has(name)) {
+        ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, '${name}' cannot be a parameter name`) });
+      }
+    }
+    if (duplicates.size > 0) {
+      const names = [...duplicates].map((name) => `'${name}'`).join(", ");
+      ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, parameter names must be unique; repeated: ${names}`) });
+    }
+  });
+
+export const createAutomationBody = z.object({
+  name: automationName(),
+  slug: slugField(),
+  sector_id: uuid(),
+  parameters: parameterList().default([]),
+  description: z.string().default(""),
+  max_concurrent_jobs: maxConcurrentJobs().default(1),
+});
+export type CreateAutomationInput = z.output<typeof createAutomationBody>;
+
+/** Full replacement; a `slug` in the body is ignored like any unknown field (it cannot change). */
+export const replaceAutomationBody = z.object({
+  name: automationName(),
+  description: z.string(),
+  sector_id: uuid(),
+  max_concurrent_jobs: maxConcurrentJobs(),
+  parameters: parameterList(),
+});
+export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
+
+export const listAutomationsQuery = z.object({
+  sector_id: uuid().optional(),
+  is_active: queryBool().optional(),
+});
+export type AutomationListQuery = z.output<typeof listAutomationsQuery>;
+
+export const automationRecord = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  slug: z.string(),
+  sector: sectorRecord.pick({ id: true, name: true, color: true }),
+  parameters: z.array(z.object({ name: z.string(), type: z.literal("text"), description: z.string() })),
+  context_schema: z.record(z.string(), z.unknown()).describe("JSON Schema of a job's context, derived from the parameters"),
+  description: z.string(),
+  max_concurrent_jobs: z.int(),
+  is_active: z.boolean(),
+  is_development: z.boolean(),
+  worker: z
+    .object({ cloud_instance_id: z.string(), status: z.enum(WORKER_STATUSES), created_at: z.iso.datetime() })
+    .nullable()
+    .describe("The registered worker; null until one is registered"),
+  created_at: z.iso.datetime(),
+});
+export type AutomationRecord = z.infer<typeof automationRecord>;

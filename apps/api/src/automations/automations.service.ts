@@ -1,0 +1,195 @@
+import {
+  cancelQueuedJobsOfAutomation,
+  findAutomationView,
+  insertAutomation,
+  listAutomationViews,
+  lockAutomation,
+  recordEvent,
+  sectorExists,
+  updateAutomation,
+  type Automation,
+  type AutomationChanges,
+  type AutomationLockStrength,
+  type AutomationParameter,
+  type AutomationView,
+  type Db,
+  type DbOrTx,
+  type Tx,
+} from "@hub/db";
+import { ConflictError, NotFoundError, RequestValidationError } from "@hub/shared";
+import type { AppContext } from "../context";
+import { isForeignKeyViolation, isUniqueViolation } from "../http/pg-errors";
+import { afterCommit } from "./after-commit";
+import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
+import { contextJsonSchemaOf } from "./context-schema";
+
+/** What the services that change dispatch-relevant state need from the app. */
+export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger">;
+
+export function toAutomationRecord({ automation, sector, worker }: AutomationView): AutomationRecord {
+  return {
+    id: automation.id,
+    name: automation.name,
+    slug: automation.slug,
+    sector: { id: sector.id, name: sector.name, color: sector.color },
+    parameters: automation.parameters.map((parameter) => ({ name: parameter.name, type: "text", description: parameter.description })),
+    context_schema: contextJsonSchemaOf(automation.parameters),
+    description: automation.description,
+    max_concurrent_jobs: automation.maxConcurrentJobs,
+    is_active: automation.isActive,
+    is_development: automation.isDevelopment,
+    worker: worker ? { cloud_instance_id: worker.cloudInstanceId, status: worker.status, created_at: worker.createdAt.toISOString() } : null,
+    created_at: automation.createdAt.toISOString(),
+  };
+}
+
+/** A body's `sector_id` that names no sector: the route exists, the input is wrong (CONTRACT §1). */
+function unknownSector(): RequestValidationError {
+  return new RequestValidationError([{ loc: ["body", "sector_id"], msg: "Value error, no sector has this id", type: "value_error" }]);
+}
+
+async function assertSectorExists(db: DbOrTx, sectorId: string): Promise<void> {
+  if (!(await sectorExists(db, sectorId))) throw unknownSector();
+}
+
+/** Only the fields the contract lets a client set; never what else a parsed object carried. */
+function toStoredParameters(parameters: readonly AutomationParameter[]): AutomationParameter[] {
+  return parameters.map(({ name, description }) => ({ name, description }));
+}
+
+function sameParameters(a: readonly AutomationParameter[], b: readonly AutomationParameter[]): boolean {
+  return a.length === b.length && a.every((parameter, i) => parameter.name === b[i]?.name && parameter.description === b[i]?.description);
+}
+
+/** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
+export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation> {
+  const automation = await lockAutomation(tx, id, strength);
+  if (!automation) throw new NotFoundError("Automation not found");
+  return automation;
+}
+
+export async function createAutomation(db: Db, input: CreateAutomationInput, actorId: string): Promise<string> {
+  const parameters = toStoredParameters(input.parameters);
+  try {
+    return await db.transaction(async (tx) => {
+      await assertSectorExists(tx, input.sector_id);
+      const automation = await insertAutomation(tx, {
+        name: input.name,
+        slug: input.slug,
+        sectorId: input.sector_id,
+        description: input.description,
+        parameters,
+        maxConcurrentJobs: input.max_concurrent_jobs,
+      });
+      await recordEvent(tx, {
+        eventType: "automation.created",
+        aggregateId: automation.id,
+        actorId,
+        payload: {
+          name: automation.name,
+          slug: automation.slug,
+          sector_id: automation.sectorId,
+          parameters,
+          description: automation.description,
+          max_concurrent_jobs: automation.maxConcurrentJobs,
+        },
+      });
+      return automation.id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "automations_slug_key")) throw new ConflictError(`An automation with slug '${input.slug}' already exists`);
+    // Sectors are never deleted today; this keeps the answer right if that changes.
+    if (isForeignKeyViolation(error)) throw unknownSector();
+    throw error;
+  }
+}
+
+export async function listAutomations(db: Db, query: AutomationListQuery): Promise<AutomationRecord[]> {
+  const views = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active });
+  return views.map(toAutomationRecord);
+}
+
+export async function getAutomation(db: DbOrTx, id: string): Promise<AutomationRecord> {
+  const view = await findAutomationView(db, id);
+  if (!view) throw new NotFoundError("Automation not found");
+  return toAutomationRecord(view);
+}
+
+/**
+ * PUT: replaces the editable fields (the slug never changes). `automation.updated` carries only the
+ * fields that changed, with their new values; a replacement that changes nothing writes nothing and
+ * records no event. A raised `max_concurrent_jobs` wakes waiting claims at once.
+ */
+export async function replaceAutomation(
+  ctx: AutomationServiceContext,
+  id: string,
+  input: ReplaceAutomationInput,
+  actorId: string,
+): Promise<AutomationRecord> {
+  const parameters = toStoredParameters(input.parameters);
+  const outcome = await ctx.db
+    .transaction(async (tx) => {
+      const current = await lockAutomationOrNotFound(tx, id, "no key update");
+      if (input.sector_id !== current.sectorId) await assertSectorExists(tx, input.sector_id);
+
+      const changes: AutomationChanges = {};
+      const changedFields: Record<string, unknown> = {};
+      if (input.name !== current.name) changedFields.name = changes.name = input.name;
+      if (input.description !== current.description) changedFields.description = changes.description = input.description;
+      if (input.sector_id !== current.sectorId) changedFields.sector_id = changes.sectorId = input.sector_id;
+      if (input.max_concurrent_jobs !== current.maxConcurrentJobs) {
+        changedFields.max_concurrent_jobs = changes.maxConcurrentJobs = input.max_concurrent_jobs;
+      }
+      if (!sameParameters(parameters, current.parameters)) changedFields.parameters = changes.parameters = parameters;
+
+      if (Object.keys(changedFields).length > 0) {
+        await updateAutomation(tx, id, changes);
+        await recordEvent(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
+      }
+      return { record: await getAutomation(tx, id), limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs };
+    })
+    .catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw unknownSector();
+      throw error;
+    });
+  if (outcome.limitRaised) await afterCommit(ctx.logger, "wake after raised limit", () => ctx.dispatch.ready.wake(id));
+  return outcome.record;
+}
+
+/**
+ * DELETE = deactivate, idempotent. Its queued jobs are cancelled in the same transaction (running
+ * ones may finish); `automation.deactivated` is recorded only when the automation was active.
+ */
+export async function deactivateAutomation(ctx: AutomationServiceContext, id: string, actorId: string): Promise<void> {
+  const changed = await ctx.db.transaction(async (tx) => {
+    // FOR UPDATE: a job insert holding the row (FOR SHARE, or only FOR KEY SHARE through its foreign
+    // key) commits first, so its job is cancelled below, and any later one sees `is_active = false`.
+    const automation = await lockAutomationOrNotFound(tx, id, "update");
+    if (!automation.isActive) return false;
+    await updateAutomation(tx, id, { isActive: false });
+    await recordEvent(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
+    await cancelQueuedJobsOfAutomation(tx, id, actorId);
+    return true;
+  });
+  if (changed) await afterCommit(ctx.logger, "clear offers of a deactivated automation", () => ctx.dispatch.ready.clear(id));
+}
+
+/**
+ * Enters or leaves development mode, idempotent; the event is recorded only on a change. Leaving
+ * it wakes waiting claims, which then release the held jobs oldest first.
+ */
+export async function setDevelopmentMode(ctx: AutomationServiceContext, id: string, isDevelopment: boolean, actorId: string): Promise<void> {
+  const changed = await ctx.db.transaction(async (tx) => {
+    const automation = await lockAutomationOrNotFound(tx, id, "no key update");
+    if (automation.isDevelopment === isDevelopment) return false;
+    await updateAutomation(tx, id, { isDevelopment });
+    await recordEvent(tx, {
+      eventType: isDevelopment ? "automation.development_mode_entered" : "automation.development_mode_exited",
+      aggregateId: id,
+      actorId,
+      payload: {},
+    });
+    return true;
+  });
+  if (changed && !isDevelopment) await afterCommit(ctx.logger, "wake after development mode", () => ctx.dispatch.ready.wake(id));
+}

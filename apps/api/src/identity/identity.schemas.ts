@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { ROLES, uuid } from "@hub/shared";
+import { passwordField } from "./passwords";
+
+/** RFC 5321's limit on a forward path; longer input is not an e-mail address. */
+const EMAIL_MAX_LENGTH = 254;
+
+/** A valid e-mail address, lower-cased: the login identifier is case-insensitive. */
+export const emailField = () =>
+  z
+    .email()
+    .max(EMAIL_MAX_LENGTH)
+    .transform((email) => email.toLowerCase());
+
+export const userIdParams = z.object({ user_id: uuid() });
+
+export const createUserBody = z.object({
+  email: emailField(),
+  password: passwordField(),
+  role: z.enum(ROLES),
+});
+export type CreateUserInput = z.output<typeof createUserBody>;
+
+/** POST /identity/token as JSON. Login takes any string: a malformed e-mail simply never matches. */
+export const loginJsonBody = z.object({
+  email: z.string(),
+  password: z.string(),
+});
+export type LoginInput = z.output<typeof loginJsonBody>;
+
+/**
+ * POST /identity/token as the OAuth2 password form (what Swagger UI's "Authorize" sends). As in
+ * FastAPI's OAuth2PasswordRequestForm, an empty `grant_type` counts as absent.
+ */
+export const loginFormBody = z
+  .object({
+    username: z.string(),
+    password: z.string(),
+    grant_type: z.preprocess((value) => (value === "" ? undefined : value), z.string().regex(/^password$/).optional()),
+  })
+  .transform(({ username, password }): LoginInput => ({ email: username, password }));
+
+export const tokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal("bearer"),
+  expires_in: z.int().describe("Seconds until the token expires"),
+});
+
+export const userRecord = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  is_active: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+export type UserRecord = z.infer<typeof userRecord>;

@@ -1,0 +1,63 @@
+/** Data access for hub users. Every function takes the connection or transaction first. */
+import { and, asc, eq, sql } from "drizzle-orm";
+import { users, type DbOrTx, type User } from "@hub/db";
+import type { Role } from "@hub/shared";
+
+/** The columns a user may be shown with: never the password hash. */
+const publicColumns = {
+  id: users.id,
+  email: users.email,
+  role: users.role,
+  isActive: users.isActive,
+  createdAt: users.createdAt,
+};
+
+export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
+
+/** Inserts a user; the caller hashes the password and lower-cases the e-mail. Throws on a taken e-mail. */
+export async function insertUser(db: DbOrTx, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+  const [row] = await db.insert(users).values(user).returning({ id: users.id });
+  if (!row) throw new Error("insert into users returned no row");
+  return row;
+}
+
+/** The login view of a user (with the hash), active or not; `email` must already be lower-case. */
+export async function findUserCredentialsByEmail(db: DbOrTx, email: string) {
+  const [row] = await db
+    .select({ id: users.id, role: users.role, isActive: users.isActive, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email));
+  return row;
+}
+
+/** Whether any user, active or not, holds `email` (lower-case). */
+export async function emailIsTaken(db: DbOrTx, email: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  return row !== undefined;
+}
+
+export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .select(publicColumns)
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.isActive, true)));
+  return row;
+}
+
+/** Active users, oldest first. */
+export async function listActiveUsers(db: DbOrTx): Promise<PublicUser[]> {
+  return db.select(publicColumns).from(users).where(eq(users.isActive, true)).orderBy(asc(users.createdAt), asc(users.id));
+}
+
+/**
+ * Marks an active user inactive; undefined when the user is unknown or already inactive. The
+ * row lock makes concurrent deactivations of one user succeed exactly once.
+ */
+export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ email: string; role: Role } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ isActive: false, deactivatedAt: sql`now()` })
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .returning({ email: users.email, role: users.role });
+  return row;
+}

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { createdIdResponse } from "../http/common-schemas";
+import { defineRoute } from "../http/route";
+import { createUserBody, userIdParams, userRecord } from "./identity.schemas";
+import { createUser, deactivateUser, getUser, listUsers } from "./users.service";
+
+export const userRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/identity/users",
+    summary: "Create a user",
+    tag: "identity",
+    auth: "admin",
+    body: createUserBody,
+    responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "E-mail taken" } },
+    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createUser(ctx.db, body, caller.user.id) } }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/identity/users",
+    summary: "List active users",
+    tag: "identity",
+    auth: "admin",
+    responses: { 200: { description: "Every active user, oldest first", schema: z.array(userRecord) } },
+    handler: async ({ ctx }) => ({ status: 200, body: await listUsers(ctx.db) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/identity/users/{user_id}",
+    summary: "Get an active user",
+    tag: "identity",
+    auth: "admin",
+    params: userIdParams,
+    responses: { 200: { description: "The user", schema: userRecord }, 404: { description: "Unknown or deactivated user" } },
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getUser(ctx.db, params.user_id) }),
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/identity/users/{user_id}",
+    summary: "Deactivate a user",
+    tag: "identity",
+    auth: "admin",
+    params: userIdParams,
+    responses: {
+      204: { description: "Deactivated; the user's tokens stop working at once" },
+      403: { description: "An admin cannot deactivate their own account" },
+      404: { description: "Unknown or already deactivated user" },
+    },
+    handler: async ({ params, caller, ctx }) => {
+      await deactivateUser(ctx.db, params.user_id, caller.user.id);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,78 @@
+/**
+ * Reads behind the job endpoints and the Idempotency-Key memory of POST /jobs. Job state changes
+ * themselves live in @hub/db (queries/jobs.ts), each with its outbox event.
+ */
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { automations, idempotencyKeys, jobs, type AutomationParameter, type DbOrTx, type Job, type Tx } from "@hub/db";
+import type { JobStatus } from "@hub/shared";
+
+/** How long an Idempotency-Key remembers its job (CONTRACT §3 "Job"). */
+const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
+
+export interface AutomationForNewJob {
+  id: string;
+  parameters: AutomationParameter[];
+  isActive: boolean;
+}
+
+/**
+ * Reads the automation a job is being created for under FOR KEY SHARE (the lock the job's foreign
+ * key takes anyway). Deactivation locks the row FOR UPDATE, which conflicts: either it waits for
+ * this insert to commit and then cancels the job with the other queued ones, or this read waits
+ * for it and sees the automation inactive — no queued job slips past a deactivation. Claims and
+ * edits (FOR NO KEY UPDATE) do not conflict, so creating jobs never queues behind them.
+ */
+export async function lockAutomationForNewJob(tx: Tx, automationId: string): Promise<AutomationForNewJob | undefined> {
+  const [automation] = await tx
+    .select({ id: automations.id, parameters: automations.parameters, isActive: automations.isActive })
+    .from(automations)
+    .where(eq(automations.id, automationId))
+    .for("key share");
+  return automation;
+}
+
+/** The job an Idempotency-Key of this user created within the last 24 h, if any. */
+export async function findIdempotentJobId(db: DbOrTx, userId: string, key: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ jobId: idempotencyKeys.jobId })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key), sql`${idempotencyKeys.createdAt} > now() - ${IDEMPOTENCY_WINDOW}`));
+  return row?.jobId;
+}
+
+/**
+ * Binds the key to `jobId` unless a fresh binding exists (a stale one, older than 24 h, is
+ * replaced). A concurrent transaction inserting the same key waits on the primary key until this
+ * one commits, then finds the binding taken. Returns false when the key was already bound.
+ */
+export async function bindIdempotencyKey(tx: Tx, userId: string, key: string, jobId: string): Promise<boolean> {
+  const bound = await tx
+    .insert(idempotencyKeys)
+    .values({ userId, key, jobId })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.userId, idempotencyKeys.key],
+      set: { jobId, createdAt: sql`now()` },
+      setWhere: sql`${idempotencyKeys.createdAt} <= now() - ${IDEMPOTENCY_WINDOW}`,
+    })
+    .returning({ jobId: idempotencyKeys.jobId });
+  return bound.length > 0;
+}
+
+export interface JobFilter {
+  automationId?: string | undefined;
+  status?: JobStatus | undefined;
+  limit: number;
+}
+
+/** GET /jobs: newest first. */
+export async function listJobs(db: DbOrTx, filter: JobFilter): Promise<Job[]> {
+  const conditions: SQL[] = [];
+  if (filter.automationId) conditions.push(eq(jobs.automationId, filter.automationId));
+  if (filter.status) conditions.push(eq(jobs.status, filter.status));
+  return db
+    .select()
+    .from(jobs)
+    .where(and(...conditions))
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(filter.limit);
+}

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { defineRoute } from "../http/route";
+import { createdIdResponse } from "../http/common-schemas";
+import { createJobBody, createJobHeaders, IDEMPOTENCY_KEY_HEADER, jobIdParams, jobRecord, listJobsQuery } from "./jobs.schemas";
+import { cancelJobAsUser, createJob, getJob, listJobs } from "./jobs.service";
+
+/** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
+export const jobRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/jobs",
+    summary: "Create a job",
+    tag: "jobs",
+    auth: "user",
+    headers: createJobHeaders,
+    body: createJobBody,
+    responses: {
+      201: { description: "Created", schema: createdIdResponse },
+      200: { description: "An earlier request with the same Idempotency-Key created this job; nothing new was created", schema: createdIdResponse },
+      409: { description: "The automation is deactivated" },
+    },
+    handler: async ({ body, headers, caller, ctx }) => {
+      const created = await createJob(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+      return { status: created.replayed ? 200 : 201, body: { id: created.id } };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/jobs",
+    summary: "List jobs, newest first",
+    tag: "jobs",
+    auth: "user",
+    query: listJobsQuery,
+    responses: { 200: { description: "Matching jobs, newest first", schema: z.array(jobRecord) } },
+    handler: async ({ query, ctx }) => ({ status: 200, body: await listJobs(ctx.db, query) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/jobs/{job_id}",
+    summary: "Get a job",
+    tag: "jobs",
+    auth: "user",
+    params: jobIdParams,
+    responses: { 200: { description: "The job", schema: jobRecord }, 404: { description: "Unknown job" } },
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getJob(ctx.db, params.job_id) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/cancel",
+    summary: "Cancel a queued or running job",
+    tag: "jobs",
+    auth: "user",
+    params: jobIdParams,
+    responses: {
+      200: { description: "The job, now cancelled", schema: jobRecord },
+      403: { description: "An employee may cancel only the jobs it created" },
+      404: { description: "Unknown job" },
+      409: { description: "The job has already finished" },
+    },
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await cancelJobAsUser(ctx, caller.user, params.job_id) }),
+  }),
+];

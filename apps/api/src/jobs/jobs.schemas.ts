@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { JOB_STATUSES, jsonObject, queryInt, uuid } from "@hub/shared";
+
+export const JOBS_DEFAULT_LIMIT = 100;
+export const JOBS_MAX_LIMIT = 1000;
+/** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
+export const CLAIM_MAX_WAIT_SECONDS = 30;
+export const FAILURE_ERROR_MAX_LENGTH = 10_000;
+
+export const jobIdParams = z.object({ job_id: uuid() });
+
+export const createJobBody = z.object({
+  automation_id: uuid(),
+  context: jsonObject().default({}).describe("Checked against the automation's context_schema"),
+});
+export type CreateJobBody = z.output<typeof createJobBody>;
+
+export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+
+export const createJobHeaders = z.object({
+  // `abort`: one issue per bad key (an empty key is too short, not also a pattern mismatch), as in pydantic.
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .min(1, { abort: true })
+    .max(255, { abort: true })
+    .regex(/^[\x21-\x7e]+$/, "visible ASCII characters only")
+    .optional()
+    .describe("The same key from the same user within 24 h returns the first job's id (200) and creates nothing"),
+});
+
+export const listJobsQuery = z.object({
+  automation_id: uuid().optional(),
+  status: z.enum(JOB_STATUSES).optional(),
+  limit: queryInt().pipe(z.int().min(1).max(JOBS_MAX_LIMIT)).default(JOBS_DEFAULT_LIMIT),
+});
+export type ListJobsQuery = z.output<typeof listJobsQuery>;
+
+export const jobRecord = z.object({
+  id: z.uuid(),
+  automation_id: z.uuid(),
+  status: z.enum(JOB_STATUSES),
+  context: z.record(z.string(), z.unknown()),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  attempts: z.int(),
+  created_by: z.uuid().nullable(),
+  created_at: z.iso.datetime(),
+  started_at: z.iso.datetime().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+  lease_expires_at: z.iso.datetime().nullable(),
+});
+export type JobRecord = z.infer<typeof jobRecord>;
+
+/** An absent body means `{}`: a worker may POST /jobs/claim with no body at all. */
+export const claimJobBody = z
+  .object({
+    wait_seconds: z
+      .int()
+      .min(0)
+      .max(CLAIM_MAX_WAIT_SECONDS)
+      .default(0)
+      .describe("Long-poll: how long to wait for a job before answering 204"),
+  })
+  .default({ wait_seconds: 0 });
+
+export const completeJobBody = z.object({ result: jsonObject() });
+
+export const failJobBody = z.object({
+  error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
+  retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),
+});
+
+export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() });

@@ -1,0 +1,79 @@
+import type { Request, Response } from "express";
+import { defineRoute } from "../http/route";
+import { claimNextJob } from "./claim";
+import { claimJobBody, completeJobBody, failJobBody, heartbeatResponse, jobIdParams, jobRecord } from "./jobs.schemas";
+import { toJobRecord } from "./jobs.service";
+import { completeJobAsWorker, failJobAsWorker, heartbeatJob } from "./worker-protocol.service";
+
+const TAG = "worker protocol";
+const notYours = { description: "Unknown job, or a job of another automation" };
+const notLeased = { description: "The job is not running under this worker's current lease; nothing changed" };
+
+/** Aborts when the client goes away before the answer is sent, so a long-poll stops waiting for no one. */
+function clientGone(req: Request, res: Response): AbortSignal {
+  const controller = new AbortController();
+  if (req.socket.destroyed) controller.abort();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** The worker's side of jobs (X-Worker-Api-Key). POST /jobs/claim comes before any /jobs/{job_id} route. */
+export const workerProtocolRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/jobs/claim",
+    summary: "Claim the oldest available job of the worker's automation (long-poll)",
+    tag: TAG,
+    auth: "worker",
+    body: claimJobBody,
+    responses: {
+      200: { description: "The job, now running under a lease", schema: jobRecord },
+      204: { description: "No job became available within wait_seconds" },
+    },
+    handler: async ({ body, caller, ctx, req, res }) => {
+      const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
+      return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/heartbeat",
+    summary: "Extend the lease of a running job",
+    tag: TAG,
+    auth: "worker",
+    params: jobIdParams,
+    responses: { 200: { description: "The new lease expiry", schema: heartbeatResponse }, 404: notYours, 409: notLeased },
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/complete",
+    summary: "Report a job's result",
+    tag: TAG,
+    auth: "worker",
+    params: jobIdParams,
+    body: completeJobBody,
+    responses: { 200: { description: "The job, now completed", schema: jobRecord }, 404: notYours, 409: notLeased },
+    handler: async ({ params, body, caller, ctx }) => ({
+      status: 200,
+      body: await completeJobAsWorker(ctx, caller.worker, params.job_id, body.result),
+    }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/fail",
+    summary: "Report a job's failure",
+    tag: TAG,
+    auth: "worker",
+    params: jobIdParams,
+    body: failJobBody,
+    responses: {
+      200: { description: "The job: queued again after a retryable failure while attempts remain, else failed", schema: jobRecord },
+      404: notYours,
+      409: notLeased,
+    },
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await failJobAsWorker(ctx, caller.worker, params.job_id, body) }),
+  }),
+];

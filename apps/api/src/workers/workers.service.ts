@@ -1,0 +1,90 @@
+/**
+ * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
+ * Each change locks the automation row first, then the worker and job rows.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  insertWorker,
+  lockRegisteredWorker,
+  markWorkerUnregistered,
+  recordEvent,
+  replaceWorkerApiKeyHash,
+  requeueRunningJobsOfWorker,
+  toJobRef,
+  type Tx,
+  type Worker,
+} from "@hub/db";
+import { ConflictError, NotFoundError } from "@hub/shared";
+import { afterCommit } from "../automations/after-commit";
+import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
+import { hashApiKey } from "../http/auth";
+import { isUniqueViolation } from "../http/pg-errors";
+import type { RegisterWorkerInput, WorkerCredentials } from "./workers.schemas";
+
+const API_KEY_PREFIX = "whk_";
+
+/** 256 random bits, base64url; the prefix makes a leaked key recognisable to secret scanners. */
+function newApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+}
+
+function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
+  return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };
+}
+
+async function lockRegisteredWorkerOrNotFound(tx: Tx, automationId: string): Promise<Worker> {
+  await lockAutomationOrNotFound(tx, automationId, "no key update");
+  const worker = await lockRegisteredWorker(tx, automationId);
+  if (!worker) throw new NotFoundError("No worker is registered for this automation");
+  return worker;
+}
+
+/** Registers the automation's worker; 409 when the automation is inactive or already has one. */
+export async function registerWorker(
+  ctx: AutomationServiceContext,
+  automationId: string,
+  input: RegisterWorkerInput,
+  actorId: string,
+): Promise<WorkerCredentials> {
+  const apiKey = newApiKey();
+  const alreadyRegistered = () => new ConflictError("A worker is already registered for this automation");
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const automation = await lockAutomationOrNotFound(tx, automationId, "no key update");
+      if (!automation.isActive) throw new ConflictError("The automation is inactive");
+      if (await lockRegisteredWorker(tx, automationId)) throw alreadyRegistered();
+      const worker = await insertWorker(tx, { automationId, cloudInstanceId: input.cloud_instance_id, apiKeyHash: hashApiKey(apiKey) });
+      await recordEvent(tx, { eventType: "worker.registered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+      return { id: worker.id, api_key: apiKey };
+    });
+  } catch (error) {
+    // The automation row lock already serialises registrations; the index is the last word.
+    if (isUniqueViolation(error, "workers_one_per_automation")) throw alreadyRegistered();
+    throw error;
+  }
+}
+
+/** Issues a new api key for the registered worker; the old one stops working at commit. */
+export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<WorkerCredentials> {
+  const apiKey = newApiKey();
+  return ctx.db.transaction(async (tx) => {
+    const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    await replaceWorkerApiKeyHash(tx, worker.id, hashApiKey(apiKey));
+    await recordEvent(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+    return { id: worker.id, api_key: apiKey };
+  });
+}
+
+/**
+ * Unregisters the worker: its key stops working and its running jobs go back to `queued` (then are
+ * offered again, oldest first, to whichever worker registers next).
+ */
+export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<void> {
+  const requeued = await ctx.db.transaction(async (tx) => {
+    const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    await markWorkerUnregistered(tx, worker.id);
+    await recordEvent(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+    return requeueRunningJobsOfWorker(tx, worker.id);
+  });
+  await afterCommit(ctx.logger, "offer jobs of an unregistered worker", () => ctx.dispatch.ready.offer(requeued.map(toJobRef)));
+}

@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events } from "@hub/db";
+import { startTestHub, type TestHub } from "./harness";
+
+let hub: TestHub;
+let employeeToken: string;
+beforeAll(async () => {
+  hub = await startTestHub();
+  employeeToken = (await hub.createUser("employee")).token;
+});
+afterAll(async () => {
+  await hub?.stop();
+});
+
+/** An event type no other test uses, so each test sees only its own rows. */
+const uniqueType = () => `test.${randomBytes(5).toString("hex")}`;
+
+interface SeededEvent {
+  aggregateId?: string;
+  createdAt: string;
+  id?: string;
+  dispatchedAt?: string;
+  payload?: Record<string, unknown>;
+}
+
+async function seed(eventType: string, rows: SeededEvent[]) {
+  await hub.api.ctx.db.insert(events).values(
+    rows.map((row) => ({
+      id: row.id ?? randomUUID(),
+      aggregateId: row.aggregateId ?? randomUUID(),
+      eventType,
+      actorId: null,
+      payload: row.payload ?? {},
+      createdAt: new Date(row.createdAt),
+      dispatchedAt: row.dispatchedAt ? new Date(row.dispatchedAt) : null,
+    })),
+  );
+}
+
+const list = (query: string, token = employeeToken) => hub.client.get(`/events?${query}`, { token });
+
+describe("GET /events", () => {
+  it("when a sector is created, then an employee reads its sector.created event in the contract's shape", async () => {
+    const admin = await hub.client.get("/identity/me", { token: hub.adminToken });
+    const sector = await hub.client.post("/sectors", { name: `Events ${randomBytes(3).toString("hex")}`, color: "#00AA00" }, { token: hub.adminToken });
+
+    const result = await list(`aggregate_id=${sector.body.id}`);
+
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual([
+      {
+        id: expect.any(String),
+        aggregate_id: sector.body.id,
+        event_type: "sector.created",
+        actor_id: admin.body.id,
+        payload: { name: expect.stringMatching(/^Events /), color: "#00AA00" },
+        dispatched_at: null,
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      },
+    ]);
+  });
+
+  it("when events were created out of order, then they come back oldest first, ties broken by id", async () => {
+    const type = uniqueType();
+    const [low, high] = [randomUUID(), randomUUID()].sort();
+    await seed(type, [
+      { createdAt: "2026-01-01T10:00:02.000Z", payload: { n: 3 } },
+      { createdAt: "2026-01-01T10:00:01.000Z", id: high, payload: { n: 2 } },
+      { createdAt: "2026-01-01T10:00:00.000Z", payload: { n: 0 } },
+      { createdAt: "2026-01-01T10:00:01.000Z", id: low, payload: { n: 1 } },
+    ]);
+
+    const result = await list(`event_type=${type}`);
+
+    expect(result.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("when since and until are given, then since is inclusive and until exclusive", async () => {
+    const type = uniqueType();
+    await seed(type, [
+      { createdAt: "2026-02-01T09:59:59.999Z", payload: { n: 0 } },
+      { createdAt: "2026-02-01T10:00:00.000Z", payload: { n: 1 } },
+      { createdAt: "2026-02-01T10:30:00.000Z", payload: { n: 2 } },
+      { createdAt: "2026-02-01T11:00:00.000Z", payload: { n: 3 } },
+    ]);
+
+    const result = await list(`event_type=${type}&since=2026-02-01T10:00:00Z&until=2026-02-01T11:00:00Z`);
+    const withOffset = await list(`event_type=${type}&since=${encodeURIComponent("2026-02-01T12:00:00+02:00")}`);
+
+    expect(result.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([1, 2]);
+    expect(withOffset.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([1, 2, 3]);
+  });
+
+  it("when aggregate_id and event_type are combined, then only events matching both are returned", async () => {
+    const type = uniqueType();
+    const aggregateId = randomUUID();
+    await seed(type, [
+      { aggregateId, createdAt: "2026-03-01T00:00:00Z", payload: { n: 1 } },
+      { createdAt: "2026-03-01T00:00:01Z", payload: { n: 2 } },
+    ]);
+    await seed(uniqueType(), [{ aggregateId, createdAt: "2026-03-01T00:00:02Z", payload: { n: 3 } }]);
+
+    const result = await list(`event_type=${type}&aggregate_id=${aggregateId}`);
+
+    expect(result.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([1]);
+  });
+
+  it("when an event was dispatched, then dispatched_at is its ISO time", async () => {
+    const type = uniqueType();
+    await seed(type, [{ createdAt: "2026-04-01T00:00:00Z", dispatchedAt: "2026-04-01T00:00:00.250Z" }]);
+
+    const result = await list(`event_type=${type}`);
+
+    expect(result.body[0].dispatched_at).toBe("2026-04-01T00:00:00.250Z");
+  });
+
+  it("when no limit is given, then at most 200 events are returned; limit raises it up to 1000", async () => {
+    const type = uniqueType();
+    const base = Date.parse("2026-05-01T00:00:00Z");
+    await seed(
+      type,
+      Array.from({ length: 205 }, (_, n) => ({ createdAt: new Date(base + n * 1000).toISOString(), payload: { n } })),
+    );
+
+    const byDefault = await list(`event_type=${type}`);
+    const raised = await list(`event_type=${type}&limit=1000`);
+    const lowered = await list(`event_type=${type}&limit=1`);
+
+    expect(byDefault.body).toHaveLength(200);
+    expect(byDefault.body[199].payload.n).toBe(199);
+    expect(raised.body).toHaveLength(205);
+    expect(lowered.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([0]);
+  });
+
+  it("when the event_type matches nothing (or is empty), then an empty array", async () => {
+    expect((await list("event_type=no.such.type")).body).toEqual([]);
+    expect((await list("event_type=")).body).toEqual([]);
+  });
+
+  it("when an admin asks, then the log is readable too", async () => {
+    const result = await list("limit=1", hub.adminToken);
+
+    expect(result.status).toBe(200);
+    expect(result.body).toHaveLength(1);
+  });
+
+  it("when every filter is invalid, then 422 reports each with pydantic's type", async () => {
+    const result = await list("aggregate_id=42&since=yesterday&until=2026-13-45T99:00:00Z&limit=0");
+
+    expect(result.status).toBe(422);
+    expect(result.body.detail).toEqual([
+      { loc: ["query", "aggregate_id"], msg: "Input should be a valid UUID", type: "uuid_parsing" },
+      { loc: ["query", "since"], msg: "Input should be a valid datetime, invalid datetime format", type: "datetime_parsing" },
+      { loc: ["query", "until"], msg: "Input should be a valid datetime, invalid datetime format", type: "datetime_parsing" },
+      { loc: ["query", "limit"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" },
+    ]);
+  });
+
+  it("when since names a day its month does not have, then 422 rather than a silent roll-over into the next month", async () => {
+    const result = await list("since=2026-02-30T00:00:00Z");
+
+    expect(result.status).toBe(422);
+    expect(result.body.detail).toEqual([
+      { loc: ["query", "since"], msg: "Input should be a valid datetime, day value is outside expected range", type: "datetime_parsing" },
+    ]);
+  });
+
+  it("when /openapi.json is read, then /events documents its optional filters, limit's default and date-time bounds", async () => {
+    const document = await hub.client.get("/openapi.json");
+
+    const parameters = document.body.paths["/events"].get.parameters as { name: string; required: boolean; schema: Record<string, unknown> }[];
+    expect(parameters.map((parameter) => [parameter.name, parameter.required])).toEqual([
+      ["aggregate_id", false],
+      ["event_type", false],
+      ["since", false],
+      ["until", false],
+      ["limit", false],
+    ]);
+    expect(parameters.find((parameter) => parameter.name === "since")?.schema).toMatchObject({ type: "string", format: "date-time" });
+    expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({ type: "integer", default: 200, minimum: 1, maximum: 1000 });
+  });
+
+  it.each([
+    ["1001", { type: "less_than_equal", msg: "Input should be less than or equal to 1000" }],
+    ["ten", { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" }],
+    ["2.5", { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" }],
+  ])("when limit is %s, then 422 %o", async (limit, issue) => {
+    const result = await list(`limit=${limit}`);
+
+    expect(result.status).toBe(422);
+    expect(result.body.detail).toEqual([{ loc: ["query", "limit"], ...issue }]);
+  });
+
+  it("when no token is sent, then 401 with WWW-Authenticate: Bearer", async () => {
+    const result = await hub.client.get("/events");
+
+    expect(result.status).toBe(401);
+    expect(result.headers.get("www-authenticate")).toBe("Bearer");
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Automations and their worker registration (CONTRACT §3 "Automation").
+ *
+ * Locking order, shared with ./jobs.ts: an automation row before any of its job rows. Every change
+ * to an automation, or to its worker, starts with {@link lockAutomation}.
+ */
+import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../client";
+import { automations, sectors, workers, type Automation, type Sector, type Worker } from "../schema";
+
+/**
+ * How strongly to lock an automation row:
+ * - `"no key update"` serialises with claims (which take the same lock) and with job creation
+ *   (which takes `FOR SHARE` to check `is_active`);
+ * - `"update"` also conflicts with a bare `FOR KEY SHARE` (any foreign-key insert of a job):
+ *   deactivation takes it so no job can be inserted under a stale `is_active` by any path.
+ */
+export type AutomationLockStrength = "update" | "no key update";
+
+/** Locks the automation row for the rest of the transaction; undefined when it does not exist. */
+export async function lockAutomation(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
+  const [automation] = await tx.select().from(automations).where(eq(automations.id, id)).for(strength);
+  return automation;
+}
+
+export type NewAutomation = Pick<
+  typeof automations.$inferInsert,
+  "name" | "slug" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs"
+>;
+
+/** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
+export async function insertAutomation(tx: Tx, values: NewAutomation): Promise<Automation> {
+  const [automation] = await tx.insert(automations).values(values).returning();
+  if (!automation) throw new Error("insert returned no row");
+  return automation;
+}
+
+export type AutomationChanges = Partial<
+  Pick<Automation, "name" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs" | "isActive" | "isDevelopment">
+>;
+
+/** Applies `changes` to a (locked) automation and stamps `updated_at`. */
+export async function updateAutomation(tx: Tx, id: string, changes: AutomationChanges): Promise<void> {
+  await tx
+    .update(automations)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(automations.id, id));
+}
+
+export async function sectorExists(db: DbOrTx, id: string): Promise<boolean> {
+  const [sector] = await db.select({ id: sectors.id }).from(sectors).where(eq(sectors.id, id));
+  return sector !== undefined;
+}
+
+/** An automation as its readers see it: with its sector and its registered worker, if any. */
+export interface AutomationView {
+  automation: Automation;
+  sector: Pick<Sector, "id" | "name" | "color">;
+  worker: Pick<Worker, "id" | "cloudInstanceId" | "status" | "createdAt"> | null;
+}
+
+function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
+  return db
+    .select({
+      automation: automations,
+      sector: { id: sectors.id, name: sectors.name, color: sectors.color },
+      worker: { id: workers.id, cloudInstanceId: workers.cloudInstanceId, status: workers.status, createdAt: workers.createdAt },
+    })
+    .from(automations)
+    .innerJoin(sectors, eq(sectors.id, automations.sectorId))
+    .leftJoin(workers, and(eq(workers.automationId, automations.id), isNull(workers.unregisteredAt)))
+    .where(where);
+}
+
+export async function findAutomationView(db: DbOrTx, id: string): Promise<AutomationView | undefined> {
+  const [view] = await selectAutomationViews(db, eq(automations.id, id));
+  return view;
+}
+
+export interface AutomationFilter {
+  sectorId?: string | undefined;
+  isActive?: boolean | undefined;
+}
+
+/** Oldest first (created_at, then id for a stable order). */
+export async function listAutomationViews(db: DbOrTx, filter: AutomationFilter): Promise<AutomationView[]> {
+  const conditions: SQL[] = [];
+  if (filter.sectorId !== undefined) conditions.push(eq(automations.sectorId, filter.sectorId));
+  if (filter.isActive !== undefined) conditions.push(eq(automations.isActive, filter.isActive));
+  return selectAutomationViews(db, and(...conditions)).orderBy(asc(automations.createdAt), asc(automations.id));
+}
+
+/** The automation's registered worker, locked for the rest of the transaction. */
+export async function lockRegisteredWorker(tx: Tx, automationId: string): Promise<Worker | undefined> {
+  const [worker] = await tx
+    .select()
+    .from(workers)
+    .where(and(eq(workers.automationId, automationId), isNull(workers.unregisteredAt)))
+    .for("update");
+  return worker;
+}
+
+/**
+ * Registers a worker (status `stopped` until it calls the hub). A second registered worker of the
+ * same automation raises the unique violation `workers_one_per_automation`.
+ */
+export async function insertWorker(tx: Tx, values: { automationId: string; cloudInstanceId: string; apiKeyHash: string }): Promise<Worker> {
+  const [worker] = await tx.insert(workers).values(values).returning();
+  if (!worker) throw new Error("insert returned no row");
+  return worker;
+}
+
+/** Rotation: the old key's hash is gone, so the old key stops authenticating at once. */
+export async function replaceWorkerApiKeyHash(tx: Tx, workerId: string, apiKeyHash: string): Promise<void> {
+  await tx.update(workers).set({ apiKeyHash }).where(eq(workers.id, workerId));
+}
+
+/** Unregisters a worker: the row stays (jobs and events name it), its key stops authenticating. */
+export async function markWorkerUnregistered(tx: Tx, workerId: string): Promise<void> {
+  await tx
+    .update(workers)
+    .set({ unregisteredAt: sql`now()` })
+    .where(eq(workers.id, workerId));
+}
