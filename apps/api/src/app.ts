@@ -4,6 +4,7 @@
  */
 import express, { type Express } from "express";
 import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pinoHttp } from "pino-http";
 import { openDatabase, prepareDatabase } from "@hub/db";
@@ -125,15 +126,33 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   const port = (server.address() as AddressInfo).port;
   logger.info({ port }, "api listening");
 
+  // Requests in flight, so that shutdown can end every kept-alive connection once they are answered.
+  let stopping = false;
+  let inFlight = 0;
+  let onDrained: (() => void) | undefined;
+  server.on("request", (_req, res: ServerResponse) => {
+    inFlight += 1;
+    if (stopping) res.setHeader("connection", "close");
+    res.once("close", () => {
+      inFlight -= 1;
+      if (inFlight === 0) onDrained?.();
+    });
+  });
+
   return {
     ctx,
     port,
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
+      stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
       // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s.
       await dispatch.wakes.stop();
+      // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
+      // used) would hold close() open until they time out, 65 s: once every request in flight is
+      // answered, end them all.
+      if (inFlight > 0) await new Promise<void>((resolve) => (onDrained = resolve));
+      server.closeAllConnections();
       await closed;
       await dispatch.queue.close();
       redis.disconnect();

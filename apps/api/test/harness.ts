@@ -130,6 +130,9 @@ export async function startTestHub(overrides: Record<string, string> = {}): Prom
       return { id: created.body.id, email, password, token: await client.login(email, password) };
     },
     stop: async () => {
+      // Leave nothing behind in the shared Redis: every key under this hub's prefix goes.
+      const owned = await api.ctx.redis.keys(`${env.HUB_REDIS_PREFIX}:*`);
+      if (owned.length > 0) await api.ctx.redis.del(...owned);
       await api.stop();
       await database.drop();
     },

@@ -36,8 +36,6 @@ export async function startHubWithDispatcher(
     dispatcher,
     stop: async () => {
       await dispatcher.stop();
-      const owned = await redis.keys(`${hub.env.HUB_REDIS_PREFIX}:*`);
-      if (owned.length > 0) await redis.del(...owned);
       redis.disconnect();
       await database.close();
       await hub.stop();

@@ -19,12 +19,12 @@ import {
 import { ConflictError, NotFoundError, RequestValidationError } from "@hub/shared";
 import type { AppContext } from "../context";
 import { isForeignKeyViolation, isUniqueViolation } from "../http/pg-errors";
-import { afterCommit } from "./after-commit";
+import { clearOffers, wakeClaims } from "../dispatch/signals";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
 import { contextJsonSchemaOf } from "./context-schema";
 
 /** What the services that change dispatch-relevant state need from the app. */
-export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger">;
+export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger" | "metrics">;
 
 export function toAutomationRecord({ automation, sector, worker }: AutomationView): AutomationRecord {
   return {
@@ -152,7 +152,7 @@ export async function replaceAutomation(
       if (isForeignKeyViolation(error)) throw unknownSector();
       throw error;
     });
-  if (outcome.limitRaised) await afterCommit(ctx.logger, "wake after raised limit", () => ctx.dispatch.ready.wake(id));
+  if (outcome.limitRaised) await wakeClaims(ctx, id);
   return outcome.record;
 }
 
@@ -171,7 +171,7 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
     await cancelQueuedJobsOfAutomation(tx, id, actorId);
     return true;
   });
-  if (changed) await afterCommit(ctx.logger, "clear offers of a deactivated automation", () => ctx.dispatch.ready.clear(id));
+  if (changed) await clearOffers(ctx, id);
 }
 
 /**
@@ -191,5 +191,5 @@ export async function setDevelopmentMode(ctx: AutomationServiceContext, id: stri
     });
     return true;
   });
-  if (changed && !isDevelopment) await afterCommit(ctx.logger, "wake after development mode", () => ctx.dispatch.ready.wake(id));
+  if (changed && !isDevelopment) await wakeClaims(ctx, id);
 }

@@ -8,7 +8,7 @@
 import { claimJob, type Job } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { withdrawOffers, withinTimeout } from "./dispatch-signals";
+import { withdrawOffers, withinTimeout } from "../dispatch/signals";
 
 /** How many of the oldest ready ids one claim transaction considers. */
 const CANDIDATES_PER_CLAIM = 20;

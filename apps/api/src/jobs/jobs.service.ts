@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, v
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
-import { enqueueForDispatch, wakeClaims, withdrawOffers } from "./dispatch-signals";
+import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
 import { bindIdempotencyKey, findIdempotentJobId, listJobs as selectJobs, lockAutomationForNewJob } from "./jobs.queries";
 import type { CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
 

@@ -7,7 +7,7 @@ import { completeJob, extendLease, failJob, toJobRef, type Job, type LeaseRefusa
 import { ConflictError, NotFoundError, type HttpError } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { offerAgain, wakeClaims } from "./dispatch-signals";
+import { offerAgain, wakeClaims } from "../dispatch/signals";
 import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
 
@@ -74,7 +74,7 @@ export async function failJobAsWorker(
   const { job, requeued } = outcome;
   observeRun(ctx, job);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs.
-  if (requeued) await offerAgain(ctx, toJobRef(job));
+  if (requeued) await offerAgain(ctx, job.automationId, [toJobRef(job)]);
   else await wakeClaims(ctx, job.automationId);
   return toJobRecord(job);
 }

@@ -15,7 +15,7 @@ import {
   type Worker,
 } from "@hub/db";
 import { ConflictError, NotFoundError } from "@hub/shared";
-import { afterCommit } from "../automations/after-commit";
+import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
 import { hashApiKey } from "../http/auth";
 import { isUniqueViolation } from "../http/pg-errors";
@@ -86,5 +86,5 @@ export async function unregisterWorker(ctx: AutomationServiceContext, automation
     await recordEvent(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
     return requeueRunningJobsOfWorker(tx, worker.id);
   });
-  await afterCommit(ctx.logger, "offer jobs of an unregistered worker", () => ctx.dispatch.ready.offer(requeued.map(toJobRef)));
+  await offerAgain(ctx, automationId, requeued.map(toJobRef));
 }

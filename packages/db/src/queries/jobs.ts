@@ -9,7 +9,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { CancelReason, RequeueReason } from "@hub/shared";
 import type { DbOrTx, Tx } from "../client";
-import { automations, jobs, type Job } from "../schema";
+import { automations, jobs, workers, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
 
 /** What the dispatch layer needs to know about a job to offer it to its automation's worker. */
@@ -65,6 +65,12 @@ export async function claimJob(
     where id = ${input.automationId} for no key update`);
   const automation = automationRows.rows[0];
   if (!automation || !automation.is_active || automation.is_development) return { kind: "blocked" };
+
+  // Unregistering takes the same automation lock, so a worker unregistered while its claim waited
+  // is seen here and gets nothing.
+  const registered = await tx.execute(sql`
+    select 1 from ${workers} where id = ${input.workerId} and unregistered_at is null`);
+  if (registered.rows.length === 0) return { kind: "blocked" };
 
   const runningRows = await tx.execute<{ running: number }>(sql`
     select count(*)::int as running from ${jobs} where automation_id = ${input.automationId} and status = 'running'`);

@@ -1,5 +1,5 @@
 /**
- * The Redis signals the API sends after a job change has committed ("PostgreSQL decides, Redis
+ * The Redis signals the API sends after a change has committed (jobs, automations, workers) ("PostgreSQL decides, Redis
  * delivers"). The change is already decided, so a signal that fails or hangs (Redis commands wait
  * for a reconnect) must never fail or stall the request: each is raced against a short timeout,
  * and a lost one costs only latency — the dispatcher's reconciler re-offers every queued job from
@@ -11,7 +11,10 @@ import type { AppContext } from "../context";
 /** How long a request waits for a Redis signal before answering anyway. */
 export const SIGNAL_TIMEOUT_MS = 1000;
 
-export type SignalOperation = "enqueue" | "offer" | "wake" | "remove";
+export type SignalOperation = "enqueue" | "offer" | "wake" | "remove" | "clear";
+
+/** What sending a signal needs from the app context. */
+export type SignalContext = Pick<AppContext, "dispatch" | "logger" | "metrics">;
 
 /**
  * Settles like `work`, or rejects after `timeoutMs`. Redis commands wait for a reconnect rather
@@ -34,7 +37,7 @@ export async function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Pro
 
 /** Resolves true when `send` settled within the timeout, false (logged, counted) otherwise. */
 export async function sendSignal(
-  ctx: AppContext,
+  ctx: SignalContext,
   operation: SignalOperation,
   automationId: string,
   send: () => Promise<void>,
@@ -50,16 +53,21 @@ export async function sendSignal(
 }
 
 /** A new job is committed: hand it to the dispatcher (idempotent per job id). */
-export const enqueueForDispatch = (ctx: AppContext, job: JobRef) =>
+export const enqueueForDispatch = (ctx: SignalContext, job: JobRef) =>
   sendSignal(ctx, "enqueue", job.automationId, () => ctx.dispatch.queue.enqueue([job]));
 
-/** A job is queued again: make it claimable at once, in its original place (oldest first). */
-export const offerAgain = (ctx: AppContext, job: JobRef) => sendSignal(ctx, "offer", job.automationId, () => ctx.dispatch.ready.offer([job]));
+/** Jobs of one automation are queued again: make them claimable at once, in their original place (oldest first). */
+export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>
+  jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offer(jobs));
 
-/** A slot was freed: waiting claims of the automation should look again. */
-export const wakeClaims = (ctx: AppContext, automationId: string) =>
+/** A slot was freed, a limit raised or a pause ended: waiting claims of the automation should look again. */
+export const wakeClaims = (ctx: SignalContext, automationId: string) =>
   sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(automationId));
 
 /** These jobs are claimed or no longer queued: stop offering them. */
-export const withdrawOffers = (ctx: AppContext, automationId: string, jobIds: string[]) =>
+export const withdrawOffers = (ctx: SignalContext, automationId: string, jobIds: string[]) =>
   sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.remove(automationId, jobIds));
+
+/** The automation was deactivated: forget every offer it had. */
+export const clearOffers = (ctx: SignalContext, automationId: string) =>
+  sendSignal(ctx, "clear", automationId, () => ctx.dispatch.ready.clear(automationId));
