@@ -8,16 +8,8 @@ import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pinoHttp } from "pino-http";
 import { openDatabase, prepareDatabase } from "@hub/db";
-import {
-  assertRedisReachable,
-  createLogger,
-  createRedis,
-  DispatchQueue,
-  ReadyJobs,
-  redisKeys,
-  WakeListener,
-  type Logger,
-} from "@hub/shared";
+import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
+import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Database, Db } from "@hub/db";
-import type { DispatchQueue, Logger, ReadyJobs, RedisKeys, WakeListener } from "@hub/shared";
+import type { Logger, RedisKeys } from "@hub/shared";
+import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { ApiEnv } from "./env";
 import type { Authenticator } from "./http/auth";
 import type { TokenService } from "./identity/tokens";

@@ -21,7 +21,8 @@ import {
   toJobRef,
   type Database,
 } from "@hub/db";
-import { ReadyJobs, type DispatchPayload, type Logger, type RedisKeys } from "@hub/shared";
+import type { Logger, RedisKeys } from "@hub/shared";
+import { ReadyJobs, type DispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";

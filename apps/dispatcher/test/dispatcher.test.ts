@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, jobs } from "@hub/db";
-import { DispatchQueue, ReadyJobs } from "@hub/shared";
+import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
 import { insertAutomation, insertQueuedJobs, openTestEnv, type DispatcherTestEnv } from "./fixtures";
 

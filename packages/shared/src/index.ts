@@ -6,4 +6,3 @@ export * from "./logger";
 export * from "./redis";
 export * from "./shutdown";
 export * from "./domain";
-export * from "./dispatch";
