@@ -20,7 +20,7 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
-    files: ["scripts/**", "bench/**", "examples/**", "**/*.config.*", "tooling/**"],
+    files: ["scripts/**", "bench/**", "apps/*/bench/**", "examples/**", "**/*.config.*", "tooling/**"],
     rules: { "no-console": "off" },
   },
 );

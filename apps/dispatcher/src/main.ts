@@ -1,8 +1,7 @@
 import { openDatabase, prepareDatabase } from "@hub/db";
-import { assertRedisReachable, createLogger, createRedis, onShutdownSignal, redisKeys } from "@hub/shared";
+import { assertRedisReachable, createLogger, createRedis, onShutdownSignal, redisKeys, startMetricsServer } from "@hub/shared";
 import { createDispatcher } from "./dispatcher";
 import { loadDispatcherEnv } from "./env";
-import { startMetricsServer } from "./metrics-server";
 
 try {
   const env = loadDispatcherEnv();
@@ -27,7 +26,7 @@ try {
   await dispatcher.start();
   const metricsServer = await startMetricsServer(dispatcher.metrics.registry, env.HUB_DISPATCHER_METRICS_PORT);
   onShutdownSignal(logger, async () => {
-    metricsServer?.close();
+    await metricsServer?.close();
     await dispatcher.stop();
     redis.disconnect();
     await database.close();

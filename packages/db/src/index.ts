@@ -5,4 +5,5 @@ export * from "./schema";
 export * from "./queries/events";
 export * from "./queries/jobs";
 export * from "./queries/workers";
+export * from "./queries/outbox";
 export * from "./queries/automations";

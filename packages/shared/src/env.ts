@@ -17,7 +17,8 @@ export function parseEnv<S extends z.ZodObject>(schema: S, source: Record<string
   if (result.success) return result.data;
   const first = result.error.issues[0];
   const name = first ? String(first.path[0] ?? "environment") : "environment";
-  const value = first?.code === "invalid_type" && first.input === undefined ? "is required" : `is invalid: ${first?.message ?? "bad value"}`;
+  const raw = source[name];
+  const value = raw === undefined || raw === "" ? "is required" : `is invalid: ${first?.message ?? "bad value"}`;
   throw new EnvError(`Configuration error: ${name} ${value}`);
 }
 

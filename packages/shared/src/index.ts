@@ -6,3 +6,4 @@ export * from "./logger";
 export * from "./redis";
 export * from "./shutdown";
 export * from "./domain";
+export * from "./metrics-server";

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { EventType } from "@hub/shared";
 import type { DbOrTx } from "../client";
-import { events } from "../schema";
+import { events, type HubEvent } from "../schema";
 
 export interface NewEvent {
   eventType: EventType;
@@ -44,4 +44,27 @@ export async function listEvents(db: DbOrTx, filter: EventFilter) {
     .where(and(...conditions))
     .orderBy(asc(events.createdAt), asc(events.id))
     .limit(filter.limit);
+}
+
+/** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */
+export interface EventRecordJson {
+  id: string;
+  aggregate_id: string;
+  event_type: string;
+  actor_id: string | null;
+  payload: Record<string, unknown>;
+  dispatched_at: string | null;
+  created_at: string;
+}
+
+export function toEventRecordJson(event: HubEvent): EventRecordJson {
+  return {
+    id: event.id,
+    aggregate_id: event.aggregateId,
+    event_type: event.eventType,
+    actor_id: event.actorId,
+    payload: event.payload,
+    dispatched_at: event.dispatchedAt?.toISOString() ?? null,
+    created_at: event.createdAt.toISOString(),
+  };
 }

@@ -1,0 +1,209 @@
+/**
+ * Relay test bed: a fresh database and Redis key prefix per test file, relays run in-process, a
+ * workload that writes events the way the hub does, and readers for the stream.
+ */
+import { createServer } from "node:net";
+import { Writable } from "node:stream";
+import { sql } from "drizzle-orm";
+import type { Redis } from "ioredis";
+import { pino } from "pino";
+import { automations, jobs, openDatabase, recordEvent, sectors, type Database } from "@hub/db";
+import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "@hub/db/testing";
+import { testServiceUrls } from "@hub/db/testing/inject";
+import { createLogger, createRedis, redisKeys, type Logger, type RedisKeys } from "@hub/shared";
+import { createEventRelay, type EventRelay, type EventRelayOptions } from "../src/relay";
+
+export interface RelayTestbed {
+  database: TestDatabase;
+  db: Database["db"];
+  pool: Database["pool"];
+  /** A connection to the shared test Redis, for reading the stream. */
+  redis: Redis;
+  /** HUB_REDIS_PREFIX of this test bed. */
+  prefix: string;
+  keys: RedisKeys;
+  /** Starts an in-process relay on this database; stopped by `stop()` unless stopped before. */
+  startRelay(overrides?: Partial<EventRelayOptions>): Promise<EventRelay>;
+  stop(): Promise<void>;
+}
+
+/** Fast settings for tests: take over partitions within ~150 ms, move the scan floor often. */
+export const testRelayConfig = { rebalanceMs: 150, idlePollMs: 5, quietPollMs: 5, batchSize: 200, maxBackoffMs: 300, scanFloorRefreshMs: 20 };
+
+export async function createRelayTestbed(): Promise<RelayTestbed> {
+  const services = testServiceUrls();
+  const database = await createTestDatabase(services.databaseServerUrl);
+  const { db, pool, close } = openDatabase(database.url, { max: 12, applicationName: "relay-test" });
+  const redis = createRedis(services.redisUrl, "relay-test");
+  const prefix = uniqueRedisPrefix();
+  const keys = redisKeys(prefix);
+  const relays: EventRelay[] = [];
+  return {
+    database,
+    db,
+    pool,
+    redis,
+    prefix,
+    keys,
+    async startRelay(overrides = {}) {
+      const relay = createEventRelay({
+        db,
+        databaseUrl: database.url,
+        redis,
+        keys,
+        logger: createLogger("relay-test", process.env.LOG_LEVEL ?? "silent"),
+        ...overrides,
+        config: { ...testRelayConfig, ...overrides.config },
+      });
+      relays.push(relay);
+      await relay.start();
+      return relay;
+    },
+    async stop() {
+      await Promise.all(relays.map((relay) => relay.stop()));
+      await redis.del(keys.eventsStream);
+      redis.disconnect();
+      await close();
+      await database.drop();
+    },
+  };
+}
+
+/** Rows that events can be about: one automation and `count` jobs (the aggregates). */
+export async function createJobs(db: Database["db"], count: number): Promise<string[]> {
+  const [sector] = await db.insert(sectors).values({ name: `sector-${Date.now()}-${Math.random()}`, color: "#112233" }).returning();
+  const [automation] = await db
+    .insert(automations)
+    .values({ name: "relay test", slug: `relay-test-${Date.now()}-${Math.floor(Math.random() * 1e6)}`, sectorId: sector!.id })
+    .returning();
+  const rows = await db
+    .insert(jobs)
+    .values(Array.from({ length: count }, () => ({ automationId: automation!.id })))
+    .returning({ id: jobs.id });
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Writes `total` events over `aggregates` from `concurrency` concurrent transactions, as the hub
+ * does: each transaction first updates its aggregate's row (`attempts + 1`, which numbers that
+ * aggregate's events 1, 2, 3, …) and then records the event. Some transactions linger before
+ * committing, so rows of different aggregates commit out of position order.
+ */
+export async function writeEvents(
+  db: Database["db"],
+  options: { aggregates: readonly string[]; total: number; concurrency?: number },
+): Promise<void> {
+  let remaining = options.total;
+  const writer = async () => {
+    while (remaining > 0) {
+      remaining--;
+      const aggregateId = options.aggregates[Math.floor(Math.random() * options.aggregates.length)]!;
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(jobs)
+          .set({ attempts: sql`${jobs.attempts} + 1` })
+          .where(sql`${jobs.id} = ${aggregateId}`)
+          .returning({ attempts: jobs.attempts });
+        await recordEvent(tx, {
+          eventType: "job.requeued",
+          aggregateId,
+          actorId: null,
+          payload: { attempts: row!.attempts, reason: "lease_expired" },
+        });
+        // Most commit at once; some linger a little, a few for longer than a scan-floor refresh.
+        const linger = Math.random();
+        if (linger < 0.03) await tx.execute(sql`select pg_sleep(${0.02 + Math.random() * 0.05})`);
+        else if (linger < 0.2) await tx.execute(sql`select pg_sleep(${Math.random() * 0.005})`);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 8 }, writer));
+}
+
+export interface StreamEntry {
+  streamId: string;
+  id: string;
+  eventType: string;
+  aggregateId: string;
+  data: Record<string, unknown> & { payload: Record<string, unknown> };
+}
+
+/** Every entry of the stream, oldest first. */
+export async function readStream(redis: Redis, key: string): Promise<StreamEntry[]> {
+  const entries: StreamEntry[] = [];
+  let start = "-";
+  for (;;) {
+    const page = await redis.xrange(key, start, "+", "COUNT", 1000);
+    for (const [streamId, fields] of page) {
+      const value: Record<string, string> = {};
+      for (let i = 0; i + 1 < fields.length; i += 2) value[fields[i]!] = fields[i + 1]!;
+      entries.push({
+        streamId,
+        id: value.id!,
+        eventType: value.event_type!,
+        aggregateId: value.aggregate_id!,
+        data: JSON.parse(value.data!),
+      });
+    }
+    if (page.length < 1000) return entries;
+    start = `(${page[page.length - 1]![0]}`;
+  }
+}
+
+/**
+ * What a consumer that dedupes by id sees: the first occurrence of each event. Returns the
+ * aggregates whose events (numbered by `payload.attempts`) do not arrive as 1, 2, 3, … — or, with
+ * `fromAnyAttempt`, as consecutive numbers from wherever the entries start.
+ */
+export function aggregatesOutOfOrder(entries: readonly StreamEntry[], options: { fromAnyAttempt?: boolean } = {}): string[] {
+  const seen = new Set<string>();
+  const lastAttempt = new Map<string, number>();
+  const broken = new Set<string>();
+  for (const entry of entries) {
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    const attempt = Number(entry.data.payload.attempts);
+    const previous = lastAttempt.get(entry.aggregateId) ?? (options.fromAnyAttempt ? attempt - 1 : 0);
+    if (attempt !== previous + 1) broken.add(entry.aggregateId);
+    lastAttempt.set(entry.aggregateId, attempt);
+  }
+  return [...broken];
+}
+
+/** Counts of undispatched and total events. */
+export async function outboxCounts(db: Database["db"]): Promise<{ total: number; undispatched: number }> {
+  const result = await db.execute<{ total: number; undispatched: number }>(
+    sql`select count(*)::int as total, (count(*) filter (where dispatched_at is null))::int as undispatched from events`,
+  );
+  return result.rows[0]!;
+}
+
+/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A logger that keeps its JSON lines, for tests about what the relay logs. */
+export function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split("\n")) if (line.trim()) lines.push(JSON.parse(line));
+      callback();
+    },
+  });
+  return { logger: pino({ level: "info" }, sink), lines: () => lines };
+}
+
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
