@@ -39,6 +39,8 @@ export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker,
 async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline: number, signal: AbortSignal): Promise<Job | null> {
   const { automationId } = worker;
   for (;;) {
+    // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
+    if (signal.aborted) return null;
     // Registered before looking, so a wake-up between the look and the wait is not lost.
     const waiter = ctx.dispatch.wakes.register(automationId);
     try {
