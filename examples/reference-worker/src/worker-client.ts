@@ -1,0 +1,187 @@
+/**
+ * A typed client of the hub's worker protocol (header `X-Worker-Api-Key`):
+ *
+ *   claim(waitSeconds) → job | null      POST /jobs/claim {wait_seconds}   200 job | 204
+ *   heartbeat(jobId)   → lease expiry    POST /jobs/{id}/heartbeat         200 {lease_expires_at}
+ *   complete(jobId, result) → job        POST /jobs/{id}/complete {result} 200 job
+ *   fail(jobId, {error, retryable})      POST /jobs/{id}/fail              200 job
+ *
+ * Refusals become typed errors: 409 {@link LeaseLostError} (the job is no longer running under
+ * this worker's lease — stop working on it, nothing was recorded), 401
+ * {@link WorkerUnauthorizedError} (key wrong, rotated or unregistered), anything else non-2xx
+ * {@link HubRequestError}; a call whose outcome is unknown (network error, timeout) throws
+ * {@link HubUnreachableError}.
+ *
+ * Connections are reused: Node's built-in fetch keeps them alive in a per-origin pool, so a worker
+ * polling in a loop does not pay a TCP handshake per call. The api key lives in a private field
+ * and is never part of an error or a log line.
+ */
+
+export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A job as the hub returns it (CONTRACT §3 "Job"); timestamps are ISO 8601 strings. */
+export interface HubJob {
+  id: string;
+  automation_id: string;
+  status: JobStatus;
+  context: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  attempts: number;
+  created_by: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  lease_expires_at: string | null;
+}
+
+/** The longest long-poll the hub accepts. */
+export const MAX_CLAIM_WAIT_SECONDS = 30;
+
+export type WorkerOperation = "claim" | "heartbeat" | "complete" | "fail";
+
+/** The hub answered with a status the operation does not expect. */
+export class HubRequestError extends Error {
+  constructor(
+    readonly operation: WorkerOperation,
+    readonly status: number,
+    /** The body's `detail` (a string, or the 422 issue list). */
+    readonly detail: unknown,
+  ) {
+    super(`${operation}: hub answered ${status}${detail === undefined ? "" : ` ${typeof detail === "string" ? detail : JSON.stringify(detail)}`}`);
+    this.name = "HubRequestError";
+  }
+}
+
+/** 409: the job is not running under this worker's current lease (cancelled, finished, re-queued). */
+export class LeaseLostError extends HubRequestError {
+  constructor(operation: WorkerOperation, readonly jobId: string, detail: unknown) {
+    super(operation, 409, detail);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** 401: the api key is not (or no longer) valid. Retrying will not help. */
+export class WorkerUnauthorizedError extends HubRequestError {
+  constructor(operation: WorkerOperation, detail: unknown) {
+    super(operation, 401, detail);
+    this.name = "WorkerUnauthorizedError";
+  }
+}
+
+/** No answer (connection refused or reset, timeout): whether the hub acted on the call is unknown. */
+export class HubUnreachableError extends Error {
+  constructor(
+    readonly operation: WorkerOperation,
+    cause: unknown,
+  ) {
+    super(`${operation}: hub unreachable (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.name = "HubUnreachableError";
+  }
+}
+
+export interface HubWorkerClientOptions {
+  /** The hub's base URL, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** The key `POST /automations/{id}/worker` returned. */
+  apiKey: string;
+  /** How long a call may take (a claim: on top of its wait). Default 10 000 ms. */
+  requestTimeoutMs?: number;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export class HubWorkerClient {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #requestTimeoutMs: number;
+
+  constructor(options: HubWorkerClientOptions) {
+    if (!options.apiKey) throw new Error("HubWorkerClient: apiKey is required");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * Asks for the oldest available job of the worker's automation, waiting up to `waitSeconds`
+   * (0–30) for one. Resolves null when none came, or when `signal` aborted the wait — a job the
+   * hub handed out at that very instant is then never seen here; its lease lapses and the hub
+   * queues it again.
+   */
+  async claim(waitSeconds = 0, signal?: AbortSignal): Promise<HubJob | null> {
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_CLAIM_WAIT_SECONDS) {
+      throw new RangeError(`claim: waitSeconds must be a whole number from 0 to ${MAX_CLAIM_WAIT_SECONDS}`);
+    }
+    if (signal?.aborted) return null;
+    let answer: Answer;
+    try {
+      answer = await this.#call("claim", "/jobs/claim", { wait_seconds: waitSeconds }, waitSeconds * 1000, signal);
+    } catch (error) {
+      if (signal?.aborted) return null;
+      throw error;
+    }
+    if (answer.status === 204) return null;
+    return this.#expect("claim", answer, 200) as HubJob;
+  }
+
+  /** Extends the job's lease by the hub's lease length; resolves with the new expiry. */
+  async heartbeat(jobId: string): Promise<{ lease_expires_at: string }> {
+    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, undefined);
+    return this.#expect("heartbeat", answer, 200, jobId) as { lease_expires_at: string };
+  }
+
+  /** Reports the job's result; resolves with the job, now `completed`. */
+  async complete(jobId: string, result: Record<string, unknown>): Promise<HubJob> {
+    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result });
+    return this.#expect("complete", answer, 200, jobId) as HubJob;
+  }
+
+  /**
+   * Reports a failure. With `retryable` the hub queues the job again while attempts remain;
+   * the returned job's status says which happened (`queued` or `failed`).
+   */
+  async fail(jobId: string, failure: { error: string; retryable?: boolean }): Promise<HubJob> {
+    const answer = await this.#call("fail", `/jobs/${encodeURIComponent(jobId)}/fail`, {
+      error: failure.error,
+      retryable: failure.retryable ?? false,
+    });
+    return this.#expect("fail", answer, 200, jobId) as HubJob;
+  }
+
+  async #call(operation: WorkerOperation, path: string, body: unknown, extraTimeoutMs = 0, signal?: AbortSignal): Promise<Answer> {
+    const timeout = AbortSignal.timeout(this.#requestTimeoutMs + extraTimeoutMs);
+    try {
+      const response = await fetch(`${this.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "x-worker-api-key": this.#apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      if (text) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+      }
+      return { status: response.status, body: parsed };
+    } catch (error) {
+      throw new HubUnreachableError(operation, error);
+    }
+  }
+
+  #expect(operation: WorkerOperation, answer: Answer, expected: number, jobId?: string): unknown {
+    if (answer.status === expected) return answer.body;
+    const detail = typeof answer.body === "object" && answer.body !== null && "detail" in answer.body ? answer.body.detail : answer.body;
+    if (answer.status === 409 && jobId !== undefined) throw new LeaseLostError(operation, jobId, detail);
+    if (answer.status === 401) throw new WorkerUnauthorizedError(operation, detail);
+    throw new HubRequestError(operation, answer.status, detail);
+  }
+}

@@ -1,0 +1,3 @@
+import { baseVitestConfig } from "../../tooling/vitest.base.ts";
+
+export default baseVitestConfig;
