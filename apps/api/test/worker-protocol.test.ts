@@ -461,4 +461,25 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
     expect(fresh.body).toMatchObject({ status: "completed", result: { from: "second lease" } });
     expect(await eventTypesOf(hub, id)).toEqual(["job.created", "job.started", "job.requeued", "job.started", "job.completed"]);
   });
+  it("when a worker names its attempt, then a late call of the earlier attempt is refused even after it re-claimed the job", async () => {
+    const subject = await createAutomationWithWorker(hub);
+    const id = await createJob(hub, subject.automationId, hub.adminToken);
+    const first = await claim(hub, subject.workerKey, 5);
+    expect(first.body).toMatchObject({ id, attempts: 1 });
+    await sleep(1500);
+    await hub.api.ctx.db.transaction((tx) => expireLapsedLeases(tx, { maxAttempts: hub.env.HUB_JOB_MAX_ATTEMPTS, batchSize: 100 }));
+    await hub.dispatcher.reconcileNow();
+    const second = await claim(hub, subject.workerKey, 5);
+    expect(second.body).toMatchObject({ id, attempts: 2 });
+
+    const lateHeartbeat = await hub.client.post(`/jobs/${id}/heartbeat`, { attempt: 1 }, { workerKey: subject.workerKey });
+    const lateComplete = await hub.client.post(`/jobs/${id}/complete`, { result: { from: "attempt 1" }, attempt: 1 }, { workerKey: subject.workerKey });
+    const lateFail = await hub.client.post(`/jobs/${id}/fail`, { error: "attempt 1 gave up", attempt: 1 }, { workerKey: subject.workerKey });
+    const current = await hub.client.post(`/jobs/${id}/complete`, { result: { from: "attempt 2" }, attempt: 2 }, { workerKey: subject.workerKey });
+
+    expect([lateHeartbeat.status, lateComplete.status, lateFail.status]).toEqual([409, 409, 409]);
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ status: "completed", result: { from: "attempt 2" }, attempts: 2 });
+    expect(await eventTypesOf(hub, id)).toEqual(["job.created", "job.started", "job.requeued", "job.started", "job.completed"]);
+  });
 });

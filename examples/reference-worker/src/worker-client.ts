@@ -129,15 +129,19 @@ export class HubWorkerClient {
     return this.#expect("claim", answer, 200) as HubJob;
   }
 
-  /** Extends the job's lease by the hub's lease length; resolves with the new expiry. */
-  async heartbeat(jobId: string): Promise<{ lease_expires_at: string }> {
-    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, undefined);
+  /**
+   * Extends the job's lease by the hub's lease length; resolves with the new expiry. `attempt` (the
+   * job's `attempts` as claimed) fences the call to that attempt: an earlier attempt's late call
+   * is refused (409) even after this worker claimed the job again.
+   */
+  async heartbeat(jobId: string, attempt?: number): Promise<{ lease_expires_at: string }> {
+    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, attempt === undefined ? undefined : { attempt });
     return this.#expect("heartbeat", answer, 200, jobId) as { lease_expires_at: string };
   }
 
-  /** Reports the job's result; resolves with the job, now `completed`. */
-  async complete(jobId: string, result: Record<string, unknown>): Promise<HubJob> {
-    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result });
+  /** Reports the job's result; resolves with the job, now `completed`. `attempt` as for heartbeat. */
+  async complete(jobId: string, result: Record<string, unknown>, attempt?: number): Promise<HubJob> {
+    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result, attempt });
     return this.#expect("complete", answer, 200, jobId) as HubJob;
   }
 
@@ -145,10 +149,11 @@ export class HubWorkerClient {
    * Reports a failure. With `retryable` the hub queues the job again while attempts remain;
    * the returned job's status says which happened (`queued` or `failed`).
    */
-  async fail(jobId: string, failure: { error: string; retryable?: boolean }): Promise<HubJob> {
+  async fail(jobId: string, failure: { error: string; retryable?: boolean; attempt?: number }): Promise<HubJob> {
     const answer = await this.#call("fail", `/jobs/${encodeURIComponent(jobId)}/fail`, {
       error: failure.error,
       retryable: failure.retryable ?? false,
+      attempt: failure.attempt,
     });
     return this.#expect("fail", answer, 200, jobId) as HubJob;
   }

@@ -200,7 +200,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     const beat = async () => {
       const sentAtMs = Date.now();
       try {
-        await client.heartbeat(job.id);
+        await client.heartbeat(job.id, job.attempts);
         heldUntilMs = sentAtMs + leaseMs;
         if (!stopped) armExpiry();
       } catch (error) {
@@ -245,10 +245,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     for (;;) {
       try {
         if (outcome.ok) {
-          const completed = await client.complete(job.id, outcome.result);
+          const completed = await client.complete(job.id, outcome.result, job.attempts);
           emit({ type: "completed", job: completed, result: outcome.result });
         } else {
-          const failed = await client.fail(job.id, { error: outcome.error, retryable: outcome.retryable });
+          const failed = await client.fail(job.id, { error: outcome.error, retryable: outcome.retryable, attempt: job.attempts });
           emit({ type: "failed", job: failed, error: outcome.error, retryable: outcome.retryable });
         }
         return;

@@ -63,11 +63,25 @@ export const claimJobBody = z
   })
   .default({ wait_seconds: 0 });
 
-export const completeJobBody = z.object({ result: jsonObject() });
+/**
+ * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
+ * cannot have a late call of an earlier attempt of the same job accepted (409 instead).
+ */
+const attemptFence = z
+  .int()
+  .min(1)
+  .optional()
+  .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
+
+export const completeJobBody = z.object({ result: jsonObject(), attempt: attemptFence });
 
 export const failJobBody = z.object({
   error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
   retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),
+  attempt: attemptFence,
 });
+
+/** An absent body means `{}`. */
+export const heartbeatJobBody = z.object({ attempt: attemptFence }).default({});
 
 export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() });

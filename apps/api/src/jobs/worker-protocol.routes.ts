@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { defineRoute } from "../http/route";
 import { claimNextJob } from "./claim";
-import { claimJobBody, completeJobBody, failJobBody, heartbeatResponse, jobIdParams, jobRecord } from "./jobs.schemas";
+import { claimJobBody, completeJobBody, failJobBody, heartbeatJobBody, heartbeatResponse, jobIdParams, jobRecord } from "./jobs.schemas";
 import { toJobRecord } from "./jobs.service";
 import { completeJobAsWorker, failJobAsWorker, heartbeatJob } from "./worker-protocol.service";
 
@@ -44,8 +44,9 @@ export const workerProtocolRoutes = [
     tag: TAG,
     auth: "worker",
     params: jobIdParams,
+    body: heartbeatJobBody,
     responses: { 200: { description: "The new lease expiry", schema: heartbeatResponse }, 404: notYours, 409: notLeased },
-    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id) }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id, body.attempt) }),
   }),
   defineRoute({
     method: "post",
@@ -58,7 +59,7 @@ export const workerProtocolRoutes = [
     responses: { 200: { description: "The job, now completed", schema: jobRecord }, 404: notYours, 409: notLeased },
     handler: async ({ params, body, caller, ctx }) => ({
       status: 200,
-      body: await completeJobAsWorker(ctx, caller.worker, params.job_id, body.result),
+      body: await completeJobAsWorker(ctx, caller.worker, params.job_id, body.result, body.attempt),
     }),
   }),
   defineRoute({

@@ -27,7 +27,7 @@ function refused(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal): Http
   }
 }
 
-const fenceFor = (worker: AuthenticatedWorker) => ({ id: worker.id, automationId: worker.automationId });
+const fenceFor = (worker: AuthenticatedWorker, attempt: number | undefined) => ({ id: worker.id, automationId: worker.automationId, attempt });
 
 /** A re-queued job has lost its start time with its lease, so only finished runs are measured. */
 function observeRun(ctx: AppContext, job: Job): void {
@@ -37,8 +37,13 @@ function observeRun(ctx: AppContext, job: Job): void {
 }
 
 /** POST /jobs/{job_id}/heartbeat: extends the lease by HUB_JOB_LEASE_SECONDS from now. */
-export async function heartbeatJob(ctx: AppContext, worker: AuthenticatedWorker, jobId: string): Promise<{ lease_expires_at: string }> {
-  const outcome = await ctx.db.transaction((tx) => extendLease(tx, jobId, fenceFor(worker), ctx.env.HUB_JOB_LEASE_SECONDS));
+export async function heartbeatJob(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  jobId: string,
+  attempt?: number,
+): Promise<{ lease_expires_at: string }> {
+  const outcome = await ctx.db.transaction((tx) => extendLease(tx, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS));
   if (!outcome.ok) throw refused(ctx, "heartbeat", outcome.refusal);
   return { lease_expires_at: outcome.leaseExpiresAt.toISOString() };
 }
@@ -49,8 +54,9 @@ export async function completeJobAsWorker(
   worker: AuthenticatedWorker,
   jobId: string,
   result: Record<string, unknown>,
+  attempt?: number,
 ): Promise<JobRecord> {
-  const outcome = await ctx.db.transaction((tx) => completeJob(tx, jobId, fenceFor(worker), result));
+  const outcome = await ctx.db.transaction((tx) => completeJob(tx, jobId, fenceFor(worker, attempt), result));
   if (!outcome.ok) throw refused(ctx, "complete", outcome.refusal);
   observeRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);
@@ -65,10 +71,10 @@ export async function failJobAsWorker(
   ctx: AppContext,
   worker: AuthenticatedWorker,
   jobId: string,
-  failure: { error: string; retryable: boolean },
+  failure: { error: string; retryable: boolean; attempt?: number | undefined },
 ): Promise<JobRecord> {
   const outcome = await ctx.db.transaction((tx) =>
-    failJob(tx, jobId, fenceFor(worker), { ...failure, maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS }),
+    failJob(tx, jobId, fenceFor(worker, failure.attempt), { error: failure.error, retryable: failure.retryable, maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS }),
   );
   if (!outcome.ok) throw refused(ctx, "fail", outcome.refusal);
   const { job, requeued } = outcome;

@@ -104,6 +104,14 @@ export async function claimJob(
   return { kind: "claimed", job, staleIds };
 }
 
+/** Who is calling about a job: the worker, its automation, and optionally the attempt it holds. */
+export interface LeaseHolder {
+  id: string;
+  automationId: string;
+  /** The job's `attempts` when this worker claimed it; when set, other attempts are refused. */
+  attempt?: number | undefined;
+}
+
 /** Why a worker's call about a job was refused. */
 export type LeaseRefusal = "not_found" | "not_leased";
 
@@ -111,12 +119,14 @@ type LeasedJobResult = { ok: true; job: Job } | { ok: false; refusal: LeaseRefus
 
 /**
  * The fence every worker result passes: the job must belong to the worker's automation (else
- * not_found), be `running` under this worker, and its lease must not have lapsed (else not_leased).
- * Locks the job row for the rest of the transaction.
+ * not_found), be `running` under this worker, in the attempt the worker names (if it names one),
+ * and its lease must not have lapsed (else not_leased). Locks the job row for the rest of the
+ * transaction.
  */
-async function lockLeasedJob(tx: Tx, jobId: string, worker: { id: string; automationId: string }): Promise<LeasedJobResult> {
+async function lockLeasedJob(tx: Tx, jobId: string, worker: LeaseHolder): Promise<LeasedJobResult> {
   const rows = await tx.execute<{ automation_id: string; leased: boolean }>(sql`
-    select automation_id, (status = 'running' and worker_id = ${worker.id} and lease_expires_at > now()) as leased
+    select automation_id, (status = 'running' and worker_id = ${worker.id} and lease_expires_at > now()
+      and (${worker.attempt ?? null}::int is null or attempts = ${worker.attempt ?? null}::int)) as leased
     from ${jobs} where id = ${jobId} for update`);
   const row = rows.rows[0];
   if (!row || row.automation_id !== worker.automationId) return { ok: false, refusal: "not_found" };
@@ -129,7 +139,7 @@ async function lockLeasedJob(tx: Tx, jobId: string, worker: { id: string; automa
 export async function extendLease(
   tx: Tx,
   jobId: string,
-  worker: { id: string; automationId: string },
+  worker: LeaseHolder,
   leaseSeconds: number,
 ): Promise<{ ok: true; leaseExpiresAt: Date } | { ok: false; refusal: LeaseRefusal }> {
   const fenced = await lockLeasedJob(tx, jobId, worker);
@@ -145,7 +155,7 @@ export async function extendLease(
 export async function completeJob(
   tx: Tx,
   jobId: string,
-  worker: { id: string; automationId: string },
+  worker: LeaseHolder,
   result: Record<string, unknown>,
 ): Promise<LeasedJobResult> {
   const fenced = await lockLeasedJob(tx, jobId, worker);
@@ -171,7 +181,7 @@ export async function completeJob(
 export async function failJob(
   tx: Tx,
   jobId: string,
-  worker: { id: string; automationId: string },
+  worker: LeaseHolder,
   failure: { error: string; retryable: boolean; maxAttempts: number },
 ): Promise<{ ok: true; job: Job; requeued: boolean } | { ok: false; refusal: LeaseRefusal }> {
   const fenced = await lockLeasedJob(tx, jobId, worker);
