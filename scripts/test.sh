@@ -18,10 +18,35 @@ step() {
 # --continue: one run reports every failing package, not only the first; turbo still exits non-zero.
 step typecheck --continue
 step lint --continue
-step test --continue
+
+# The test run's output is kept to add up vitest's per-package counts into one closing line.
+test_log=$(mktemp)
+trap 'rm -f "$test_log"' EXIT
+hub_log "▶ pnpm test --continue"
+set +e
+pnpm test --continue 2>&1 | tee "$test_log"
+test_status=${PIPESTATUS[0]}
+set -e
+# vitest prints "Tests  12 passed | 1 failed (13)" per package (with colour codes).
+test_summary=$(sed 's/\x1b\[[0-9;]*m//g' "$test_log" | awk '
+  /Tests +[0-9]/ {
+    for (i = 1; i <= NF; i++) {
+      if ($(i + 1) ~ /^passed/) passed += $i
+      if ($(i + 1) ~ /^failed/) failed += $i
+      if ($(i + 1) ~ /^skipped/) skipped += $i
+    }
+  }
+  END { printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped }')
+if [ "$test_status" -ne 0 ]; then
+  hub_log "tests failed"
+  echo "$test_summary"
+  exit "$test_status"
+fi
 if node -e 'process.exit(require("./package.json").scripts?.["bench:smoke"] ? 0 : 1)'; then
   step bench:smoke
 else
   hub_log "no bench:smoke script yet: skipping the benchmark smoke run"
 fi
 hub_log "all checks passed"
+# The closing line: every test of every package, added up.
+echo "$test_summary"
