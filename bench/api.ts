@@ -1,0 +1,202 @@
+/**
+ * `pnpm bench api`: the API alone (no dispatcher, no relay) under autocannon, one route at a time,
+ * reporting requests/s, latency percentiles and the API's CPU time per request. GET /healthz,
+ * which touches neither PostgreSQL nor Redis, is the framework's floor the other routes compare to.
+ */
+import { randomBytes } from "node:crypto";
+import autocannon from "autocannon";
+import { createTestDatabase } from "@hub/db/testing";
+import { HubProcesses } from "../tooling/hub-processes";
+import { profileEnv } from "./hub";
+import { seedHub } from "./hub/hub-target";
+import type { BenchConfig } from "./lib/config";
+import { cpuSecondsBetween, snapshotCpu } from "./lib/cpu";
+import { JsonClient } from "./lib/http";
+import { CONTEXT_PARAMETER, planWorkload } from "./lib/plan";
+import { deleteRedisKeys } from "./lib/redis-cleanup";
+import { busyWarning, describeMachine, writeReport, type MachineInfo } from "./lib/report";
+
+interface RouteSpec {
+  name: string;
+  method: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RouteResult {
+  route: string;
+  requests: number;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** CPU milliseconds the API process spent per request. */
+  apiCpuMsPerRequest: number;
+  /** CPU milliseconds all PostgreSQL processes spent per request. */
+  postgresCpuMsPerRequest: number;
+}
+
+export interface ApiReport {
+  mode: "api";
+  startedAt: string;
+  machine: MachineInfo;
+  seconds: number;
+  connections: number;
+  routes: RouteResult[];
+  peakRssMiB: Record<string, number>;
+  auditPassed: boolean;
+}
+
+/** Jobs created before the run, so the GET routes read a table that is not empty. */
+const seedJobs = (config: BenchConfig) => (config.smoke ? 50 : 500);
+
+function routesOf(seed: { creatorToken: string; automationIds: string[]; workerKeys: string[] }, jobId: string): RouteSpec[] {
+  const bearer = { authorization: `Bearer ${seed.creatorToken}` };
+  const json = { "content-type": "application/json" };
+  const automationId = seed.automationIds[0]!;
+  return [
+    { name: "GET /healthz", method: "GET", path: "/healthz", headers: {} },
+    {
+      name: "POST /jobs",
+      method: "POST",
+      path: "/jobs",
+      headers: { ...bearer, ...json },
+      body: JSON.stringify({ automation_id: automationId, context: { [CONTEXT_PARAMETER]: "inv-api-bench" } }),
+    },
+    { name: "GET /jobs/{id}", method: "GET", path: `/jobs/${jobId}`, headers: bearer },
+    { name: "GET /jobs?limit=100", method: "GET", path: "/jobs?limit=100", headers: bearer },
+    { name: "GET /automations/{id}", method: "GET", path: `/automations/${automationId}`, headers: bearer },
+    { name: "GET /events?aggregate_id=", method: "GET", path: `/events?aggregate_id=${jobId}`, headers: bearer },
+    {
+      // No dispatcher runs, so nothing is ready: the claim's whole path short of a transaction.
+      name: "POST /jobs/claim (none ready)",
+      method: "POST",
+      path: "/jobs/claim",
+      headers: { "x-worker-api-key": seed.workerKeys[0]!, ...json },
+      body: JSON.stringify({ wait_seconds: 0 }),
+    },
+  ];
+}
+
+async function measureRoute(apiUrl: string, route: RouteSpec, config: BenchConfig, apiPid: number | undefined): Promise<RouteResult> {
+  const before = snapshotCpu({ api: apiPid });
+  const result = await autocannon({
+    url: `${apiUrl}${route.path}`,
+    method: route.method,
+    headers: route.headers,
+    body: route.body,
+    connections: config.apiConnections,
+    duration: config.apiSeconds,
+  });
+  const cpu = cpuSecondsBetween(before, snapshotCpu({ api: apiPid }));
+  const requests = result.requests.total;
+  return {
+    route: route.name,
+    requests,
+    requestsPerSecond: requests / result.duration,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    apiCpuMsPerRequest: ((cpu.api ?? Number.NaN) * 1000) / requests,
+    postgresCpuMsPerRequest: ((cpu.postgres ?? Number.NaN) * 1000) / requests,
+  };
+}
+
+function render(report: ApiReport): string {
+  const floor = report.routes.find((route) => route.route === "GET /healthz");
+  const header = ["route", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "api CPU ms/req", "pg CPU ms/req", "÷ healthz", "non-2xx", "errors"];
+  const rows = [
+    header,
+    ...report.routes.map((route) => [
+      route.route,
+      route.requestsPerSecond.toFixed(0),
+      String(route.latencyMs.p50),
+      String(route.latencyMs.p90),
+      String(route.latencyMs.p99),
+      String(route.latencyMs.max),
+      route.apiCpuMsPerRequest.toFixed(2),
+      route.postgresCpuMsPerRequest.toFixed(2),
+      floor ? `${(route.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×` : "–",
+      String(route.non2xx),
+      String(route.errors + route.timeouts),
+    ]),
+  ];
+  const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const lines = [
+    `Automation Hub benchmark (API alone) — ${report.connections} connections × ${report.seconds} s per route · ${report.machine.cpus} cores, ${(100 * report.machine.busyBeforeStart).toFixed(0)}% busy before the start`,
+    ...(busyWarning(report.machine) ? [busyWarning(report.machine)!] : []),
+    "",
+    ...rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ")),
+    "",
+    `API peak RSS: ${Object.entries(report.peakRssMiB).map(([name, mib]) => `${name} ${mib.toFixed(0)} MiB`).join(", ")}`,
+    `audit: ${report.auditPassed ? "every response 2xx, no connection error" : "FAILED: some responses were not 2xx or connections failed"}`,
+  ];
+  return lines.join("\n");
+}
+
+export async function runApiMode(config: BenchConfig): Promise<boolean> {
+  const startedAt = new Date();
+  const machine = await describeMachine();
+  const database = await createTestDatabase(config.databaseServerUrl);
+  const redisPrefix = `bench-${randomBytes(4).toString("hex")}`;
+  let hub: HubProcesses | undefined;
+  try {
+    console.error("bench: starting the API alone");
+    hub = await HubProcesses.start({
+      databaseUrl: database.url,
+      redisUrl: config.redisUrl,
+      redisPrefix,
+      dispatchers: 0,
+      relays: 0,
+      logLevel: config.hubLogLevel,
+      apiEnv: profileEnv(config, "api"),
+    });
+    const plan = planWorkload({ ...config, automations: 1 }, randomBytes(3).toString("hex"));
+    const seed = await seedHub(hub.apiUrl, hub.admin, plan);
+    const http = new JsonClient(hub.apiUrl, 8);
+    let jobId = "";
+    try {
+      for (let i = 0; i < seedJobs(config); i++) {
+        const created = await http.send<{ id: string }>("POST", "/jobs", {
+          token: seed.creatorToken,
+          body: { automation_id: seed.automationIds[0], context: { [CONTEXT_PARAMETER]: `inv-seed-${i}` } },
+          expected: 201,
+        });
+        jobId = created.id;
+      }
+    } finally {
+      await http.close();
+    }
+    const routes: RouteResult[] = [];
+    const chosen = routesOf(seed, jobId).filter(
+      (route) => config.apiRoutes.length === 0 || config.apiRoutes.some((wanted) => route.name.includes(wanted)),
+    );
+    for (const route of chosen) {
+      console.error(`bench: ${route.name}`);
+      routes.push(await measureRoute(hub.apiUrl, route, config, hub.api.pid));
+    }
+    await hub.stopAll();
+    const report: ApiReport = {
+      mode: "api",
+      startedAt: startedAt.toISOString(),
+      machine,
+      seconds: config.apiSeconds,
+      connections: config.apiConnections,
+      routes,
+      peakRssMiB: Object.fromEntries(hub.peakRss().map((child) => [child.name, (child.peakRssKb ?? Number.NaN) / 1024])),
+      auditPassed: routes.every((route) => route.non2xx === 0 && route.errors === 0 && route.timeouts === 0 && route.requests > 0),
+    };
+    console.log(render(report));
+    console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "api-smoke" : "api", report, startedAt)}`);
+    if (report.auditPassed && !config.keepLogs) hub.removeLogs();
+    else console.error(`bench: the API's logs are in ${hub.logDir}`);
+    return report.auditPassed;
+  } finally {
+    await hub?.stopAll();
+    await deleteRedisKeys(config.redisUrl, redisPrefix);
+    if (!config.keepDatabases) await database.drop();
+  }
+}

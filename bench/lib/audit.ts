@@ -1,0 +1,194 @@
+/**
+ * The correctness audit, read straight from the database (the hub's or a baseline's: the schema is
+ * the same): every job completed exactly once, every event dispatched, and the concurrency limit
+ * never exceeded, sampled throughout the run.
+ */
+import pg from "pg";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { PhaseRecorder } from "./load";
+import { summarize, type LatencySummary } from "./stats";
+
+export interface AuditCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface SamplerReport {
+  samples: number;
+  violations: number;
+  /** Highest running count seen per automation slug, with its limit. */
+  maxRunning: Record<string, { max: number; limit: number }>;
+  firstViolation: string | null;
+}
+
+/**
+ * Counts running jobs per automation every `intervalMs` in one statement (one snapshot), so any
+ * count above the limit is a real violation, never an artefact of reading rows at different times.
+ */
+export class ConcurrencySampler {
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private readonly report: SamplerReport = { samples: 0, violations: 0, maxRunning: {}, firstViolation: null };
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly automations: ReadonlyMap<string, { slug: string; limit: number }>,
+    private readonly intervalMs = 20,
+  ) {
+    for (const { slug, limit } of automations.values()) this.report.maxRunning[slug] = { max: 0, limit };
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<SamplerReport> {
+    this.stopped = true;
+    await this.loop;
+    return this.report;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const { rows } = await this.pool.query<{ automation_id: string; running: number }>({
+        name: "bench-sample-running",
+        text: "select automation_id, count(*)::int as running from jobs where status = 'running' group by automation_id",
+      });
+      this.report.samples++;
+      for (const row of rows) {
+        const automation = this.automations.get(row.automation_id);
+        if (!automation) continue;
+        const seen = this.report.maxRunning[automation.slug]!;
+        seen.max = Math.max(seen.max, row.running);
+        if (row.running > automation.limit) {
+          this.report.violations++;
+          this.report.firstViolation ??= `${automation.slug}: ${row.running} running, limit ${automation.limit}`;
+        }
+      }
+      await sleep(this.intervalMs);
+    }
+  }
+}
+
+/**
+ * Transactions committed or rolled back in the database so far (pg_stat_database). Backends
+ * publish their counts at least every second and when they exit, so read it after the processes
+ * under test have closed their connections.
+ */
+export async function countTransactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-audit" });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ transactions: number }>(
+      "select (xact_commit + xact_rollback)::float8 as transactions from pg_stat_database where datname = current_database()",
+    );
+    return rows[0]?.transactions ?? Number.NaN;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until no event is left undispatched, or `timeoutMs` passed: how many are left, after how many looks. */
+export async function waitForRelayDrain(pool: pg.Pool, timeoutMs: number): Promise<{ left: number; polls: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (let polls = 1; ; polls++) {
+    const { rows } = await pool.query<{ left: number }>("select count(*)::int as left from events where dispatched_at is null");
+    const left = rows[0]?.left ?? 0;
+    if (left === 0 || Date.now() > deadline) return { left, polls };
+    await sleep(50);
+  }
+}
+
+/** Relay lag (`dispatched_at − created_at`, database clock) of the events of these jobs. */
+export async function relayLag(pool: pg.Pool, jobIds: readonly string[]): Promise<LatencySummary> {
+  const { rows } = await pool.query<{ lag_ms: number }>(
+    `select (extract(epoch from dispatched_at - created_at) * 1000)::float8 as lag_ms
+       from events where aggregate_id = any($1::uuid[]) and dispatched_at is not null`,
+    [jobIds],
+  );
+  return summarize(rows.map((row) => row.lag_ms));
+}
+
+/** Every check of the audit, over all the phases of one target. */
+export async function auditRun(
+  pool: pg.Pool,
+  phases: readonly PhaseRecorder[],
+  sampler: SamplerReport,
+  undispatchedLeft: number | null,
+): Promise<AuditCheck[]> {
+  const created = new Map<string, number>();
+  const errors: string[] = [];
+  let expected = 0;
+  let completedTwice = 0;
+  let completedUnknown = 0;
+  for (const phase of phases) {
+    expected += phase.expected;
+    for (const id of phase.createdAt.keys()) created.set(id, 0);
+    for (const [key, count] of phase.errors) errors.push(`${count}× ${key}`);
+  }
+  for (const phase of phases) {
+    for (const [id, count] of phase.completions) {
+      if (!created.has(id)) completedUnknown++;
+      else created.set(id, created.get(id)! + count);
+      if (count > 1) completedTwice++;
+    }
+  }
+  const neverCompleted = [...created.values()].filter((count) => count === 0).length;
+  const ids = [...created.keys()];
+
+  const statusRows = await pool.query<{ status: string; count: number }>("select status, count(*)::int as count from jobs group by status");
+  const statuses = Object.fromEntries(statusRows.rows.map((row) => [row.status, row.count]));
+  const totalJobs = statusRows.rows.reduce((sum, row) => sum + row.count, 0);
+  const eventRows = await pool.query<{ jobs: number; completed_not_once: number; started_not_once: number }>(
+    `select count(*)::int as jobs,
+            count(*) filter (where completed <> 1)::int as completed_not_once,
+            count(*) filter (where started <> 1)::int as started_not_once
+       from (select count(*) filter (where event_type = 'job.completed') as completed,
+                    count(*) filter (where event_type = 'job.started') as started
+               from events where aggregate_id = any($1::uuid[]) group by aggregate_id) per_job`,
+    [ids],
+  );
+  const events = eventRows.rows[0] ?? { jobs: 0, completed_not_once: 0, started_not_once: 0 };
+
+  const checks: AuditCheck[] = [
+    {
+      name: "every job created",
+      ok: created.size === expected && totalJobs === expected,
+      detail: `${created.size} created of ${expected} asked; ${totalJobs} rows in jobs`,
+    },
+    {
+      name: "every job completed exactly once (worker side)",
+      ok: neverCompleted === 0 && completedTwice === 0 && completedUnknown === 0,
+      detail: `${neverCompleted} never completed, ${completedTwice} completed twice, ${completedUnknown} unknown ids completed`,
+    },
+    {
+      name: "every job completed exactly once (database)",
+      ok: statuses.completed === expected && totalJobs === expected && events.jobs === ids.length && events.completed_not_once === 0,
+      detail: `statuses ${JSON.stringify(statuses)}; ${events.completed_not_once} jobs without exactly one job.completed event`,
+    },
+    {
+      name: "no job started twice (no lease lapsed)",
+      ok: events.started_not_once === 0,
+      detail: `${events.started_not_once} jobs without exactly one job.started event`,
+    },
+    {
+      name: "no request failed",
+      ok: errors.length === 0,
+      detail: errors.length === 0 ? "none" : errors.slice(0, 5).join("; "),
+    },
+    {
+      name: "concurrency limit never exceeded",
+      ok: sampler.violations === 0 && sampler.samples > 0,
+      detail: `${sampler.samples} samples, ${sampler.violations} over the limit${sampler.firstViolation ? ` (first: ${sampler.firstViolation})` : ""}; max running/limit ${Object.values(
+        sampler.maxRunning,
+      )
+        .map((seen) => `${seen.max}/${seen.limit}`)
+        .join(" ")}`,
+    },
+  ];
+  if (undispatchedLeft !== null) {
+    checks.push({ name: "no event left undispatched", ok: undispatchedLeft === 0, detail: `${undispatchedLeft} left after the run` });
+  }
+  return checks;
+}

@@ -1,0 +1,131 @@
+/**
+ * The benchmark's settings: command-line mode plus `BENCH_*` variables. The only module of the
+ * benchmark that reads `process.env`; every default is sized for the 2-core reference machine.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type BenchMode = "e2e" | "api";
+export type BenchPart = "hub" | "pg" | "bullmq";
+export type ProfiledApp = "api" | "dispatcher" | "relay";
+
+export interface BenchConfig {
+  mode: BenchMode;
+  /** `--smoke`: tiny sizes, for CI; the run fails when the audit fails. */
+  smoke: boolean;
+  /** BENCH_N: jobs of the peak phase (and of each baseline's peak phase). */
+  jobs: number;
+  /** BENCH_C: concurrent clients creating jobs. */
+  creators: number;
+  /** BENCH_A: automations, each with one simulated worker. */
+  automations: number;
+  /** BENCH_LIMITS: `max_concurrent_jobs` of the automations, cycled (e.g. "2,4,8,16"). */
+  limits: number[];
+  /** BENCH_SLOTS_OVER_LIMIT: a worker claims with `limit + this` parallel loops, so the hub must refuse. */
+  slotsOverLimit: number;
+  /** BENCH_LOAD_FRACTION: the latency phase creates jobs at this fraction of the hub's peak throughput. */
+  loadFraction: number;
+  /** BENCH_RATE: jobs/s of the latency phase, overriding the fraction. */
+  rate: number | undefined;
+  /** BENCH_LATENCY_N: jobs of the latency phase. */
+  latencyJobs: number;
+  /** BENCH_WORK_MS: time a worker spends on a job before completing it. */
+  workMs: number;
+  /** BENCH_LEASE_SECONDS: the hub's HUB_JOB_LEASE_SECONDS during the run. */
+  leaseSeconds: number;
+  /** BENCH_SLOW_JOBS: jobs that take 1.5 leases, so their worker must heartbeat to keep them. */
+  slowJobs: number;
+  /** BENCH_CLAIM_WAIT_SECONDS: the long-poll `wait_seconds` of every claim. */
+  claimWaitSeconds: number;
+  /** BENCH_ONLY: parts of the e2e mode to run (default all: hub, pg, bullmq). */
+  parts: BenchPart[];
+  /** BENCH_API_SECONDS / BENCH_API_CONNECTIONS: the API-alone mode's run per route. */
+  apiSeconds: number;
+  apiConnections: number;
+  /** BENCH_API_ROUTES: only the API-mode routes whose name contains one of these (comma-separated). */
+  apiRoutes: string[];
+  /** BENCH_CPU_PROF: hub apps started with `--cpu-prof` (profiles land in bench/results/profiles). */
+  cpuProfile: ProfiledApp[];
+  /** BENCH_HUB_LOG_LEVEL: LOG_LEVEL of the hub's processes (default info, as in production). */
+  hubLogLevel: string;
+  /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
+  keepDatabases: boolean;
+  /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
+  keepLogs: boolean;
+  /** DATABASE_URL: the server the run's fresh databases are created on (its database name is ignored). */
+  databaseServerUrl: string;
+  redisUrl: string;
+  resultsDir: string;
+}
+
+export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min} (got "${raw}")`);
+  return value;
+}
+
+function numberVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number in [${min}, ${max}] (got "${raw}")`);
+  return value;
+}
+
+function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T[]): T[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const items = raw.split(",").map((item) => item.trim());
+  const unknown = items.filter((item) => !allowed.includes(item as T));
+  if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
+  return items as T[];
+}
+
+export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const smoke = argv.includes("--smoke");
+  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api] [--smoke])`);
+
+  // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
+  const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
+  const limitsRaw = env.BENCH_LIMITS?.trim() || (smoke ? "2,4" : "2,4,8,16");
+  const limits = limitsRaw.split(",").map((item) => {
+    const value = Number(item);
+    if (!Number.isInteger(value) || value < 1 || value > 1000) throw new Error(`BENCH_LIMITS: "${item}" is not an integer in [1, 1000]`);
+    return value;
+  });
+  const rateRaw = env.BENCH_RATE;
+  return {
+    mode,
+    smoke,
+    jobs,
+    creators: intVar(env, "BENCH_C", smoke ? 4 : 16, 1),
+    automations: intVar(env, "BENCH_A", smoke ? 2 : 8, 1),
+    limits,
+    slotsOverLimit: intVar(env, "BENCH_SLOTS_OVER_LIMIT", 1, 0),
+    loadFraction: numberVar(env, "BENCH_LOAD_FRACTION", 0.5, 0.01, 1),
+    // A smoke run's figures mean nothing, so its latency phase is short and at a fixed rate.
+    rate: rateRaw === undefined || rateRaw === "" ? (smoke ? 50 : undefined) : numberVar(env, "BENCH_RATE", 1, 0.1, 1_000_000),
+    latencyJobs: intVar(env, "BENCH_LATENCY_N", smoke ? 50 : Math.max(1, Math.floor(jobs / 4)), 1),
+    workMs: intVar(env, "BENCH_WORK_MS", 0, 0),
+    leaseSeconds: intVar(env, "BENCH_LEASE_SECONDS", smoke ? 3 : 5, 1),
+    slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
+    claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
+    parts: listVar(env, "BENCH_ONLY", ["hub", "pg", "bullmq"] as const, ["hub", "pg", "bullmq"]),
+    apiSeconds: intVar(env, "BENCH_API_SECONDS", smoke ? 1 : 10, 1),
+    apiConnections: intVar(env, "BENCH_API_CONNECTIONS", smoke ? 4 : 32, 1),
+    apiRoutes: (env.BENCH_API_ROUTES ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0),
+    cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
+    hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
+    keepDatabases: env.BENCH_KEEP_DB === "1",
+    keepLogs: env.BENCH_KEEP_LOGS === "1",
+    databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+    redisUrl: env.REDIS_URL || "redis://127.0.0.1:6379",
+    resultsDir: path.join(BENCH_DIR, "results"),
+  };
+}

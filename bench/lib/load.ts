@@ -1,0 +1,277 @@
+/**
+ * The load generator, shared by the hub and the baselines so that they face the same workload:
+ * C creators (closed loop at peak, paced at a fixed rate for the latency phase) and, for pull
+ * targets, one simulated worker per automation that long-polls claims, heartbeats slow jobs and
+ * completes them. Timings are `performance.now()` milliseconds of this one process.
+ */
+import { setMaxListeners } from "node:events";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BenchConfig } from "./config";
+import { HOLD_KEY, type PhaseKind, type WorkloadPlan } from "./plan";
+import { summarize, type LatencySummary } from "./stats";
+
+export interface ClaimedJob {
+  id: string;
+  context: Record<string, unknown>;
+}
+
+/** Something jobs can be created in. */
+export interface JobTarget {
+  createJob(automation: number, context: Record<string, unknown>): Promise<string>;
+}
+
+/** A target whose workers pull: the hub over HTTP, or its transactions run directly in PostgreSQL. */
+export interface PullTarget extends JobTarget {
+  /** Resolves with a job, or null when none came within `waitSeconds` (or `signal` aborted). */
+  claimJob(automation: number, waitSeconds: number, signal: AbortSignal): Promise<ClaimedJob | null>;
+  heartbeat(automation: number, jobId: string): Promise<void>;
+  completeJob(automation: number, jobId: string, result: Record<string, unknown>): Promise<void>;
+}
+
+/** What one phase observed. Phases never overlap, so every claim and completion belongs to the current one. */
+export class PhaseRecorder {
+  readonly createdAt = new Map<string, number>();
+  readonly claimedAt = new Map<string, number>();
+  readonly completions = new Map<string, number>();
+  readonly createLatencies: number[] = [];
+  readonly completeLatencies: number[] = [];
+  readonly heartbeatLatencies: number[] = [];
+  readonly errors = new Map<string, number>();
+  firstCreateAt = Number.POSITIVE_INFINITY;
+  lastCompletionAt = 0;
+  lastProgressAt = performance.now();
+
+  constructor(
+    readonly kind: PhaseKind,
+    readonly expected: number,
+  ) {}
+
+  created(id: string, startedAt: number, answeredAt: number): void {
+    this.createdAt.set(id, startedAt);
+    this.createLatencies.push(answeredAt - startedAt);
+    this.lastProgressAt = answeredAt;
+    if (startedAt < this.firstCreateAt) this.firstCreateAt = startedAt;
+  }
+
+  claimed(id: string, at: number): void {
+    this.claimedAt.set(id, at);
+    this.lastProgressAt = at;
+  }
+
+  heartbeated(startedAt: number, answeredAt: number): void {
+    this.heartbeatLatencies.push(answeredAt - startedAt);
+  }
+
+  /** `startedAt` is when the complete request was sent; absent where completing is not a request. */
+  completed(id: string, answeredAt: number, startedAt?: number): void {
+    this.completions.set(id, (this.completions.get(id) ?? 0) + 1);
+    if (startedAt !== undefined) this.completeLatencies.push(answeredAt - startedAt);
+    this.lastCompletionAt = Math.max(this.lastCompletionAt, answeredAt);
+    this.lastProgressAt = answeredAt;
+  }
+
+  error(operation: string, error: unknown): void {
+    const key = `${operation}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200);
+    this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
+  }
+
+  /** Create→claim of every job whose creation and claim both were seen. */
+  createToClaim(): number[] {
+    const latencies: number[] = [];
+    for (const [id, claimedAt] of this.claimedAt) {
+      const createdAt = this.createdAt.get(id);
+      if (createdAt !== undefined) latencies.push(claimedAt - createdAt);
+    }
+    return latencies;
+  }
+
+  summary(): PhaseSummary {
+    const seconds = (this.lastCompletionAt - this.firstCreateAt) / 1000;
+    return {
+      kind: this.kind,
+      jobs: this.expected,
+      created: this.createdAt.size,
+      completed: this.completions.size,
+      seconds,
+      throughput: this.completions.size / seconds,
+      createToClaimMs: summarize(this.createToClaim()),
+      createMs: summarize(this.createLatencies),
+      completeMs: summarize(this.completeLatencies),
+      heartbeats: this.heartbeatLatencies.length,
+      errors: Object.fromEntries(this.errors),
+    };
+  }
+}
+
+export interface PhaseSummary {
+  kind: PhaseKind;
+  jobs: number;
+  created: number;
+  completed: number;
+  /** First create request to last completion answer. */
+  seconds: number;
+  /** Jobs per second over `seconds`. */
+  throughput: number;
+  createToClaimMs: LatencySummary;
+  createMs: LatencySummary;
+  completeMs: LatencySummary;
+  heartbeats: number;
+  errors: Record<string, number>;
+  /** Jobs/s the paced phase asked for. */
+  offeredRate?: number;
+}
+
+/** Holds the recorder of the phase in progress, which the long-lived workers report to. */
+export class PhaseTracker {
+  current: PhaseRecorder | undefined;
+
+  begin(kind: PhaseKind, expected: number): PhaseRecorder {
+    this.current = new PhaseRecorder(kind, expected);
+    return this.current;
+  }
+}
+
+async function createOne(target: JobTarget, plan: WorkloadPlan, recorder: PhaseRecorder, i: number): Promise<void> {
+  const automation = plan.automationOfJob(i);
+  const context = plan.contextOfJob(i, recorder.kind);
+  const startedAt = performance.now();
+  try {
+    const id = await target.createJob(automation, context);
+    recorder.created(id, startedAt, performance.now());
+  } catch (error) {
+    recorder.error("create", error);
+  }
+}
+
+/**
+ * Once every creation has answered: waits until each created job was completed. Fails the phase
+ * when nothing progressed for `stallMs` (more than a lease plus a reconciliation pass, after which
+ * a lost job would have been recovered).
+ */
+async function awaitCompletion(recorder: PhaseRecorder, stallMs: number): Promise<void> {
+  while (recorder.completions.size < recorder.createdAt.size) {
+    if (performance.now() - recorder.lastProgressAt > stallMs) {
+      recorder.error("phase", new Error(`stalled: ${recorder.completions.size} of ${recorder.createdAt.size} created jobs completed`));
+      return;
+    }
+    await sleep(20);
+  }
+}
+
+/** Peak load: `creators` clients create `jobs` jobs back to back, as fast as the target answers. */
+export async function runPeakPhase(
+  target: JobTarget,
+  plan: WorkloadPlan,
+  recorder: PhaseRecorder,
+  options: { creators: number; stallMs: number },
+): Promise<PhaseSummary> {
+  let next = 0;
+  const creator = async () => {
+    for (let i = next++; i < recorder.expected; i = next++) await createOne(target, plan, recorder, i);
+  };
+  await Promise.all(Array.from({ length: options.creators }, creator));
+  await awaitCompletion(recorder, options.stallMs);
+  return recorder.summary();
+}
+
+/**
+ * Latency phase: jobs are created at a fixed `rate` (open loop, at most `creators` requests in
+ * flight), so create→claim measures the hub's dispatch path rather than a queue of our own making.
+ */
+export async function runPacedPhase(
+  target: JobTarget,
+  plan: WorkloadPlan,
+  recorder: PhaseRecorder,
+  options: { creators: number; rate: number; stallMs: number },
+): Promise<PhaseSummary> {
+  const intervalMs = 1000 / options.rate;
+  const inFlight = new Set<Promise<void>>();
+  const startedAt = performance.now();
+  for (let i = 0; i < recorder.expected; i++) {
+    const dueAt = startedAt + i * intervalMs;
+    const wait = dueAt - performance.now();
+    if (wait > 1) await sleep(wait);
+    while (inFlight.size >= options.creators) await Promise.race(inFlight);
+    const request = createOne(target, plan, recorder, i).finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  }
+  await Promise.all(inFlight);
+  await awaitCompletion(recorder, options.stallMs);
+  return { ...recorder.summary(), offeredRate: options.rate };
+}
+
+/**
+ * One simulated worker per automation, each running `slots` claim loops: long-poll a claim, hold
+ * the job (heartbeating every third of a lease while it does), complete it.
+ */
+export class SimulatedWorkers {
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly target: PullTarget,
+    private readonly plan: WorkloadPlan,
+    private readonly tracker: PhaseTracker,
+    private readonly config: Pick<BenchConfig, "claimWaitSeconds" | "leaseSeconds" | "workMs">,
+  ) {}
+
+  start(): void {
+    // Every claim in flight listens to this one signal (through the worker client's fetch), so
+    // the listener count follows the number of claim loops; 0 lifts the leak warning's limit.
+    setMaxListeners(0, this.abort.signal);
+    for (const automation of this.plan.automations) {
+      for (let slot = 0; slot < automation.slots; slot++) this.loops.push(this.claimLoop(automation.index));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+  }
+
+  private async claimLoop(automation: number): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let job: ClaimedJob | null;
+      try {
+        job = await this.target.claimJob(automation, this.config.claimWaitSeconds, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.tracker.current?.error("claim", error);
+        await sleep(100);
+        continue;
+      }
+      if (!job) continue;
+      const recorder = this.tracker.current;
+      recorder?.claimed(job.id, performance.now());
+      const holdMs = Number(job.context[HOLD_KEY] ?? 0) + this.config.workMs;
+      if (holdMs > 0) await this.hold(automation, job.id, holdMs, recorder);
+      const startedAt = performance.now();
+      try {
+        await this.target.completeJob(automation, job.id, { outcome: "done" });
+        recorder?.completed(job.id, performance.now(), startedAt);
+      } catch (error) {
+        recorder?.error("complete", error);
+      }
+    }
+  }
+
+  private async hold(automation: number, jobId: string, holdMs: number, recorder: PhaseRecorder | undefined): Promise<void> {
+    const heartbeatEveryMs = (this.config.leaseSeconds * 1000) / 3;
+    const until = performance.now() + holdMs;
+    for (;;) {
+      const remaining = until - performance.now();
+      if (remaining <= 0) return;
+      if (remaining <= heartbeatEveryMs) return void (await sleep(remaining));
+      await sleep(heartbeatEveryMs);
+      const startedAt = performance.now();
+      try {
+        await this.target.heartbeat(automation, jobId);
+        recorder?.heartbeated(startedAt, performance.now());
+      } catch (error) {
+        recorder?.error("heartbeat", error);
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * `pnpm bench` — the hub measured end to end, with its baselines measured in the same run.
+ * `pnpm bench api` — the API alone under autocannon.
+ * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
+ * How to run it and how to read it: bench/README.md.
+ */
+import { randomBytes } from "node:crypto";
+import { runBullmqBaseline, runPgCeiling } from "./baselines";
+import { runHub } from "./hub";
+import { loadBenchConfig, type BenchConfig } from "./lib/config";
+import type { PhaseSummary } from "./lib/load";
+import { planWorkload } from "./lib/plan";
+import { checkTargets, computeRatios, describeMachine, renderE2e, writeReport, type E2eReport } from "./lib/report";
+
+async function runEndToEnd(config: BenchConfig): Promise<boolean> {
+  const startedAt = new Date();
+  const machine = await describeMachine();
+  const plan = planWorkload(config, randomBytes(3).toString("hex"));
+  const results: E2eReport["results"] = {};
+  // Every latency phase runs at the same rate, decided by the first peak measured (the hub's when it runs).
+  let pacedRate: number | null = config.rate ?? null;
+  const decideRate = (peak: PhaseSummary): number => (pacedRate ??= peak.throughput * config.loadFraction);
+  const step = (message: string) => console.error(`bench: ${message}`);
+
+  if (config.parts.includes("hub")) {
+    step("hub: starting the API, a dispatcher and an event relay");
+    results.hub = await runHub(config, plan, decideRate);
+  }
+  if (config.parts.includes("pg")) {
+    step("baseline (a): the PostgreSQL ceiling");
+    results.pg = await runPgCeiling(config, plan, decideRate);
+  }
+  if (config.parts.includes("bullmq")) {
+    step("baseline (b): raw BullMQ");
+    results.bullmq = await runBullmqBaseline(config, plan, pacedRate);
+  }
+  const { databaseServerUrl: _server, redisUrl: _redis, resultsDir: _dir, ...shownConfig } = config;
+  const report: E2eReport = {
+    mode: "e2e",
+    startedAt: startedAt.toISOString(),
+    machine,
+    config: shownConfig,
+    pacedRate,
+    results,
+    ratios: computeRatios(results),
+    targets: results.hub ? checkTargets(results.hub) : [],
+    auditPassed: Object.values(results).every((result) => result.audit.every((check) => check.ok)),
+  };
+  console.log(renderE2e(report));
+  const file = writeReport(config.resultsDir, config.smoke ? "e2e-smoke" : "e2e", report, startedAt);
+  console.log(`\nresults: ${file}`);
+  return report.auditPassed;
+}
+
+const config = loadBenchConfig(process.argv.slice(2));
+const passed = config.mode === "api" ? await (await import("./api")).runApiMode(config) : await runEndToEnd(config);
+if (!passed) console.error("bench: the audit FAILED (see above)");
+process.exit(passed ? 0 : 1);
