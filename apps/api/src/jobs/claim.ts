@@ -43,6 +43,11 @@ async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline
     if (signal.aborted) return null;
     // Registered before looking, so a wake-up between the look and the wait is not lost.
     const waiter = ctx.dispatch.wakes.register(automationId);
+    // A wake-up wakes one claim (see WakeListener.wakeOne): a claim that leaves without looking
+    // again passes on the one that reached it, and one that claimed while more jobs were ready
+    // wakes the next.
+    let leaving = true;
+    let moreReady = false;
     try {
       const candidateIds = await readyCandidates(ctx, automationId);
       if (candidateIds.length > 0) {
@@ -52,10 +57,14 @@ async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline
         switch (outcome.kind) {
           case "claimed":
             await withdrawOffers(ctx, automationId, [outcome.job.id, ...outcome.staleIds]);
+            moreReady = candidateIds.length > 1 + outcome.staleIds.length;
             return outcome.job;
           case "none":
             // Stale ids hid what lies behind them: drop them and look again at once.
-            if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) continue;
+            if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
+              leaving = false;
+              continue;
+            }
             break;
           case "blocked":
             break;
@@ -68,8 +77,10 @@ async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline
       const remainingMs = deadline - Date.now();
       if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return null;
       await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal);
+      leaving = signal.aborted;
     } finally {
       waiter.cancel();
+      if (leaving && (waiter.woken || moreReady)) ctx.dispatch.wakes.wakeOne(automationId);
     }
   }
 }

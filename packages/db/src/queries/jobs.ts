@@ -84,17 +84,23 @@ export async function claimJob(
   const staleIds = input.candidateIds.filter((id) => !queuedIds.has(id));
   if (queuedIds.size === 0) return { kind: "none", staleIds };
 
-  const claimed = await tx.execute<{ id: string }>(sql`
-    update ${jobs} set status = 'running', attempts = attempts + 1, worker_id = ${input.workerId},
-      started_at = now(), lease_expires_at = now() + make_interval(secs => ${input.leaseSeconds})
-    where id = (
-      select id from ${jobs} where id = any(${sql.param([...queuedIds])}::uuid[]) and status = 'queued'
-      order by created_at, id limit 1 for update skip locked)
-    returning id`);
-  const claimedId = claimed.rows[0]?.id;
-  if (!claimedId) return { kind: "none", staleIds };
-  const job = await findJob(tx, claimedId);
-  if (!job) throw new Error("claimed job vanished");
+  // Returns the whole row, so the claim needs no second read of it.
+  const [job] = await tx
+    .update(jobs)
+    .set({
+      status: "running",
+      attempts: sql`${jobs.attempts} + 1`,
+      workerId: input.workerId,
+      startedAt: sql`now()`,
+      leaseExpiresAt: sql`now() + make_interval(secs => ${input.leaseSeconds})`,
+    })
+    .where(
+      sql`${jobs.id} = (
+        select id from ${jobs} where id = any(${sql.param([...queuedIds])}::uuid[]) and status = 'queued'
+        order by created_at, id limit 1 for update skip locked)`,
+    )
+    .returning();
+  if (!job) return { kind: "none", staleIds };
   await recordEvent(tx, {
     eventType: "job.started",
     aggregateId: job.id,
@@ -124,16 +130,19 @@ type LeasedJobResult = { ok: true; job: Job } | { ok: false; refusal: LeaseRefus
  * transaction.
  */
 async function lockLeasedJob(tx: Tx, jobId: string, worker: LeaseHolder): Promise<LeasedJobResult> {
-  const rows = await tx.execute<{ automation_id: string; leased: boolean }>(sql`
-    select automation_id, (status = 'running' and worker_id = ${worker.id} and lease_expires_at > now()
-      and (${worker.attempt ?? null}::int is null or attempts = ${worker.attempt ?? null}::int)) as leased
-    from ${jobs} where id = ${jobId} for update`);
-  const row = rows.rows[0];
-  if (!row || row.automation_id !== worker.automationId) return { ok: false, refusal: "not_found" };
+  // The row and the verdict in one statement: the fence is on every worker call's path.
+  const [row] = await tx
+    .select({
+      job: jobs,
+      leased: sql<boolean>`(${jobs.status} = 'running' and ${jobs.workerId} = ${worker.id} and ${jobs.leaseExpiresAt} > now()
+        and (${worker.attempt ?? null}::int is null or ${jobs.attempts} = ${worker.attempt ?? null}::int))`,
+    })
+    .from(jobs)
+    .where(eq(jobs.id, jobId))
+    .for("update");
+  if (!row || row.job.automationId !== worker.automationId) return { ok: false, refusal: "not_found" };
   if (!row.leased) return { ok: false, refusal: "not_leased" };
-  const job = await findJob(tx, jobId);
-  if (!job) return { ok: false, refusal: "not_found" };
-  return { ok: true, job };
+  return { ok: true, job: row.job };
 }
 
 export async function extendLease(
