@@ -56,7 +56,8 @@ export async function completeJobAsWorker(
   result: Record<string, unknown>,
   attempt?: number,
 ): Promise<JobRecord> {
-  const outcome = await ctx.db.transaction((tx) => completeJob(tx, jobId, fenceFor(worker, attempt), result));
+  // One statement: no explicit transaction needed.
+  const outcome = await completeJob(ctx.db, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw refused(ctx, "complete", outcome.refusal);
   observeRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);

@@ -9,7 +9,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { CancelReason, RequeueReason } from "@hub/shared";
 import type { DbOrTx, Tx } from "../client";
-import { automations, jobs, workers, type Job } from "../schema";
+import { automations, events, jobs, workers, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
 
 /** What the dispatch layer needs to know about a job to offer it to its automation's worker. */
@@ -66,48 +66,46 @@ export async function claimJob(
   const automation = automationRows.rows[0];
   if (!automation || !automation.is_active || automation.is_development) return { kind: "blocked" };
 
-  // Unregistering takes the same automation lock, so a worker unregistered while its claim waited
+  // Everything else in one statement, whose snapshot is taken now that the automation row is
+  // locked: every claim of this automation is serialised behind that lock, so the running count
+  // read here cannot be raced (a completion committed meanwhile only makes it conservative), and
+  // unregistering a worker takes the same lock, so a worker unregistered while its claim waited
   // is seen here and gets nothing.
-  const registered = await tx.execute(sql`
-    select 1 from ${workers} where id = ${input.workerId} and unregistered_at is null`);
-  if (registered.rows.length === 0) return { kind: "blocked" };
-
-  const runningRows = await tx.execute<{ running: number }>(sql`
-    select count(*)::int as running from ${jobs} where automation_id = ${input.automationId} and status = 'running'`);
-  if ((runningRows.rows[0]?.running ?? 0) >= automation.max_concurrent_jobs) return { kind: "blocked" };
-
-  const candidates = await tx.execute<{ id: string; status: string; automation_id: string }>(sql`
-    select id, status, automation_id from ${jobs} where id = any(${sql.param(input.candidateIds)}::uuid[])`);
-  const queuedIds = new Set(
-    candidates.rows.filter((row) => row.status === "queued" && row.automation_id === input.automationId).map((row) => row.id),
-  );
-  const staleIds = input.candidateIds.filter((id) => !queuedIds.has(id));
-  if (queuedIds.size === 0) return { kind: "none", staleIds };
-
-  // Returns the whole row, so the claim needs no second read of it.
-  const [job] = await tx
-    .update(jobs)
-    .set({
-      status: "running",
-      attempts: sql`${jobs.attempts} + 1`,
-      workerId: input.workerId,
-      startedAt: sql`now()`,
-      leaseExpiresAt: sql`now() + make_interval(secs => ${input.leaseSeconds})`,
-    })
-    .where(
-      sql`${jobs.id} = (
-        select id from ${jobs} where id = any(${sql.param([...queuedIds])}::uuid[]) and status = 'queued'
-        order by created_at, id limit 1 for update skip locked)`,
+  const rows = await tx.execute<Record<string, unknown>>(sql`
+    with gate as (
+      select (select count(*) from ${jobs} where automation_id = ${input.automationId} and status = 'running')
+               < ${automation.max_concurrent_jobs}
+         and exists (select 1 from ${workers} where id = ${input.workerId} and unregistered_at is null) as open
+    ), queued as (
+      select id from ${jobs}
+      where id = any(${sql.param(input.candidateIds)}::uuid[]) and status = 'queued' and automation_id = ${input.automationId}
+    ), picked as (
+      update ${jobs} set status = 'running', attempts = attempts + 1, worker_id = ${input.workerId},
+        started_at = now(), lease_expires_at = now() + make_interval(secs => ${input.leaseSeconds})
+      where ${jobs.id} = (
+        select id from ${jobs} where id in (select id from queued) and status = 'queued' and (select open from gate)
+        order by created_at, id limit 1 for update skip locked)
+      returning ${jobs}.*
+    ), event as (
+      insert into ${events} (aggregate_id, event_type, actor_id, payload)
+      select id, 'job.started', null, jsonb_build_object('automation_id', automation_id, 'worker_id', worker_id, 'attempt', attempts)
+      from picked
     )
-    .returning();
-  if (!job) return { kind: "none", staleIds };
-  await recordEvent(tx, {
-    eventType: "job.started",
-    aggregateId: job.id,
-    actorId: null,
-    payload: { automation_id: job.automationId, worker_id: input.workerId, attempt: job.attempts },
-  });
-  return { kind: "claimed", job, staleIds };
+    select (select open from gate) as gate_open, (select coalesce(array_agg(id), '{}') from queued) as queued_ids, picked.*
+    from (select 1) as one left join picked on true`);
+  const row = rows.rows[0]!;
+  if (!row.gate_open) return { kind: "blocked" };
+  const queuedIds = new Set(parseUuidArray(row.queued_ids));
+  const staleIds = input.candidateIds.filter((id) => !queuedIds.has(id));
+  if (!row.id) return { kind: "none", staleIds };
+  return { kind: "claimed", job: jobFromRow(row), staleIds };
+}
+
+/** A uuid[] from raw SQL: node-postgres parses it to an array, or leaves the `{a,b}` text. */
+function parseUuidArray(value: unknown): string[] {
+  if (Array.isArray(value)) return value as string[];
+  if (typeof value !== "string" || value === "{}") return [];
+  return value.slice(1, -1).split(",");
 }
 
 /** Who is calling about a job: the worker, its automation, and optionally the attempt it holds. */
@@ -116,6 +114,12 @@ export interface LeaseHolder {
   automationId: string;
   /** The job's `attempts` when this worker claimed it; when set, other attempts are refused. */
   attempt?: number | undefined;
+}
+
+/** True when the job row is `running` under this holder's unexpired lease (and its attempt, if named). */
+function leasedBy(worker: LeaseHolder) {
+  return sql<boolean>`(${jobs.status} = 'running' and ${jobs.workerId} = ${worker.id} and ${jobs.leaseExpiresAt} > now()
+    and (${worker.attempt ?? null}::int is null or ${jobs.attempts} = ${worker.attempt ?? null}::int))`;
 }
 
 /** Why a worker's call about a job was refused. */
@@ -134,8 +138,7 @@ async function lockLeasedJob(tx: Tx, jobId: string, worker: LeaseHolder): Promis
   const [row] = await tx
     .select({
       job: jobs,
-      leased: sql<boolean>`(${jobs.status} = 'running' and ${jobs.workerId} = ${worker.id} and ${jobs.leaseExpiresAt} > now()
-        and (${worker.attempt ?? null}::int is null or ${jobs.attempts} = ${worker.attempt ?? null}::int))`,
+      leased: leasedBy(worker),
     })
     .from(jobs)
     .where(eq(jobs.id, jobId))
@@ -161,26 +164,61 @@ export async function extendLease(
   return { ok: true, leaseExpiresAt: updated!.leaseExpiresAt! };
 }
 
+/** Raw SQL through drizzle returns timestamps as text. */
+function toDate(value: unknown): Date | null {
+  return value == null ? null : new Date(value as string);
+}
+
+/** A job row as PostgreSQL returns it from raw SQL (snake_case) → the drizzle `Job` shape. */
+function jobFromRow(row: Record<string, unknown>): Job {
+  return {
+    id: row.id as string,
+    automationId: row.automation_id as string,
+    status: row.status as Job["status"],
+    context: row.context as Job["context"],
+    result: row.result as Job["result"],
+    error: row.error as string | null,
+    attempts: row.attempts as number,
+    createdBy: row.created_by as string | null,
+    workerId: row.worker_id as string | null,
+    createdAt: toDate(row.created_at)!,
+    startedAt: toDate(row.started_at),
+    finishedAt: toDate(row.finished_at),
+    leaseExpiresAt: toDate(row.lease_expires_at),
+  };
+}
+
+/**
+ * The fence, the update and the `job.completed` event in one statement — one round trip, no
+ * explicit transaction. The `fence` CTE locks the row first (FOR UPDATE re-reads a row changed
+ * while it waited), so the verdict is taken on the latest version and a concurrent cancel or
+ * sweep either happened before (409) or waits for this statement.
+ */
 export async function completeJob(
-  tx: Tx,
+  db: DbOrTx,
   jobId: string,
   worker: LeaseHolder,
   result: Record<string, unknown>,
 ): Promise<LeasedJobResult> {
-  const fenced = await lockLeasedJob(tx, jobId, worker);
-  if (!fenced.ok) return fenced;
-  const [job] = await tx
-    .update(jobs)
-    .set({ status: "completed", result, finishedAt: sql`now()`, leaseExpiresAt: null })
-    .where(eq(jobs.id, jobId))
-    .returning();
-  await recordEvent(tx, {
-    eventType: "job.completed",
-    aggregateId: jobId,
-    actorId: null,
-    payload: { automation_id: job!.automationId, worker_id: worker.id, result },
-  });
-  return { ok: true, job: job! };
+  const rows = await db.execute<Record<string, unknown>>(sql`
+    with fence as (
+      select id, automation_id, ${leasedBy(worker)} as leased
+      from ${jobs} where id = ${jobId} for update
+    ), completed as (
+      update ${jobs} set status = 'completed', result = ${JSON.stringify(result)}::jsonb, finished_at = now(), lease_expires_at = null
+      from fence where ${jobs.id} = fence.id and fence.leased and fence.automation_id = ${worker.automationId}
+      returning ${jobs}.*
+    ), event as (
+      insert into ${events} (aggregate_id, event_type, actor_id, payload)
+      select id, 'job.completed', null, jsonb_build_object('automation_id', automation_id, 'worker_id', ${worker.id}::uuid, 'result', result)
+      from completed
+    )
+    select fence.automation_id as fence_automation_id, fence.leased as fence_leased, completed.*
+    from fence left join completed on true`);
+  const row = rows.rows[0];
+  if (!row || row.fence_automation_id !== worker.automationId) return { ok: false, refusal: "not_found" };
+  if (!row.fence_leased || !row.id) return { ok: false, refusal: "not_leased" };
+  return { ok: true, job: jobFromRow(row) };
 }
 
 /**
