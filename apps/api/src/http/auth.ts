@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { markWorkerSeen, users, workers, type Db, type User, type Worker } from "@hub/db";
 import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { TokenService } from "../identity/tokens";
@@ -28,11 +28,41 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
+/**
+ * The two lookups every authenticated request makes, as named prepared statements: built once,
+ * parsed and planned once per connection instead of on every request.
+ */
+function prepareLookups(db: Db) {
+  return {
+    userById: db
+      .select({ id: users.id, email: users.email, role: users.role, isActive: users.isActive, createdAt: users.createdAt })
+      .from(users)
+      .where(eq(users.id, sql.placeholder("id")))
+      .prepare("auth_user_by_id"),
+    workerByKeyHash: db
+      .select({
+        id: workers.id,
+        automationId: workers.automationId,
+        cloudInstanceId: workers.cloudInstanceId,
+        status: workers.status,
+        lastSeenAt: workers.lastSeenAt,
+        apiKeyHash: workers.apiKeyHash,
+      })
+      .from(workers)
+      .where(and(eq(workers.apiKeyHash, sql.placeholder("keyHash")), isNull(workers.unregisteredAt)))
+      .prepare("auth_worker_by_key_hash"),
+  };
+}
+
 export class Authenticator {
+  private readonly lookups: ReturnType<typeof prepareLookups>;
+
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
-  ) {}
+  ) {
+    this.lookups = prepareLookups(db);
+  }
 
   async authenticate<A extends AuthRequirement>(req: Request, requirement: A): Promise<Caller<A>> {
     switch (requirement) {
@@ -59,10 +89,7 @@ export class Authenticator {
     if (!match?.[1]) throw new UnauthorizedError("Not authenticated");
     const claims = await this.tokens.verify(match[1]);
     if (!claims) throw new UnauthorizedError("Could not validate credentials");
-    const [user] = await this.db
-      .select({ id: users.id, email: users.email, role: users.role, isActive: users.isActive, createdAt: users.createdAt })
-      .from(users)
-      .where(eq(users.id, claims.userId));
+    const [user] = await this.lookups.userById.execute({ id: claims.userId });
     if (!user || !user.isActive) throw new UnauthorizedError("Could not validate credentials");
     // The role is read from the database, not the token: a changed role applies at once.
     return { ...user, role: user.role as Role };
@@ -73,17 +100,7 @@ export class Authenticator {
     const apiKey = req.headers[WORKER_KEY_HEADER];
     if (typeof apiKey !== "string" || apiKey.length === 0) throw new UnauthorizedError("Missing X-Worker-Api-Key", "WorkerApiKey");
     const keyHash = hashApiKey(apiKey);
-    const [worker] = await this.db
-      .select({
-        id: workers.id,
-        automationId: workers.automationId,
-        cloudInstanceId: workers.cloudInstanceId,
-        status: workers.status,
-        lastSeenAt: workers.lastSeenAt,
-        apiKeyHash: workers.apiKeyHash,
-      })
-      .from(workers)
-      .where(and(eq(workers.apiKeyHash, keyHash), isNull(workers.unregisteredAt)));
+    const [worker] = await this.lookups.workerByKeyHash.execute({ keyHash });
     // The index lookup already matched; the constant-time comparison keeps that true for any future lookup scheme.
     if (!worker || !timingSafeEqual(Buffer.from(worker.apiKeyHash), Buffer.from(keyHash))) {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");

@@ -2,6 +2,7 @@ import { jwtVerify, SignJWT, errors as joseErrors } from "jose";
 import type { Role } from "@hub/shared";
 
 const ALGORITHM = "HS256";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISSUER = "automation-hub";
 const AUDIENCE = "automation-hub-api";
 
@@ -36,7 +37,8 @@ export class TokenService {
   async verify(token: string): Promise<AccessTokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
-      if (typeof payload.sub !== "string" || (payload.role !== "admin" && payload.role !== "employee")) return null;
+      if (typeof payload.sub !== "string" || !UUID.test(payload.sub)) return null;
+      if (payload.role !== "admin" && payload.role !== "employee") return null;
       return { userId: payload.sub, role: payload.role };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
