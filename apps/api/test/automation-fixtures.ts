@@ -1,6 +1,6 @@
 /** Arrange helpers for the automation and worker tests: sectors, automations, events, jobs. */
 import { asc, count, eq } from "drizzle-orm";
-import { events, insertJob, type HubEvent, type Job } from "@hub/db";
+import { events, insertJobIfActive, type HubEvent, type Job } from "@hub/db";
 import { createRedis } from "@hub/shared";
 import type { TestHub } from "./harness";
 
@@ -41,7 +41,9 @@ export async function adminId(hub: TestHub): Promise<string> {
 
 /** A queued job written straight to the database, as POST /jobs would. */
 export async function insertQueuedJob(hub: TestHub, automationId: string, createdBy: string): Promise<Job> {
-  return hub.api.ctx.db.transaction((tx) => insertJob(tx, { automationId, context: {}, createdBy }));
+  const job = await insertJobIfActive(hub.api.ctx.db, { automationId, context: {}, createdBy });
+  if (!job) throw new Error(`automation ${automationId} is not active`);
+  return job;
 }
 
 /**

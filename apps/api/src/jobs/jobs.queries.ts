@@ -16,18 +16,15 @@ export interface AutomationForNewJob {
 }
 
 /**
- * Reads the automation a job is being created for under FOR KEY SHARE (the lock the job's foreign
- * key takes anyway). Deactivation locks the row FOR UPDATE, which conflicts: either it waits for
- * this insert to commit and then cancels the job with the other queued ones, or this read waits
- * for it and sees the automation inactive — no queued job slips past a deactivation. Claims and
- * edits (FOR NO KEY UPDATE) do not conflict, so creating jobs never queues behind them.
+ * What POST /jobs needs to know about the automation before inserting: its parameters (to check
+ * the context) and whether it is active. A plain read: the insert itself re-checks `is_active`
+ * under a lock (insertJobIfActive in @hub/db).
  */
-export async function lockAutomationForNewJob(tx: Tx, automationId: string): Promise<AutomationForNewJob | undefined> {
-  const [automation] = await tx
+export async function findAutomationForNewJob(db: DbOrTx, automationId: string): Promise<AutomationForNewJob | undefined> {
+  const [automation] = await db
     .select({ id: automations.id, parameters: automations.parameters, isActive: automations.isActive })
     .from(automations)
-    .where(eq(automations.id, automationId))
-    .for("key share");
+    .where(eq(automations.id, automationId));
   return automation;
 }
 

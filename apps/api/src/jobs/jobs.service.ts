@@ -1,10 +1,10 @@
-import { cancelJob, findJob, insertJob, toJobRef, type DbOrTx, type Job } from "@hub/db";
+import { cancelJob, findJob, insertJobIfActive, toJobRef, type DbOrTx, type Job } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
 import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
-import { bindIdempotencyKey, findIdempotentJobId, listJobs as selectJobs, lockAutomationForNewJob } from "./jobs.queries";
+import { bindIdempotencyKey, findAutomationForNewJob, findIdempotentJobId, listJobs as selectJobs } from "./jobs.queries";
 import type { CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
 
 export function toJobRecord(job: Job): JobRecord {
@@ -52,28 +52,39 @@ export async function createJob(
     const earlier = await findIdempotentJobId(ctx.db, creator.id, idempotencyKey);
     if (earlier) return { id: earlier, replayed: true };
   }
+  const automation = await findAutomationForNewJob(ctx.db, input.automation_id);
+  if (!automation) {
+    throw new RequestValidationError([{ loc: ["body", "automation_id"], msg: "Value error, automation not found", type: "value_error" }]);
+  }
+  const context = validate(jobContextSchemaOf(automation.parameters), input.context, ["body", "context"]);
+  if (!context.ok) throw new RequestValidationError(context.issues);
+  const inactive = () => new ConflictError("Automation is deactivated and accepts no new jobs");
+  if (!automation.isActive) throw inactive();
+  const newJob = { automationId: automation.id, context: context.value, createdBy: creator.id };
+
   let job: Job;
-  try {
-    job = await ctx.db.transaction(async (tx) => {
-      const automation = await lockAutomationForNewJob(tx, input.automation_id);
-      if (!automation) {
-        throw new RequestValidationError([{ loc: ["body", "automation_id"], msg: "Value error, automation not found", type: "value_error" }]);
-      }
-      const context = validate(jobContextSchemaOf(automation.parameters), input.context, ["body", "context"]);
-      if (!context.ok) throw new RequestValidationError(context.issues);
-      if (!automation.isActive) throw new ConflictError("Automation is deactivated and accepts no new jobs");
-      const created = await insertJob(tx, { automationId: automation.id, context: context.value, createdBy: creator.id });
-      if (idempotencyKey && !(await bindIdempotencyKey(tx, creator.id, idempotencyKey, created.id))) {
-        // A concurrent request with the same key committed first: answer with its job, create nothing.
-        const earlier = await findIdempotentJobId(tx, creator.id, idempotencyKey);
-        if (!earlier) throw new ConflictError("A request with this Idempotency-Key is in progress; retry it");
-        throw new IdempotentReplay(earlier);
-      }
-      return created;
-    });
-  } catch (error) {
-    if (error instanceof IdempotentReplay) return { id: error.jobId, replayed: true };
-    throw error;
+  if (!idempotencyKey) {
+    // One statement, no explicit transaction: the common path.
+    const created = await insertJobIfActive(ctx.db, newJob);
+    if (!created) throw inactive();
+    job = created;
+  } else {
+    try {
+      job = await ctx.db.transaction(async (tx) => {
+        const created = await insertJobIfActive(tx, newJob);
+        if (!created) throw inactive();
+        if (!(await bindIdempotencyKey(tx, creator.id, idempotencyKey, created.id))) {
+          // A concurrent request with the same key committed first: answer with its job, create nothing.
+          const earlier = await findIdempotentJobId(tx, creator.id, idempotencyKey);
+          if (!earlier) throw new ConflictError("A request with this Idempotency-Key is in progress; retry it");
+          throw new IdempotentReplay(earlier);
+        }
+        return created;
+      });
+    } catch (error) {
+      if (error instanceof IdempotentReplay) return { id: error.jobId, replayed: true };
+      throw error;
+    }
   }
   ctx.metrics.jobs.created.inc();
   await enqueueForDispatch(ctx, toJobRef(job));
