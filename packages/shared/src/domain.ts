@@ -5,7 +5,6 @@ export type Role = (typeof ROLES)[number];
 
 export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ["completed", "failed", "cancelled"];
 
 export const WORKER_STATUSES = ["stopped", "running"] as const;
 export type WorkerStatus = (typeof WORKER_STATUSES)[number];

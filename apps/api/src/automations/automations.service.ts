@@ -162,8 +162,8 @@ export async function replaceAutomation(
  */
 export async function deactivateAutomation(ctx: AutomationServiceContext, id: string, actorId: string): Promise<void> {
   const changed = await ctx.db.transaction(async (tx) => {
-    // FOR UPDATE: a job insert holding the row (FOR SHARE, or only FOR KEY SHARE through its foreign
-    // key) commits first, so its job is cancelled below, and any later one sees `is_active = false`.
+    // FOR UPDATE: a job insert holding the row FOR KEY SHARE (insertJobIfActive) commits first, so
+    // its job is cancelled below, and any later one sees `is_active = false`.
     const automation = await lockAutomationOrNotFound(tx, id, "update");
     if (!automation.isActive) return false;
     await updateAutomation(tx, id, { isActive: false });

@@ -10,10 +10,10 @@ import { automations, sectors, workers, type Automation, type Sector, type Worke
 
 /**
  * How strongly to lock an automation row:
- * - `"no key update"` serialises with claims (which take the same lock) and with job creation
- *   (which takes `FOR SHARE` to check `is_active`);
- * - `"update"` also conflicts with a bare `FOR KEY SHARE` (any foreign-key insert of a job):
- *   deactivation takes it so no job can be inserted under a stale `is_active` by any path.
+ * - `"no key update"` serialises with claims (which take the same lock) but not with job
+ *   creation, which holds only `FOR KEY SHARE` (insertJobIfActive);
+ * - `"update"` also conflicts with `FOR KEY SHARE`: deactivation takes it so no job can be
+ *   inserted under a stale `is_active`.
  */
 export type AutomationLockStrength = "update" | "no key update";
 
