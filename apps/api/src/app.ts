@@ -68,6 +68,9 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   return app;
 }
 
+/** How long a request waits for a Redis reply before it answers 503. */
+const REQUEST_REDIS_TIMEOUT_MS = 1000;
+
 export interface RunningApi {
   ctx: AppContext;
   port: number;
@@ -78,8 +81,11 @@ export interface RunningApi {
 /** Connects, migrates, bootstraps the first admin and listens on `env.PORT` (0 = any free port). */
 export async function startApi(env: ApiEnv, logger: Logger = createLogger("api", env.LOG_LEVEL)): Promise<RunningApi> {
   await prepareDatabase(env.DATABASE_URL);
-  const database = openDatabase(env.DATABASE_URL, { max: 20, applicationName: "hub-api" });
-  const redis = createRedis(env.REDIS_URL, "hub-api");
+  const database = openDatabase(env.DATABASE_URL, { max: 20, applicationName: "hub-api", logger });
+  // Requests wait on this connection (login throttling, claims, readiness): a command with no
+  // answer within a second fails, so a request that needs Redis answers 503 in time while Redis
+  // is away (the long-poll claim and the dispatch signals have their own bounds and degrade instead).
+  const redis = createRedis(env.REDIS_URL, "hub-api", { logger, commandTimeoutMs: REQUEST_REDIS_TIMEOUT_MS });
   try {
     await assertRedisReachable(redis, env.REDIS_URL);
   } catch (error) {
@@ -89,8 +95,12 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   }
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
   const keys = redisKeys(env.HUB_REDIS_PREFIX);
-  const subscriber = createRedis(env.REDIS_URL, "hub-api-wake");
+  // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
+  // claims' 1 s re-check.
+  const subscriber = createRedis(env.REDIS_URL, "hub-api-wake", { logger });
   const dispatch = { queue: new DispatchQueue(redis, keys), ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
+  // BullMQ re-emits its connection's errors on the queue; the connection already reports them.
+  dispatch.queue.queue.on("error", () => undefined);
   await dispatch.wakes.start();
   const ctx: AppContext = {
     env,

@@ -1,10 +1,12 @@
-import { createLogger, EnvError, onShutdownSignal } from "@hub/shared";
+import { isDatabaseUnavailable } from "@hub/db";
+import { createLogger, EnvError, installCrashGuards, isRedisUnavailable, onShutdownSignal } from "@hub/shared";
 import { startApi } from "./app";
 import { loadApiEnv } from "./env";
 
 try {
   const env = loadApiEnv();
   const logger = createLogger("api", env.LOG_LEVEL);
+  installCrashGuards(logger, (error) => isDatabaseUnavailable(error) || isRedisUnavailable(error));
   const api = await startApi(env, logger);
   onShutdownSignal(logger, api.stop);
 } catch (error) {

@@ -1,14 +1,24 @@
-import { openDatabase, prepareDatabase } from "@hub/db";
-import { assertRedisReachable, createLogger, createRedis, onShutdownSignal, redisKeys, startMetricsServer } from "@hub/shared";
+import { isDatabaseUnavailable, openDatabase, prepareDatabase } from "@hub/db";
+import {
+  assertRedisReachable,
+  createLogger,
+  createRedis,
+  installCrashGuards,
+  isRedisUnavailable,
+  onShutdownSignal,
+  redisKeys,
+  startMetricsServer,
+} from "@hub/shared";
 import { createDispatcher } from "./dispatcher";
 import { loadDispatcherEnv } from "./env";
 
 try {
   const env = loadDispatcherEnv();
   const logger = createLogger("dispatcher", env.LOG_LEVEL);
+  installCrashGuards(logger, (error) => isDatabaseUnavailable(error) || isRedisUnavailable(error));
   await prepareDatabase(env.DATABASE_URL);
-  const database = openDatabase(env.DATABASE_URL, { max: 5, applicationName: "hub-dispatcher" });
-  const redis = createRedis(env.REDIS_URL, "hub-dispatcher");
+  const database = openDatabase(env.DATABASE_URL, { max: 5, applicationName: "hub-dispatcher", logger });
+  const redis = createRedis(env.REDIS_URL, "hub-dispatcher", { logger });
   await assertRedisReachable(redis, env.REDIS_URL);
   const dispatcher = createDispatcher({
     database,

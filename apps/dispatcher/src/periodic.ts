@@ -2,19 +2,31 @@ import type { Logger } from "@hub/shared";
 
 /**
  * Runs `task` every `intervalMs` (measured from the end of one run to the start of the next, so
- * runs never overlap). A failing run is logged and retried on the next tick. `stop` waits for the
- * run in flight.
+ * runs never overlap). A failing run is counted and retried on the next tick, so a task resumes
+ * on its own within one interval of PostgreSQL or Redis coming back. Only the first failure of a
+ * streak is logged as a warning (an outage would otherwise log four lines a second per task),
+ * and the first success after it says how many runs failed. `stop` waits for the run in flight.
  */
 export function periodic(name: string, intervalMs: number, task: () => Promise<void>, logger: Logger, onError: () => void) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  let failedRuns = 0;
   const tick = () => {
     running = task()
-      .catch((error: unknown) => {
-        onError();
-        logger.warn({ err: error, task: name }, "periodic task failed; retrying on the next tick");
-      })
+      .then(
+        () => {
+          if (failedRuns > 0) logger.info({ task: name, failedRuns }, "periodic task recovered");
+          failedRuns = 0;
+        },
+        (error: unknown) => {
+          onError();
+          failedRuns += 1;
+          const details = { err: error, task: name, failedRuns };
+          if (failedRuns === 1) logger.warn(details, "periodic task failed; retrying on the next tick");
+          else logger.debug(details, "periodic task failed again");
+        },
+      )
       .finally(() => {
         running = undefined;
         if (!stopped) timer = setTimeout(tick, intervalMs);

@@ -1,17 +1,85 @@
 import { Redis } from "ioredis";
+import type { Logger } from "./logger";
+
+/** Options of {@link createRedis}. */
+export interface RedisConnectionOptions {
+  /**
+   * Where connection errors are reported (warn, once per outage: ioredis reports every failed
+   * reconnect). Without it they are still listened to, so none is ever an unhandled 'error' event.
+   */
+  logger?: Logger;
+  /**
+   * Fails a command that has no reply after this long ("Command timed out"), including one queued
+   * while Redis is unreachable. For connections that serve requests, so a request that needs Redis
+   * answers 503 in time instead of waiting for the reconnect. Never for a connection that runs
+   * blocking commands (BullMQ workers). Default: none (commands wait for the reconnect).
+   */
+  commandTimeoutMs?: number;
+}
+
+/** At most this long between reconnect attempts. */
+const MAX_RECONNECT_DELAY_MS = 1000;
 
 /**
  * Opens an ioredis connection. `maxRetriesPerRequest: null` is what BullMQ requires and also
- * what we want elsewhere: commands wait for a reconnect instead of failing after a few tries.
+ * what we want elsewhere: commands wait for a reconnect instead of failing after a few tries
+ * (bounded by `commandTimeoutMs` where a request waits on them).
  */
-export function createRedis(url: string, connectionName: string): Redis {
-  return new Redis(url, {
+export function createRedis(url: string, connectionName: string, options: RedisConnectionOptions = {}): Redis {
+  const redis = new Redis(url, {
     connectionName,
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
-    // Reconnect quickly at first, then at most every 2 s.
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
+    // Reconnect quickly at first, then every second at most, so a returning Redis is in use
+    // again within about a second, whatever the length of the outage.
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, MAX_RECONNECT_DELAY_MS),
   });
+  let reported = false;
+  redis.on("error", (error: Error & { code?: string }) => {
+    if (reported) return;
+    reported = true;
+    options.logger?.warn({ err: { message: error.message, code: error.code }, connection: connectionName }, "Redis connection failed; reconnecting");
+  });
+  redis.on("ready", () => {
+    if (!reported) return;
+    reported = false;
+    options.logger?.info({ connection: connectionName }, "Redis connection restored");
+  });
+  return redis;
+}
+
+/**
+ * Messages of ioredis errors that mean "Redis is not reachable right now" rather than "this
+ * command is wrong": a command that timed out (`commandTimeout`), a connection closed under a
+ * command, or no connection to send it on.
+ */
+const REDIS_UNAVAILABLE_MESSAGES = [
+  /^Command timed out$/,
+  /^Connection is closed\.$/,
+  /^Stream isn't writeable/,
+  /^Reached the max retries per request limit/,
+  /^connect ECONNREFUSED/,
+];
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/**
+ * True when `error` says Redis is unreachable or restarting (ioredis' own errors, socket errors,
+ * `LOADING` while it reads its data set back): a condition that passes on its own, to be answered
+ * with 503 and never a reason for a process to exit.
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const { message, code, name } = current as { message?: unknown; code?: unknown; name?: unknown };
+    if (name === "MaxRetriesPerRequestError") return true;
+    if (typeof code === "string" && SOCKET_CODES.has(code)) return true;
+    if (typeof message === "string" && (REDIS_UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message)) || message.startsWith("LOADING "))) {
+      return true;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** The names of every Redis key, channel and queue the hub uses, in one place. */

@@ -32,3 +32,28 @@ export function onShutdownSignal(logger: Logger, stop: () => Promise<void>, time
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
 }
+
+/**
+ * Keeps a dependency outage from killing the process, without hiding bugs.
+ *
+ * Every PostgreSQL and Redis connection has an 'error' listener and every background task catches
+ * its failures, so an outage should never reach here; this is the net under a path that was
+ * missed. A rejection or exception that `isOutage` recognises (PostgreSQL or Redis unreachable,
+ * a connection cut) is logged and the process keeps running: the driver has already dropped the
+ * broken connection and the next attempt opens a new one. Anything else is a programming error:
+ * it is logged as fatal and the process exits 1, as Node would by default, so that a supervisor
+ * restarts it in a known state rather than leaving it running in an unknown one.
+ */
+export function installCrashGuards(logger: Logger, isOutage: (error: unknown) => boolean): void {
+  const handle = (kind: "unhandledRejection" | "uncaughtException") => (error: unknown) => {
+    if (isOutage(error)) {
+      logger.warn({ err: error, kind }, "dependency outage escaped its handler; continuing");
+      return;
+    }
+    logger.fatal({ err: error, kind }, "unexpected error; exiting");
+    // pino writes synchronously to stdout by default, so the line above is out before the exit.
+    process.exit(1);
+  };
+  process.on("unhandledRejection", handle("unhandledRejection"));
+  process.on("uncaughtException", handle("uncaughtException"));
+}

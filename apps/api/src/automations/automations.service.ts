@@ -15,10 +15,11 @@ import {
   type Db,
   type DbOrTx,
   type Tx,
+  isForeignKeyViolation,
+  isUniqueViolation,
 } from "@hub/db";
 import { ConflictError, NotFoundError, RequestValidationError } from "@hub/shared";
 import type { AppContext } from "../context";
-import { isForeignKeyViolation, isUniqueViolation } from "../http/pg-errors";
 import { clearOffers, wakeClaims } from "../dispatch/signals";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
 import { contextJsonSchemaOf } from "./context-schema";

@@ -1,22 +1,44 @@
+/**
+ * Liveness and readiness (CONTRACT §5, §6.1). `/healthz` says only that the process serves HTTP:
+ * it stays 200 while a dependency is down, so an orchestrator does not restart a process that
+ * would reconnect on its own. `/readyz` probes PostgreSQL and Redis in parallel, each bounded, so
+ * it answers within about a second and names whichever is down.
+ */
 import { sql } from "drizzle-orm";
 import { z } from "zod";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
 import { defineRoute } from "../http/route";
 
+/** Each probe's bound: both run at once, so /readyz answers within this (plus a little). */
+const PROBE_TIMEOUT_MS = 1000;
+
+const dependencyState = z.enum(["ok", "down"]);
 const healthResponse = z.object({ status: z.string() });
-const readinessResponse = z.object({
-  status: z.enum(["ok", "unavailable"]),
-  checks: z.object({ database: z.enum(["ok", "down"]), redis: z.enum(["ok", "down"]) }),
+const checks = z.object({ database: dependencyState, redis: dependencyState });
+const readyResponse = z.object({ status: z.literal("ok"), checks });
+const notReadyResponse = z.object({
+  detail: z.string().describe('"Service temporarily unavailable"'),
+  status: z.literal("unavailable"),
+  checks: checks.describe("Which dependency is down"),
 });
 
-async function check(probe: () => Promise<unknown>, timeoutMs = 2000): Promise<"ok" | "down"> {
+async function probe(attempt: () => Promise<unknown>): Promise<"ok" | "down"> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = attempt();
+  // A probe that loses the race settles later with no one listening.
+  outcome.catch(() => undefined);
   try {
     await Promise.race([
-      probe(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs).unref()),
+      outcome,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("probe timed out")), PROBE_TIMEOUT_MS);
+      }),
     ]);
     return "ok";
   } catch {
     return "down";
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -37,13 +59,17 @@ export const healthRoutes = [
     tag: "operations",
     auth: "none",
     responses: {
-      200: { description: "Ready", schema: readinessResponse },
-      503: { description: "A dependency is down", schema: readinessResponse },
+      200: { description: "Ready", schema: readyResponse },
+      503: { description: "PostgreSQL or Redis is down (named in `checks`); Retry-After is set", schema: notReadyResponse },
     },
     handler: async ({ ctx }) => {
-      const [database, redis] = await Promise.all([check(() => ctx.db.execute(sql`select 1`)), check(() => ctx.redis.ping())]);
-      const ready = database === "ok" && redis === "ok";
-      return { status: ready ? 200 : 503, body: { status: ready ? "ok" : "unavailable", checks: { database, redis } } };
+      const [database, redis] = await Promise.all([probe(() => ctx.db.execute(sql`select 1`)), probe(() => ctx.redis.ping())]);
+      if (database === "ok" && redis === "ok") return { status: 200, body: { status: "ok" as const, checks: { database, redis } } };
+      return {
+        status: 503,
+        headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        body: { detail: "Service temporarily unavailable", status: "unavailable" as const, checks: { database, redis } },
+      };
     },
   }),
 ];

@@ -1,7 +1,8 @@
 /** The one error middleware: every failure leaves in the contract's shape (CONTRACT §1). */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { DrizzleQueryError } from "drizzle-orm";
-import { HttpError, RequestValidationError } from "@hub/shared";
+import { isDatabaseUnavailable } from "@hub/db";
+import { HttpError, isRedisUnavailable, RequestValidationError } from "@hub/shared";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
 
@@ -24,9 +25,28 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     res.status(status).json({ detail: "Bad request" });
     return;
   }
+  if (isDependencyUnavailable(error)) {
+    req.log.warn({ err: loggableError(error) }, "a dependency is unavailable: answered 503");
+    res.status(503).set("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS)).json({ detail: "Service temporarily unavailable" });
+    return;
+  }
   req.log.error({ err: loggableError(error) }, "unhandled error");
   res.status(500).json({ detail: "Internal Server Error" });
 };
+
+/**
+ * Seconds a client is asked to wait after a 503. PostgreSQL restarts in a few seconds and the hub
+ * reconnects within a second of its return (pool on demand, Redis at most every second).
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * PostgreSQL or Redis is unreachable, restarting or cut the connection: the request may succeed
+ * when retried, so it gets 503 with Retry-After (CONTRACT §6.1), never a 500.
+ */
+export function isDependencyUnavailable(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || isRedisUnavailable(error);
+}
 
 /**
  * What the log may say about an unexpected error. A failed query's message and `params` hold the

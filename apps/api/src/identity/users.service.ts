@@ -1,6 +1,5 @@
-import { recordEvent, type Db } from "@hub/db";
+import { isUniqueViolation, recordEvent, type Db } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError } from "@hub/shared";
-import { isUniqueViolation } from "../http/pg-errors";
 import type { CreateUserInput, UserRecord } from "./identity.schemas";
 import { hashPassword } from "./passwords";
 import { deactivateActiveUser, findActiveUser, insertUser, listActiveUsers, type PublicUser } from "./users.queries";

@@ -1,7 +1,6 @@
 import { asc, eq } from "drizzle-orm";
-import { recordEvent, sectors, type Db, type Sector } from "@hub/db";
+import { isUniqueViolation, recordEvent, sectors, type Db, type Sector } from "@hub/db";
 import { ConflictError, NotFoundError } from "@hub/shared";
-import { isUniqueViolation } from "../http/pg-errors";
 import type { SectorRecord } from "./sectors.schemas";
 
 export function toSectorRecord(sector: Sector): SectorRecord {

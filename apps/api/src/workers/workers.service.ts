@@ -13,12 +13,12 @@ import {
   toJobRef,
   type Tx,
   type Worker,
+  isUniqueViolation,
 } from "@hub/db";
 import { ConflictError, NotFoundError } from "@hub/shared";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
 import { hashApiKey } from "../http/auth";
-import { isUniqueViolation } from "../http/pg-errors";
 import type { RegisterWorkerInput, WorkerCredentials } from "./workers.schemas";
 
 const API_KEY_PREFIX = "whk_";
