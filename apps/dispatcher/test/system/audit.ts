@@ -19,7 +19,7 @@
  * job.started, every job the timeline shows running had a committed start B saw, and any end B
  * did not see was written after B counted — the timeline is at most what B's check allowed.
  */
-import type { Database } from "@hub/db";
+import { isDatabaseUnavailable, type Database } from "@hub/db";
 import type { WorkerEvent } from "@hub/reference-worker";
 
 const TERMINAL_EVENT_OF_STATUS = {
@@ -59,6 +59,8 @@ export class CompletionLedger {
 export class ConcurrencySampler {
   readonly peakRunning = new Map<string, number>();
   samples = 0;
+  /** Samples PostgreSQL could not answer (it was down). */
+  missedSamples = 0;
   private stopped = false;
   private loop: Promise<void> | undefined;
 
@@ -74,18 +76,20 @@ export class ConcurrencySampler {
   }
 
   private async run(): Promise<void> {
-    const client = await this.database.pool.connect();
-    try {
-      while (!this.stopped) {
-        const { rows } = await client.query<{ automation_id: string; running: number }>(
+    while (!this.stopped) {
+      try {
+        const { rows } = await this.database.pool.query<{ automation_id: string; running: number }>(
           "select automation_id, count(*)::int as running from jobs where status = 'running' group by 1",
         );
         this.samples += 1;
         for (const row of rows) this.peakRunning.set(row.automation_id, Math.max(this.peakRunning.get(row.automation_id) ?? 0, row.running));
-        await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
+      } catch (error) {
+        // While PostgreSQL is down (a fault test) no sample can be taken, but no job can start
+        // either: every start is a committed transaction, so nothing is missed.
+        if (!isDatabaseUnavailable(error)) throw error;
+        this.missedSamples += 1;
       }
-    } finally {
-      client.release();
+      await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
     }
   }
 

@@ -15,7 +15,14 @@ import { testServiceUrls } from "@hub/db/testing/inject";
 import { HubWorkerClient, runWorker, type HubJob, type WorkerEvent } from "@hub/reference-worker";
 import { createRedis, redisKeys, type JobStatus, type RedisKeys } from "@hub/shared";
 import { HubClient } from "../../../api/test/harness";
-import { HubProcesses, startPrivateRedis, type HubProcessesOptions, type PrivateRedis } from "../../../../tooling/hub-processes";
+import {
+  HubProcesses,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type HubProcessesOptions,
+  type PrivatePostgres,
+  type PrivateRedis,
+} from "../../../../tooling/hub-processes";
 import type { CompletionLedger } from "./audit";
 
 export interface SystemHubOptions {
@@ -26,6 +33,10 @@ export interface SystemHubOptions {
   dispatcherEnv?: Record<string, string>;
   /** Runs the hub on a redis-server of its own, which the test may wreck (FLUSHDB); default the shared test server. */
   privateRedis?: boolean;
+  /** Runs the hub on a PostgreSQL cluster of its own, which the test may stop and start; default the shared test server. */
+  privatePostgres?: boolean;
+  /** Event relays; default 0. */
+  relays?: number;
 }
 
 export interface SystemAutomation {
@@ -47,6 +58,8 @@ export interface SystemHub {
   keys: RedisKeys;
   /** The hub's own redis-server when started with `privateRedis`. */
   privateRedis: PrivateRedis | undefined;
+  /** The hub's own PostgreSQL cluster when started with `privatePostgres`. */
+  privatePostgres: PrivatePostgres | undefined;
   createAutomationWithWorker(options?: { maxConcurrentJobs?: number }): Promise<SystemAutomation>;
   /** POST /jobs `count` times, `parallel` at once (1 keeps creation order = array order). */
   createJobs(automationId: string, count: number, options?: { parallel?: number }): Promise<string[]>;
@@ -72,11 +85,17 @@ async function expectStatus<T>(what: string, call: Promise<{ status: number; bod
   return answer.body;
 }
 
-async function startSystemHub(options: SystemHubOptions, testDatabase: TestDatabase, privateRedis: PrivateRedis | undefined): Promise<SystemHub> {
+async function startSystemHub(
+  options: SystemHubOptions,
+  testDatabase: TestDatabase,
+  privateRedis: PrivateRedis | undefined,
+  privatePostgres: PrivatePostgres | undefined,
+): Promise<SystemHub> {
   const processOptions: HubProcessesOptions = {
     databaseUrl: testDatabase.url,
     redisUrl: privateRedis?.url ?? testServiceUrls().redisUrl,
     dispatchers: options.dispatchers ?? 1,
+    relays: options.relays ?? 0,
     env: options.env ?? {},
     dispatcherEnv: options.dispatcherEnv ?? {},
   };
@@ -99,6 +118,7 @@ async function startSystemHub(options: SystemHubOptions, testDatabase: TestDatab
     database,
     keys: redisKeys(processes.env.HUB_REDIS_PREFIX!),
     privateRedis,
+    privatePostgres,
     async createAutomationWithWorker({ maxConcurrentJobs = 1 } = {}) {
       slugSequence += 1;
       const slug = `system-${process.pid}-${slugSequence}`;
@@ -156,12 +176,14 @@ export function useSystemHub(options: SystemHubOptions = {}): () => SystemHub {
   let hub: SystemHub | undefined;
   let testDatabase: TestDatabase | undefined;
   let privateRedis: PrivateRedis | undefined;
+  let privatePostgres: PrivatePostgres | undefined;
   let failed = false;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(testServiceUrls().databaseServerUrl);
+    if (options.privatePostgres) privatePostgres = await startPrivatePostgres();
+    testDatabase = await createTestDatabase(privatePostgres?.serverUrl ?? testServiceUrls().databaseServerUrl);
     if (options.privateRedis) privateRedis = await startPrivateRedis();
-    hub = await startSystemHub(options, testDatabase, privateRedis);
+    hub = await startSystemHub(options, testDatabase, privateRedis, privatePostgres);
   }, 120_000);
 
   afterEach((context) => {
@@ -186,7 +208,9 @@ export function useSystemHub(options: SystemHubOptions = {}): () => SystemHub {
       else hub.processes.removeLogs();
     }
     await privateRedis?.stop();
-    await testDatabase?.drop();
+    // A private cluster goes as a whole; dropping its database first would only cost time.
+    if (privatePostgres) await privatePostgres.stop();
+    else await testDatabase?.drop();
     if (unclean.length > 0) throw new Error(unclean.join("; "));
   }, 60_000);
 
