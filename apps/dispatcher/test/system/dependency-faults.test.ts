@@ -75,6 +75,8 @@ class CreateLoad {
         id = answer.body?.id;
       } catch {
         this.networkErrors += 1;
+        // The API itself is gone (the test fails on that): stop retrying once the load stops.
+        if (this.stopped) return undefined;
         await sleep(100);
         continue;
       }
@@ -106,6 +108,15 @@ class CreateLoad {
   }
 }
 
+/** Wraps a probe so that a wait ends at once, with the reason, when a hub process exits on its own. */
+function whileHubAlive<T>(hub: SystemHub, probe: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    const exits = hub.processes.unexpectedExits();
+    if (exits.length > 0) throw new Error(`a hub process exited on its own: ${JSON.stringify(exits)}`);
+    return probe();
+  };
+}
+
 interface FaultRun {
   load: CreateLoad;
   recoveryMs: number;
@@ -124,19 +135,19 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
   const api500Before = await readMetric(hub.processes.metricsUrl(hub.processes.api)!, "hub_http_request_duration_seconds_count", { status: "500" });
   let recoveryMs: number;
   try {
-    await eventually("30 jobs to complete before the fault", () => hub.statusCounts(automationIds), (counts) => (counts.completed ?? 0) >= 30);
+    await eventually("30 jobs to complete before the fault", whileHubAlive(hub, () => hub.statusCounts(automationIds)), (counts) => (counts.completed ?? 0) >= 30);
     await fault(load);
     const back = performance.now();
-    const probeJob = await load.createOne();
+    const probeJob = await whileHubAlive(hub, () => load.createOne())();
     expect(probeJob).toBeDefined();
-    await eventually("a job created after the recovery to complete", () => hub.readJob(probeJob!), (job) => job.status === "completed", RECOVERY_BOUND_MS);
+    await eventually("a job created after the recovery to complete", whileHubAlive(hub, () => hub.readJob(probeJob!)), (job) => job.status === "completed", RECOVERY_BOUND_MS);
     recoveryMs = performance.now() - back;
     await sleep(1_000);
     await load.stop();
     const expected = load.created.length;
     await eventually(
       `all ${expected} jobs to complete`,
-      () => hub.statusCounts(automationIds),
+      whileHubAlive(hub, () => hub.statusCounts(automationIds)),
       (counts) => (counts.completed ?? 0) + (counts.failed ?? 0) === expected,
       DRAIN_TIMEOUT_MS,
     );
