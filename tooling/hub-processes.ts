@@ -648,7 +648,7 @@ let postgresExitHookInstalled = false;
 /**
  * Starts a PostgreSQL cluster of its own, made with `initdb` in a new temporary directory and run
  * with `pg_ctl` on a free port (TCP on 127.0.0.1 only, no Unix socket, trust authentication, user
- * `postgres`, durability off: it holds test data only). PostgreSQL refuses to run as root, so
+ * `postgres`, no fsync: it holds test data only). PostgreSQL refuses to run as root, so
  * when the caller is root every command runs as the `postgres` user through `runuser`.
  *
  * `pg_ctl` detaches the server, so it is not a child of the caller: the process 'exit' hook stops
@@ -683,8 +683,11 @@ export async function startPrivatePostgres(options: { readyTimeoutSeconds?: numb
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
     "-c unix_socket_directories=''",
+    // No fsync: safe against the server process dying ("immediate" stop), which is what tests do,
+    // though not against the machine losing power. synchronous_commit stays on: with it off, an
+    // immediate stop loses commits already acknowledged, and a test would see the server, not the
+    // hub, lose jobs.
     "-c fsync=off",
-    "-c synchronous_commit=off",
     "-c full_page_writes=off",
     "-c max_connections=200",
   ].join(" ");

@@ -4,7 +4,8 @@
  * redis-server of the test's own, while a mixed load of creates, claims and completes runs:
  *
  * - every hub connection is terminated with `pg_terminate_backend`, three times;
- * - PostgreSQL is stopped for a few seconds (sessions terminated, connections refused) and started;
+ * - PostgreSQL is stopped for a few seconds and started again: cleanly ("fast": sessions are
+ *   terminated, connections refused) and as in a crash ("immediate");
  * - Redis is stopped for a few seconds and started again, empty.
  *
  * Each ends with the audit (every job in one terminal state with one terminal event, each result
@@ -157,6 +158,20 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
     await sampler.stop();
   }
 
+  // The relay resumed too: every event of these jobs reached the stream.
+  await eventually(
+    "the relay to publish every event of these jobs",
+    whileHubAlive(hub, async () => {
+      const { rows } = await hub.database.pool.query<{ pending: number }>(
+        `select count(*)::int as pending from events e join jobs j on j.id = e.aggregate_id
+         where j.automation_id = any($1::uuid[]) and e.dispatched_at is null`,
+        [automationIds],
+      );
+      return rows[0]!.pending;
+    }),
+    (pending) => pending === 0,
+    RECOVERY_BOUND_MS,
+  );
   const report = await auditJobs(hub.database, { automationIds, ledger, sampler });
   expect(report.violations).toEqual([]);
   expect(report.jobs).toBe(load.created.length);
@@ -208,12 +223,14 @@ describe.skipIf(!postgresBinDir)("PostgreSQL and Redis faults under load", () =>
     });
   }, FAULT_TEST_TIMEOUT_MS);
 
-  it("when PostgreSQL stops for a few seconds and starts again, then requests answer 503 meanwhile and the hub resumes on its own", async () => {
+  it.each(["fast", "immediate"] as const)(
+    "when PostgreSQL stops (%s) for a few seconds and starts again, then requests answer 503 meanwhile and the hub resumes on its own",
+    async (mode) => {
     const hub = system();
     const postgres = hub.privatePostgres!;
     const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
     const { load } = await runWithFault(hub, automation, async () => {
-      await postgres.stopServer("fast");
+      await postgres.stopServer(mode);
       try {
         const during = await readiness(hub);
         expect(during.status).toBe(503);
@@ -225,7 +242,9 @@ describe.skipIf(!postgresBinDir)("PostgreSQL and Redis faults under load", () =>
       }
     });
     expect(load.answers.get(503) ?? 0, "creates answered 503 during the outage").toBeGreaterThan(0);
-  }, FAULT_TEST_TIMEOUT_MS);
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 
   it("when Redis stops for a few seconds and comes back empty, then the hub resumes on its own and wake-ups are subscribed again", async () => {
     const hub = system();
