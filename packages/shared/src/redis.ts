@@ -59,7 +59,6 @@ const REDIS_UNAVAILABLE_MESSAGES = [
   /^Connection is closed\.$/,
   /^Stream isn't writeable/,
   /^Reached the max retries per request limit/,
-  /^connect ECONNREFUSED/,
 ];
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
