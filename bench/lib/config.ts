@@ -112,6 +112,9 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     return value;
   });
   const rateRaw = env.BENCH_RATE;
+  // POST /jobs/batch takes 1–500 jobs (CONTRACT §6.6).
+  const batchSize = intVar(env, "BENCH_BATCH", smoke ? 20 : 100, 1);
+  if (batchSize > 500) throw new Error(`BENCH_BATCH must be at most 500, the largest POST /jobs/batch (got ${batchSize})`);
   return {
     mode,
     smoke,
@@ -128,7 +131,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     leaseSeconds: intVar(env, "BENCH_LEASE_SECONDS", smoke ? 3 : 5, 1),
     slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
     claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
-    batchSize: intVar(env, "BENCH_BATCH", smoke ? 20 : 100, 1),
+    batchSize,
     peerConcurrency: intVar(env, "BENCH_PEER_CONCURRENCY", 16, 1),
     pgBossWorkers: intVar(env, "BENCH_PGBOSS_WORKERS", 8, 1),
     pgBossBatch: intVar(env, "BENCH_PGBOSS_BATCH", 200, 1),
