@@ -52,6 +52,9 @@ export class GraphileWorkerTarget implements JobTarget {
       else tracker.current?.completed(job.id, performance.now());
     });
     const producers = new pg.Pool({ connectionString: databaseUrl, max: options.creators, application_name: "bench-graphile-producer" });
+    // An idle connection that breaks (e.g. the database dropped at the end) must not crash the run.
+    producers.on("error", (error) => tracker.current?.error("graphile producer pool", error));
+    producers.on("connect", (client) => client.on("error", (error) => tracker.current?.error("graphile producer connection", error)));
     const utils = options.batched ? await makeWorkerUtils({ pgPool: producers, logger: silentLogger }) : undefined;
     return new GraphileWorkerTarget(producers, runner, utils);
   }

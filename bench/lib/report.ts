@@ -268,7 +268,7 @@ export function renderE2e(report: E2eReport): string {
     lines.push(
       "",
       "CPU ms per job (/proc; postgres: the target's own backends; pg-shared: PostgreSQL's server processes; redis: the whole server;",
-      "bench: the load driver, and for graphile-worker, pg-boss and bullmq their in-process workers too; Σ: all but bench and other)",
+      "the driver is 'bench', with graphile-worker's, pg-boss's and bullmq's in-process workers; Σ: all but bench and other)",
     );
     const labels = [...new Set([...CPU_COLUMNS, ...ran.flatMap(([, result]) => Object.keys(result.peak.cpuMsPerJob))])].filter((label) =>
       ran.some(([, result]) => label in result.peak.cpuMsPerJob || (result.paced !== null && label in result.paced.cpuMsPerJob)),
