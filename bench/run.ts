@@ -5,9 +5,9 @@
  * How to run it and how to read it: bench/README.md.
  */
 import { randomBytes } from "node:crypto";
-import { runBullmqBaseline, runPgCeiling } from "./baselines";
+import { runBullmqBaseline, runGraphileWorker, runPgBoss, runPgCeiling } from "./baselines";
 import { runHub } from "./hub";
-import { loadBenchConfig, type BenchConfig } from "./lib/config";
+import { loadBenchConfig, type BenchConfig, type BenchPart } from "./lib/config";
 import type { PhaseSummary } from "./lib/load";
 import { planWorkload } from "./lib/plan";
 import { checkTargets, computeRatios, describeMachine, renderE2e, writeReport, type E2eReport } from "./lib/report";
@@ -22,16 +22,35 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
   const decideRate = (peak: PhaseSummary): number => (pacedRate ??= peak.throughput * config.loadFraction);
   const step = (message: string) => console.error(`bench: ${message}`);
 
-  if (config.parts.includes("hub")) {
-    step("hub: starting the API, a dispatcher and an event relay");
-    results.hub = await runHub(config, plan, decideRate);
+  const wanted = (part: BenchPart) => config.parts.includes(part);
+
+  if (wanted("hub")) {
+    step("hub, one job per request: starting the API, a dispatcher and an event relay");
+    results.hub = await runHub(config, plan, decideRate, "single");
   }
-  if (config.parts.includes("pg")) {
-    step("baseline (a): the PostgreSQL ceiling");
+  // Batched modes measure peak throughput only: their latency phase would be one-job batches.
+  if (wanted("hub-batched")) {
+    step(`hub, batched (${config.batchSize} jobs per POST /jobs/batch, claim-batch, complete-batch): a fresh hub`);
+    results["hub-batched"] = await runHub(config, plan, () => null, "batched");
+  }
+  if (wanted("pg")) {
+    step("peer: the PostgreSQL ceiling");
     results.pg = await runPgCeiling(config, plan, decideRate);
   }
-  if (config.parts.includes("bullmq")) {
-    step("baseline (b): raw BullMQ");
+  if (wanted("graphile")) {
+    step("peer: graphile-worker, plain add_job");
+    results.graphile = await runGraphileWorker(config, plan, pacedRate, false);
+  }
+  if (wanted("graphile-batched")) {
+    step("peer: graphile-worker, batched");
+    results["graphile-batched"] = await runGraphileWorker(config, plan, null, true);
+  }
+  if (wanted("pgboss")) {
+    step("peer: pg-boss");
+    results.pgboss = await runPgBoss(config, plan, pacedRate);
+  }
+  if (wanted("bullmq")) {
+    step("peer: raw BullMQ");
     results.bullmq = await runBullmqBaseline(config, plan, pacedRate);
   }
   const { databaseServerUrl: _server, redisUrl: _redis, resultsDir: _dir, ...shownConfig } = config;
@@ -43,7 +62,7 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
     pacedRate,
     results,
     ratios: computeRatios(results),
-    targets: results.hub ? checkTargets(results.hub) : [],
+    targets: checkTargets(results),
     auditPassed: Object.values(results).every((result) => result.audit.every((check) => check.ok)),
   };
   console.log(renderE2e(report));

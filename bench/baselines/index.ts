@@ -1,11 +1,14 @@
-/** The two baselines of the end-to-end mode, each on resources of its own that it removes afterwards. */
+/** The peers of the end-to-end mode, each on resources of its own that it removes afterwards. */
 import { randomBytes } from "node:crypto";
 import { createTestDatabase } from "@hub/db/testing";
 import type { BenchConfig } from "../lib/config";
-import { drivePullTarget, drivePushTarget, settleTransactions, type TargetResult } from "../lib/drive";
-import { PhaseTracker, type PhaseSummary } from "../lib/load";
+import { drivePullTarget, drivePushTarget, settleCosts, type TargetResult } from "../lib/drive";
+import { PhaseTracker, SimulatedWorkers, type PhaseSummary } from "../lib/load";
 import type { WorkloadPlan } from "../lib/plan";
+import { createScratchDatabase } from "../lib/scratch-db";
 import { BullmqTarget } from "./bullmq-raw";
+import { GraphileWorkerTarget } from "./graphile-worker";
+import { PgBossTarget } from "./pg-boss";
 import { PgCeilingTarget } from "./pg-ceiling";
 
 /** (a) The PostgreSQL ceiling, on a fresh database, with a pool of C connections. */
@@ -22,7 +25,15 @@ export async function runPgCeiling(
       const seed = await target.seedWorkload(plan.automations);
       await target.startRelay(database.url);
       result = await drivePullTarget(
-        { name: "pg", target, databaseUrl: database.url, automationIds: seed.automationIds, relays: true, pids: {} },
+        {
+          name: "pg",
+          target,
+          workers: (tracker) => new SimulatedWorkers(target, plan, tracker, config),
+          databaseUrl: database.url,
+          automationIds: seed.automationIds,
+          relays: true,
+          pids: {},
+        },
         plan,
         config,
         pacedRate,
@@ -30,7 +41,7 @@ export async function runPgCeiling(
     } finally {
       await target.close();
     }
-    await settleTransactions(result, database.url);
+    await settleCosts(result);
     return result;
   } finally {
     if (!config.keepDatabases) await database.drop();
@@ -41,11 +52,84 @@ export async function runPgCeiling(
 export async function runBullmqBaseline(config: BenchConfig, plan: WorkloadPlan, rate: number | null): Promise<TargetResult> {
   const runId = randomBytes(4).toString("hex");
   const target = new BullmqTarget(config.redisUrl, `bench-${runId}`, `bench-noop-${runId}`);
+  let result: TargetResult;
   try {
     const tracker = new PhaseTracker();
     target.startWorker(tracker, plan.totalSlots);
-    return await drivePushTarget("bullmq", target, tracker, plan, config, rate);
+    result = await drivePushTarget({ name: "bullmq", target, tracker, redisUrl: config.redisUrl }, plan, config, rate);
   } finally {
     await target.close();
+  }
+  await settleCosts(result);
+  return result;
+}
+
+/** (c) graphile-worker, plain (`add_job` per job) or batched (`addJobs`, local queue, batched completions). */
+export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan, rate: number | null, batched: boolean): Promise<TargetResult> {
+  const database = await createScratchDatabase(config.databaseServerUrl, "graphile");
+  try {
+    const tracker = new PhaseTracker();
+    const target = await GraphileWorkerTarget.start(database.url, tracker, {
+      creators: config.creators,
+      concurrency: config.peerConcurrency,
+      batched,
+      batchSize: config.batchSize,
+    });
+    let result: TargetResult;
+    try {
+      result = await drivePushTarget(
+        {
+          name: batched ? "graphile-batched" : "graphile",
+          target,
+          tracker,
+          databaseUrl: database.url,
+          batch: batched ? config.batchSize : undefined,
+          audit: async () => {
+            await target.stopRunner();
+            return target.audit();
+          },
+        },
+        plan,
+        config,
+        batched ? null : rate,
+      );
+    } finally {
+      await target.stopRunner().catch(() => undefined);
+      await target.close();
+    }
+    await settleCosts(result);
+    return result;
+  } finally {
+    if (!config.keepDatabases) await database.drop();
+  }
+}
+
+/** (d) pg-boss: `send()` per job, batch-fetching workers. */
+export async function runPgBoss(config: BenchConfig, plan: WorkloadPlan, rate: number | null): Promise<TargetResult> {
+  const database = await createScratchDatabase(config.databaseServerUrl, "pgboss");
+  try {
+    const tracker = new PhaseTracker();
+    const target = await PgBossTarget.start(database.url, tracker, { creators: config.creators, workers: config.pgBossWorkers, batchSize: config.pgBossBatch });
+    let result: TargetResult;
+    try {
+      result = await drivePushTarget(
+        {
+          name: "pgboss",
+          target,
+          tracker,
+          databaseUrl: database.url,
+          audit: () => target.audit(config.jobs + (rate === null ? 0 : config.latencyJobs)),
+        },
+        plan,
+        config,
+        rate,
+      );
+    } finally {
+      await target.close();
+    }
+    await settleCosts(result);
+    return result;
+  } finally {
+    if (!config.keepDatabases) await database.drop();
   }
 }

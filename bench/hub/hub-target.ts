@@ -5,7 +5,7 @@
  */
 import { HubWorkerClient } from "@hub/reference-worker";
 import { JsonClient } from "../lib/http";
-import type { ClaimedJob, PullTarget } from "../lib/load";
+import type { BatchItemStatus, BatchPullTarget, ClaimedJob, JobSpec, PullTarget } from "../lib/load";
 import { CONTEXT_PARAMETER, type WorkloadPlan } from "../lib/plan";
 
 export interface HubSeed {
@@ -93,5 +93,103 @@ export class HubHttpTarget implements PullTarget {
 
   async close(): Promise<void> {
     await this.http.close();
+  }
+}
+
+/** The batch endpoints of CONTRACT §6.6, by the path the batched mode needs. */
+const BATCH_ENDPOINTS = ["/jobs/batch", "/jobs/claim-batch", "/jobs/complete-batch", "/jobs/heartbeat-batch"] as const;
+
+/**
+ * Which batch endpoints the API lacks: each is sent an empty batch, which the contract refuses
+ * with 422 and which creates or changes nothing; 404 or 405 means the route is not there.
+ */
+export async function missingBatchEndpoints(apiUrl: string, seed: HubSeed): Promise<string[]> {
+  const http = new JsonClient(apiUrl, 2);
+  try {
+    const bodies: Record<(typeof BATCH_ENDPOINTS)[number], unknown> = {
+      "/jobs/batch": { jobs: [] },
+      "/jobs/claim-batch": { max_jobs: 0 },
+      "/jobs/complete-batch": { items: [] },
+      "/jobs/heartbeat-batch": { ids: [] },
+    };
+    const missing: string[] = [];
+    for (const path of BATCH_ENDPOINTS) {
+      const worker = path !== "/jobs/batch";
+      const answer = await http.exchange("POST", path, {
+        body: bodies[path],
+        ...(worker ? { headers: { "x-worker-api-key": seed.workerKeys[0]! } } : { token: seed.creatorToken }),
+      });
+      if (answer.status === 404 || answer.status === 405) missing.push(`POST ${path} → ${answer.status}`);
+    }
+    return missing;
+  } finally {
+    await http.close();
+  }
+}
+
+interface WireJob {
+  id: string;
+  context: Record<string, unknown>;
+}
+
+/**
+ * The hub driven through its batch endpoints (CONTRACT §6.6): creators send `POST /jobs/batch`,
+ * workers `claim-batch`, `complete-batch` and `heartbeat-batch`, all over undici keep-alive pools.
+ */
+export class HubBatchTarget implements BatchPullTarget {
+  private readonly creators: JsonClient;
+  private readonly workers: JsonClient;
+
+  constructor(
+    apiUrl: string,
+    private readonly seed: HubSeed,
+    creators: number,
+    /** Requests the workers can have in flight at once: their long-polls plus completes and heartbeats. */
+    workerConnections: number,
+  ) {
+    this.creators = new JsonClient(apiUrl, creators);
+    this.workers = new JsonClient(apiUrl, workerConnections);
+  }
+
+  async createJob(automation: number, context: Record<string, unknown>): Promise<string> {
+    const [id] = await this.createJobs([{ automation, context }]);
+    return id!;
+  }
+
+  async createJobs(jobs: readonly JobSpec[]): Promise<string[]> {
+    const created = await this.creators.send<{ ids: string[] }>("POST", "/jobs/batch", {
+      token: this.seed.creatorToken,
+      body: { jobs: jobs.map((job) => ({ automation_id: this.seed.automationIds[job.automation], context: job.context })) },
+      expected: 201,
+    });
+    return created.ids;
+  }
+
+  private workerCall<T>(automation: number, path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; body: T | undefined }> {
+    return this.workers
+      .exchange("POST", path, { body, headers: { "x-worker-api-key": this.seed.workerKeys[automation]! }, signal })
+      .then((answer) => {
+        if (answer.status !== 200 && answer.status !== 204) throw new Error(`POST ${path} → ${answer.status} ${answer.text.slice(0, 200)}`);
+        return { status: answer.status, body: answer.text ? (JSON.parse(answer.text) as T) : undefined };
+      });
+  }
+
+  async claimBatch(automation: number, maxJobs: number, waitSeconds: number, signal: AbortSignal): Promise<ClaimedJob[]> {
+    const answer = await this.workerCall<{ jobs: WireJob[] }>(automation, "/jobs/claim-batch", { max_jobs: maxJobs, wait_seconds: waitSeconds }, signal);
+    return answer.status === 204 ? [] : (answer.body?.jobs ?? []).map((job) => ({ id: job.id, context: job.context }));
+  }
+
+  async heartbeatBatch(automation: number, jobIds: readonly string[]): Promise<BatchItemStatus[]> {
+    const answer = await this.workerCall<{ results: BatchItemStatus[] }>(automation, "/jobs/heartbeat-batch", { ids: jobIds });
+    return answer.body?.results ?? [];
+  }
+
+  async completeBatch(automation: number, items: readonly { id: string; result: Record<string, unknown> }[]): Promise<BatchItemStatus[]> {
+    const answer = await this.workerCall<{ results: BatchItemStatus[] }>(automation, "/jobs/complete-batch", { items });
+    return answer.body?.results ?? [];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.creators.close(), this.workers.close()]);
   }
 }

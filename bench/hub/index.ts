@@ -8,11 +8,30 @@ import { randomBytes } from "node:crypto";
 import { createTestDatabase } from "@hub/db/testing";
 import { HubProcesses } from "../../tooling/hub-processes";
 import { BENCH_DIR, type BenchConfig, type ProfiledApp } from "../lib/config";
-import { drivePullTarget, settleTransactions, type TargetResult } from "../lib/drive";
-import type { PhaseSummary } from "../lib/load";
+import { drivePullTarget, settleCosts, skippedTarget, type PullTargetRun, type TargetResult } from "../lib/drive";
+import { BatchedWorkers, SimulatedWorkers, type PhaseSummary } from "../lib/load";
 import type { WorkloadPlan } from "../lib/plan";
 import { deleteRedisKeys } from "../lib/redis-cleanup";
-import { HubHttpTarget, seedHub } from "./hub-target";
+import { HubBatchTarget, HubHttpTarget, missingBatchEndpoints, seedHub, type HubSeed } from "./hub-target";
+
+/** One job per request (`POST /jobs`, `/jobs/claim`…), or the batch endpoints of CONTRACT §6.6. */
+export type HubMode = "single" | "batched";
+
+/** The target and its workers for a mode. */
+function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: WorkloadPlan, config: BenchConfig) {
+  switch (mode) {
+    case "single": {
+      const target = new HubHttpTarget(apiUrl, seed, config.creators);
+      return { target, workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new SimulatedWorkers(target, plan, tracker, config), batch: undefined };
+    }
+    case "batched": {
+      // Every claim loop's long-poll, plus a complete or heartbeat in flight beside each.
+      const loops = plan.automations.length * (1 + config.slotsOverLimit);
+      const target = new HubBatchTarget(apiUrl, seed, config.creators, 2 * loops + config.slowJobs + 4);
+      return { target, workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new BatchedWorkers(target, plan, tracker, config), batch: config.batchSize };
+    }
+  }
+}
 
 const PROFILER_PRELOAD = pathToFileURL(path.join(BENCH_DIR, "lib", "cpu-profile-preload.mjs")).href;
 
@@ -26,7 +45,17 @@ export function profileEnv(config: BenchConfig, app: ProfiledApp): Record<string
   };
 }
 
-export async function runHub(config: BenchConfig, plan: WorkloadPlan, pacedRate: (peak: PhaseSummary) => number | null): Promise<TargetResult> {
+/**
+ * The hub in one mode, on a database and Redis prefix of its own. The batched mode first checks
+ * that the API has the batch endpoints, and is reported as skipped when it has not.
+ */
+export async function runHub(
+  config: BenchConfig,
+  plan: WorkloadPlan,
+  pacedRate: (peak: PhaseSummary) => number | null,
+  mode: HubMode = "single",
+): Promise<TargetResult> {
+  const name = mode === "single" ? "hub" : "hub-batched";
   const database = await createTestDatabase(config.databaseServerUrl);
   const redisPrefix = `bench-${randomBytes(4).toString("hex")}`;
   let hub: HubProcesses | undefined;
@@ -45,14 +74,25 @@ export async function runHub(config: BenchConfig, plan: WorkloadPlan, pacedRate:
       relayEnv: profileEnv(config, "relay"),
     });
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
-    const target = new HubHttpTarget(hub.apiUrl, seed, config.creators);
+    if (mode === "batched") {
+      const missing = await missingBatchEndpoints(hub.apiUrl, seed);
+      if (missing.length > 0) {
+        console.error(`bench: batched mode: endpoints not available (${missing.join(", ")})`);
+        passed = true;
+        return skippedTarget(name, `batched mode: endpoints not available (${missing.join(", ")})`);
+      }
+    }
+    const { target, workers, batch } = hubTarget(mode, hub.apiUrl, seed, plan, config);
     let result: TargetResult;
     try {
       result = await drivePullTarget(
         {
-          name: "hub",
+          name,
           target,
+          workers,
+          batch,
           databaseUrl: database.url,
+          redisUrl: config.redisUrl,
           automationIds: seed.automationIds,
           relays: true,
           pids: { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid },
@@ -66,7 +106,7 @@ export async function runHub(config: BenchConfig, plan: WorkloadPlan, pacedRate:
     }
     const crashes = hub.unexpectedExits();
     await hub.stopAll();
-    await settleTransactions(result, database.url);
+    await settleCosts(result);
     result.audit.push({
       name: "no hub process crashed",
       ok: crashes.length === 0,

@@ -3,7 +3,7 @@
  * the same): every job completed exactly once, every event dispatched, and the concurrency limit
  * never exceeded, sampled throughout the run.
  */
-import pg from "pg";
+import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PhaseRecorder } from "./load";
 import { summarize, type LatencySummary } from "./stats";
@@ -68,24 +68,6 @@ export class ConcurrencySampler {
       }
       await sleep(this.intervalMs);
     }
-  }
-}
-
-/**
- * Transactions committed or rolled back in the database so far (pg_stat_database). Backends
- * publish their counts at least every second and when they exit, so read it after the processes
- * under test have closed their connections.
- */
-export async function countTransactions(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-audit" });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ transactions: number }>(
-      "select (xact_commit + xact_rollback)::float8 as transactions from pg_stat_database where datname = current_database()",
-    );
-    return rows[0]?.transactions ?? Number.NaN;
-  } finally {
-    await client.end();
   }
 }
 

@@ -6,7 +6,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export type BenchMode = "e2e" | "api";
-export type BenchPart = "hub" | "pg" | "bullmq";
+/**
+ * Parts of the e2e mode: the hub one job per request and batched, and the peers measured in the
+ * same run (the PostgreSQL ceiling, raw BullMQ, graphile-worker plain and batched, pg-boss).
+ */
+export const BENCH_PARTS = ["hub", "hub-batched", "pg", "graphile", "graphile-batched", "pgboss", "bullmq"] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
 export type ProfiledApp = "api" | "dispatcher" | "relay";
 
 export interface BenchConfig {
@@ -37,7 +42,14 @@ export interface BenchConfig {
   slowJobs: number;
   /** BENCH_CLAIM_WAIT_SECONDS: the long-poll `wait_seconds` of every claim. */
   claimWaitSeconds: number;
-  /** BENCH_ONLY: parts of the e2e mode to run (default all: hub, pg, bullmq). */
+  /** BENCH_BATCH: jobs per `POST /jobs/batch` (and per graphile-worker `add_jobs`) in the batched modes. */
+  batchSize: number;
+  /** BENCH_PEER_CONCURRENCY: graphile-worker's `concurrency` (its pool holds as many connections). */
+  peerConcurrency: number;
+  /** BENCH_PGBOSS_WORKERS / BENCH_PGBOSS_BATCH: pg-boss `work()` loops and the `batchSize` each fetches per poll. */
+  pgBossWorkers: number;
+  pgBossBatch: number;
+  /** BENCH_ONLY: parts of the e2e mode to run (default all). */
   parts: BenchPart[];
   /** BENCH_API_SECONDS / BENCH_API_CONNECTIONS: the API-alone mode's run per route. */
   apiSeconds: number;
@@ -100,6 +112,9 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     return value;
   });
   const rateRaw = env.BENCH_RATE;
+  // POST /jobs/batch takes 1–500 jobs (CONTRACT §6.6).
+  const batchSize = intVar(env, "BENCH_BATCH", smoke ? 20 : 100, 1);
+  if (batchSize > 500) throw new Error(`BENCH_BATCH must be at most 500, the largest POST /jobs/batch (got ${batchSize})`);
   return {
     mode,
     smoke,
@@ -116,7 +131,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     leaseSeconds: intVar(env, "BENCH_LEASE_SECONDS", smoke ? 3 : 5, 1),
     slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
     claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
-    parts: listVar(env, "BENCH_ONLY", ["hub", "pg", "bullmq"] as const, ["hub", "pg", "bullmq"]),
+    batchSize,
+    peerConcurrency: intVar(env, "BENCH_PEER_CONCURRENCY", 16, 1),
+    pgBossWorkers: intVar(env, "BENCH_PGBOSS_WORKERS", 8, 1),
+    pgBossBatch: intVar(env, "BENCH_PGBOSS_BATCH", 200, 1),
+    parts: listVar(env, "BENCH_ONLY", BENCH_PARTS, [...BENCH_PARTS]),
     apiSeconds: intVar(env, "BENCH_API_SECONDS", smoke ? 1 : 10, 1),
     apiConnections: intVar(env, "BENCH_API_CONNECTIONS", smoke ? 4 : 32, 1),
     apiRoutes: (env.BENCH_API_ROUTES ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0),

@@ -2,6 +2,11 @@
  * CPU seconds spent by the processes of a run, read from /proc (Linux): the hub apps by pid, and
  * PostgreSQL and Redis by process name. On 2 cores this says where the time went, and how much
  * of it the benchmark's own driver took.
+ *
+ * PostgreSQL is shared with other users of the machine, so when the run's database is named its
+ * CPU is split: `postgres` is every backend connected to that database (and autovacuum workers on
+ * it), `pg-shared` the server's own processes (WAL writer, checkpointer, background writer…),
+ * which work for every database; backends of other databases are left out (they land in `other`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -11,7 +16,7 @@ const TICKS_PER_SECOND = 100;
 /** CPU ticks by label, and by pid for the process groups (PostgreSQL backends come and go). */
 export interface CpuSnapshot {
   labelled: Map<string, number>;
-  grouped: Map<"postgres" | "redis", Map<number, number>>;
+  grouped: Map<CpuGroup, Map<number, number>>;
   /** Busy ticks of the whole machine (/proc/stat): what is left over is other work. */
   machineBusy: number;
 }
@@ -36,10 +41,32 @@ function cpuTicks(pid: number): { comm: string; ticks: number } | undefined {
   }
 }
 
-const GROUPS = { postgres: "postgres", "redis-server": "redis" } as const;
+type CpuGroup = "postgres" | "pg-shared" | "redis";
 
-/** CPU ticks of each named pid, and of every process named `postgres` or `redis-server`. */
-export function snapshotCpu(pids: Record<string, number | undefined>): CpuSnapshot {
+/** A client backend's title: `postgres: [cluster: ]user database host(port)|[local] state`. */
+const CLIENT_BACKEND = /\S+ \S+ (?:\S*\(\d+\)|\[local\])/;
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Which group a `postgres` process belongs to, or undefined when it serves another database. */
+function postgresGroup(pid: number, database: string | undefined): CpuGroup | undefined {
+  if (database === undefined) return "postgres";
+  const title = commandLine(pid);
+  if (title.split(" ").includes(database)) return "postgres";
+  return CLIENT_BACKEND.test(title) || title.includes("autovacuum worker") ? undefined : "pg-shared";
+}
+
+/**
+ * CPU ticks of each named pid, and of every process named `postgres` or `redis-server`; with
+ * `database`, PostgreSQL is split into that database's backends and the server's own processes.
+ */
+export function snapshotCpu(pids: Record<string, number | undefined>, database?: string): CpuSnapshot {
   const labelled = new Map<string, number>();
   for (const [label, pid] of Object.entries(pids)) {
     const sample = pid === undefined ? undefined : cpuTicks(pid);
@@ -49,11 +76,14 @@ export function snapshotCpu(pids: Record<string, number | undefined>): CpuSnapsh
     ["postgres", new Map()],
     ["redis", new Map()],
   ]);
+  if (database !== undefined) grouped.set("pg-shared", new Map());
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    const sample = cpuTicks(Number(entry));
-    const group = sample && GROUPS[sample.comm as keyof typeof GROUPS];
-    if (group) grouped.get(group)!.set(Number(entry), sample.ticks);
+    const pid = Number(entry);
+    const sample = cpuTicks(pid);
+    if (!sample) continue;
+    const group = sample.comm === "redis-server" ? "redis" : sample.comm === "postgres" ? postgresGroup(pid, database) : undefined;
+    if (group) grouped.get(group)!.set(pid, sample.ticks);
   }
   return { labelled, grouped, machineBusy: machineBusyTicks() };
 }

@@ -1,14 +1,16 @@
 /**
  * Runs the two phases against one target and audits it: the peak phase (closed loop, N jobs),
  * then the latency phase (paced at a rate decided from a peak), with the concurrency sampler
- * running throughout and the CPU of every process accounted.
+ * running throughout, the CPU of every process accounted per phase, and the servers' work
+ * (transactions, statements, Redis commands) and the claims counted over the whole run.
  */
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchConfig } from "./config";
-import { auditRun, ConcurrencySampler, countTransactions, relayLag, waitForRelayDrain, type AuditCheck } from "./audit";
+import { auditRun, ConcurrencySampler, relayLag, waitForRelayDrain, type AuditCheck } from "./audit";
+import { countPg, enableStatementCounts, redisCommandCounts, redisDelta, type PgCounts } from "./counters";
 import { cpuSecondsBetween, snapshotCpu } from "./cpu";
-import { PhaseTracker, runPacedPhase, runPeakPhase, SimulatedWorkers, type JobTarget, type PhaseRecorder, type PhaseSummary, type PullTarget } from "./load";
+import { PhaseTracker, runPacedPhase, runPeakPhase, type ClaimCounts, type JobTarget, type PhaseRecorder, type PhaseSummary, type Workers } from "./load";
 import type { WorkloadPlan } from "./plan";
 import type { LatencySummary } from "./stats";
 
@@ -16,14 +18,33 @@ export interface PhaseResult extends PhaseSummary {
   /** Relay lag of this phase's events; null where nothing relays. */
   relayLagMs: LatencySummary | null;
   /**
-   * CPU milliseconds per job of the hub's processes (by name), this driver (`bench`), and all of
-   * PostgreSQL and Redis, over the phase.
+   * CPU milliseconds per job of the hub's processes (by name), this driver (`bench`), the run's
+   * PostgreSQL backends (`postgres`), PostgreSQL's shared processes (`pg-shared`), Redis and the
+   * rest of the machine (`other`), over the phase.
    */
   cpuMsPerJob: Record<string, number>;
 }
 
+/** The servers' work and the claims over a target's whole run (idle window, both phases, drain), per job. */
+export interface RunCosts {
+  /** PostgreSQL transactions (committed + rolled back) in the target's database, less the benchmark's own. */
+  transactionsPerJob: number;
+  rolledBackPerJob: number;
+  /** pg_stat_statements calls in the target's database, less the benchmark's own; null when not loaded. */
+  statementsPerJob: number | null;
+  /** Redis commands (server-wide `INFO commandstats`, Lua-internal ones included); null for targets without Redis. */
+  redisCommandsPerJob: number | null;
+  /** The most frequent Redis commands, per job. */
+  redisTopCommands: Record<string, number>;
+  /** Claim requests per job, and those answered 204 (found nothing); pull targets only. */
+  claimsPerJob?: number;
+  emptyClaimsPerJob?: number;
+}
+
 export interface TargetResult {
   name: string;
+  /** Why the target was not measured (e.g. the batch endpoints are missing); no phases then. */
+  skipped?: string;
   peak: PhaseResult;
   paced: PhaseResult | null;
   audit: AuditCheck[];
@@ -35,15 +56,8 @@ export interface TargetResult {
   idleCpuPercent?: Record<string, number>;
   /** Peak resident set of each hub process (VmHWM), MiB. */
   peakRssMiB?: Record<string, number>;
-  /**
-   * PostgreSQL transactions per job over both phases, everything included (claims that found
-   * nothing, relay polls), less the benchmark's own sampling. Set once the target has stopped.
-   */
-  transactionsPerJob?: number;
-  /** Transactions counted in the database before the phases; for transactionsPerJob. */
-  transactionsBefore: number;
-  /** Transactions the benchmark itself ran on the database (sampler, audit); for transactionsPerJob. */
-  ownTransactions: number;
+  /** Set by settleCosts() once the target has stopped. */
+  costs?: RunCosts;
   /** Jobs created over both phases. */
   jobsCreated: number;
 }
@@ -56,16 +70,81 @@ function stallMs(config: BenchConfig): number {
   return (config.leaseSeconds + 10) * 1000;
 }
 
+/** The database name of a connection URL. */
+export function databaseName(databaseUrl: string): string {
+  return decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+}
+
+/**
+ * Counts what the servers did for one target, from before its idle window until settleCosts()
+ * after it stopped: transactions and statements of its database, Redis commands if it uses Redis.
+ */
+class CostMeter {
+  /** Statements (and transactions) the benchmark itself ran on the database: sampler, drain, audit. */
+  ownStatements = 0;
+  claims: ClaimCounts | undefined;
+
+  private constructor(
+    private readonly databaseUrl: string | undefined,
+    private readonly redisUrl: string | undefined,
+    private readonly statements: boolean,
+    private readonly pgBefore: PgCounts | undefined,
+    private readonly redisBefore: Record<string, number> | undefined,
+  ) {}
+
+  static async start(databaseUrl: string | undefined, redisUrl: string | undefined): Promise<CostMeter> {
+    const statements = databaseUrl ? await enableStatementCounts(databaseUrl) : false;
+    const pgBefore = databaseUrl ? await countPg(databaseUrl, statements) : undefined;
+    const redisBefore = redisUrl ? await redisCommandCounts(redisUrl) : undefined;
+    return new CostMeter(databaseUrl, redisUrl, statements, pgBefore, redisBefore);
+  }
+
+  async settle(jobs: number): Promise<RunCosts> {
+    // A backend publishes its counts as it exits, a moment after its client disconnected.
+    if (this.databaseUrl) await sleep(300);
+    const pgAfter = this.databaseUrl ? await countPg(this.databaseUrl, this.statements) : undefined;
+    const redis = this.redisUrl && this.redisBefore ? redisDelta(this.redisBefore, await redisCommandCounts(this.redisUrl)) : undefined;
+    // The two counting connections ran one statement each (in a transaction of its own).
+    const own = this.ownStatements + 2;
+    const before = this.pgBefore;
+    const perJob = (value: number) => value / jobs;
+    const redisTotal = redis ? Object.values(redis).reduce((sum, calls) => sum + calls, 0) : null;
+    const top = redis ? Object.entries(redis).sort((a, b) => b[1] - a[1]).slice(0, 6) : [];
+    return {
+      transactionsPerJob: pgAfter && before ? perJob(pgAfter.committed + pgAfter.rolledBack - before.committed - before.rolledBack - own) : Number.NaN,
+      rolledBackPerJob: pgAfter && before ? perJob(pgAfter.rolledBack - before.rolledBack) : Number.NaN,
+      statementsPerJob: pgAfter?.statements != null && before?.statements != null ? perJob(pgAfter.statements - before.statements - own) : null,
+      redisCommandsPerJob: redisTotal === null ? null : perJob(redisTotal),
+      redisTopCommands: Object.fromEntries(top.map(([command, calls]) => [command, perJob(calls)])),
+      ...(this.claims ? { claimsPerJob: perJob(this.claims.claims), emptyClaimsPerJob: perJob(this.claims.empty) } : {}),
+    };
+  }
+}
+
+const meters = new WeakMap<TargetResult, CostMeter>();
+
+/** Sets `costs`; call once the target stopped and closed its connections. */
+export async function settleCosts(result: TargetResult): Promise<void> {
+  const meter = meters.get(result);
+  if (meter) result.costs = await meter.settle(result.jobsCreated);
+}
+
 export interface PullTargetRun {
   name: string;
-  target: PullTarget;
+  target: JobTarget;
+  /** The target's workers (created with the tracker the phases report to). */
+  workers: (tracker: PhaseTracker) => Workers;
   databaseUrl: string;
+  /** Redis the target uses, whose commands are counted; none for PostgreSQL-only targets. */
+  redisUrl?: string;
   /** Automation uuid of each plan index. */
   automationIds: readonly string[];
   /** Whether something stamps `dispatched_at` (the relay is audited and measured only then). */
   relays: boolean;
   /** Pids to account CPU for, by label. */
   pids: Record<string, number | undefined>;
+  /** Jobs per create request (batched modes); one when absent. */
+  batch?: number;
 }
 
 interface PhasesOutcome {
@@ -75,21 +154,22 @@ interface PhasesOutcome {
 }
 
 /** CPU of each accounted process over `ms` of idling, in % of one core. */
-async function measureIdleCpu(pids: Record<string, number | undefined>, ms: number): Promise<Record<string, number>> {
-  const before = snapshotCpu(pids);
+async function measureIdleCpu(pids: Record<string, number | undefined>, database: string | undefined, ms: number): Promise<Record<string, number>> {
+  const before = snapshotCpu(pids, database);
   await sleep(ms);
-  const seconds = cpuSecondsBetween(before, snapshotCpu(pids));
+  const seconds = cpuSecondsBetween(before, snapshotCpu(pids, database));
   return Object.fromEntries(Object.entries(seconds).map(([name, value]) => [name, (100 * value * 1000) / ms]));
 }
 
 /** CPU milliseconds per job of each accounted process over one phase. */
 async function withCpu<T extends PhaseSummary>(
   pids: Record<string, number | undefined>,
+  database: string | undefined,
   phase: () => Promise<T>,
 ): Promise<T & { cpuMsPerJob: Record<string, number> }> {
-  const before = snapshotCpu(pids);
+  const before = snapshotCpu(pids, database);
   const summary = await phase();
-  const seconds = cpuSecondsBetween(before, snapshotCpu(pids));
+  const seconds = cpuSecondsBetween(before, snapshotCpu(pids, database));
   const cpuMsPerJob = Object.fromEntries(Object.entries(seconds).map(([name, value]) => [name, (value * 1000) / summary.created]));
   return { ...summary, cpuMsPerJob };
 }
@@ -100,16 +180,18 @@ async function runPhases(
   tracker: PhaseTracker,
   plan: WorkloadPlan,
   config: BenchConfig,
-  pids: Record<string, number | undefined>,
+  accounting: { pids: Record<string, number | undefined>; database: string | undefined; batch: number | undefined },
   pacedRate: (peak: PhaseSummary) => number | null,
 ): Promise<PhasesOutcome> {
-  const accounted = { ...pids, bench: process.pid };
+  const accounted = { ...accounting.pids, bench: process.pid };
   const peakRecorder = tracker.begin("peak", config.jobs);
-  const peak = await withCpu(accounted, () => runPeakPhase(target, plan, peakRecorder, { creators: config.creators, stallMs: stallMs(config) }));
+  const peak = await withCpu(accounted, accounting.database, () =>
+    runPeakPhase(target, plan, peakRecorder, { creators: config.creators, stallMs: stallMs(config), batch: accounting.batch }),
+  );
   const rate = pacedRate(peak);
   if (rate === null) return { peak, paced: null, recorders: [peakRecorder] };
   const pacedRecorder = tracker.begin("paced", config.latencyJobs);
-  const paced = await withCpu(accounted, () =>
+  const paced = await withCpu(accounted, accounting.database, () =>
     runPacedPhase(target, plan, pacedRecorder, { creators: config.creators, rate, stallMs: stallMs(config) }),
   );
   return { peak, paced, recorders: [peakRecorder, pacedRecorder] };
@@ -125,73 +207,108 @@ export async function drivePullTarget(
   pacedRate: (peak: PhaseSummary) => number | null,
 ): Promise<TargetResult> {
   const auditPool = new pg.Pool({ connectionString: run.databaseUrl, max: 2, application_name: "bench-audit" });
+  const database = databaseName(run.databaseUrl);
   try {
     const limits = new Map(plan.automations.map((automation) => [run.automationIds[automation.index]!, automation]));
     const sampler = new ConcurrencySampler(auditPool, limits);
     const tracker = new PhaseTracker();
-    const workers = new SimulatedWorkers(run.target, plan, tracker, config);
-    const transactionsBefore = await countTransactions(run.databaseUrl);
+    const workers = run.workers(tracker);
+    const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
     sampler.start();
     workers.start();
-    const idleCpuPercent = await measureIdleCpu({ ...run.pids, bench: process.pid }, config.smoke ? 1000 : 3000);
-    const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, run.pids, pacedRate);
+    const idleCpuPercent = await measureIdleCpu({ ...run.pids, bench: process.pid }, database, config.smoke ? 1000 : 3000);
+    const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, { pids: run.pids, database, batch: run.batch }, pacedRate);
     await workers.stop();
     const drain = run.relays ? await waitForRelayDrain(auditPool, 10_000) : null;
     const samplerReport = await sampler.stop();
     const audit = await auditRun(auditPool, recorders, samplerReport, drain?.left ?? null);
     // The sampler's statements, the drain polls, the audit's and the relay-lag queries.
-    const ownTransactions = samplerReport.samples + (drain?.polls ?? 0) + AUDIT_QUERIES + recorders.length;
+    meter.ownStatements = samplerReport.samples + (drain?.polls ?? 0) + AUDIT_QUERIES + recorders.length;
+    meter.claims = workers.claimCounts;
     const withLag = async (summary: PhaseSummary & { cpuMsPerJob: Record<string, number> }, recorder: PhaseRecorder): Promise<PhaseResult> => ({
       ...summary,
       relayLagMs: run.relays ? await relayLag(auditPool, [...recorder.createdAt.keys()]) : null,
     });
-    return {
+    const result: TargetResult = {
       name: run.name,
       peak: await withLag(peak, recorders[0]!),
       paced: paced ? await withLag(paced, recorders[1]!) : null,
       audit,
       idleCpuPercent,
-      transactionsBefore,
-      ownTransactions,
       jobsCreated: jobsCreatedBy(recorders),
     };
+    meters.set(result, meter);
+    return result;
   } finally {
     await auditPool.end();
   }
 }
 
-/** Drives a push target (raw BullMQ), whose consumer is its own: creators only, no database audit. */
-export async function drivePushTarget(
-  name: string,
-  target: JobTarget,
-  tracker: PhaseTracker,
-  plan: WorkloadPlan,
-  config: BenchConfig,
-  rate: number | null,
-): Promise<TargetResult> {
-  const { peak, paced, recorders } = await runPhases(target, tracker, plan, config, {}, () => rate);
+export interface PushTargetRun {
+  name: string;
+  target: JobTarget;
+  tracker: PhaseTracker;
+  /** The target's own database (its transactions and statements are counted, its backends' CPU accounted). */
+  databaseUrl?: string;
+  /** Redis the target uses, whose commands are counted. */
+  redisUrl?: string;
+  /** Jobs per create request (batched modes); one when absent. */
+  batch?: number;
+  /** Checks of the target's own state once the phases are over (e.g. every job completed in its tables). */
+  audit?: () => Promise<AuditCheck[]>;
+}
+
+/** Drives a push target (raw BullMQ, graphile-worker, pg-boss), whose consumer is its own: creators only. */
+export async function drivePushTarget(run: PushTargetRun, plan: WorkloadPlan, config: BenchConfig, rate: number | null): Promise<TargetResult> {
+  const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
+  const database = run.databaseUrl ? databaseName(run.databaseUrl) : undefined;
+  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, batch: run.batch }, () => rate);
   const lost = recorders.reduce((sum, recorder) => sum + recorder.createdAt.size - recorder.completions.size, 0);
+  const twice = recorders.reduce((sum, recorder) => sum + [...recorder.completions.values()].filter((count) => count > 1).length, 0);
   const errors = recorders.flatMap((recorder) => [...recorder.errors].map(([key, count]) => `${count}× ${key}`));
-  return {
-    name,
+  const expected = recorders.reduce((sum, recorder) => sum + recorder.expected, 0);
+  const created = jobsCreatedBy(recorders);
+  const result: TargetResult = {
+    name: run.name,
     peak: { ...peak, relayLagMs: null },
     paced: paced ? { ...paced, relayLagMs: null } : null,
     audit: [
-      { name: "every job processed", ok: lost === 0, detail: `${lost} not processed` },
+      { name: "every job created", ok: created === expected, detail: `${created} of ${expected}` },
+      { name: "every job processed once", ok: lost === 0 && twice === 0, detail: `${lost} not processed, ${twice} twice` },
       { name: "no request failed", ok: errors.length === 0, detail: errors.length === 0 ? "none" : errors.slice(0, 5).join("; ") },
+      ...(run.audit ? await run.audit() : []),
     ],
-    transactionsBefore: Number.NaN,
-    ownTransactions: 0,
-    jobsCreated: jobsCreatedBy(recorders),
+    jobsCreated: created,
+  };
+  meter.ownStatements = run.audit ? 1 : 0;
+  meters.set(result, meter);
+  return result;
+}
+
+/** The result of a target that could not run, with the reason. */
+export function skippedTarget(name: string, reason: string): TargetResult {
+  const empty = { count: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, max: Number.NaN, mean: Number.NaN };
+  return {
+    name,
+    skipped: reason,
+    peak: {
+      kind: "peak",
+      jobs: 0,
+      created: 0,
+      completed: 0,
+      seconds: Number.NaN,
+      throughput: Number.NaN,
+      wallThroughput: Number.NaN,
+      createToClaimMs: empty,
+      createMs: empty,
+      completeMs: empty,
+      heartbeats: 0,
+      errors: {},
+      relayLagMs: null,
+      cpuMsPerJob: {},
+    },
+    paced: null,
+    audit: [],
+    jobsCreated: 0,
   };
 }
-
-/** Sets `transactionsPerJob`; call once the target stopped and closed its connections. */
-export async function settleTransactions(result: TargetResult, databaseUrl: string): Promise<void> {
-  // A backend publishes its counts as it exits, a moment after its client disconnected.
-  await sleep(300);
-  const after = await countTransactions(databaseUrl);
-  // The two counting connections are the benchmark's own as well.
-  result.transactionsPerJob = (after - result.transactionsBefore - result.ownTransactions - 2) / result.jobsCreated;
-}
-

@@ -17,19 +17,38 @@ export class HttpFailure extends Error {
   }
 }
 
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Bearer token of a user. */
+  token?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
 export class JsonClient {
   private readonly pool: Pool;
 
   constructor(
     readonly origin: string,
     connections: number,
+    /** Longest wait for an answer's headers: above the longest long-poll. */
+    headersTimeoutMs = 300_000,
   ) {
-    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: headersTimeoutMs });
   }
 
   /** Sends JSON, expects `expected` and returns the parsed body (undefined when empty). */
-  async send<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: { body?: unknown; token?: string; expected: number }): Promise<T> {
-    const headers: Record<string, string> = {};
+  async send<T>(method: HttpMethod, path: string, options: RequestOptions & { expected: number }): Promise<T> {
+    const answer = await this.exchange(method, path, options);
+    if (answer.status !== options.expected) throw new HttpFailure(method, path, answer.status, answer.text);
+    return (answer.text ? JSON.parse(answer.text) : undefined) as T;
+  }
+
+  /** Sends JSON and returns the status and the raw body, whatever the status. */
+  async exchange(method: HttpMethod, path: string, options: RequestOptions): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     const response = await this.pool.request({
@@ -37,10 +56,9 @@ export class JsonClient {
       path,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
     });
-    const text = await response.body.text();
-    if (response.statusCode !== options.expected) throw new HttpFailure(method, path, response.statusCode, text);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return { status: response.statusCode, text: await response.body.text() };
   }
 
   async close(): Promise<void> {

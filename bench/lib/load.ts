@@ -9,16 +9,24 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchConfig } from "./config";
 import { HOLD_KEY, type PhaseKind, type WorkloadPlan } from "./plan";
-import { summarize, type LatencySummary } from "./stats";
+import { summarize, throughputOf, type LatencySummary } from "./stats";
 
 export interface ClaimedJob {
   id: string;
   context: Record<string, unknown>;
 }
 
+/** One job to create: its automation (plan index) and context. */
+export interface JobSpec {
+  automation: number;
+  context: Record<string, unknown>;
+}
+
 /** Something jobs can be created in. */
 export interface JobTarget {
   createJob(automation: number, context: Record<string, unknown>): Promise<string>;
+  /** Creates many jobs in one request; the ids in input order. Targets without it create one by one. */
+  createJobs?(jobs: readonly JobSpec[]): Promise<string[]>;
 }
 
 /** A target whose workers pull: the hub over HTTP, or its transactions run directly in PostgreSQL. */
@@ -29,11 +37,40 @@ export interface PullTarget extends JobTarget {
   completeJob(automation: number, jobId: string, result: Record<string, unknown>): Promise<void>;
 }
 
+/** Per-item answer of a batch call (CONTRACT §6.6): `completed`/`ok`, `conflict` or `not_found`. */
+export interface BatchItemStatus {
+  id: string;
+  status: string;
+}
+
+/** A pull target whose workers claim, heartbeat and complete many jobs per request (CONTRACT §6.6). */
+export interface BatchPullTarget extends JobTarget {
+  /** Up to `maxJobs` jobs; empty when none came within `waitSeconds` (the 204) or `signal` aborted. */
+  claimBatch(automation: number, maxJobs: number, waitSeconds: number, signal: AbortSignal): Promise<ClaimedJob[]>;
+  heartbeatBatch(automation: number, jobIds: readonly string[]): Promise<BatchItemStatus[]>;
+  completeBatch(automation: number, items: readonly { id: string; result: Record<string, unknown> }[]): Promise<BatchItemStatus[]>;
+}
+
+/** Claim requests the workers made over a whole run, and how many found nothing (answered 204). */
+export interface ClaimCounts {
+  claims: number;
+  empty: number;
+}
+
+/** The workers of a pull target, running for the whole run (idle window and both phases). */
+export interface Workers {
+  readonly claimCounts: ClaimCounts;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /** What one phase observed. Phases never overlap, so every claim and completion belongs to the current one. */
 export class PhaseRecorder {
   readonly createdAt = new Map<string, number>();
   readonly claimedAt = new Map<string, number>();
   readonly completions = new Map<string, number>();
+  /** Answer time of every first completion, for the throughput window. */
+  readonly completionTimes: number[] = [];
   readonly createLatencies: number[] = [];
   readonly completeLatencies: number[] = [];
   readonly heartbeatLatencies: number[] = [];
@@ -65,7 +102,9 @@ export class PhaseRecorder {
 
   /** `startedAt` is when the complete request was sent; absent where completing is not a request. */
   completed(id: string, answeredAt: number, startedAt?: number): void {
-    this.completions.set(id, (this.completions.get(id) ?? 0) + 1);
+    const times = this.completions.get(id) ?? 0;
+    this.completions.set(id, times + 1);
+    if (times === 0) this.completionTimes.push(answeredAt);
     if (startedAt !== undefined) this.completeLatencies.push(answeredAt - startedAt);
     this.lastCompletionAt = Math.max(this.lastCompletionAt, answeredAt);
     this.lastProgressAt = answeredAt;
@@ -87,14 +126,15 @@ export class PhaseRecorder {
   }
 
   summary(): PhaseSummary {
-    const seconds = (this.lastCompletionAt - this.firstCreateAt) / 1000;
+    const throughput = throughputOf(this.completionTimes, this.firstCreateAt);
     return {
       kind: this.kind,
       jobs: this.expected,
       created: this.createdAt.size,
       completed: this.completions.size,
-      seconds,
-      throughput: this.completions.size / seconds,
+      seconds: (this.lastCompletionAt - this.firstCreateAt) / 1000,
+      throughput: throughput.steady,
+      wallThroughput: throughput.wall,
       createToClaimMs: summarize(this.createToClaim()),
       createMs: summarize(this.createLatencies),
       completeMs: summarize(this.completeLatencies),
@@ -111,8 +151,10 @@ export interface PhaseSummary {
   completed: number;
   /** First create request to last completion answer. */
   seconds: number;
-  /** Jobs per second over `seconds`. */
+  /** Steady-state jobs/s: between the 5th and the 95th percentile of the completion times (stats.ts). */
   throughput: number;
+  /** Completed jobs ÷ `seconds`, stragglers included. */
+  wallThroughput: number;
   createToClaimMs: LatencySummary;
   createMs: LatencySummary;
   completeMs: LatencySummary;
@@ -159,17 +201,44 @@ async function awaitCompletion(recorder: PhaseRecorder, stallMs: number): Promis
   }
 }
 
-/** Peak load: `creators` clients create `jobs` jobs back to back, as fast as the target answers. */
+/** Creates jobs `from` to `to − 1` in one request; each gets the request's start and answer times. */
+async function createMany(target: JobTarget & Required<Pick<JobTarget, "createJobs">>, plan: WorkloadPlan, recorder: PhaseRecorder, from: number, to: number): Promise<void> {
+  const jobs: JobSpec[] = [];
+  for (let i = from; i < to; i++) jobs.push({ automation: plan.automationOfJob(i), context: plan.contextOfJob(i, recorder.kind) });
+  const startedAt = performance.now();
+  try {
+    const ids = await target.createJobs(jobs);
+    const answeredAt = performance.now();
+    for (const id of ids) recorder.created(id, startedAt, answeredAt);
+  } catch (error) {
+    recorder.error("create batch", error);
+  }
+}
+
+/**
+ * Peak load: `creators` clients create `jobs` jobs back to back, as fast as the target answers;
+ * `batch` jobs per request when given and the target creates in batches.
+ */
 export async function runPeakPhase(
   target: JobTarget,
   plan: WorkloadPlan,
   recorder: PhaseRecorder,
-  options: { creators: number; stallMs: number },
+  options: { creators: number; stallMs: number; batch?: number },
 ): Promise<PhaseSummary> {
   let next = 0;
-  const creator = async () => {
-    for (let i = next++; i < recorder.expected; i = next++) await createOne(target, plan, recorder, i);
-  };
+  const batch = options.batch;
+  const creator =
+    batch !== undefined && target.createJobs
+      ? async () => {
+          const batched = target as JobTarget & Required<Pick<JobTarget, "createJobs">>;
+          for (let from = next; from < recorder.expected; from = next) {
+            next = Math.min(recorder.expected, from + batch);
+            await createMany(batched, plan, recorder, from, next);
+          }
+        }
+      : async () => {
+          for (let i = next++; i < recorder.expected; i = next++) await createOne(target, plan, recorder, i);
+        };
   await Promise.all(Array.from({ length: options.creators }, creator));
   await awaitCompletion(recorder, options.stallMs);
   return recorder.summary();
@@ -205,7 +274,8 @@ export async function runPacedPhase(
  * One simulated worker per automation, each running `slots` claim loops: long-poll a claim, hold
  * the job (heartbeating every third of a lease while it does), complete it.
  */
-export class SimulatedWorkers {
+export class SimulatedWorkers implements Workers {
+  readonly claimCounts: ClaimCounts = { claims: 0, empty: 0 };
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
 
@@ -242,7 +312,12 @@ export class SimulatedWorkers {
         await sleep(100);
         continue;
       }
-      if (!job) continue;
+      if (signal.aborted && !job) return;
+      this.claimCounts.claims++;
+      if (!job) {
+        this.claimCounts.empty++;
+        continue;
+      }
       const recorder = this.tracker.current;
       recorder?.claimed(job.id, performance.now());
       const holdMs = Number(job.context[HOLD_KEY] ?? 0) + this.config.workMs;
@@ -271,6 +346,114 @@ export class SimulatedWorkers {
         recorder?.heartbeated(startedAt, performance.now());
       } catch (error) {
         recorder?.error("heartbeat", error);
+      }
+    }
+  }
+}
+
+/**
+ * The batched counterpart of {@link SimulatedWorkers}: per automation, `1 + slotsOverLimit` claim
+ * loops, each long-polling `claim-batch` for up to the automation's limit (so together they ask
+ * for more than the limit and the hub must cap the batches), completing the batch's jobs with one
+ * `complete-batch` at once. A slow job is handed to a holder that keeps its lease with
+ * `heartbeat-batch` and completes it when its hold is over, while the loop claims on.
+ */
+export class BatchedWorkers implements Workers {
+  readonly claimCounts: ClaimCounts = { claims: 0, empty: 0 };
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+  private readonly holders = new Set<Promise<void>>();
+
+  constructor(
+    private readonly target: BatchPullTarget,
+    private readonly plan: WorkloadPlan,
+    private readonly tracker: PhaseTracker,
+    private readonly config: Pick<BenchConfig, "claimWaitSeconds" | "leaseSeconds" | "workMs" | "slotsOverLimit">,
+  ) {}
+
+  start(): void {
+    setMaxListeners(0, this.abort.signal);
+    for (const automation of this.plan.automations) {
+      const maxJobs = Math.min(100, automation.limit);
+      for (let loop = 0; loop < 1 + this.config.slotsOverLimit; loop++) this.loops.push(this.claimLoop(automation.index, maxJobs));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+    await Promise.all(this.holders);
+  }
+
+  private async claimLoop(automation: number, maxJobs: number): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let jobs: ClaimedJob[];
+      try {
+        jobs = await this.target.claimBatch(automation, maxJobs, this.config.claimWaitSeconds, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.tracker.current?.error("claim-batch", error);
+        await sleep(100);
+        continue;
+      }
+      if (signal.aborted && jobs.length === 0) return;
+      this.claimCounts.claims++;
+      if (jobs.length === 0) {
+        this.claimCounts.empty++;
+        continue;
+      }
+      const recorder = this.tracker.current;
+      const claimedAt = performance.now();
+      const now: ClaimedJob[] = [];
+      for (const job of jobs) {
+        recorder?.claimed(job.id, claimedAt);
+        const holdMs = Number(job.context[HOLD_KEY] ?? 0);
+        if (holdMs > 0) this.holdAside(automation, job.id, holdMs, recorder);
+        else now.push(job);
+      }
+      if (this.config.workMs > 0) await sleep(this.config.workMs);
+      if (now.length > 0) await this.complete(automation, now.map((job) => job.id), recorder);
+    }
+  }
+
+  private async complete(automation: number, ids: readonly string[], recorder: PhaseRecorder | undefined): Promise<void> {
+    const startedAt = performance.now();
+    try {
+      const results = await this.target.completeBatch(automation, ids.map((id) => ({ id, result: { outcome: "done" } })));
+      const answeredAt = performance.now();
+      recorder?.completeLatencies.push(answeredAt - startedAt);
+      for (const item of results) {
+        if (item.status === "completed") recorder?.completed(item.id, answeredAt);
+        else recorder?.error("complete-batch", new Error(`item ${item.status}`));
+      }
+    } catch (error) {
+      recorder?.error("complete-batch", error);
+    }
+  }
+
+  private holdAside(automation: number, jobId: string, holdMs: number, recorder: PhaseRecorder | undefined): void {
+    const holder = this.hold(automation, jobId, holdMs, recorder).finally(() => this.holders.delete(holder));
+    this.holders.add(holder);
+  }
+
+  private async hold(automation: number, jobId: string, holdMs: number, recorder: PhaseRecorder | undefined): Promise<void> {
+    const heartbeatEveryMs = (this.config.leaseSeconds * 1000) / 3;
+    const until = performance.now() + holdMs + this.config.workMs;
+    for (;;) {
+      const remaining = until - performance.now();
+      if (remaining <= heartbeatEveryMs) {
+        if (remaining > 0) await sleep(remaining);
+        return this.complete(automation, [jobId], recorder);
+      }
+      await sleep(heartbeatEveryMs);
+      const startedAt = performance.now();
+      try {
+        const [item] = await this.target.heartbeatBatch(automation, [jobId]);
+        if (item?.status === "ok") recorder?.heartbeated(startedAt, performance.now());
+        else recorder?.error("heartbeat-batch", new Error(`item ${item?.status ?? "missing"}`));
+      } catch (error) {
+        recorder?.error("heartbeat-batch", error);
       }
     }
   }

@@ -50,24 +50,69 @@ export function busyWarning(machine: MachineInfo): string | undefined {
 
 export interface TargetCheck {
   target: string;
+  /** The figure, and how it is shown ("0.11×", "5.2 ms"…). */
   value: number;
+  shown: string;
   met: boolean;
 }
 
-/** The issue's targets (benchmark figures, never test assertions). */
-export function checkTargets(hub: TargetResult): TargetCheck[] {
-  const checks: TargetCheck[] = [{ target: "end-to-end throughput ≥ 500 jobs/s", value: hub.peak.throughput, met: hub.peak.throughput >= 500 }];
-  if (hub.paced) {
-    const claim = hub.paced.createToClaimMs;
-    checks.push(
-      { target: "create→claim p50 < 10 ms at half of peak load", value: claim.p50, met: claim.p50 < 10 },
-      { target: "create→claim p99 < 50 ms at half of peak load", value: claim.p99, met: claim.p99 < 50 },
+/** Targets and peers the hub's figures are compared with. */
+const HUB_TARGETS = ["hub", "hub-batched"] as const;
+const PEERS = ["graphile", "graphile-batched", "pgboss", "pg", "bullmq"] as const satisfies readonly BenchPart[];
+
+/** How each part is titled in the tables. */
+const TITLES: Record<BenchPart, string> = {
+  hub: "hub",
+  "hub-batched": "hub batched",
+  pg: "pg ceiling",
+  graphile: "graphile-worker",
+  "graphile-batched": "graphile-worker batched",
+  pgboss: "pg-boss",
+  bullmq: "bullmq (raw)",
+};
+
+const measured = (result: TargetResult | undefined): result is TargetResult => result !== undefined && result.skipped === undefined;
+
+/** Machine CPU ms per job of a phase without the load driver (`bench`) and the rest of the machine (`other`). */
+export function machineCpuMsPerJob(phase: PhaseResult): number {
+  return Object.entries(phase.cpuMsPerJob)
+    .filter(([name]) => name !== "bench" && name !== "other")
+    .reduce((sum, [, ms]) => sum + ms, 0);
+}
+
+/** The issue's targets (issue 9; benchmark figures, never test assertions). */
+export function checkTargets(results: E2eReport["results"]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const ms = (value: number) => `${formatNumber(value)} ms`;
+  const times = (value: number) => `${value.toFixed(2)}×`;
+  const add = (target: string, value: number | null | undefined, shown: (value: number) => string, met: (value: number) => boolean) => {
+    if (usable(value ?? undefined)) checks.push({ target, value: value!, shown: shown(value!), met: met(value!) });
+  };
+  const { hub, graphile, pgboss } = results;
+  const batched = results["hub-batched"];
+  if (measured(hub)) {
+    if (measured(graphile)) add("one job per request: peak throughput ≥ 0.3× graphile-worker plain", hub.peak.throughput / graphile.peak.throughput, times, (v) => v >= 0.3);
+    add("one job per request: machine CPU per job at peak, driver excluded ≤ 6 ms", machineCpuMsPerJob(hub.peak), ms, (v) => v <= 6);
+    add("one job per request: PostgreSQL transactions per job ≤ 4", hub.costs?.transactionsPerJob, formatNumber, (v) => v <= 4);
+    add("one job per request: Redis commands per job ≤ 10", hub.costs?.redisCommandsPerJob, formatNumber, (v) => v <= 10);
+    add(
+      "one job per request: no empty claims (claims answered 204 per job; a lower bound: empty claim transactions inside a long-poll are not seen)",
+      hub.costs?.emptyClaimsPerJob,
+      formatNumber,
+      (v) => v < 0.01,
     );
+    const claim = hub.paced?.createToClaimMs;
+    add("at half of peak: create→claim p50 < 10 ms", claim?.p50, ms, (v) => v < 10);
+    add("at half of peak: create→claim p99 < 50 ms", claim?.p99, ms, (v) => v < 50);
+    add("at half of peak: POST /jobs p99 < 25 ms", hub.paced?.createMs.p99, ms, (v) => v < 25);
+    add("at half of peak: relay lag p99 < 50 ms", hub.paced?.relayLagMs?.p99, ms, (v) => v < 50);
+    add("API peak RSS under load < 200 MiB", hub.peakRssMiB?.api, (v) => `${v.toFixed(0)} MiB`, (v) => v < 200);
   }
-  const lag = hub.peak.relayLagMs;
-  if (lag) checks.push({ target: "relay lag p99 < 100 ms (at peak load)", value: lag.p99, met: lag.p99 < 100 });
-  const pacedLag = hub.paced?.relayLagMs;
-  if (pacedLag) checks.push({ target: "relay lag p99 < 100 ms (at half of peak load)", value: pacedLag.p99, met: pacedLag.p99 < 100 });
+  if (measured(batched)) {
+    if (measured(graphile)) add("batched: peak throughput ≥ 1.0× graphile-worker plain", batched.peak.throughput / graphile.peak.throughput, times, (v) => v >= 1);
+    if (measured(pgboss)) add("batched (stretch): peak throughput ≥ 1.0× pg-boss", batched.peak.throughput / pgboss.peak.throughput, times, (v) => v >= 1);
+    add("batched: API peak RSS under load < 200 MiB", batched.peakRssMiB?.api, (v) => `${v.toFixed(0)} MiB`, (v) => v < 200);
+  }
   return checks;
 }
 
@@ -79,50 +124,70 @@ export interface E2eReport {
   /** Jobs/s of every latency phase. */
   pacedRate: number | null;
   results: Partial<Record<BenchPart, TargetResult>>;
-  /** hub figure ÷ baseline figure, per baseline. */
-  ratios: Partial<Record<"pg" | "bullmq", Record<string, number>>>;
+  /** hub figure ÷ peer figure, per hub mode and peer. */
+  ratios: Partial<Record<(typeof HUB_TARGETS)[number], Partial<Record<BenchPart, Record<string, number>>>>>;
   targets: TargetCheck[];
   auditPassed: boolean;
 }
 
-/** The figures that get a row (and a ratio), by phase. */
+/** The figures that get a column (and a ratio), by phase. */
 const FIGURES: { label: string; pick: (phase: PhaseResult) => number | undefined }[] = [
-  { label: "throughput, jobs/s", pick: (phase) => phase.throughput },
-  { label: "create→claim p50, ms", pick: (phase) => phase.createToClaimMs.p50 },
-  { label: "create→claim p95, ms", pick: (phase) => phase.createToClaimMs.p95 },
-  { label: "create→claim p99, ms", pick: (phase) => phase.createToClaimMs.p99 },
-  { label: "create (POST /jobs) p50, ms", pick: (phase) => phase.createMs.p50 },
-  { label: "create (POST /jobs) p99, ms", pick: (phase) => phase.createMs.p99 },
-  { label: "complete p50, ms", pick: (phase) => phase.completeMs.p50 },
-  { label: "complete p99, ms", pick: (phase) => phase.completeMs.p99 },
-  { label: "relay lag p50, ms", pick: (phase) => phase.relayLagMs?.p50 },
-  { label: "relay lag p99, ms", pick: (phase) => phase.relayLagMs?.p99 },
+  { label: "jobs/s", pick: (phase) => phase.throughput },
+  { label: "wall jobs/s", pick: (phase) => phase.wallThroughput },
+  { label: "c→claim p50", pick: (phase) => phase.createToClaimMs.p50 },
+  { label: "p95", pick: (phase) => phase.createToClaimMs.p95 },
+  { label: "p99", pick: (phase) => phase.createToClaimMs.p99 },
+  { label: "create p50", pick: (phase) => phase.createMs.p50 },
+  { label: "p99", pick: (phase) => phase.createMs.p99 },
+  { label: "complete p50", pick: (phase) => phase.completeMs.p50 },
+  { label: "p99", pick: (phase) => phase.completeMs.p99 },
+  { label: "relay lag p50", pick: (phase) => phase.relayLagMs?.p50 },
+  { label: "p99", pick: (phase) => phase.relayLagMs?.p99 },
 ];
 
 const usable = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
 export function computeRatios(results: E2eReport["results"]): E2eReport["ratios"] {
   const ratios: E2eReport["ratios"] = {};
-  const hub = results.hub;
-  if (!hub) return ratios;
-  for (const baseline of ["pg", "bullmq"] as const) {
-    const other = results[baseline];
-    if (!other) continue;
-    const row: Record<string, number> = {};
-    for (const phase of ["peak", "paced"] as const) {
-      const mine = hub[phase];
-      const theirs = other[phase];
-      if (!mine || !theirs) continue;
-      for (const figure of FIGURES) {
-        const a = figure.pick(mine);
-        const b = figure.pick(theirs);
-        if (usable(a) && usable(b) && b > 0) row[`${phase}: ${figure.label}`] = a / b;
+  for (const hubName of HUB_TARGETS) {
+    const hub = results[hubName];
+    if (!measured(hub)) continue;
+    const perPeer: Partial<Record<BenchPart, Record<string, number>>> = {};
+    for (const peer of PEERS) {
+      const other = results[peer];
+      if (!measured(other)) continue;
+      const row: Record<string, number> = {};
+      for (const phase of ["peak", "paced"] as const) {
+        const mine = hub[phase];
+        const theirs = other[phase];
+        if (!mine || !theirs) continue;
+        for (const [index, figure] of FIGURES.entries()) {
+          const a = figure.pick(mine);
+          const b = figure.pick(theirs);
+          if (usable(a) && usable(b) && b > 0) row[`${phase}: ${FIGURES_LONG[index]}`] = a / b;
+        }
       }
+      perPeer[peer] = row;
     }
-    ratios[baseline] = row;
+    ratios[hubName] = perPeer;
   }
   return ratios;
 }
+
+/** Full names of FIGURES, for the JSON's ratio keys. */
+const FIGURES_LONG = [
+  "throughput (steady state), jobs/s",
+  "throughput (first create to last completion), jobs/s",
+  "create→claim p50, ms",
+  "create→claim p95, ms",
+  "create→claim p99, ms",
+  "create p50, ms",
+  "create p99, ms",
+  "complete p50, ms",
+  "complete p99, ms",
+  "relay lag p50, ms",
+  "relay lag p99, ms",
+];
 
 function formatNumber(value: number | undefined): string {
   if (!usable(value)) return "–";
@@ -146,73 +211,123 @@ function auditLines(name: string, audit: readonly AuditCheck[]): string[] {
   return [`  ${name}: ${failed.length} of ${audit.length} checks FAILED`, ...failed.map((check) => `    ✗ ${check.name}: ${check.detail}`)];
 }
 
+/** The CPU columns, in this order; any other label a phase has comes after them. */
+const CPU_COLUMNS = ["api", "dispatcher", "relay", "postgres", "pg-shared", "redis", "bench", "other"];
+
 export function renderE2e(report: E2eReport): string {
-  const { results } = report;
-  const columns: { title: string; result: TargetResult | undefined; ratioTo?: TargetResult | undefined }[] = [
-    { title: "hub", result: results.hub },
-    { title: "pg ceiling", result: results.pg },
-    { title: "hub÷pg", result: results.hub, ratioTo: results.pg },
-    { title: "bullmq", result: results.bullmq },
-    { title: "hub÷bullmq", result: results.hub, ratioTo: results.bullmq },
-  ].filter((column) => column.result && (!("ratioTo" in column) || column.ratioTo));
+  const entries = (Object.entries(report.results) as [BenchPart, TargetResult][]).filter(([, result]) => result !== undefined);
+  const ran = entries.filter(([, result]) => measured(result));
   const lines: string[] = [];
   const { config, machine } = report;
   lines.push(
     `Automation Hub benchmark (e2e) — N=${config.jobs} C=${config.creators} A=${config.automations} limits ${config.limits.join(",")} ` +
-      `· ${machine.cpus} cores, ${(100 * machine.busyBeforeStart).toFixed(0)}% busy before the start`,
+      `batch ${config.batchSize} · ${machine.cpus} cores, ${(100 * machine.busyBeforeStart).toFixed(0)}% busy before the start`,
   );
   const warning = busyWarning(machine);
   if (warning) lines.push(warning);
+  for (const [name, result] of entries) if (result.skipped) lines.push(`${TITLES[name]}: ${result.skipped}`);
+
   for (const phase of ["peak", "paced"] as const) {
+    const rows = ran.filter(([, result]) => result[phase]);
+    if (rows.length === 0) continue;
     const heading =
       phase === "peak"
-        ? `peak: ${config.jobs} jobs from ${config.creators} clients as fast as answered`
-        : `latency phase: ${config.latencyJobs} jobs paced at ${formatNumber(report.pacedRate ?? undefined)} jobs/s`;
-    if (!columns.some((column) => column.result?.[phase])) continue;
-    const rows: string[][] = [[heading, ...columns.map((column) => column.title)]];
-    for (const figure of FIGURES) {
-      rows.push([
-        `  ${figure.label}`,
-        ...columns.map((column) => {
-          const mine = column.result?.[phase];
-          const value = mine ? figure.pick(mine) : undefined;
-          if (!column.ratioTo) return formatNumber(value);
-          const theirs = column.ratioTo[phase];
-          return formatRatio(value, theirs ? figure.pick(theirs) : undefined);
-        }),
+        ? `peak: ${config.jobs} jobs from ${config.creators} clients as fast as answered (ms)`
+        : `latency phase: ${config.latencyJobs} jobs paced at ${formatNumber(report.pacedRate ?? undefined)} jobs/s (ms)`;
+    lines.push(
+      "",
+      table([
+        [heading, ...FIGURES.map((figure) => figure.label)],
+        ...rows.map(([name, result]) => [`  ${TITLES[name]}`, ...FIGURES.map((figure) => formatNumber(figure.pick(result[phase]!)))]),
+      ]),
+    );
+  }
+
+  const hubs = HUB_TARGETS.filter((name) => measured(report.results[name]));
+  const peers = PEERS.filter((name) => measured(report.results[name]));
+  if (hubs.length > 0 && peers.length > 0) {
+    lines.push("", "hub ÷ peer, same run (steady-state peak throughput; create→claim p50 at half of peak where both have one)");
+    const ratioRows: string[][] = [["", ...peers.map((peer) => TITLES[peer])]];
+    for (const hubName of hubs) {
+      const hub = report.results[hubName]!;
+      ratioRows.push([`  ${TITLES[hubName]}`, ...peers.map((peer) => formatRatio(hub.peak.throughput, report.results[peer]!.peak.throughput))]);
+      if (hub.paced) {
+        ratioRows.push([
+          `    c→claim p50`,
+          ...peers.map((peer) => {
+            const theirs = report.results[peer]!.paced;
+            return theirs ? formatRatio(hub.paced!.createToClaimMs.p50, theirs.createToClaimMs.p50) : "–";
+          }),
+        ]);
+      }
+    }
+    lines.push(table(ratioRows));
+  }
+
+  if (ran.length > 0) {
+    lines.push(
+      "",
+      "CPU ms per job (/proc; postgres: the target's own backends; pg-shared: PostgreSQL's server processes; redis: the whole server;",
+      "the driver is 'bench', with graphile-worker's, pg-boss's and bullmq's in-process workers; Σ: all but bench and other)",
+    );
+    const labels = [...new Set([...CPU_COLUMNS, ...ran.flatMap(([, result]) => Object.keys(result.peak.cpuMsPerJob))])].filter((label) =>
+      ran.some(([, result]) => label in result.peak.cpuMsPerJob || (result.paced !== null && label in result.paced.cpuMsPerJob)),
+    );
+    const cpuRows: string[][] = [["", ...labels, "Σ"]];
+    for (const [name, result] of ran) {
+      for (const phase of [result.peak, result.paced]) {
+        if (!phase) continue;
+        cpuRows.push([`  ${TITLES[name]} ${phase.kind}`, ...labels.map((label) => formatNumber(phase.cpuMsPerJob[label])), formatNumber(machineCpuMsPerJob(phase))]);
+      }
+    }
+    lines.push(table(cpuRows));
+    for (const [name, result] of ran) {
+      if (!result.idleCpuPercent) continue;
+      const idle = Object.entries(result.idleCpuPercent).map(([processName, percent]) => `${processName} ${percent.toFixed(0)}%`);
+      lines.push(`  ${TITLES[name]} idle: ${idle.join(", ")} (% of a core, before the phases: polling, sweeps, long-polls)`);
+    }
+
+    const statementsKnown = ran.some(([, result]) => result.costs?.statementsPerJob !== null && result.costs?.statementsPerJob !== undefined);
+    lines.push(
+      "",
+      "per job over the whole run (idle window, both phases, drain): PostgreSQL transactions of the target's database (rolled back),",
+      `statements (pg_stat_statements${statementsKnown ? "" : ": n/a, the server does not preload it"}), Redis commands (server-wide INFO commandstats,`,
+      "Lua-internal included), claim requests and those answered 204",
+    );
+    const costRows: string[][] = [["", "xacts", "(rolled back)", "statements", "redis cmds", "claims", "204s", "top redis commands"]];
+    for (const [name, result] of ran) {
+      const costs = result.costs;
+      if (!costs) continue;
+      costRows.push([
+        `  ${TITLES[name]}`,
+        formatNumber(costs.transactionsPerJob),
+        formatNumber(costs.rolledBackPerJob),
+        costs.statementsPerJob === null ? "n/a" : formatNumber(costs.statementsPerJob),
+        costs.redisCommandsPerJob === null ? "–" : formatNumber(costs.redisCommandsPerJob),
+        formatNumber(costs.claimsPerJob),
+        formatNumber(costs.emptyClaimsPerJob),
+        Object.entries(costs.redisTopCommands)
+          .map(([command, calls]) => `${command} ${formatNumber(calls)}`)
+          .join(", "),
       ]);
     }
-    lines.push("", table(rows));
+    lines.push(table(costRows));
   }
-  const hub = results.hub;
-  if (hub) {
-    lines.push("", "hub processes");
-    if (hub.peakRssMiB) {
-      lines.push(`  peak RSS, MiB: ${Object.entries(hub.peakRssMiB).map(([name, mib]) => `${name} ${mib.toFixed(0)}`).join(", ")}`);
-    }
-    lines.push(`  heartbeats sent: ${hub.peak.heartbeats + (hub.paced?.heartbeats ?? 0)}`);
-    lines.push("", "targets (figures, not assertions)");
-    for (const target of report.targets) lines.push(`  ${target.met ? "✓" : "✗"} ${target.target}: ${formatNumber(target.value)}`);
+
+  for (const name of hubs) {
+    const hub = report.results[name]!;
+    const rss = hub.peakRssMiB ? Object.entries(hub.peakRssMiB).map(([app, mib]) => `${app} ${mib.toFixed(0)}`).join(", ") : "–";
+    lines.push("", `${TITLES[name]} processes: peak RSS (VmHWM) MiB ${rss}; heartbeats sent ${hub.peak.heartbeats + (hub.paced?.heartbeats ?? 0)}`);
   }
-  const perJob = columns.filter((column) => !column.ratioTo && usable(column.result?.transactionsPerJob));
-  if (perJob.length > 0) {
-    lines.push("", `PostgreSQL transactions per job (everything: empty claims, relay polls): ${perJob.map((column) => `${column.title} ${formatNumber(column.result!.transactionsPerJob)}`).join(", ")}`);
-  }
-  lines.push("", "CPU ms per job (the benchmark's driver is 'bench'; postgres and redis: all their processes; other: the rest of the machine)");
-  for (const [name, result] of Object.entries(results)) {
-    for (const phase of [result?.peak, result?.paced]) {
-      if (!phase) continue;
-      const cpu = Object.entries(phase.cpuMsPerJob).map(([processName, ms]) => `${processName} ${ms.toFixed(2)}`);
-      lines.push(`  ${name.padEnd(6)} ${phase.kind.padEnd(5)}: ${cpu.join(", ")}`);
-    }
-  }
-  for (const [name, result] of Object.entries(results)) {
-    if (!result?.idleCpuPercent) continue;
-    const idle = Object.entries(result.idleCpuPercent).map(([processName, percent]) => `${processName} ${percent.toFixed(0)}%`);
-    lines.push(`  ${name.padEnd(6)} idle : ${idle.join(", ")} (% of a core, before the phases: polling, sweeps, long-polls)`);
+  if (report.targets.length > 0) {
+    lines.push("", "targets of issue 9 (figures, not assertions)");
+    for (const target of report.targets) lines.push(`  ${target.met ? "✓" : "✗"} ${target.target}: ${target.shown}`);
   }
   lines.push("", "audit");
-  for (const [name, result] of Object.entries(results)) if (result) lines.push(...auditLines(name, result.audit));
+  for (const [name, result] of entries) {
+    if (result.skipped) lines.push(`  ${TITLES[name]}: skipped`);
+    else lines.push(...auditLines(TITLES[name], result.audit));
+  }
   return lines.join("\n");
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentile, summarize } from "./stats";
+import { percentile, summarize, throughputOf } from "./stats";
 
 describe("summarize", () => {
   it("when summarizing 1 to 100 in any order, then p50, p95 and p99 are the observed values of those ranks", () => {
@@ -26,5 +26,35 @@ describe("summarize", () => {
 
     expect(percentile(sorted, 99)).toBe(10);
     expect(percentile(sorted, 10)).toBe(1);
+  });
+});
+
+describe("throughputOf", () => {
+  it("when a few stragglers complete long after the rest, then the main figure ignores them and the wall figure does not", () => {
+    // 1000 jobs completing one per ms from t=0, then 5 stragglers at t=7500 ms.
+    const times = [...Array.from({ length: 1000 }, (_, i) => i + 1), 7500, 7500, 7500, 7500, 7500];
+
+    const throughput = throughputOf(times, 0);
+
+    expect(throughput.steady).toBeCloseTo(1000, -1);
+    expect(throughput.wall).toBeCloseTo((1005 / 7500) * 1000, 5);
+  });
+
+  it("when jobs complete in bursts of a whole batch, then the figure is the batches' rate, not one burst's", () => {
+    // 10 bursts of 100 jobs, one every 500 ms, the first at 500 ms: 200 jobs/s.
+    const times = Array.from({ length: 1000 }, (_, i) => 500 * (Math.floor(i / 100) + 1));
+
+    const steady = throughputOf(times, 0).steady;
+
+    // 950 of them by the last burst at 5000 ms: 190/s, within a burst's granularity of 200/s.
+    expect(steady).toBeGreaterThanOrEqual(180);
+    expect(steady).toBeLessThanOrEqual(200);
+  });
+
+  it("when there are too few completions to leave any out, then both figures are the wall figure", () => {
+    const throughput = throughputOf([100, 200, 1000], 0);
+
+    expect(throughput.steady).toBe(throughput.wall);
+    expect(throughput.wall).toBeCloseTo(3, 5);
   });
 });

@@ -1,0 +1,100 @@
+/**
+ * What the servers did for a run: PostgreSQL transactions (pg_stat_database) and statements
+ * (pg_stat_statements, when the server preloads it) of the run's database, and Redis commands
+ * (`INFO commandstats`). Read before and after a target's run; the difference ÷ jobs is the cost
+ * per job.
+ */
+import pg from "pg";
+import { createRedis } from "@hub/shared";
+
+export interface PgCounts {
+  committed: number;
+  rolledBack: number;
+  /** Statements executed in the database (pg_stat_statements calls); null when it is not loaded. */
+  statements: number | null;
+}
+
+async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-audit" });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Makes pg_stat_statements readable from the run's database when the server preloads it (it
+ * only counts then; creating the extension without it gives a view that errors). Never changes
+ * the server's configuration: without the preload, statements are reported as n/a.
+ */
+export async function enableStatementCounts(databaseUrl: string): Promise<boolean> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ libraries: string }>("select current_setting('shared_preload_libraries') as libraries");
+    const preloaded = (rows[0]?.libraries ?? "").split(",").some((library) => library.trim() === "pg_stat_statements");
+    if (!preloaded) return false;
+    try {
+      await client.query("create extension if not exists pg_stat_statements");
+      await client.query("select 1 from pg_stat_statements limit 1");
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The database's transaction counts, and its statement count when `statements` is on. Backends
+ * publish transaction counts at most every second and when they exit, so read the final counts
+ * after the processes under test have closed their connections.
+ */
+export async function countPg(databaseUrl: string, statements: boolean): Promise<PgCounts> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ committed: number; rolled_back: number }>(
+      "select xact_commit::float8 as committed, xact_rollback::float8 as rolled_back from pg_stat_database where datname = current_database()",
+    );
+    let statementCount: number | null = null;
+    if (statements) {
+      const counted = await client.query<{ calls: number }>(
+        "select coalesce(sum(calls), 0)::float8 as calls from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())",
+      );
+      statementCount = counted.rows[0]?.calls ?? null;
+    }
+    return { committed: rows[0]?.committed ?? Number.NaN, rolledBack: rows[0]?.rolled_back ?? Number.NaN, statements: statementCount };
+  });
+}
+
+/**
+ * Calls per command since the Redis server started (`INFO commandstats`), commands run inside Lua
+ * scripts included. Server-wide: other users of the same Redis count too.
+ */
+export async function redisCommandCounts(redisUrl: string): Promise<Record<string, number>> {
+  const redis = createRedis(redisUrl, "bench-counters");
+  try {
+    const info = await redis.info("commandstats");
+    const counts: Record<string, number> = {};
+    for (const line of info.split("\n")) {
+      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+      if (match) counts[match[1]!] = Number(match[2]);
+    }
+    return counts;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Commands per command name between two `redisCommandCounts`, without connection set-up (`info`,
+ * `client|…`, `hello`, `select`): this module's own connections make those, and so does every
+ * client as it connects, never per job.
+ */
+export function redisDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [command, calls] of Object.entries(after)) {
+    if (command === "info" || command === "hello" || command === "select" || command.startsWith("client")) continue;
+    const made = calls - (before[command] ?? 0);
+    if (made > 0) delta[command] = made;
+  }
+  return delta;
+}
