@@ -3,8 +3,10 @@
  *
  *   POST /jobs ──commit──▶ BullMQ `dispatch` queue ──dispatcher──▶ ready set of the automation ──claim──▶ worker
  *
- * - {@link DispatchQueue}: the API enqueues each committed job into BullMQ with the job id as the
- *   BullMQ job id, so enqueueing twice is harmless.
+ * - {@link DispatchQueue}: the API hands each committed job to an in-process {@link MicroBatcher},
+ *   which every couple of milliseconds adds one BullMQ job carrying every job committed meanwhile
+ *   (offering a job twice is harmless). The request never waits for Redis: PostgreSQL's commit is
+ *   the acknowledgement.
  * - {@link ReadyJobs}: per automation, a sorted set of job ids the worker may claim, oldest first
  *   (scored by creation time). Dispatchers fill it; claims read candidates from it and PostgreSQL
  *   decides (concurrency limit, development mode, job still queued).
@@ -24,16 +26,41 @@ export interface DispatchableJob {
   createdAt: Date;
 }
 
-/** Payload of a BullMQ dispatch job. */
+/**
+ * Payload of a BullMQ dispatch job: the committed hub jobs it carries, as
+ * `[id, automationId, createdAtMs]` (compact: one BullMQ job carries up to hundreds).
+ */
 export interface DispatchPayload {
+  jobs: Array<[id: string, automationId: string, createdAtMs: number]>;
+}
+
+/** The payload of a BullMQ dispatch job enqueued before batching: one hub job, whose id is the BullMQ job id. */
+interface SingleJobPayload {
   automationId: string;
   createdAtMs: number;
 }
 
+/**
+ * The hub jobs a BullMQ dispatch job carries. Also reads the one-job payload of older API
+ * processes, so a rolling upgrade loses no offer.
+ */
+export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: DispatchPayload | SingleJobPayload): DispatchableJob[] {
+  if ("jobs" in payload) return payload.jobs.map(([id, automationId, createdAtMs]) => ({ id, automationId, createdAt: new Date(createdAtMs) }));
+  return bullJobId ? [{ id: bullJobId, automationId: payload.automationId, createdAt: new Date(payload.createdAtMs) }] : [];
+}
+
+/** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
+const JOBS_PER_DISPATCH_MESSAGE = 500;
+
 export class DispatchQueue {
   readonly queue: Queue<DispatchPayload>;
+  private readonly batcher: MicroBatcher<DispatchableJob>;
 
-  constructor(connection: Redis, keys: RedisKeys) {
+  constructor(
+    private readonly connection: Redis,
+    keys: RedisKeys,
+    options: MicroBatcherOptions<DispatchableJob> = {},
+  ) {
     this.queue = new Queue<DispatchPayload>(keys.dispatchQueue, {
       connection,
       prefix: keys.bullPrefix,
@@ -44,22 +71,182 @@ export class DispatchQueue {
         backoff: { type: "exponential", delay: 200 },
       },
     });
+    // `this.enqueue` is looked up on every send, so a test may replace it on the instance.
+    this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", options);
   }
 
-  /** Enqueues committed jobs for dispatch; idempotent per job id. */
+  /**
+   * Hands committed jobs to dispatch without waiting: they are sent with the jobs other requests
+   * committed within the next few milliseconds, as one BullMQ job. Never throws or blocks; a job
+   * lost here (Redis down long enough to fill the buffer, a crash) is offered by the dispatcher's
+   * reconciler from PostgreSQL.
+   */
+  submit(jobs: DispatchableJob[]): void {
+    this.batcher.add(jobs);
+  }
+
+  /** Jobs submitted and not yet sent. */
+  get buffered(): number {
+    return this.batcher.buffered;
+  }
+
+  /** Enqueues committed jobs for dispatch now, as few BullMQ jobs as possible, in one round trip. */
   async enqueue(jobs: DispatchableJob[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(
-      jobs.map((job) => ({
-        name: "offer",
-        data: { automationId: job.automationId, createdAtMs: job.createdAt.getTime() },
-        opts: { jobId: job.id },
-      })),
-    );
+    const messages: Array<{ name: string; data: DispatchPayload }> = [];
+    for (let start = 0; start < jobs.length; start += JOBS_PER_DISPATCH_MESSAGE) {
+      const chunk = jobs.slice(start, start + JOBS_PER_DISPATCH_MESSAGE);
+      messages.push({ name: "offer", data: { jobs: chunk.map((job) => [job.id, job.automationId, job.createdAt.getTime()]) } });
+    }
+    if (messages.length === 1) await this.queue.add(messages[0]!.name, messages[0]!.data);
+    else await this.queue.addBulk(messages);
   }
 
-  async close(): Promise<void> {
+  /** Sends what is buffered (waiting at most `timeoutMs`), then closes the BullMQ queue. */
+  async close(timeoutMs = 2000): Promise<void> {
+    await this.batcher.close(timeoutMs);
     await this.queue.close();
+  }
+}
+
+/** Tuning and reporting of a {@link MicroBatcher}. */
+export interface MicroBatcherOptions<T> {
+  /** Longest an item waits before its batch is sent. Default 2 ms. */
+  lingerMs?: number;
+  /** A batch this large is sent at once, without waiting for `lingerMs`. Default 200. */
+  sendSize?: number;
+  /** Most items one send carries. Default 1000. */
+  maxSendSize?: number;
+  /** Most items held while sends cannot keep up or the target is down; beyond, new items are dropped. Default 10,000. */
+  maxBuffered?: number;
+  /** A send not settled by then counts as failed, and the next may start. Default 1000 ms. */
+  sendTimeoutMs?: number;
+  /** While the target is not ready, how often to look again. Default 100 ms. */
+  notReadyRetryMs?: number;
+  /** A send failed or timed out: its items are lost. */
+  onSendFailure?: (error: unknown, items: T[]) => void;
+  /** Items refused because the buffer was full (or the batcher closed). */
+  onDrop?: (count: number) => void;
+}
+
+/**
+ * Collects items from many callers and sends them in batches, one send at a time, in the
+ * background: `add` never waits and never throws. An item waits at most `lingerMs` (or for the
+ * send in flight to end); while the target is not ready (`isReady` false) items are kept, up to
+ * `maxBuffered`. Meant for signals whose loss costs only latency, because something else repairs
+ * them (for dispatch: the reconciler).
+ */
+export class MicroBatcher<T> {
+  private pending: T[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private closed = false;
+  private readonly lingerMs: number;
+  private readonly sendSize: number;
+  private readonly maxSendSize: number;
+  private readonly maxBuffered: number;
+  private readonly sendTimeoutMs: number;
+  private readonly notReadyRetryMs: number;
+
+  constructor(
+    private readonly send: (items: T[]) => Promise<void>,
+    private readonly isReady: () => boolean,
+    private readonly options: MicroBatcherOptions<T> = {},
+  ) {
+    this.lingerMs = options.lingerMs ?? 2;
+    this.sendSize = options.sendSize ?? 200;
+    this.maxSendSize = options.maxSendSize ?? 1000;
+    this.maxBuffered = options.maxBuffered ?? 10_000;
+    this.sendTimeoutMs = options.sendTimeoutMs ?? 1000;
+    this.notReadyRetryMs = options.notReadyRetryMs ?? 100;
+  }
+
+  get buffered(): number {
+    return this.pending.length;
+  }
+
+  add(items: readonly T[]): void {
+    const room = this.closed ? 0 : this.maxBuffered - this.pending.length;
+    const kept = items.length <= room ? items : items.slice(0, Math.max(room, 0));
+    if (kept.length < items.length) this.options.onDrop?.(items.length - kept.length);
+    if (kept.length === 0) return;
+    this.pending.push(...kept);
+    this.schedule();
+  }
+
+  /** Sends at once when a batch is full, else within `lingerMs`; nothing while a send is in flight (it reschedules). */
+  private schedule(delayMs = this.lingerMs): void {
+    // Once closing, `close` drives the remaining sends itself.
+    if (this.closed || this.inFlight || this.pending.length === 0) return;
+    if (this.pending.length >= this.sendSize) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.sendPending();
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.sendPending();
+      }, delayMs);
+    }
+  }
+
+  private sendPending(): void {
+    if (this.inFlight || this.pending.length === 0) return;
+    if (!this.isReady()) {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.sendPending();
+      }, this.notReadyRetryMs);
+      return;
+    }
+    const batch = this.pending.splice(0, this.maxSendSize);
+    this.inFlight = settleWithin(this.send(batch), this.sendTimeoutMs)
+      .catch((error: unknown) => this.options.onSendFailure?.(error, batch))
+      .finally(() => {
+        this.inFlight = undefined;
+        this.schedule();
+      });
+  }
+
+  /**
+   * Stops accepting items and sends what is held, waiting at most `timeoutMs` in all; what is
+   * still held then is dropped (reported through `onDrop`).
+   */
+  async close(timeoutMs: number): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const deadline = Date.now() + timeoutMs;
+    while ((this.pending.length > 0 || this.inFlight) && Date.now() < deadline) {
+      if (this.inFlight) await settleWithin(this.inFlight, deadline - Date.now()).catch(() => undefined);
+      else if (this.isReady()) this.sendPending();
+      else await new Promise((resolve) => setTimeout(resolve, Math.min(this.notReadyRetryMs, Math.max(deadline - Date.now(), 0))));
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length > 0) {
+      this.options.onDrop?.(this.pending.length);
+      this.pending = [];
+    }
+  }
+}
+
+/**
+ * Settles like `work`, or rejects after `timeoutMs`. Redis commands wait for a reconnect rather
+ * than fail, so every Redis call something waits for is bounded this way.
+ */
+export async function settleWithin<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+  });
+  // The late outcome of a timed-out call has no one left to hear it.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
