@@ -23,7 +23,7 @@ import {
   type Database,
 } from "@hub/db";
 import type { Logger, RedisKeys } from "@hub/shared";
-import { jobsOfDispatchPayload, ReadyJobs, type DispatchPayload } from "@hub/shared/dispatch";
+import { jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
@@ -64,7 +64,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
-  let offerWorker: BullWorker<DispatchPayload> | undefined;
+  let offerWorker: BullWorker<DispatchPayload | SingleJobDispatchPayload> | undefined;
 
   async function sweepLeases(): Promise<void> {
     for (;;) {
@@ -139,7 +139,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Runs one full reconciliation now (tests, operators). */
     reconcileNow: () => reconcileAll("interval"),
     async start(): Promise<void> {
-      offerWorker = new BullWorker<DispatchPayload>(
+      offerWorker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
         keys.dispatchQueue,
         async (message) => {
           // One message carries every job an API process committed within a couple of

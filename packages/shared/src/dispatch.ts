@@ -35,7 +35,7 @@ export interface DispatchPayload {
 }
 
 /** The payload of a BullMQ dispatch job enqueued before batching: one hub job, whose id is the BullMQ job id. */
-interface SingleJobPayload {
+export interface SingleJobDispatchPayload {
   automationId: string;
   createdAtMs: number;
 }
@@ -44,7 +44,7 @@ interface SingleJobPayload {
  * The hub jobs a BullMQ dispatch job carries. Also reads the one-job payload of older API
  * processes, so a rolling upgrade loses no offer.
  */
-export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: DispatchPayload | SingleJobPayload): DispatchableJob[] {
+export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: DispatchPayload | SingleJobDispatchPayload): DispatchableJob[] {
   if ("jobs" in payload) return payload.jobs.map(([id, automationId, createdAtMs]) => ({ id, automationId, createdAt: new Date(createdAtMs) }));
   return bullJobId ? [{ id: bullJobId, automationId: payload.automationId, createdAt: new Date(payload.createdAtMs) }] : [];
 }
