@@ -21,6 +21,10 @@ import { TokenService } from "./identity/tokens";
 import { createMetrics } from "./metrics";
 import { mountDocs } from "./openapi/docs.routes";
 import { allRoutes } from "./routes";
+import { reportLostEnqueues } from "./dispatch/signals";
+
+/** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
+const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
 
 export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Express {
   const app = express();
@@ -98,9 +102,15 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
   const subscriber = createRedis(env.REDIS_URL, "hub-api-wake", { logger });
-  const dispatch = { queue: new DispatchQueue(redis, keys), ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
+  const metrics = createMetrics();
+  const lostEnqueues = { logger, metrics };
+  const queue = new DispatchQueue(redis, keys, {
+    onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),
+    onDrop: (count) => reportLostEnqueues(lostEnqueues, count, "buffer_full"),
+  });
   // BullMQ re-emits its connection's errors on the queue; the connection already reports them.
-  dispatch.queue.queue.on("error", () => undefined);
+  queue.queue.on("error", () => undefined);
+  const dispatch = { queue, ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
   await dispatch.wakes.start();
   const ctx: AppContext = {
     env,
@@ -111,7 +121,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     logger,
     tokens,
     auth: new Authenticator(database.db, tokens),
-    metrics: createMetrics(),
+    metrics,
     dispatch,
   };
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger);
@@ -156,7 +166,9 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       if (inFlight > 0) await new Promise<void>((resolve) => (onDrained = resolve));
       server.closeAllConnections();
       await closed;
-      await dispatch.queue.close();
+      // Every request is answered: hand the jobs they committed to Redis before disconnecting
+      // (bounded; whatever is left is offered by the dispatcher's reconciler).
+      await dispatch.queue.close(DISPATCH_FLUSH_TIMEOUT_MS);
       redis.disconnect();
       await database.close();
     },

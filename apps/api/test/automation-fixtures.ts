@@ -1,6 +1,6 @@
 /** Arrange helpers for the automation and worker tests: sectors, automations, events, jobs. */
 import { asc, count, eq } from "drizzle-orm";
-import { events, insertJobIfActive, type HubEvent, type Job } from "@hub/db";
+import { createJob, events, findJob, type HubEvent, type Job } from "@hub/db";
 import { createRedis } from "@hub/shared";
 import type { TestHub } from "./harness";
 
@@ -41,9 +41,9 @@ export async function adminId(hub: TestHub): Promise<string> {
 
 /** A queued job written straight to the database, as POST /jobs would. */
 export async function insertQueuedJob(hub: TestHub, automationId: string, createdBy: string): Promise<Job> {
-  const job = await insertJobIfActive(hub.api.ctx.db, { automationId, context: {}, createdBy });
-  if (!job) throw new Error(`automation ${automationId} is not active`);
-  return job;
+  const outcome = await createJob(hub.api.ctx.database.pool, createdBy, { automationId, context: {} });
+  if (outcome.kind !== "created") throw new Error(`automation ${automationId} accepts no job: ${outcome.kind}`);
+  return (await findJob(hub.api.ctx.db, outcome.jobs[0]!.id))!;
 }
 
 /**

@@ -90,3 +90,15 @@ export async function lastEventOf(hub: TestHub, jobId: string): Promise<HubEvent
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once `condition` holds, checking every `intervalMs`; fails after `timeoutMs` (generous:
+ * the machine may be loaded). For effects that happen in the background after a response.
+ */
+export async function waitFor(condition: () => Promise<boolean>, { timeoutMs = 15_000, intervalMs = 50 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -4,7 +4,8 @@
  * and a replica killed mid-task loses nothing: its BullMQ jobs stall and are re-delivered, its
  * transactions roll back, and the reconciler re-offers whatever Redis does not hold.
  *
- * - offer: consumes the BullMQ `dispatch` queue and puts each job in its automation's ready set.
+ * - offer: consumes the BullMQ `dispatch` queue (each message a batch of committed jobs) and puts
+ *   each job in its automation's ready set.
  * - leases: running jobs whose lease lapsed go back to `queued` (re-offered at once) or `failed`.
  * - workers: workers silent for HUB_WORKER_TTL_SECONDS become `stopped`.
  * - reconcile: every queued job in PostgreSQL is (re-)offered — on an interval, and at once when
@@ -22,7 +23,7 @@ import {
   type Database,
 } from "@hub/db";
 import type { Logger, RedisKeys } from "@hub/shared";
-import { ReadyJobs, type DispatchPayload } from "@hub/shared/dispatch";
+import { jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
@@ -63,7 +64,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
-  let offerWorker: BullWorker<DispatchPayload> | undefined;
+  let offerWorker: BullWorker<DispatchPayload | SingleJobDispatchPayload> | undefined;
 
   async function sweepLeases(): Promise<void> {
     for (;;) {
@@ -138,12 +139,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Runs one full reconciliation now (tests, operators). */
     reconcileNow: () => reconcileAll("interval"),
     async start(): Promise<void> {
-      offerWorker = new BullWorker<DispatchPayload>(
+      offerWorker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
         keys.dispatchQueue,
-        async (job) => {
-          if (!job.id) return;
-          await ready.offer([{ id: job.id, automationId: job.data.automationId, createdAt: new Date(job.data.createdAtMs) }]);
-          metrics.jobsOffered.inc({ path: "queue" });
+        async (message) => {
+          // One message carries every job an API process committed within a couple of
+          // milliseconds: all of them go to their ready sets in one pipeline.
+          const batch = jobsOfDispatchPayload(message.id, message.data);
+          await ready.offer(batch);
+          metrics.jobsOffered.inc({ path: "queue" }, batch.length);
         },
         {
           connection: redis,

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { events, jobs } from "@hub/db";
 import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
@@ -44,6 +45,36 @@ describe("dispatcher", () => {
     const ready = new ReadyJobs(env.redis, env.keys);
     const candidates = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1);
     expect(candidates).toEqual([job!.id]);
+  });
+
+  it("when jobs of several automations are submitted together, then one BullMQ message carries them and each lands in its automation's ready set", async () => {
+    const first = (await insertAutomation(env.database)).automation;
+    const second = (await insertAutomation(env.database)).automation;
+    const firstJobs = await insertQueuedJobs(env.database, first.id, 3);
+    const secondJobs = await insertQueuedJobs(env.database, second.id, 2);
+    const queue = new DispatchQueue(env.redis, env.keys, { lingerMs: 60_000 });
+    const added = vi.spyOn(queue.queue, "add");
+
+    queue.submit([...firstJobs, ...secondJobs].map((job) => ({ id: job.id, automationId: job.automationId, createdAt: job.createdAt })));
+    // Closing sends what is held at once, without waiting for the linger time.
+    await queue.close();
+
+    expect(added).toHaveBeenCalledTimes(1);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const inOrder = (rows: typeof firstJobs) => [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)).map((job) => job.id);
+    expect(await eventually(() => ready.candidates(first.id, 10), (ids) => ids.length === 3)).toEqual(inOrder(firstJobs));
+    expect(await eventually(() => ready.candidates(second.id, 10), (ids) => ids.length === 2)).toEqual(inOrder(secondJobs));
+  });
+
+  it("when a one-job message of an older API process is in the queue, then its job is offered too", async () => {
+    const { automation } = await insertAutomation(env.database);
+    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const legacy = new Queue(env.keys.dispatchQueue, { connection: env.redis, prefix: env.keys.bullPrefix });
+    await legacy.add("offer", { automationId: automation.id, createdAtMs: job!.createdAt.getTime() }, { jobId: job!.id, removeOnComplete: true });
+    await legacy.close();
+
+    const ready = new ReadyJobs(env.redis, env.keys);
+    expect(await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1)).toEqual([job!.id]);
   });
 
   it("when Redis loses its data, then every queued job is offered again, oldest first", async () => {

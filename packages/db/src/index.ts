@@ -5,6 +5,8 @@ export * as schema from "./schema";
 export * from "./schema";
 export * from "./queries/events";
 export * from "./queries/jobs";
+export * from "./queries/jobs-create";
+export * from "./queries/jobs-read";
 export * from "./queries/workers";
 export * from "./queries/outbox";
 export * from "./queries/automations";

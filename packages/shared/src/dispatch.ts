@@ -3,8 +3,10 @@
  *
  *   POST /jobs ──commit──▶ BullMQ `dispatch` queue ──dispatcher──▶ ready set of the automation ──claim──▶ worker
  *
- * - {@link DispatchQueue}: the API enqueues each committed job into BullMQ with the job id as the
- *   BullMQ job id, so enqueueing twice is harmless.
+ * - {@link DispatchQueue}: the API hands each committed job to an in-process {@link MicroBatcher},
+ *   which every couple of milliseconds adds one BullMQ job carrying every job committed meanwhile
+ *   (offering a job twice is harmless). The request never waits for Redis: PostgreSQL's commit is
+ *   the acknowledgement.
  * - {@link ReadyJobs}: per automation, a sorted set of job ids the worker may claim, oldest first
  *   (scored by creation time). Dispatchers fill it; claims read candidates from it and PostgreSQL
  *   decides (concurrency limit, development mode, job still queued).
@@ -16,7 +18,10 @@
  */
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
 import type { RedisKeys } from "./redis";
+
+export { MicroBatcher, settleWithin, type MicroBatcherOptions } from "./micro-batcher";
 
 export interface DispatchableJob {
   id: string;
@@ -24,16 +29,41 @@ export interface DispatchableJob {
   createdAt: Date;
 }
 
-/** Payload of a BullMQ dispatch job. */
+/**
+ * Payload of a BullMQ dispatch job: the committed hub jobs it carries, as
+ * `[id, automationId, createdAtMs]` (compact: one BullMQ job carries up to hundreds).
+ */
 export interface DispatchPayload {
+  jobs: Array<[id: string, automationId: string, createdAtMs: number]>;
+}
+
+/** The payload of a BullMQ dispatch job enqueued before batching: one hub job, whose id is the BullMQ job id. */
+export interface SingleJobDispatchPayload {
   automationId: string;
   createdAtMs: number;
 }
 
+/**
+ * The hub jobs a BullMQ dispatch job carries. Also reads the one-job payload of older API
+ * processes, so a rolling upgrade loses no offer.
+ */
+export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: DispatchPayload | SingleJobDispatchPayload): DispatchableJob[] {
+  if ("jobs" in payload) return payload.jobs.map(([id, automationId, createdAtMs]) => ({ id, automationId, createdAt: new Date(createdAtMs) }));
+  return bullJobId ? [{ id: bullJobId, automationId: payload.automationId, createdAt: new Date(payload.createdAtMs) }] : [];
+}
+
+/** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
+const JOBS_PER_DISPATCH_MESSAGE = 500;
+
 export class DispatchQueue {
   readonly queue: Queue<DispatchPayload>;
+  private readonly batcher: MicroBatcher<DispatchableJob>;
 
-  constructor(connection: Redis, keys: RedisKeys) {
+  constructor(
+    private readonly connection: Redis,
+    keys: RedisKeys,
+    options: MicroBatcherOptions<DispatchableJob> = {},
+  ) {
     this.queue = new Queue<DispatchPayload>(keys.dispatchQueue, {
       connection,
       prefix: keys.bullPrefix,
@@ -44,21 +74,40 @@ export class DispatchQueue {
         backoff: { type: "exponential", delay: 200 },
       },
     });
+    // `this.enqueue` is looked up on every send, so a test may replace it on the instance.
+    this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", options);
   }
 
-  /** Enqueues committed jobs for dispatch; idempotent per job id. */
+  /**
+   * Hands committed jobs to dispatch without waiting: they are sent with the jobs other requests
+   * committed within the next few milliseconds, as one BullMQ job. Never throws or blocks; a job
+   * lost here (Redis down long enough to fill the buffer, a crash) is offered by the dispatcher's
+   * reconciler from PostgreSQL.
+   */
+  submit(jobs: DispatchableJob[]): void {
+    this.batcher.add(jobs);
+  }
+
+  /** Jobs submitted and not yet sent. */
+  get buffered(): number {
+    return this.batcher.buffered;
+  }
+
+  /** Enqueues committed jobs for dispatch now, as few BullMQ jobs as possible, in one round trip. */
   async enqueue(jobs: DispatchableJob[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(
-      jobs.map((job) => ({
-        name: "offer",
-        data: { automationId: job.automationId, createdAtMs: job.createdAt.getTime() },
-        opts: { jobId: job.id },
-      })),
-    );
+    const messages: Array<{ name: string; data: DispatchPayload }> = [];
+    for (let start = 0; start < jobs.length; start += JOBS_PER_DISPATCH_MESSAGE) {
+      const chunk = jobs.slice(start, start + JOBS_PER_DISPATCH_MESSAGE);
+      messages.push({ name: "offer", data: { jobs: chunk.map((job) => [job.id, job.automationId, job.createdAt.getTime()]) } });
+    }
+    if (messages.length === 1) await this.queue.add(messages[0]!.name, messages[0]!.data);
+    else await this.queue.addBulk(messages);
   }
 
-  async close(): Promise<void> {
+  /** Sends what is buffered (waiting at most `timeoutMs`), then closes the BullMQ queue. */
+  async close(timeoutMs = 2000): Promise<void> {
+    await this.batcher.close(timeoutMs);
     await this.queue.close();
   }
 }

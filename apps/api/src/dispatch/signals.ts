@@ -1,11 +1,13 @@
 /**
  * The Redis signals the API sends after a change has committed (jobs, automations, workers) ("PostgreSQL decides, Redis
  * delivers"). The change is already decided, so a signal that fails or hangs (Redis commands wait
- * for a reconnect) must never fail or stall the request: each is raced against a short timeout,
+ * for a reconnect) must never fail or stall the request: new jobs go to a background batcher the
+ * request does not wait for, every other signal is raced against a short timeout,
  * and a lost one costs only latency — the dispatcher's reconciler re-offers every queued job from
  * PostgreSQL, and long-polling claims re-check on their own every second.
  */
 import type { JobRef } from "@hub/db";
+import { settleWithin } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 
 /** How long a request waits for a Redis signal before answering anyway. */
@@ -20,20 +22,7 @@ export type SignalContext = Pick<AppContext, "dispatch" | "logger" | "metrics">;
  * Settles like `work`, or rejects after `timeoutMs`. Redis commands wait for a reconnect rather
  * than fail, so every Redis call a request depends on is bounded this way.
  */
-export async function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
-  });
-  // The late outcome of a timed-out call has no one left to hear it.
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export const withinTimeout = settleWithin;
 
 /** Resolves true when `send` settled within the timeout, false (logged, counted) otherwise. */
 export async function sendSignal(
@@ -52,9 +41,21 @@ export async function sendSignal(
   }
 }
 
-/** A new job is committed: hand it to the dispatcher (idempotent per job id). */
-export const enqueueForDispatch = (ctx: SignalContext, job: JobRef) =>
-  sendSignal(ctx, "enqueue", job.automationId, () => ctx.dispatch.queue.enqueue([job]));
+/**
+ * New jobs are committed: hand them to the dispatcher. Returns at once — the process's batcher
+ * sends them to Redis within a few milliseconds, together with other requests' jobs, and reports
+ * a failed send or a full buffer through `reportLostEnqueues` (wired in ../app.ts).
+ */
+export const enqueueForDispatch = (ctx: SignalContext, jobs: JobRef[]): void => ctx.dispatch.queue.submit(jobs);
+
+/**
+ * Jobs the batcher could not hand to Redis (a failed or timed-out send, a full buffer): counted
+ * and logged. They stay queued in PostgreSQL and the dispatcher's reconciler offers them.
+ */
+export function reportLostEnqueues(ctx: Pick<SignalContext, "logger" | "metrics">, count: number, reason: "send_failed" | "buffer_full", error?: unknown): void {
+  ctx.metrics.jobs.dispatchSignalFailures.inc({ operation: "enqueue" }, count);
+  ctx.logger.warn({ err: error, jobs: count, reason }, "handing committed jobs to the dispatch queue failed; the dispatcher's reconciler will offer them");
+}
 
 /** Jobs of one automation are queued again: make them claimable at once, in their original place (oldest first). */
 export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>

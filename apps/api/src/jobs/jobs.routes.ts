@@ -1,8 +1,17 @@
 import { z } from "zod";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
-import { createJobBody, createJobHeaders, IDEMPOTENCY_KEY_HEADER, jobIdParams, jobRecord, listJobsQuery } from "./jobs.schemas";
-import { cancelJobAsUser, createJob, getJob, listJobs } from "./jobs.service";
+import {
+  createdJobBatchResponse,
+  createJobBatchBody,
+  createJobBody,
+  createJobHeaders,
+  IDEMPOTENCY_KEY_HEADER,
+  jobIdParams,
+  jobRecord,
+  listJobsQuery,
+} from "./jobs.schemas";
+import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs } from "./jobs.service";
 
 /** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
 export const jobRoutes = [
@@ -22,6 +31,25 @@ export const jobRoutes = [
     handler: async ({ body, headers, caller, ctx }) => {
       const created = await createJob(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
       return { status: created.replayed ? 200 : 201, body: { id: created.id } };
+    },
+  }),
+  // A literal path, listed before every /jobs/{job_id} route.
+  defineRoute({
+    method: "post",
+    path: "/jobs/batch",
+    summary: "Create many jobs at once, all or none",
+    tag: "jobs",
+    auth: "user",
+    headers: createJobHeaders,
+    body: createJobBatchBody,
+    responses: {
+      201: { description: "Created, ids in input order", schema: createdJobBatchResponse },
+      200: { description: "An earlier request with the same Idempotency-Key created these jobs; nothing new was created", schema: createdJobBatchResponse },
+      409: { description: "An automation is deactivated; nothing was created" },
+    },
+    handler: async ({ body, headers, caller, ctx }) => {
+      const created = await createJobBatch(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+      return { status: created.replayed ? 200 : 201, body: { ids: created.ids } };
     },
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_JOBS_PER_BATCH } from "@hub/db";
 import { JOB_STATUSES, jsonObject, queryInt, uuid } from "@hub/shared";
 
 export const JOBS_DEFAULT_LIMIT = 100;
@@ -15,6 +16,20 @@ export const createJobBody = z.object({
 });
 export type CreateJobBody = z.output<typeof createJobBody>;
 
+/** Most jobs one POST /jobs/batch creates (CONTRACT §6.6). */
+export const JOB_BATCH_MAX_JOBS = MAX_JOBS_PER_BATCH;
+
+export const createJobBatchBody = z.object({
+  jobs: z
+    .array(createJobBody)
+    .min(1)
+    .max(JOB_BATCH_MAX_JOBS)
+    .describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
+});
+export type CreateJobBatchBody = z.output<typeof createJobBatchBody>;
+
+export const createdJobBatchResponse = z.object({ ids: z.array(z.uuid()).describe("The new jobs' ids, in input order") });
+
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
 export const createJobHeaders = z.object({
@@ -25,7 +40,7 @@ export const createJobHeaders = z.object({
     .max(255, { abort: true })
     .regex(/^[\x21-\x7e]+$/, "visible ASCII characters only")
     .optional()
-    .describe("The same key from the same user within 24 h returns the first job's id (200) and creates nothing"),
+    .describe("The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing"),
 });
 
 export const listJobsQuery = z.object({

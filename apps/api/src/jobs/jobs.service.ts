@@ -1,11 +1,19 @@
-import { cancelJob, findJob, insertJobIfActive, toJobRef, type DbOrTx, type Job } from "@hub/db";
-import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate } from "@hub/shared";
+import {
+  cancelJob,
+  createJob as insertJob,
+  createJobBatch as insertJobBatch,
+  findJob,
+  listJobs as selectJobs,
+  type AutomationSeen,
+  type DbOrTx,
+  type Job,
+} from "@hub/db";
+import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
 import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
-import { bindIdempotencyKey, findAutomationForNewJob, findIdempotentJobId, listJobs as selectJobs } from "./jobs.queries";
-import type { CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
+import type { CreateJobBatchBody, CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
 
 export function toJobRecord(job: Job): JobRecord {
   return {
@@ -24,23 +32,50 @@ export function toJobRecord(job: Job): JobRecord {
   };
 }
 
-/** Thrown inside the creating transaction to roll it back when the Idempotency-Key turned out taken. */
-class IdempotentReplay extends Error {
-  constructor(readonly jobId: string) {
-    super("idempotent replay");
-  }
-}
-
 export interface CreatedJob {
   id: string;
   /** True when an earlier request with the same Idempotency-Key created the job. */
   replayed: boolean;
 }
 
+export interface CreatedJobBatch {
+  /** In input order. */
+  ids: string[];
+  /** True when an earlier request with the same Idempotency-Key created the batch. */
+  replayed: boolean;
+}
+
+const inactiveAutomation = () => new ConflictError("Automation is deactivated and accepts no new jobs");
+
 /**
- * POST /jobs: checks the context against the automation's parameters and inserts the job with its
- * `job.created` event (and the Idempotency-Key binding) in one transaction; once committed, hands
- * the job to the dispatcher.
+ * Why the creating statement created nothing, as the contract words it: for each item, 422
+ * issues (unknown automation, context against the parameters the statement read) under `locOf(i)`;
+ * with no issue, 409 when an automation is inactive. Issues win over 409, every item is reported.
+ */
+function refusalOf(items: readonly CreateJobBody[], seen: readonly AutomationSeen[], locOf: (index: number) => Loc): Error {
+  const automations = new Map(seen.map((automation) => [automation.id, automation]));
+  const issues: ValidationIssue[] = [];
+  let anyInactive = false;
+  items.forEach((item, index) => {
+    const automation = automations.get(item.automation_id);
+    if (!automation) {
+      issues.push({ loc: [...locOf(index), "automation_id"], msg: "Value error, automation not found", type: "value_error" });
+      return;
+    }
+    const context = validate(jobContextSchemaOf(automation.parameters), item.context, [...locOf(index), "context"]);
+    if (!context.ok) issues.push(...context.issues);
+    anyInactive ||= !automation.isActive;
+  });
+  if (issues.length > 0) return new RequestValidationError(issues);
+  if (anyInactive) return inactiveAutomation();
+  // The statement's own checks and these disagree: a bug, never the caller's fault.
+  return new Error("job creation refused although every item passed validation");
+}
+
+/**
+ * POST /jobs: one statement checks the automation and the context, inserts the job with its
+ * `job.created` event and binds the Idempotency-Key (@hub/db `createJob`); once committed, the job
+ * is handed to dispatch without waiting for Redis.
  */
 export async function createJob(
   ctx: AppContext,
@@ -48,47 +83,54 @@ export async function createJob(
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  if (idempotencyKey) {
-    const earlier = await findIdempotentJobId(ctx.db, creator.id, idempotencyKey);
-    if (earlier) return { id: earlier, replayed: true };
-  }
-  const automation = await findAutomationForNewJob(ctx.db, input.automation_id);
-  if (!automation) {
-    throw new RequestValidationError([{ loc: ["body", "automation_id"], msg: "Value error, automation not found", type: "value_error" }]);
-  }
-  const context = validate(jobContextSchemaOf(automation.parameters), input.context, ["body", "context"]);
-  if (!context.ok) throw new RequestValidationError(context.issues);
-  const inactive = () => new ConflictError("Automation is deactivated and accepts no new jobs");
-  if (!automation.isActive) throw inactive();
-  const newJob = { automationId: automation.id, context: context.value, createdBy: creator.id };
-
-  let job: Job;
-  if (!idempotencyKey) {
-    // One statement, no explicit transaction: the common path.
-    const created = await insertJobIfActive(ctx.db, newJob);
-    if (!created) throw inactive();
-    job = created;
-  } else {
-    try {
-      job = await ctx.db.transaction(async (tx) => {
-        const created = await insertJobIfActive(tx, newJob);
-        if (!created) throw inactive();
-        if (!(await bindIdempotencyKey(tx, creator.id, idempotencyKey, created.id))) {
-          // A concurrent request with the same key committed first: answer with its job, create nothing.
-          const earlier = await findIdempotentJobId(tx, creator.id, idempotencyKey);
-          if (!earlier) throw new ConflictError("A request with this Idempotency-Key is in progress; retry it");
-          throw new IdempotentReplay(earlier);
-        }
-        return created;
-      });
-    } catch (error) {
-      if (error instanceof IdempotentReplay) return { id: error.jobId, replayed: true };
-      throw error;
+  const outcome = await insertJob(ctx.database.pool, creator.id, { automationId: input.automation_id, context: input.context }, idempotencyKey);
+  switch (outcome.kind) {
+    case "created":
+      ctx.metrics.jobs.created.inc();
+      enqueueForDispatch(ctx, outcome.jobs);
+      return { id: outcome.jobs[0]!.id, replayed: false };
+    case "replayed":
+      return { id: outcome.jobIds[0]!, replayed: true };
+    case "refused":
+      throw refusalOf([input], outcome.automations, () => ["body"]);
+    default: {
+      const exhaustive: never = outcome;
+      throw new Error(`unknown creation outcome ${String(exhaustive)}`);
     }
   }
-  ctx.metrics.jobs.created.inc();
-  await enqueueForDispatch(ctx, toJobRef(job));
-  return { id: job.id, replayed: false };
+}
+
+/**
+ * POST /jobs/batch: every job or none, in one statement (@hub/db `createJobBatch`); ids in input
+ * order. An invalid item → 422 listing every problem under `["body","jobs",i,…]`; an inactive
+ * automation → 409.
+ */
+export async function createJobBatch(
+  ctx: AppContext,
+  creator: AuthenticatedUser,
+  input: CreateJobBatchBody,
+  idempotencyKey: string | undefined,
+): Promise<CreatedJobBatch> {
+  const outcome = await insertJobBatch(
+    ctx.database.pool,
+    creator.id,
+    input.jobs.map((item) => ({ automationId: item.automation_id, context: item.context })),
+    idempotencyKey,
+  );
+  switch (outcome.kind) {
+    case "created":
+      ctx.metrics.jobs.created.inc(outcome.jobs.length);
+      enqueueForDispatch(ctx, outcome.jobs);
+      return { ids: outcome.jobs.map((job) => job.id), replayed: false };
+    case "replayed":
+      return { ids: outcome.jobIds, replayed: true };
+    case "refused":
+      throw refusalOf(input.jobs, outcome.automations, (index) => ["body", "jobs", index]);
+    default: {
+      const exhaustive: never = outcome;
+      throw new Error(`unknown creation outcome ${String(exhaustive)}`);
+    }
+  }
 }
 
 export async function listJobs(db: DbOrTx, query: ListJobsQuery): Promise<JobRecord[]> {

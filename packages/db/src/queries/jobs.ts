@@ -25,40 +25,6 @@ export const toJobRef = (job: Pick<Job, "id" | "automationId" | "createdAt">): J
   createdAt: job.createdAt,
 });
 
-/**
- * Inserts a job and its `job.created` event in one statement, only while its automation is active;
- * undefined when it is not (or does not exist). The automation row is read FOR KEY SHARE — what
- * the job's foreign key takes anyway — so a deactivation (FOR UPDATE) either waits for this
- * statement and then cancels the job with the other queued ones, or committed first and is seen
- * here (FOR KEY SHARE re-reads a row changed while it waited). Claims and edits (FOR NO KEY
- * UPDATE) do not conflict, so creating jobs never queues behind them.
- */
-export async function insertJobIfActive(
-  db: DbOrTx,
-  input: { automationId: string; context: Record<string, unknown>; createdBy: string },
-): Promise<Job | undefined> {
-  const rows = await db.execute<Record<string, unknown>>(sql`
-    with automation as (
-      select id from ${automations} where id = ${input.automationId} and is_active for key share
-    ), created as (
-      insert into ${jobs} (automation_id, context, created_by)
-      select id, ${JSON.stringify(input.context)}::jsonb, ${input.createdBy}::uuid from automation
-      returning ${jobs}.*
-    ), event as (
-      insert into ${events} (aggregate_id, event_type, actor_id, payload)
-      select id, 'job.created', created_by, jsonb_build_object('automation_id', automation_id, 'context', context)
-      from created
-    )
-    select * from created`);
-  const row = rows.rows[0];
-  return row ? jobFromRow(row) : undefined;
-}
-
-export async function findJob(db: DbOrTx, id: string): Promise<Job | undefined> {
-  const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
-  return job;
-}
-
 export type ClaimOutcome =
   | { kind: "claimed"; job: Job; staleIds: string[] }
   /** Nothing claimable among the candidates; `staleIds` are no longer queued and can leave the ready set. */
