@@ -192,6 +192,16 @@ describe("GET /events", () => {
     expect(result.body.detail).toEqual([{ loc: ["query", "limit"], ...issue }]);
   });
 
+  it("when since or until fall outside years 1–9999 (year 0, or past 9999 once in UTC), then 422 datetime_parsing, not a database error", async () => {
+    for (const query of ["since=0000-01-01T00:00:00Z", "until=0001-01-01T00:30:00%2B01:00", "since=9999-12-31T23:59:59-14:00"]) {
+      const result = await list(query);
+
+      expect(result.status, query).toBe(422);
+      expect(result.body.detail).toEqual([expect.objectContaining({ loc: ["query", query.split("=")[0]], type: "datetime_parsing" })]);
+    }
+    expect((await list("since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59Z")).status).toBe(200);
+  });
+
   it("when no token is sent, then 401 with WWW-Authenticate: Bearer", async () => {
     const result = await hub.client.get("/events");
 
