@@ -123,11 +123,21 @@ function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema {
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 80 });
 const anyIds = () => Object.values(ids).concat(stable.automationId, victim.automationId, stable.workerId, employee.id);
+/** Text around a character databases and encoders trip on: NUL, a control, a lone surrogate. */
+const awkwardText = fc
+  .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\u0001", "\ud800", "\udfff", "\ufffe", "\u2028"), fc.string({ unit: "binary", maxLength: 10 }))
+  .map(([before, awkward, after]) => `${before}${awkward}${after}`);
 const junkString = fc.oneof(
   fc.string({ maxLength: 60 }),
+  awkwardText,
   fc.constantFrom("", " ", "null", "0", "-1", "1e309", "NaN", "true", "../..", "%00", "\u0000", "😀", "' or 1=1 --", "$2b$10$x", "2026-02-30T00:00:00Z"),
   fc.integer({ min: 200, max: 5000 }).map((n) => "x".repeat(n)),
 );
+/** encodeURIComponent, except that a lone surrogate (which URLs cannot carry) travels as U+FFFD. */
+function encodeUriText(text: string): string {
+  return encodeURIComponent(text.replace(/\p{Cs}/gu, "\ufffd"));
+}
+
 /** Date-times, with the calendar's edges: year 0 and offsets that cross into it or past 9999. */
 const dateTimeText = fc.oneof(
   fc.date({ noInvalidDate: true, min: new Date("1900-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") }).map((date) => date.toISOString()),
@@ -154,9 +164,9 @@ function plausibleValue(name: string, schema: JsonSchema): fc.Arbitrary<unknown>
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "string":
-      if (name === "color") return fc.constantFrom("#A1B2C3", "#zzzzzz", "red");
+      if (name === "color") return fc.oneof({ weight: 3, arbitrary: fc.constant("#A1B2C3") }, { weight: 1, arbitrary: fc.constantFrom("#zzzzzz", "red") });
       if (name === "slug") return fc.stringMatching(/^[a-z0-9]{1,12}(-[a-z0-9]{1,8}){0,2}$/);
-      return fc.string({ minLength: 1, maxLength: 120 });
+      return fc.oneof({ weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 120 }) }, { weight: 1, arbitrary: awkwardText });
     case "integer":
     case "number":
       return fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.constantFrom(0, 1, 1000, 1001));
@@ -191,12 +201,19 @@ function bodyArbitrary(route: AnyRoute): fc.Arbitrary<string | undefined> {
   const isClaim = route.path === "/jobs/claim";
   const fieldAware = objectOf(schema).map((object) => JSON.stringify(isClaim ? withoutLongPoll(object) : object));
   return fc.oneof(
-    { weight: 6, arbitrary: fieldAware },
+    { weight: 10, arbitrary: fieldAware },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(isClaim ? withoutLongPoll(value) : value)) },
     { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
     { weight: 1, arbitrary: fc.constantFrom(undefined, "", "{}", "[]", "null", '{"a":1,"a":2}', "{", '"\\ud800"', "\ufeff{}") },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom("[", '{"a":', '{"context":{"x":'), fc.integer({ min: 10, max: 100_000 })).map(([open, depth]) => open.repeat(depth)) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }).map((depth) => JSON.stringify({ context: nest(depth), result: nest(depth), parameters: [nest(depth)] })) },
+    // Valid JSON nested far deeper than any sane body, inside the fields that take free-form objects.
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom("context", "result", "parameters"), fc.integer({ min: 150, max: 20_000 }), fc.constantFrom(...anyIds()))
+        .map(([field, depth, id]) => `{"automation_id":"${id}",${JSON.stringify(field)}:${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`),
+    },
     { weight: 1, arbitrary: fc.constantFrom(1024 * 1024 - 100, 1024 * 1024 + 1).map((size) => JSON.stringify({ name: "x".repeat(size) })) },
   );
 }
@@ -226,7 +243,7 @@ function queryArbitrary(route: AnyRoute): fc.Arbitrary<string> {
     { weight: 4, arbitrary: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: knownPair }, { weight: 1, arbitrary: fc.tuple(name, value) }), { selector: ([key]) => key, maxLength: 4 }) },
     { weight: 1, arbitrary: fc.array(fc.tuple(name, value), { maxLength: 5 }) },
   );
-  const pairs = entries.map((entries) => entries.map(([key, v]) => `${encodeURIComponent(key)}=${encodeURIComponent(v)}`).join("&"));
+  const pairs = entries.map((entries) => entries.map(([key, v]) => `${encodeUriText(key)}=${encodeUriText(v)}`).join("&"));
   return fc.oneof({ weight: 5, arbitrary: pairs }, { weight: 1, arbitrary: fc.constantFrom("", "&&&", "=&=", "%zz=%", "limit=1&limit=2", "a[b]=c") });
 }
 
@@ -270,14 +287,14 @@ function requestArbitrary(route: AnyRoute): fc.Arbitrary<FuzzRequest> {
   for (const name of pathNames) pathValues[name] = pathValueArbitrary(route, name);
   const callers: Caller[] =
     route.auth === "worker"
-      ? ["worker", "worker", "worker", "worker", "admin", "nobody", "unknown-worker-key"]
+      ? ["worker", "worker", "worker", "worker", "worker", "admin", "nobody", "unknown-worker-key"]
       : route.auth === "none"
         ? ["nobody", "nobody", "admin", "worker"]
-        : ["admin", "admin", "admin", "employee", "employee", "nobody", "forged-token", "worker"];
+        : ["admin", "admin", "admin", "admin", "employee", "employee", "nobody", "forged-token", "worker"];
   const headerNames = Object.keys(jsonSchemaOf(route.headers).properties ?? {});
   const headers = fc.record(Object.fromEntries(headerNames.map((name) => [name, printable])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>;
   const contentType = fc.oneof(
-    { weight: 8, arbitrary: fc.constant("application/json") },
+    { weight: 12, arbitrary: fc.constant("application/json") },
     {
       weight: 3,
       arbitrary: fc.constantFrom(undefined, "application/json; charset=utf-8", "application/problem+json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "garbage", "", "application/json;;;"),
@@ -317,7 +334,7 @@ function credentials(caller: Caller): Record<string, string> {
 }
 
 async function send(route: AnyRoute, request: FuzzRequest) {
-  const path = route.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(request.pathValues[name] ?? ""));
+  const path = route.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeUriText(request.pathValues[name] ?? ""));
   const headers: Record<string, string> = { ...request.headers, ...credentials(request.caller) };
   if (request.contentType !== undefined && request.body !== undefined) headers["content-type"] = request.contentType;
   // Bytes, not a string: fetch would label a string body text/plain.

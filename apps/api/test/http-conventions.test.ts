@@ -7,6 +7,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryInt, uuid } from "@hub/shared";
 import { createApp } from "../src/app";
+import { MAX_JSON_DEPTH } from "../src/http/body";
 import { defineRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, startTestHub, type TestHub } from "./harness";
@@ -227,6 +228,52 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
     // A bearer token on a worker endpoint is refused before the body is looked at.
     expect(malformedAndInvalidPath.status).toBe(401);
     expect((await postSectorRaw("{")).status).toBe(422);
+  });
+});
+
+describe("text and nesting PostgreSQL cannot store (found by the fuzz)", () => {
+  const unstorable = (loc: (string | number)[]) => ({ loc, msg: expect.stringContaining("NUL"), type: "value_error" });
+
+  it("when a string holds NUL or a lone surrogate, in a field, a key or the query, then 422 on each, and nothing is created", async () => {
+    const sectors = await hub.client.get("/sectors?limit=1000", { token: hub.adminToken });
+
+    const nul = await hub.client.post("/sectors", { name: "Ops\u0000", color: "#000000" }, { token: hub.adminToken });
+    const surrogate = await postSectorRaw('{"name":"Ops \\ud800","color":"#000000"}');
+    const key = await hub.client.post("/jobs", { automation_id: randomUUID(), context: { "k\u0000": "v", nested: ["ok", "\udfff"] } }, { token: hub.adminToken });
+    const query = await hub.client.get("/events?event_type=job.created%00", { token: hub.adminToken });
+    const login = await hub.client.post("/identity/token", { email: `${ADMIN_EMAIL}\u0000`, password: ADMIN_PASSWORD });
+
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail).toEqual([unstorable(["body", "name"])]);
+    expect(surrogate.body.detail).toEqual([unstorable(["body", "name"])]);
+    expect(key.status).toBe(422);
+    expect(key.body.detail).toEqual(expect.arrayContaining([unstorable(["body", "context", "k\u0000"]), unstorable(["body", "context", "nested", 1])]));
+    expect(query.body.detail).toEqual([unstorable(["query", "event_type"])]);
+    expect(login.status).toBe(422);
+    expect((await hub.client.get("/sectors?limit=1000", { token: hub.adminToken })).body).toHaveLength(sectors.body.length);
+  });
+
+  it("when a paired surrogate (an emoji) or other unicode is sent, then it is stored as sent", async () => {
+    const name = `Ops 🚀 ${randomBytes(3).toString("hex")} — ü`;
+
+    const created = await hub.client.post("/sectors", { name, color: "#000000" }, { token: hub.adminToken });
+
+    expect(created.status).toBe(201);
+    expect((await hub.client.get(`/sectors/${created.body.id}`, { token: hub.adminToken })).body.name).toBe(name);
+  });
+
+  it(`when a body nests deeper than ${MAX_JSON_DEPTH} levels, then 422 json_invalid at the bracket that goes too deep; ${MAX_JSON_DEPTH} levels are read`, async () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const prefix = '{"name":"x","color":"#000000","extra":';
+    const tooDeep = `${prefix}${nested(20_000)}}`;
+
+    const refused = await postSectorRaw(tooDeep);
+    const deepest = await postSectorRaw(`{"name":"Deep ${randomBytes(3).toString("hex")}","color":"#000000","extra":${nested(MAX_JSON_DEPTH - 1)}}`);
+
+    expect(refused.status).toBe(422);
+    // The root object is level 1 and each '{"a":' (5 characters) one more: level 201 opens at the 200th.
+    expect(refused.body.detail).toEqual([{ loc: ["body", prefix.length + 5 * (MAX_JSON_DEPTH - 1)], msg: expect.stringMatching(/^JSON decode error/), type: "json_invalid" }]);
+    expect(deepest.status).toBe(201);
   });
 });
 

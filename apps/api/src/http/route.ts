@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthRequirement, Caller } from "./auth";
-import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody } from "./body";
+import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
@@ -111,6 +111,8 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       const headers = pick(route.headers, { ...req.headers }, "header");
       const rawBody: unknown = parsedBody === NO_BODY ? undefined : parsedBody;
       const body = pick(route.formBody && req.is(FORM_CONTENT_TYPE) ? route.formBody : route.body, rawBody, "body");
+      // What passed the schemas (unknown fields already dropped) must also fit in PostgreSQL.
+      issues.push(...unstorableTextIssues(params, ["path"]), ...unstorableTextIssues(query, ["query"]), ...unstorableTextIssues(body, ["body"]));
       if (issues.length > 0) throw new RequestValidationError(issues);
       addRequestLogFields(req, touchedIds(params, body));
       const result = await route.handler({ params, query, body, headers, caller, ctx, req, res });
