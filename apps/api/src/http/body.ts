@@ -100,6 +100,7 @@ function isHighSurrogate(unit: number): boolean {
 }
 
 /** U+0000 (PostgreSQL text and jsonb cannot hold it) or half of a surrogate pair (not encodable as UTF-8). */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE_TEXT = /[\u0000\p{Cs}]/u;
 
 /**
