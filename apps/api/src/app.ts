@@ -13,12 +13,12 @@ import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
-import { bodyParsers } from "./http/body";
 import { errorHandler, notFoundHandler } from "./http/errors";
+import { requestLogFields } from "./http/request-log";
 import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
-import { createMetrics } from "./metrics";
+import { assertMetricsAuthorized, createMetrics } from "./metrics";
 import { mountDocs } from "./openapi/docs.routes";
 import { allRoutes } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
@@ -41,12 +41,15 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
         res.setHeader("X-Request-Id", id);
         return id;
       },
-      // Method, path and status only: never headers (credentials) or bodies (passwords, results).
+      // Method, path and status only: never headers (credentials), query strings or bodies (passwords, results).
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split("?")[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
+      // The caller and the job/automation ids the request touched (ids only), with pino-http's
+      // status and responseTime: one line per request an operator can follow a job by.
+      customProps: (req) => ({ ...requestLogFields(req) }),
     }),
   );
   app.use((req, res, next) => {
@@ -58,12 +61,13 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
     next();
   });
 
-  app.get("/metrics", async (_req, res) => {
+  app.get("/metrics", async (req, res) => {
+    assertMetricsAuthorized(req.headers.authorization, ctx.env.HUB_METRICS_TOKEN);
     res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
   mountDocs(app, routes);
 
-  app.use(...bodyParsers());
+  // Each route reads its own body after authenticating the caller (./http/body.ts).
   const router = express.Router();
   mountRoutes(router, routes, ctx);
   app.use(router);

@@ -10,6 +10,8 @@ export const apiEnvSchema = z.object({
   HUB_ADMIN_EMAIL: optionalString(),
   HUB_ADMIN_PASSWORD: optionalString(),
   HUB_ACCESS_TOKEN_TTL_SECONDS: intFromEnv(3600, 60, 604_800),
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open (keep the port internal). */
+  HUB_METRICS_TOKEN: optionalString().pipe(z.string().min(16, "must be at least 16 characters").optional()),
 });
 
 export type ApiEnv = z.output<typeof apiEnvSchema>;

@@ -1,4 +1,6 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import client from "prom-client";
+import { UnauthorizedError } from "@hub/shared";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it. */
@@ -17,3 +19,16 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Guards GET /metrics with `HUB_METRICS_TOKEN` when one is configured (CONTRACT §6.1): throws a
+ * 401 unless `authorization` is `Bearer <token>`. Both sides are hashed first so the constant-time
+ * comparison also hides the token's length.
+ */
+export function assertMetricsAuthorized(authorization: string | undefined, metricsToken: string | undefined): void {
+  if (metricsToken === undefined) return;
+  const presented = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (presented === undefined) throw new UnauthorizedError("Not authenticated");
+  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+  if (!timingSafeEqual(digest(presented), digest(metricsToken))) throw new UnauthorizedError("Could not validate credentials");
+}

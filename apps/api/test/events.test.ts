@@ -192,10 +192,74 @@ describe("GET /events", () => {
     expect(result.body.detail).toEqual([{ loc: ["query", "limit"], ...issue }]);
   });
 
+  it("when since or until fall outside years 1–9999 (year 0, or past 9999 once in UTC), then 422 datetime_parsing, not a database error", async () => {
+    for (const query of ["since=0000-01-01T00:00:00Z", "until=0001-01-01T00:30:00%2B01:00", "since=9999-12-31T23:59:59-14:00"]) {
+      const result = await list(query);
+
+      expect(result.status, query).toBe(422);
+      expect(result.body.detail).toEqual([expect.objectContaining({ loc: ["query", query.split("=")[0]], type: "datetime_parsing" })]);
+    }
+    expect((await list("since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59Z")).status).toBe(200);
+  });
+
   it("when no token is sent, then 401 with WWW-Authenticate: Bearer", async () => {
     const result = await hub.client.get("/events");
 
     expect(result.status).toBe(401);
     expect(result.headers.get("www-authenticate")).toBe("Bearer");
+  });
+});
+
+describe("GET /events: what an employee may read (CONTRACT §6.1)", () => {
+  /** A window of time no other test seeds into, with admin-only events between visible ones. */
+  async function seedMixedWindow() {
+    const aggregateId = randomUUID();
+    const day = "1987-06-15";
+    const at = (second: number) => ({ aggregateId, createdAt: `${day}T10:00:${String(second).padStart(2, "0")}.000Z` });
+    await seed("user.created", [at(0), at(1)]);
+    await seed("job.created", [at(2)]);
+    await seed("webhook.created", [at(3)]);
+    await seed("api_key.created", [at(4)]);
+    await seed("user.deactivated", [at(5)]);
+    await seed("job.completed", [at(6)]);
+    return { aggregateId, window: `since=${day}T00:00:00Z&until=${day}T23:59:59Z` };
+  }
+  const types = (body: { event_type: string }[]) => body.map((event) => event.event_type);
+
+  it("when user, webhook and api_key events lie between job events, then an employee gets only the job events, and limit counts only those", async () => {
+    const { window } = await seedMixedWindow();
+
+    const all = await list(window);
+    const firstTwo = await list(`${window}&limit=2`);
+    const admin = await list(window, hub.adminToken);
+
+    expect(all.status).toBe(200);
+    expect(types(all.body)).toEqual(["job.created", "job.completed"]);
+    // Filtered in SQL: a limit of 2 still reaches the second job event past five hidden ones.
+    expect(types(firstTwo.body)).toEqual(["job.created", "job.completed"]);
+    expect(types(admin.body)).toEqual(["user.created", "user.created", "job.created", "webhook.created", "api_key.created", "user.deactivated", "job.completed"]);
+  });
+
+  it("when an employee filters by a hidden event_type or by the aggregate, then those events are left out (200, never 403)", async () => {
+    const { aggregateId, window } = await seedMixedWindow();
+
+    for (const eventType of ["user.created", "user.deactivated", "webhook.created", "api_key.created"]) {
+      const result = await list(`${window}&event_type=${eventType}`);
+      expect(result.status).toBe(200);
+      expect(result.body).toEqual([]);
+    }
+    expect(types((await list(`aggregate_id=${aggregateId}`)).body)).toEqual(["job.created", "job.completed"]);
+    expect(types((await list(`aggregate_id=${aggregateId}&event_type=user.created`, hub.adminToken)).body)).toEqual(["user.created", "user.created"]);
+  });
+
+  it("when a user is created, then its user.created event (with its e-mail) reaches admins only", async () => {
+    const created = await hub.createUser("employee");
+
+    const asEmployee = await list(`aggregate_id=${created.id}`);
+    const asAdmin = await list(`aggregate_id=${created.id}`, hub.adminToken);
+
+    expect(asEmployee.body).toEqual([]);
+    expect(asAdmin.body).toEqual([expect.objectContaining({ event_type: "user.created", payload: { email: created.email, role: "employee" } })]);
+    expect(JSON.stringify((await list("limit=1000")).body)).not.toContain(created.email);
   });
 });

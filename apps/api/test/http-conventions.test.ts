@@ -7,9 +7,10 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryInt, uuid } from "@hub/shared";
 import { createApp } from "../src/app";
+import { MAX_JSON_DEPTH } from "../src/http/body";
 import { defineRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
-import { HubClient, startTestHub, type TestHub } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, startTestHub, type TestHub } from "./harness";
 
 let hub: TestHub;
 /** The same API, logging into `logLines`, with extra routes that exist only to probe the shared HTTP core. */
@@ -147,6 +148,132 @@ describe("request bodies", () => {
     const read = await hub.client.get(`/sectors/${result.body.id}`, { token: hub.adminToken });
     expect(read.body).toEqual({ id: result.body.id, name, color: "#101010", created_at: expect.any(String) });
     expect(read.body.created_at.startsWith("2000")).toBe(false);
+  });
+});
+
+describe("media types and the order of refusals (CONTRACT §6.1)", () => {
+  const sectorJson = () => JSON.stringify({ name: `Media ${randomBytes(4).toString("hex")}`, color: "#123456" });
+  const unsupported = { detail: "Unsupported Media Type: send application/json" };
+
+  it("when a non-empty body is text/plain, XML, a form or multipart, then 415 and nothing is created", async () => {
+    const before = await hub.client.get("/sectors?limit=1000", { token: hub.adminToken });
+    for (const contentType of ["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "text/json"]) {
+      const result = await postSectorRaw(sectorJson(), { "content-type": contentType });
+
+      expect(result.status, contentType).toBe(415);
+      expect(result.body).toEqual(unsupported);
+    }
+    const after = await hub.client.get("/sectors?limit=1000", { token: hub.adminToken });
+    expect(after.body).toHaveLength(before.body.length);
+  });
+
+  it("when the media type is application/json with parameters, in any case, or application/*+json, then the body is read", async () => {
+    for (const contentType of ["application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", "application/vnd.hub.v1+json; charset=UTF-8"]) {
+      const result = await postSectorRaw(sectorJson(), { "content-type": contentType });
+      expect(result.status, contentType).toBe(201);
+    }
+  });
+
+  it("when no Content-Type is sent, then the body is read as JSON", async () => {
+    // fetch labels a string body text/plain; bytes go without a Content-Type.
+    const response = await fetch(`${hub.client.baseUrl}/sectors`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${hub.adminToken}` },
+      body: new TextEncoder().encode(sectorJson()),
+    });
+
+    expect(response.status).toBe(201);
+  });
+
+  it("when the body is empty, then never 415, whatever the Content-Type", async () => {
+    const result = await postSectorRaw("", { "content-type": "text/plain" });
+    const bodiless = await hub.client.post(`/jobs/${randomUUID()}/cancel`, undefined, { token: hub.adminToken, rawBody: "", headers: { "content-type": "image/png" } });
+
+    expect(result.status).toBe(422);
+    expect(result.body.detail).toEqual([{ loc: ["body"], msg: "Field required", type: "missing" }]);
+    expect(bodiless.status).toBe(404);
+  });
+
+  it("when the OAuth2 form is sent to POST /identity/token, then it is still read (a form elsewhere is 415)", async () => {
+    const form = new URLSearchParams({ username: ADMIN_EMAIL, password: ADMIN_PASSWORD }).toString();
+
+    const login = await hub.client.post("/identity/token", undefined, { rawBody: form, headers: { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" } });
+    const xmlLogin = await hub.client.post("/identity/token", undefined, { rawBody: "<login/>", headers: { "content-type": "application/xml" } });
+
+    expect(login.status).toBe(200);
+    expect(xmlLogin.status).toBe(415);
+  });
+
+  it("when a request is both unauthenticated and unreadable, then 401 comes first, then 403", async () => {
+    const employee = await hub.createUser("employee");
+    const big = "x".repeat(1024 * 1024 + 10);
+    for (const rawBody of [big, "not json", "{"]) {
+      const headers = { "content-type": rawBody === "{" ? "application/json" : "text/plain" };
+      const anonymous = await hub.client.post("/sectors", undefined, { rawBody, headers });
+      const forbidden = await hub.client.post("/sectors", undefined, { rawBody, headers, token: employee.token });
+
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get("www-authenticate")).toBe("Bearer");
+      expect(forbidden.status).toBe(403);
+    }
+  });
+
+  it("when the body is both too large and of the wrong type, then 413; of the wrong type and malformed, then 415; then 422", async () => {
+    const tooLarge = await postSectorRaw("<".repeat(1024 * 1024 + 10), { "content-type": "text/xml" });
+    const wrongTypeAndMalformed = await postSectorRaw("{not json", { "content-type": "text/plain" });
+    const malformedAndInvalidPath = await hub.client.post("/jobs/not-a-uuid/fail", undefined, { rawBody: "{", headers: { "content-type": "application/json" }, token: hub.adminToken });
+
+    expect(tooLarge.status).toBe(413);
+    expect(wrongTypeAndMalformed.status).toBe(415);
+    // A bearer token on a worker endpoint is refused before the body is looked at.
+    expect(malformedAndInvalidPath.status).toBe(401);
+    expect((await postSectorRaw("{")).status).toBe(422);
+  });
+});
+
+describe("text and nesting PostgreSQL cannot store (found by the fuzz)", () => {
+  const unstorable = (loc: (string | number)[]) => ({ loc, msg: expect.stringContaining("NUL"), type: "value_error" });
+
+  it("when a string holds NUL or a lone surrogate, in a field, a key or the query, then 422 on each, and nothing is created", async () => {
+    const sectors = await hub.client.get("/sectors?limit=1000", { token: hub.adminToken });
+
+    const nul = await hub.client.post("/sectors", { name: "Ops\u0000", color: "#000000" }, { token: hub.adminToken });
+    const surrogate = await postSectorRaw('{"name":"Ops \\ud800","color":"#000000"}');
+    const key = await hub.client.post("/jobs", { automation_id: randomUUID(), context: { "k\u0000": "v", nested: ["ok", "\udfff"] } }, { token: hub.adminToken });
+    const query = await hub.client.get("/events?event_type=job.created%00", { token: hub.adminToken });
+    const login = await hub.client.post("/identity/token", { email: `${ADMIN_EMAIL}\u0000`, password: ADMIN_PASSWORD });
+
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail).toEqual([unstorable(["body", "name"])]);
+    expect(surrogate.body.detail).toEqual([unstorable(["body", "name"])]);
+    expect(key.status).toBe(422);
+    expect(key.body.detail).toEqual(expect.arrayContaining([unstorable(["body", "context", "k\u0000"]), unstorable(["body", "context", "nested", 1])]));
+    expect(query.body.detail).toEqual([unstorable(["query", "event_type"])]);
+    expect(login.status).toBe(422);
+    expect((await hub.client.get("/sectors?limit=1000", { token: hub.adminToken })).body).toHaveLength(sectors.body.length);
+  });
+
+  it("when a paired surrogate (an emoji) or other unicode is sent, then it is stored as sent", async () => {
+    const name = `Ops 🚀 ${randomBytes(3).toString("hex")} — ü`;
+
+    const created = await hub.client.post("/sectors", { name, color: "#000000" }, { token: hub.adminToken });
+
+    expect(created.status).toBe(201);
+    expect((await hub.client.get(`/sectors/${created.body.id}`, { token: hub.adminToken })).body.name).toBe(name);
+  });
+
+  it(`when a body nests deeper than ${MAX_JSON_DEPTH} levels, then 422 json_invalid at the bracket that goes too deep; ${MAX_JSON_DEPTH} levels are read`, async () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const prefix = '{"name":"x","color":"#000000","extra":';
+    const tooDeep = `${prefix}${nested(20_000)}}`;
+
+    const refused = await postSectorRaw(tooDeep);
+    const deepest = await postSectorRaw(`{"name":"Deep ${randomBytes(3).toString("hex")}","color":"#000000","extra":${nested(MAX_JSON_DEPTH - 1)}}`);
+
+    expect(refused.status).toBe(422);
+    // The root object is level 1 and each '{"a":' (5 characters) one more: level 201 opens at the 200th.
+    expect(refused.body.detail).toEqual([{ loc: ["body", prefix.length + 5 * (MAX_JSON_DEPTH - 1)], msg: expect.stringMatching(/^JSON decode error/), type: "json_invalid" }]);
+    expect(deepest.status).toBe(201);
   });
 });
 

@@ -243,6 +243,63 @@ describe("bearer authentication", () => {
     await expectRejected({ authorization: `Bearer ${token}` });
   });
 
+  describe("when a token is signed with the right secret but breaks the hub's claim rules, then 401", () => {
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it("without exp (it would never expire)", async () => {
+      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setIssuedAt().sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("without iat", async () => {
+      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setExpirationTime("10m").sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("with a lifetime beyond HUB_ACCESS_TOKEN_TTL_SECONDS, though still valid now", async () => {
+      const issuedAt = now() - 10;
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + hub.env.HUB_ACCESS_TOKEN_TTL_SECONDS + 60)
+        .sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("with an iat in the future (which would stretch its life past the TTL)", async () => {
+      const issuedAt = now() + 3600;
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + 600)
+        .sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("with another HMAC algorithm (HS512) and the same secret", async () => {
+      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS512" }).setIssuedAt().setExpirationTime("10m").sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("with another issuer", async () => {
+      const token = await new SignJWT({ role: "admin" })
+        .setSubject(await adminId())
+        .setIssuer("someone-else")
+        .setAudience("automation-hub-api")
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt()
+        .setExpirationTime("10m")
+        .sign(secret());
+      await expectRejected(bearer(token));
+    });
+
+    it("but a token with every rule kept is accepted (the rules above are what fail)", async () => {
+      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime("10m").sign(secret());
+      expect((await hub.client.get("/identity/me", { headers: bearer(token) })).status).toBe(200);
+    });
+  });
+
   it("when a registered worker's api key is sent to a bearer endpoint, then 401", async () => {
     const db = hub.api.ctx.db;
     const apiKey = randomBytes(32).toString("base64url");

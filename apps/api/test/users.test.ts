@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import bcrypt from "bcrypt";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { deactivateUser } from "../src/identity/users.service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, users } from "@hub/db";
 import { ADMIN_PASSWORD, startTestHub, type TestHub } from "./harness";
@@ -319,6 +320,78 @@ describe("secrets", () => {
     for (const row of rows) {
       expectNoSecrets(row.payload, sentPasswords);
       if (row.eventType.startsWith("user.")) expect(Object.keys(row.payload).sort()).toEqual(["email", "role"]);
+    }
+  });
+});
+
+describe("the last active admin (CONTRACT §6.1)", () => {
+  /** A hub of its own, so the only admins are the ones these tests create. */
+  let own: TestHub;
+  beforeAll(async () => {
+    own = await startTestHub();
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  const activeAdmins = async () => (await own.client.get<{ id: string; role: string }[]>("/identity/users", { token: own.adminToken })).body;
+  const meId = async (token: string) => (await own.client.get("/identity/me", { token })).body.id as string;
+
+  it("when one of two admins deactivates the other, then 204 and the hub keeps one", async () => {
+    const second = await own.createUser("admin");
+
+    const result = await own.client.delete(`/identity/users/${second.id}`, { token: own.adminToken });
+
+    expect(result.status).toBe(204);
+    expect((await activeAdmins()).filter((user) => user.role === "admin")).toEqual([expect.objectContaining({ id: await meId(own.adminToken) })]);
+  });
+
+  it("when the only two admins deactivate each other at the same moment, then one 204, the other refused, and one admin stays active", async () => {
+    const db = own.api.ctx.db;
+    const bootstrapId = await meId(own.adminToken);
+    const setActive = (id: string, isActive: boolean) => db.update(users).set({ isActive }).where(eq(users.id, id));
+    for (let round = 0; round < 8; round += 1) {
+      const a = await own.createUser("admin");
+      const b = await own.createUser("admin");
+      // Arrange: a and b are the only active admins (the bootstrap admin steps aside for the round).
+      await setActive(bootstrapId, false);
+
+      const [byA, byB] = await Promise.all([
+        own.client.delete(`/identity/users/${b.id}`, { token: a.token }),
+        own.client.delete(`/identity/users/${a.id}`, { token: b.token }),
+      ]);
+
+      const statuses = [byA.status, byB.status].sort();
+      // The loser is 409 when its request got past authentication first, else 401 (already deactivated).
+      expect([[204, 409], [204, 401]]).toContainEqual(statuses);
+      const refused = byA.status === 204 ? byB : byA;
+      expect(refused.body).toEqual({ detail: expect.any(String) });
+      const survivors = await db.select({ id: users.id }).from(users).where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+      expect(survivors).toHaveLength(1);
+      const deactivations = await db.select().from(events).where(eq(events.eventType, "user.deactivated"));
+      expect(deactivations.filter((event) => event.aggregateId === a.id || event.aggregateId === b.id)).toHaveLength(1);
+      await setActive(bootstrapId, true);
+      await setActive(survivors[0]!.id, false);
+    }
+  });
+
+  it("when two deactivations of each other race inside the service, then exactly one commits and the other is 409", async () => {
+    const me = await meId(own.adminToken);
+    for (let round = 0; round < 10; round += 1) {
+      const other = await own.createUser("admin");
+      const active = await own.api.ctx.db.select({ id: users.id }).from(users).where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+      expect(active.map((user) => user.id).sort()).toEqual([me, other.id].sort());
+
+      const outcomes = await Promise.allSettled([deactivateUser(own.api.ctx.db, other.id, me), deactivateUser(own.api.ctx.db, me, other.id)]);
+
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+      const [rejected] = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+      expect(rejected?.reason).toMatchObject({ status: 409 });
+      if (outcomes[1]?.status === "fulfilled") {
+        // `me` was deactivated: bring it back so every round starts from the same two admins.
+        await own.api.ctx.db.update(users).set({ isActive: true }).where(eq(users.id, me));
+        await own.api.ctx.db.update(users).set({ isActive: false }).where(eq(users.id, other.id));
+      }
     }
   });
 });

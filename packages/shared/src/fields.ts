@@ -52,6 +52,17 @@ export function isoDateTime() {
       });
       return z.NEVER;
     }
+    // Python's datetime (pydantic) spans years 1–9999; PostgreSQL refuses year 0 and JS writes
+    // years past 9999 as "+010000-…", which it cannot read: outside that span is a 422, never a 500.
+    const utcYear = date.getUTCFullYear();
+    if (utcYear < 1 || utcYear > 9999) {
+      ctx.addIssue({
+        code: "custom",
+        input: value,
+        ...pydanticIssue("datetime_parsing", "Input should be a valid datetime, year is out of range"),
+      });
+      return z.NEVER;
+    }
     if (!calendarDayExists(trimmed)) {
       ctx.addIssue({
         code: "custom",

@@ -11,7 +11,12 @@ export const eventRoutes = [
     tag: "events",
     auth: "user",
     query: listEventsQuery,
-    responses: { 200: { description: "Matching events, oldest first by (created_at, id)", schema: z.array(eventRecord) } },
-    handler: async ({ query, ctx }) => ({ status: 200, body: await listEvents(ctx.db, query) }),
+    responses: {
+      200: {
+        description: "Matching events, oldest first by (created_at, id). Employees never see user.*, webhook.* or api_key.* events (left out, not refused).",
+        schema: z.array(eventRecord),
+      },
+    },
+    handler: async ({ query, caller, ctx }) => ({ status: 200, body: await listEvents(ctx.db, query, caller.user.role) }),
   }),
 ];

@@ -1,12 +1,24 @@
 import { listEvents as selectEvents, toEventRecordJson, type DbOrTx, type HubEvent } from "@hub/db";
+import type { Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
+
+/**
+ * Event families only admins read: `user.*` carry every user's e-mail, `webhook.*` the webhook
+ * URLs, `api_key.*` other users' key names and prefixes (CONTRACT §6.1). For anyone else they
+ * are left out of the results, never a 403.
+ */
+export const ADMIN_ONLY_EVENT_FAMILIES = ["user", "webhook", "api_key"] as const;
 
 /** The record shape is defined once in @hub/db (the relay publishes the same JSON). */
 const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
 
-/** The event log, oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
-export async function listEvents(db: DbOrTx, query: ListEventsQuery): Promise<EventRecord[]> {
+/**
+ * The event log as `readerRole` may see it, oldest first by (created_at, id); `since` inclusive,
+ * `until` exclusive. Hidden families are filtered in SQL, so `limit` counts visible events only.
+ */
+export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role): Promise<EventRecord[]> {
   const rows = await selectEvents(db, {
+    hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
     aggregateId: query.aggregate_id,
     eventType: query.event_type,
     since: query.since,

@@ -9,6 +9,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { markWorkerSeen, users, workers, type Db, type User, type Worker } from "@hub/db";
 import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { TokenService } from "../identity/tokens";
+import { addRequestLogFields } from "./request-log";
 
 export type AuthRequirement = "none" | "user" | "admin" | "worker";
 
@@ -71,11 +72,16 @@ export class Authenticator {
       case "user":
       case "admin": {
         const user = await this.bearerUser(req);
+        // Logged before the role check, so a 403 names who was refused.
+        addRequestLogFields(req, { user_id: user.id });
         if (requirement === "admin" && user.role !== "admin") throw new ForbiddenError();
         return { user } as Caller<A>;
       }
-      case "worker":
-        return { worker: await this.worker(req) } as Caller<A>;
+      case "worker": {
+        const worker = await this.worker(req);
+        addRequestLogFields(req, { worker_id: worker.id, automation_id: worker.automationId });
+        return { worker } as Caller<A>;
+      }
       default: {
         const exhaustive: never = requirement;
         throw new Error(`unknown auth requirement ${String(exhaustive)}`);

@@ -7,7 +7,8 @@ import type { z } from "zod";
 import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthRequirement, Caller } from "./auth";
-import { FORM_CONTENT_TYPE, NO_BODY } from "./body";
+import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
+import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
 
@@ -86,11 +87,17 @@ export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ":$1");
 }
 
-/** Mounts the routes on `router`: authenticate, then validate path, query, headers and body together. */
+/**
+ * Mounts the routes on `router`. Order of the answers (CONTRACT §6.1): authenticate (401/403),
+ * read the body (413, 415, 422 malformed JSON), then validate path, query, headers and body
+ * together (422 with every problem).
+ */
 export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext): void {
   for (const route of routes) {
+    const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const caller = await ctx.auth.authenticate(req, route.auth);
+      const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
         if (!schema) return undefined;
@@ -102,13 +109,32 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       const params = pick(route.params, req.params, "path");
       const query = pick(route.query, { ...(req.query as object) }, "query");
       const headers = pick(route.headers, { ...req.headers }, "header");
-      const rawBody: unknown = req.body === NO_BODY ? undefined : req.body;
+      const rawBody: unknown = parsedBody === NO_BODY ? undefined : parsedBody;
       const body = pick(route.formBody && req.is(FORM_CONTENT_TYPE) ? route.formBody : route.body, rawBody, "body");
+      // What passed the schemas (unknown fields already dropped) must also fit in PostgreSQL.
+      issues.push(...unstorableTextIssues(params, ["path"]), ...unstorableTextIssues(query, ["query"]), ...unstorableTextIssues(body, ["body"]));
       if (issues.length > 0) throw new RequestValidationError(issues);
+      addRequestLogFields(req, touchedIds(params, body));
       const result = await route.handler({ params, query, body, headers, caller, ctx, req, res });
+      if (responseIdLogField && result.status < 300) {
+        const id = (result.body as { id?: unknown } | undefined)?.id;
+        if (typeof id === "string") addRequestLogFields(req, { [responseIdLogField]: id });
+      }
       if (result.headers) res.set(result.headers);
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     });
   }
+}
+
+/** The ids a validated request names: its path ids and a body's `automation_id` (POST /jobs). */
+function touchedIds(params: unknown, body: unknown): RequestLogFields {
+  const fields: RequestLogFields = {};
+  for (const [name, value] of Object.entries(params ?? {})) {
+    const field = pathParamLogField(name);
+    if (field && typeof value === "string") fields[field] = value;
+  }
+  const bodyAutomationId = (body as { automation_id?: unknown } | undefined)?.automation_id;
+  if (typeof bodyAutomationId === "string" && fields.automation_id === undefined) fields.automation_id = bodyAutomationId;
+  return fields;
 }

@@ -5,13 +5,23 @@ const ALGORITHM = "HS256";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISSUER = "automation-hub";
 const AUDIENCE = "automation-hub-api";
+/**
+ * Seconds of clock skew allowed between the API processes that issue and verify tokens, on `exp`
+ * and on an `iat` slightly in the future. Small against any lifetime the hub allows (≥ 60 s).
+ */
+const CLOCK_TOLERANCE_SECONDS = 5;
 
 export interface AccessTokenClaims {
   userId: string;
   role: Role;
 }
 
-/** Signs and verifies the hub's access tokens (HS256, algorithm pinned on verify). */
+/**
+ * Signs and verifies the hub's access tokens (HS256). Verification pins the algorithm, issuer and
+ * audience, and requires `exp` and `iat` with a lifetime (`exp − iat`) of at most `ttlSeconds`:
+ * a correctly signed token that never expires, or that was minted to live longer than the hub
+ * allows, is refused (CONTRACT §6.1).
+ */
 export class TokenService {
   private readonly key: Uint8Array;
 
@@ -33,10 +43,20 @@ export class TokenService {
       .sign(this.key);
   }
 
-  /** The token's claims, or null when it is malformed, forged, expired or not ours. */
+  /** The token's claims, or null when it is malformed, forged, expired, too long-lived or not ours. */
   async verify(token: string): Promise<AccessTokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        requiredClaims: ["exp", "iat"],
+        // Also refuses an `iat` in the future, which would stretch the lifetime past the TTL.
+        maxTokenAge: this.ttlSeconds,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+      // jose checked both are numeric dates; the lifetime the issuer chose must be within the TTL.
+      if (payload.exp === undefined || payload.iat === undefined || payload.exp - payload.iat > this.ttlSeconds) return null;
       if (typeof payload.sub !== "string" || !UUID.test(payload.sub)) return null;
       if (payload.role !== "admin" && payload.role !== "employee") return null;
       return { userId: payload.sub, role: payload.role };

@@ -1,5 +1,5 @@
 /** Data access for hub users. Every function takes the connection or transaction first. */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { users, type DbOrTx, type User } from "@hub/db";
 import type { Role } from "@hub/shared";
 
@@ -60,4 +60,21 @@ export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ em
     .where(and(eq(users.id, id), eq(users.isActive, true)))
     .returning({ email: users.email, role: users.role });
   return row;
+}
+
+/**
+ * Serialises admin deactivations until the transaction ends (a transaction-level advisory lock),
+ * so two admins deactivating each other at once cannot both see the other still active.
+ */
+export async function lockAdminDeactivations(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('hub:admin-deactivation'))`);
+}
+
+/** Active admins as of this statement (read committed: it sees deactivations committed before it). */
+export async function countActiveAdmins(tx: DbOrTx): Promise<number> {
+  const [row] = await tx
+    .select({ admins: count() })
+    .from(users)
+    .where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+  return row?.admins ?? 0;
 }

@@ -45,6 +45,7 @@ export const userRoutes = [
       204: { description: "Deactivated; the user's tokens stop working at once" },
       403: { description: "An admin cannot deactivate their own account" },
       404: { description: "Unknown or already deactivated user" },
+      409: { description: "It would leave the hub without an active admin" },
     },
     handler: async ({ params, caller, ctx }) => {
       await deactivateUser(ctx.db, params.user_id, caller.user.id);

@@ -2,7 +2,7 @@ import { isUniqueViolation, recordEvent, type Db } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError } from "@hub/shared";
 import type { CreateUserInput, UserRecord } from "./identity.schemas";
 import { hashPassword } from "./passwords";
-import { deactivateActiveUser, findActiveUser, insertUser, listActiveUsers, type PublicUser } from "./users.queries";
+import { countActiveAdmins, deactivateActiveUser, findActiveUser, insertUser, lockAdminDeactivations, listActiveUsers, type PublicUser } from "./users.queries";
 
 export function toUserRecord(user: PublicUser): UserRecord {
   return { id: user.id, email: user.email, role: user.role, is_active: user.isActive, created_at: user.createdAt.toISOString() };
@@ -39,12 +39,21 @@ export async function getUser(db: Db, id: string): Promise<UserRecord> {
   return toUserRecord(user);
 }
 
-/** Deactivates `targetId` with its `user.deactivated` event; an admin cannot deactivate themself. */
+/**
+ * Deactivates `targetId` with its `user.deactivated` event; an admin cannot deactivate themself,
+ * and the hub always keeps one active admin (409, CONTRACT §6.1). The count runs after the update
+ * and under the admin-deactivation lock, so of two admins deactivating each other at once, the
+ * second sees the first's committed change and is refused.
+ */
 export async function deactivateUser(db: Db, targetId: string, actorId: string): Promise<void> {
   if (targetId === actorId) throw new ForbiddenError("You cannot deactivate your own account");
   await db.transaction(async (tx) => {
     const user = await deactivateActiveUser(tx, targetId);
     if (!user) throw new NotFoundError("User not found");
+    if (user.role === "admin") {
+      await lockAdminDeactivations(tx);
+      if ((await countActiveAdmins(tx)) === 0) throw new ConflictError("The hub must keep at least one active admin");
+    }
     await recordEvent(tx, { eventType: "user.deactivated", aggregateId: targetId, actorId, payload: { email: user.email, role: user.role } });
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, lt, notLike, type SQL } from "drizzle-orm";
 import type { EventType } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { events, type HubEvent } from "../schema";
@@ -28,6 +28,11 @@ export interface EventFilter {
   eventType?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
+  /**
+   * Event type families the reader may not see (`"user"` hides `user.*`). Filtered in the
+   * statement, so `limit` counts only visible events.
+   */
+  hiddenTypeFamilies?: readonly string[] | undefined;
   limit: number;
 }
 
@@ -38,6 +43,7 @@ export async function listEvents(db: DbOrTx, filter: EventFilter) {
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
   if (filter.since) conditions.push(gte(events.createdAt, filter.since));
   if (filter.until) conditions.push(lt(events.createdAt, filter.until));
+  for (const family of filter.hiddenTypeFamilies ?? []) conditions.push(notLike(events.eventType, `${family}.%`));
   return db
     .select()
     .from(events)
