@@ -22,9 +22,10 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ALL_APPS = ["api", "dispatcher", "event-relay"];
 const DEV_SECRET_FILE = ".hub-dev-secret";
-// Documented in README.md ("Configuration"); for a developer's machine only.
+// Documented in README.md ("Configuration"); for a developer's machine only. The password is not a
+// default anyone could know: it is generated on the first start and kept in this git-ignored file.
 const DEV_ADMIN_EMAIL = "admin@hub.local";
-const DEV_ADMIN_PASSWORD = "change-me-now";
+const DEV_ADMIN_PASSWORD_FILE = ".hub-dev-admin-password";
 const MIN_SECRET_LENGTH = 32;
 
 const say = (message) => process.stderr.write(`start: ${message}\n`);
@@ -40,14 +41,17 @@ function parseArgs(argv) {
   return { build, apps: apps.length > 0 ? apps : ALL_APPS };
 }
 
-/** The JWT secret kept across restarts so tokens issued before a restart stay valid. */
-function developmentSecret() {
-  const file = path.join(ROOT, DEV_SECRET_FILE);
+/**
+ * A random value generated on the first start and kept (mode 600) in a git-ignored file, so the
+ * JWT secret keeps tokens valid across restarts and the first admin's password stays the same.
+ */
+function keptSecret(fileName, bytes) {
+  const file = path.join(ROOT, fileName);
   if (existsSync(file)) {
     const kept = readFileSync(file, "utf8").trim();
     if (kept.length >= MIN_SECRET_LENGTH) return kept;
   }
-  const secret = randomBytes(48).toString("base64url");
+  const secret = randomBytes(bytes).toString("base64url");
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
@@ -56,23 +60,13 @@ function developmentSecret() {
 function appEnvironment() {
   const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1" };
   if (!env.HUB_JWT_SECRET) {
-    env.HUB_JWT_SECRET = developmentSecret();
+    env.HUB_JWT_SECRET = keptSecret(DEV_SECRET_FILE, 48);
     say(`HUB_JWT_SECRET is not set: using the development secret kept in ${DEV_SECRET_FILE}`);
   }
-  const defaulted = [];
-  if (!env.HUB_ADMIN_EMAIL) {
-    env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
-    defaulted.push("HUB_ADMIN_EMAIL");
-  }
+  if (!env.HUB_ADMIN_EMAIL) env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
   if (!env.HUB_ADMIN_PASSWORD) {
-    env.HUB_ADMIN_PASSWORD = DEV_ADMIN_PASSWORD;
-    defaulted.push("HUB_ADMIN_PASSWORD");
-  }
-  if (defaulted.length > 0) {
-    say(
-      `WARNING: ${defaulted.join(" and ")} not set: using the development default${defaulted.length > 1 ? "s" : ""} ` +
-        `from README.md (first admin ${env.HUB_ADMIN_EMAIL}); set ${defaulted.length > 1 ? "them" : "it"} before anyone else can reach this hub`,
-    );
+    env.HUB_ADMIN_PASSWORD = keptSecret(DEV_ADMIN_PASSWORD_FILE, 18);
+    say(`HUB_ADMIN_PASSWORD is not set: the first admin ${env.HUB_ADMIN_EMAIL} gets the generated password kept in ${DEV_ADMIN_PASSWORD_FILE}`);
   }
   return env;
 }
