@@ -1,9 +1,12 @@
 export * from "./client";
 export * from "./migrate";
+export * from "./session";
 export * as schema from "./schema";
 export * from "./schema";
 export * from "./queries/events";
 export * from "./queries/jobs";
 export * from "./queries/workers";
 export * from "./queries/outbox";
+export * from "./queries/outbox-partitions";
+export * from "./queries/outbox-scan-floor";
 export * from "./queries/automations";
