@@ -90,7 +90,9 @@ for (let partition = 0; partition < OUTBOX_PARTITIONS; partition++) {
 }
 
 const port = await freePort();
-const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+// BENCH_CPU_PROF_DIR=dir: also write the relay's V8 CPU profile there (on exit).
+const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+const child = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
   cwd: appDir,
   env: {
     PATH: process.env.PATH,
