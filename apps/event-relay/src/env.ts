@@ -19,8 +19,8 @@ export const relayEnvSchema = z.object({
   HUB_RELAY_REBALANCE_MS: intFromEnv(1000, 50, 60_000),
   /** Longest wait for Redis to accept one batch before it counts as failed (and is retried). */
   HUB_RELAY_PUBLISH_TIMEOUT_MS: intFromEnv(5000, 100, 120_000),
-  /** Cap of the retry back-off while Redis or PostgreSQL is unavailable. */
-  HUB_RELAY_MAX_BACKOFF_MS: intFromEnv(5000, 100, 300_000),
+  /** Cap of the retry back-off while Redis or PostgreSQL is unavailable (low, so relaying resumes within seconds). */
+  HUB_RELAY_MAX_BACKOFF_MS: intFromEnv(2000, 100, 300_000),
 });
 
 export type RelayEnv = z.output<typeof relayEnvSchema>;

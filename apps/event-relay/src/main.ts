@@ -13,9 +13,9 @@ try {
   const redis = createRedis(env.REDIS_URL, "hub-event-relay");
   // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
   redis.on("error", () => undefined);
-  const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.db), defaultMetrics: true });
+  const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
   const relay = createEventRelay({
-    db: database.db,
+    db: database.pool,
     databaseUrl: env.DATABASE_URL,
     redis,
     keys: redisKeys(env.HUB_REDIS_PREFIX),

@@ -47,7 +47,7 @@ export async function createRelayTestbed(): Promise<RelayTestbed> {
     keys,
     async startRelay(overrides = {}) {
       const relay = createEventRelay({
-        db,
+        db: pool,
         databaseUrl: database.url,
         redis,
         keys,

@@ -5,7 +5,15 @@
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listEvents, markEventsDispatched, schema, selectUndispatchedEvents, type EventFilter, type HubEvent } from "@hub/db";
+import {
+  listEvents,
+  markEventsDispatched,
+  schema,
+  selectUndispatchedEvents,
+  type EventFilter,
+  type HubEvent,
+  type SqlQueryable,
+} from "@hub/db";
 import { createRelayTestbed, type RelayTestbed } from "./harness";
 
 const EVENTS = 50_000;
@@ -36,7 +44,23 @@ async function explain(query: (db: RelayTestbed["db"]) => Promise<unknown>, opti
   const statements: Array<{ sql: string; params: unknown[] }> = [];
   const recording = drizzle(bed.pool, { schema, logger: { logQuery: (sql, params) => statements.push({ sql, params }) } });
   await query(recording);
-  const statement = statements.at(-1)!;
+  return explainStatement(statements.at(-1)!, options);
+}
+
+/** The same for the relay's plain-SQL statements: records the query config they send, then EXPLAINs it. */
+async function explainPlain(query: (db: SqlQueryable) => Promise<unknown>, options = { analyze: true }): Promise<PlanNode[]> {
+  const statements: Array<{ sql: string; params: unknown[] }> = [];
+  const recording: SqlQueryable = {
+    query: (config) => {
+      statements.push({ sql: config.text, params: config.values ?? [] });
+      return bed.pool.query(config);
+    },
+  };
+  await query(recording);
+  return explainStatement(statements.at(-1)!, options);
+}
+
+async function explainStatement(statement: { sql: string; params: unknown[] }, options: { analyze: boolean }): Promise<PlanNode[]> {
   const result = await bed.pool.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
     `explain (format json${options.analyze ? ", analyze" : ""}) ${statement.sql}`,
     statement.params,
@@ -137,9 +161,9 @@ describe("GET /events over a large outbox", () => {
 describe("the relay's statements over a large outbox", () => {
   it("when the relay reads undispatched events (all partitions or some), then only the partial index is walked, in position order", async () => {
     // Act
-    const everything = await explain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500 }));
-    const some = await explain((db) => selectUndispatchedEvents(db, { partitions: [1, 5, 9], limit: 500 }));
-    const rows = await selectUndispatchedEvents(bed.db, { partitions: [...Array(32).keys()], limit: 500 });
+    const everything = await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500 }));
+    const some = await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [1, 5, 9], limit: 500 }));
+    const rows = await selectUndispatchedEvents(bed.pool, { partitions: [...Array(32).keys()], limit: 500 });
 
     // Assert: the partial index holds the backlog only, already in position order (no sort).
     for (const nodes of [everything, some]) {
@@ -149,7 +173,7 @@ describe("the relay's statements over a large outbox", () => {
     const [scan] = expectReadThrough(everything, "events_undispatched_idx");
     expect(scan!["Actual Rows"]).toBe(UNDISPATCHED);
     // From a scan floor, the index is entered at the floor: nothing below it is even visited.
-    const fromFloor = await explain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500, fromPosition: EVENTS }));
+    const fromFloor = await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500, fromPosition: EVENTS }));
     const [floorScan] = expectReadThrough(fromFloor, "events_undispatched_idx");
     expect(floorScan!["Actual Rows"]).toBe(1);
     expect(floorScan!["Rows Removed by Filter"] ?? 0).toBe(0);
@@ -161,7 +185,7 @@ describe("the relay's statements over a large outbox", () => {
   it("when the relay stamps a batch, then it finds the rows through an index (never a scan of the table)", async () => {
     // Act
     const ids = all.filter((event) => event.dispatchedAt === null).map((event) => event.id);
-    const nodes = await explain((db) => markEventsDispatched(db, ids), { analyze: false });
+    const nodes = await explainPlain((db) => markEventsDispatched(db, ids), { analyze: false });
 
     // Assert: by primary key, or through the (smaller) partial index of undispatched rows.
     expect(nodes.map((node) => node["Node Type"])).not.toContain("Seq Scan");

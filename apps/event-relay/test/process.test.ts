@@ -102,6 +102,40 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     expect(await second.exited).toEqual({ code: 0, signal: null });
   });
 
+  it("when PostgreSQL terminates all of its connections again and again while events stream in, then it stays up and publishes every event, in per-aggregate order", async () => {
+    // Arrange
+    const aggregates = await createJobs(bed.db, 30);
+    const relay = await startRelayProcess(bed);
+    children.push(relay.child);
+    const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
+    await waitFor("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
+
+    // Act: its pool connections and its lock session, three times over.
+    for (let round = 0; round < 3; round++) {
+      const { rows } = await bed.pool.query<{ terminated: number }>(
+        `select count(*) filter (where pg_terminate_backend(pid))::int as terminated
+           from pg_stat_activity where datname = current_database() and application_name like 'hub-event-relay%'`,
+      );
+      expect(rows[0]!.terminated).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await writing;
+
+    // Assert
+    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
+    const entries = await readStream(bed.redis, bed.keys.eventsStream);
+    expect(new Set(entries.map((entry) => entry.id)).size).toBe(1500);
+    expect(aggregatesOutOfOrder(entries)).toEqual([]);
+    expect(relay.child.exitCode).toBeNull();
+    await waitFor("it holds every partition again", async () => {
+      const health = (await (await fetch(`${relay.metricsUrl}/healthz`)).json()) as { owned_partitions: number };
+      return health.owned_partitions === 32;
+    });
+    expect(relay.output()).toContain("lost outbox partitions");
+    relay.child.kill("SIGTERM");
+    expect(await relay.exited).toEqual({ code: 0, signal: null });
+  });
+
   it("when it gets SIGTERM while publishing, then it stamps what it published, exits 0, and served its metrics until then", async () => {
     // Arrange
     const aggregates = await createJobs(bed.db, 30);

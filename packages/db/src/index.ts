@@ -1,6 +1,7 @@
 export * from "./client";
 export * from "./errors";
 export * from "./migrate";
+export * from "./session";
 export * as schema from "./schema";
 export * from "./schema";
 export * from "./queries/events";
@@ -9,4 +10,6 @@ export * from "./queries/jobs-create";
 export * from "./queries/jobs-read";
 export * from "./queries/workers";
 export * from "./queries/outbox";
+export * from "./queries/outbox-partitions";
+export * from "./queries/outbox-scan-floor";
 export * from "./queries/automations";

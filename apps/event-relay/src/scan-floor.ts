@@ -1,0 +1,58 @@
+/**
+ * The scan floor: a position below which no undispatched event exists or can still appear. Reads
+ * start there instead of at the oldest entry of the partial index, which keeps the dead (stamped,
+ * not yet vacuumed) entries below it out of every probe. Why it is safe: ../README.md, "Scan floor".
+ */
+import {
+  isOutboxHorizonOpen,
+  isPositionSequenceUncached,
+  lowestUndispatchedPosition,
+  readOutboxHorizon,
+  type OutboxHorizon,
+  type SqlQueryable,
+} from "@hub/db";
+import type { RelayMetrics } from "./metrics";
+
+export interface ScanFloor {
+  /** Every undispatched event, now or later, has a position ≥ this (0 until first computed). */
+  position(): number;
+  /**
+   * Moves the floor up if a refresh is due. Throws on a database failure, which leaves the floor
+   * where it was (always safe).
+   */
+  refreshIfDue(): Promise<void>;
+}
+
+export function createScanFloor(options: { db: SqlQueryable; refreshMs: number; metrics: RelayMetrics }): ScanFloor {
+  const { db, metrics } = options;
+  let floor = 0;
+  let horizon: OutboxHorizon | undefined;
+  let nextRefreshAt = 0;
+  let enabled: boolean | undefined;
+
+  /**
+   * Two steps a refresh apart: read a horizon (the last position handed out and the transactions
+   * running then); once they have all ended, no row at or below that position can still appear,
+   * so the lowest undispatched one among them (or the position after) is the new floor.
+   */
+  async function refresh(): Promise<void> {
+    enabled ??= await isPositionSequenceUncached(db);
+    if (!enabled) return;
+    if (horizon) {
+      if (await isOutboxHorizonOpen(db, horizon)) return;
+      const lowest = await lowestUndispatchedPosition(db, { from: floor, to: horizon.lastPosition });
+      floor = lowest ?? horizon.lastPosition + 1;
+      metrics.scanFloor.set(floor);
+    }
+    horizon = await readOutboxHorizon(db);
+  }
+
+  return {
+    position: () => floor,
+    async refreshIfDue() {
+      if (Date.now() < nextRefreshAt) return;
+      nextRefreshAt = Date.now() + options.refreshMs;
+      await refresh();
+    },
+  };
+}
