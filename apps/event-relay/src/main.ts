@@ -1,53 +1,53 @@
-import { measureOutboxBacklog, openDatabase, prepareDatabase } from "@hub/db";
-import { createLogger, createRedis, onShutdownSignal, redactUrl, redisKeys, startMetricsServer } from "@hub/shared";
+import { measureOutboxBacklog, openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
+import { createRedis, redactUrl, redisKeys, startMetricsServer } from "@hub/shared";
 import { loadRelayEnv } from "./env";
 import { createRelayMetrics } from "./metrics";
 import { createEventRelay } from "./relay";
 
-try {
-  const env = loadRelayEnv();
-  const logger = createLogger("event-relay", env.LOG_LEVEL);
-  await prepareDatabase(env.DATABASE_URL);
-  const database = openDatabase(env.DATABASE_URL, { max: 3, applicationName: "hub-event-relay" });
-  // Redis being down at start-up is no reason to exit: the relay backs off and catches up later.
-  const redis = createRedis(env.REDIS_URL, "hub-event-relay");
-  // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
-  redis.on("error", () => undefined);
-  const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
-  const relay = createEventRelay({
-    db: database.pool,
-    databaseUrl: env.DATABASE_URL,
-    redis,
-    keys: redisKeys(env.HUB_REDIS_PREFIX),
-    logger,
-    metrics,
-    config: {
-      streamMaxLen: env.HUB_EVENTS_STREAM_MAXLEN,
-      batchSize: env.HUB_RELAY_BATCH_SIZE,
-      idlePollMs: env.HUB_RELAY_IDLE_POLL_MS,
-      quietPollMs: env.HUB_RELAY_QUIET_POLL_MS,
-      rebalanceMs: env.HUB_RELAY_REBALANCE_MS,
-      publishTimeoutMs: env.HUB_RELAY_PUBLISH_TIMEOUT_MS,
-      maxBackoffMs: env.HUB_RELAY_MAX_BACKOFF_MS,
-    },
-  });
-  await relay.start();
-  const metricsServer = await startMetricsServer(metrics.registry, env.HUB_RELAY_METRICS_PORT, () => ({
-    owned_partitions: relay.ownedPartitions().length,
-    redis: redis.status,
-  }));
-  logger.info(
-    { stream: redisKeys(env.HUB_REDIS_PREFIX).eventsStream, redis: redactUrl(env.REDIS_URL), metricsPort: metricsServer?.port ?? null },
-    "event relay started",
-  );
-  onShutdownSignal(logger, async () => {
-    await metricsServer?.close();
-    await relay.stop();
-    redis.disconnect();
-    await database.close();
-  });
-} catch (error) {
-  // A configuration or connectivity problem: one plain line, exit non-zero.
-  process.stderr.write(`event-relay: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-}
+await runHubProcess({
+  name: "event-relay",
+  loadEnv: loadRelayEnv,
+  async start(env, logger) {
+    await prepareDatabase(env.DATABASE_URL);
+    const database = openDatabase(env.DATABASE_URL, { max: 3, applicationName: "hub-event-relay", logger });
+    // Redis being down at start-up is no reason to exit: the relay backs off and catches up later.
+    const redis = createRedis(env.REDIS_URL, "hub-event-relay");
+    // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
+    redis.on("error", () => undefined);
+    const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
+    const relay = createEventRelay({
+      db: database.pool,
+      databaseUrl: env.DATABASE_URL,
+      redis,
+      keys: redisKeys(env.HUB_REDIS_PREFIX),
+      logger,
+      metrics,
+      config: {
+        streamMaxLen: env.HUB_EVENTS_STREAM_MAXLEN,
+        batchSize: env.HUB_RELAY_BATCH_SIZE,
+        idlePollMs: env.HUB_RELAY_IDLE_POLL_MS,
+        quietPollMs: env.HUB_RELAY_QUIET_POLL_MS,
+        rebalanceMs: env.HUB_RELAY_REBALANCE_MS,
+        publishTimeoutMs: env.HUB_RELAY_PUBLISH_TIMEOUT_MS,
+        maxBackoffMs: env.HUB_RELAY_MAX_BACKOFF_MS,
+      },
+    });
+    await relay.start();
+    const metricsServer = await startMetricsServer(metrics.registry, env.HUB_RELAY_METRICS_PORT, () => ({
+      owned_partitions: relay.ownedPartitions().length,
+      redis: redis.status,
+    }));
+    logger.info(
+      { stream: redisKeys(env.HUB_REDIS_PREFIX).eventsStream, redis: redactUrl(env.REDIS_URL), metricsPort: metricsServer?.port ?? null },
+      "event relay started",
+    );
+    return {
+      async stop() {
+        await metricsServer?.close();
+        await relay.stop();
+        redis.disconnect();
+        await database.close();
+      },
+    };
+  },
+});

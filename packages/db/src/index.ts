@@ -13,3 +13,4 @@ export * from "./queries/outbox";
 export * from "./queries/outbox-partitions";
 export * from "./queries/outbox-scan-floor";
 export * from "./queries/automations";
+export * from "./process";
