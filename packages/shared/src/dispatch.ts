@@ -78,7 +78,7 @@ export class ReadyJobs {
       pipeline.zadd(this.keys.readyJobs(job.automationId), "NX", job.createdAt.getTime(), job.id);
       automations.add(job.automationId);
     }
-    for (const automationId of automations) pipeline.publish(this.keys.wakeChannel, automationId);
+    for (const automationId of automations) pipeline.publish(this.keys.wakeChannel, wakeMessage("offer", automationId));
     await pipeline.exec();
   }
 
@@ -97,14 +97,73 @@ export class ReadyJobs {
     await this.redis.del(this.keys.readyJobs(automationId));
   }
 
-  /** Tells waiting claims of these automations to try again (a slot was freed, a pause ended). */
+  /**
+   * Tells waiting claims that a claim may now find room (a slot was freed, a limit raised, a pause
+   * ended): one wake-up per id given, each waking one claim, so name an automation once per slot.
+   */
   async wake(...automationIds: string[]): Promise<void> {
-    const unique = [...new Set(automationIds)];
-    if (unique.length === 0) return;
+    if (automationIds.length === 0) return;
     const pipeline = this.redis.pipeline();
-    for (const automationId of unique) pipeline.publish(this.keys.wakeChannel, automationId);
+    for (const automationId of automationIds) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
     await pipeline.exec();
   }
+}
+
+/**
+ * Why a claim may now succeed: `offer` — a job became claimable; `slot` — room appeared (a slot
+ * freed, a limit raised, a pause ended).
+ */
+export type WakeReason = "offer" | "slot";
+
+const SLOT_WAKE_PREFIX = "slot:";
+
+/** The pub/sub message for a wake-up; an offer is the bare automation id. */
+function wakeMessage(reason: WakeReason, automationId: string): string {
+  switch (reason) {
+    case "offer":
+      return automationId;
+    case "slot":
+      return SLOT_WAKE_PREFIX + automationId;
+    default: {
+      const exhaustive: never = reason;
+      throw new Error(`unknown wake reason ${String(exhaustive)}`);
+    }
+  }
+}
+
+/** Reads a wake-up message: which automation, and why. */
+export function parseWakeMessage(message: string): { automationId: string; reason: WakeReason } {
+  return message.startsWith(SLOT_WAKE_PREFIX)
+    ? { automationId: message.slice(SLOT_WAKE_PREFIX.length), reason: "slot" }
+    : { automationId: message, reason: "offer" };
+}
+
+interface Waiter {
+  /**
+   * `looking`: registered, checking for work (may end up waiting for either kind); `waiting`:
+   * found nothing ready; `waitingForRoom`: found the automation blocked (limit full, paused).
+   */
+  state: "looking" | "waiting" | "waitingForRoom";
+  wake(reason: WakeReason): void;
+}
+
+/** Which waiters a wake-up may go to, best first; a wake-up goes to none of the others. */
+const WAKE_PREFERENCE: Record<WakeReason, ReadonlyArray<Waiter["state"]>> = {
+  slot: ["waitingForRoom", "looking", "waiting"],
+  offer: ["waiting", "looking"],
+};
+
+/** A claim's registration for wake-ups of one automation (see {@link WakeListener.register}). */
+export interface WakeRegistration {
+  /**
+   * Resolves on a wake-up, after `timeoutMs`, or when `signal` aborts. With `roomOnly`, offers
+   * do not wake it: the claim found no room, so a new job alone would only send it into a claim
+   * bound to find the limit full; the wake-up that frees room comes as a `slot` wake.
+   */
+  wait(timeoutMs: number, signal?: AbortSignal, options?: { roomOnly?: boolean }): Promise<void>;
+  cancel(): void;
+  /** The wake-up that reached this registration, if one did. */
+  readonly wokenBy: WakeReason | null;
 }
 
 /**
@@ -112,7 +171,7 @@ export class ReadyJobs {
  * it, so waiting costs no Redis connection per automation or per request.
  */
 export class WakeListener {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private isStopped = false;
 
   /** True once the process is shutting down: long-polls should answer now. */
@@ -124,25 +183,40 @@ export class WakeListener {
     private readonly subscriber: Redis,
     private readonly keys: RedisKeys,
   ) {
-    subscriber.on("message", (channel: string, automationId: string) => {
-      if (channel === this.keys.wakeChannel) this.wakeOne(automationId);
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel !== this.keys.wakeChannel) return;
+      const { automationId, reason } = parseWakeMessage(message);
+      this.wakeOne(automationId, reason);
     });
   }
 
   /**
-   * Wakes the longest-registered claim of the automation in this process. One per message, not
-   * all: a message means "one more claim may now succeed" (a job offered, a slot freed), and
-   * waking every waiting claim sent all but one of them into a transaction that could only find
-   * nothing (measured: twice the CPU per job at half load, bench/README.md). The claim passes the
-   * wake-up on when it leaves without looking again, or claimed while more jobs were ready.
+   * Wakes one claim of the automation in this process, the longest-registered that the wake-up
+   * can help. One per message, not all: a message means "one more claim may now succeed", and
+   * waking every waiting claim sent all but one of them into a claim that could only find nothing
+   * (measured: twice the CPU per job at half load, bench/README.md). A `slot` wake goes first to
+   * a claim waiting for room, then to one still looking (its look may have missed the room), then
+   * to any; an `offer` wake never to a claim waiting for room — those get their own wake-up when
+   * room appears. The claim passes the wake-up on when it leaves without using it (see
+   * apps/api/src/jobs/claim.ts).
    */
-  wakeOne(automationId: string): void {
+  wakeOne(automationId: string, reason: WakeReason = "slot"): void {
     const waiting = this.waiters.get(automationId);
-    const first = waiting?.values().next();
-    if (!waiting || !first || first.done) return;
-    waiting.delete(first.value);
+    if (!waiting) return;
+    let chosen: Waiter | undefined;
+    for (const state of WAKE_PREFERENCE[reason]) {
+      for (const waiter of waiting) {
+        if (waiter.state === state) {
+          chosen = waiter;
+          break;
+        }
+      }
+      if (chosen) break;
+    }
+    if (!chosen) return;
+    waiting.delete(chosen);
     if (waiting.size === 0) this.waiters.delete(automationId);
-    first.value();
+    chosen.wake(reason);
   }
 
   async start(): Promise<void> {
@@ -151,39 +225,42 @@ export class WakeListener {
 
   /**
    * Registers interest in the automation *before* the caller checks for work, so a wake-up that
-   * arrives between the check and the wait is not lost. Resolves on a wake-up, after `timeoutMs`,
-   * or when `signal` aborts — whichever comes first.
+   * arrives between the check and the wait is not lost (a registration that is not waiting yet
+   * takes wake-ups of either kind).
    */
-  register(automationId: string): { wait(timeoutMs: number, signal?: AbortSignal): Promise<void>; cancel(): void; readonly woken: boolean } {
-    let woken = false;
+  register(automationId: string): WakeRegistration {
+    let wokenBy: WakeReason | null = null;
     let resolveWait: (() => void) | undefined;
-    const wake = () => {
-      woken = true;
-      resolveWait?.();
+    const waiter: Waiter = {
+      state: "looking",
+      wake: (reason) => {
+        wokenBy = reason;
+        resolveWait?.();
+      },
     };
     let set = this.waiters.get(automationId);
     if (!set) {
       set = new Set();
       this.waiters.set(automationId, set);
     }
-    set.add(wake);
+    set.add(waiter);
     const cancel = () => {
       const current = this.waiters.get(automationId);
-      current?.delete(wake);
+      current?.delete(waiter);
       if (current?.size === 0) this.waiters.delete(automationId);
     };
     return {
       cancel,
-      /** True once a wake-up reached this registration. */
-      get woken() {
-        return woken;
+      get wokenBy() {
+        return wokenBy;
       },
-      wait: (timeoutMs, signal) =>
+      wait: (timeoutMs, signal, options) =>
         new Promise<void>((resolve) => {
-          if (woken || signal?.aborted || this.isStopped) {
+          if (wokenBy || signal?.aborted || this.isStopped) {
             cancel();
             return resolve();
           }
+          waiter.state = options?.roomOnly ? "waitingForRoom" : "waiting";
           const finish = () => {
             clearTimeout(timer);
             signal?.removeEventListener("abort", finish);
@@ -199,7 +276,7 @@ export class WakeListener {
 
   async stop(): Promise<void> {
     this.isStopped = true;
-    for (const set of this.waiters.values()) for (const wake of set) wake();
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.wake("slot");
     this.waiters.clear();
     this.subscriber.disconnect();
   }

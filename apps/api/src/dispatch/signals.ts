@@ -60,9 +60,12 @@ export const enqueueForDispatch = (ctx: SignalContext, job: JobRef) =>
 export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>
   jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offer(jobs));
 
-/** A slot was freed, a limit raised or a pause ended: waiting claims of the automation should look again. */
-export const wakeClaims = (ctx: SignalContext, automationId: string) =>
-  sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(automationId));
+/**
+ * `slots` slots were freed, or a limit raised or a pause ended: as many waiting claims of the
+ * automation should look again (one wake-up each).
+ */
+export const wakeClaims = (ctx: SignalContext, automationId: string, slots = 1) =>
+  sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(...Array<string>(slots).fill(automationId)));
 
 /** These jobs are claimed or no longer queued: stop offering them. */
 export const withdrawOffers = (ctx: SignalContext, automationId: string, jobIds: string[]) =>

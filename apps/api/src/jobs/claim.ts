@@ -1,86 +1,119 @@
 /**
- * POST /jobs/claim: the worker's long-poll. Redis names the candidates (the automation's ready
- * set, oldest first) and PostgreSQL decides in one transaction (automation active and not in
- * development mode, below its concurrency limit, job still queued). A wake-up on the automation
- * (job offered, slot freed, pause ended) makes a waiting claim look again at once; without one it
- * re-checks every second, so a lost wake-up costs at most that.
+ * POST /jobs/claim and POST /jobs/claim-batch: the worker's long-poll. Redis decides whether to
+ * try — the automation's ready set says whether anything is offered, wake-ups say when to look
+ * again — and one PostgreSQL statement decides what the worker gets (hub_claim_jobs: automation
+ * active and not in development mode, worker registered, a slot free; claim order of §6.8).
+ *
+ * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
+ * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
+ * wake-up, not for new jobs; and a claim that took the last free slot passes no wake-up on. Without
+ * any wake-up a waiting claim re-checks every second, so a lost wake-up costs at most that.
  */
-import { claimJob, type Job } from "@hub/db";
+import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
+import type { WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { withdrawOffers, withinTimeout } from "../dispatch/signals";
 
-/** How many of the oldest ready ids one claim transaction considers. */
-const CANDIDATES_PER_CLAIM = 20;
+/**
+ * Ready ids read beyond the jobs a claim may take: enough to tell whether more are ready after it,
+ * and to drop a few stale offers per look.
+ */
+const EXTRA_CANDIDATES = 4;
 /** Fallback re-check while long-polling, in case a wake-up was lost. */
 const RECHECK_INTERVAL_MS = 1000;
 
 /**
- * Claims the oldest available job of the worker's automation, waiting up to `waitSeconds` for one.
- * Returns null when none became available in time, when `signal` aborts (the client went away) or
- * when the process is shutting down.
+ * Claims up to `maxJobs` available jobs of the worker's automation in claim order, waiting up to
+ * `waitSeconds` for at least one. Returns [] when none became available in time, when `signal`
+ * aborts (the client went away) or when the process is shutting down.
  */
-export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker, waitSeconds: number, signal: AbortSignal): Promise<Job | null> {
+export async function claimNextJobs(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  request: { maxJobs: number; waitSeconds: number },
+  signal: AbortSignal,
+): Promise<Job[]> {
   const { metrics } = ctx;
   const stopTimer = metrics.jobs.claimDuration.startTimer();
   metrics.jobs.claimsWaiting.inc();
   try {
-    const job = await pollForJob(ctx, worker, Date.now() + waitSeconds * 1000, signal);
-    const outcome = job ? "claimed" : "empty";
+    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal);
+    const outcome = jobs.length > 0 ? "claimed" : "empty";
     metrics.jobs.claims.inc({ outcome });
     stopTimer({ outcome });
-    if (job?.startedAt) metrics.jobs.queueWait.observe((job.startedAt.getTime() - job.createdAt.getTime()) / 1000);
-    return job;
+    for (const job of jobs) if (job.startedAt) metrics.jobs.queueWait.observe((job.startedAt.getTime() - job.createdAt.getTime()) / 1000);
+    return jobs;
   } finally {
     metrics.jobs.claimsWaiting.dec();
   }
 }
 
-async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline: number, signal: AbortSignal): Promise<Job | null> {
+/** The single-job form (POST /jobs/claim). */
+export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker, waitSeconds: number, signal: AbortSignal): Promise<Job | null> {
+  const [job] = await claimNextJobs(ctx, worker, { maxJobs: 1, waitSeconds }, signal);
+  return job ?? null;
+}
+
+async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
   const { automationId } = worker;
   for (;;) {
     // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
-    if (signal.aborted) return null;
+    if (signal.aborted) return [];
     // Registered before looking, so a wake-up between the look and the wait is not lost.
     const waiter = ctx.dispatch.wakes.register(automationId);
-    // A wake-up wakes one claim (see WakeListener.wakeOne): a claim that leaves without looking
-    // again passes on the one that reached it, and one that claimed while more jobs were ready
-    // wakes the next.
+    // A wake-up wakes one claim (WakeListener.wakeOne), so one that reached a claim which leaves
+    // without using it is passed on; `passOn` is what the leaving claim owes the others, when it
+    // decided (undefined: whatever wake-up reached it).
+    let passOn: WakeReason | null | undefined;
     let leaving = true;
-    let moreReady = false;
     try {
-      const candidateIds = await readyCandidates(ctx, automationId);
+      const candidateIds = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
+      let outcome: ClaimOutcome = { kind: "none", slotsLeft: 0, staleIds: [] };
       if (candidateIds.length > 0) {
-        const outcome = await ctx.db.transaction((tx) =>
-          claimJob(tx, { automationId, workerId: worker.id, candidateIds, leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS }),
-        );
-        switch (outcome.kind) {
-          case "claimed":
-            await withdrawOffers(ctx, automationId, [outcome.job.id, ...outcome.staleIds]);
-            moreReady = candidateIds.length > 1 + outcome.staleIds.length;
-            return outcome.job;
-          case "none":
-            // Stale ids hid what lies behind them: drop them and look again at once.
-            if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
-              leaving = false;
-              continue;
-            }
-            break;
-          case "blocked":
-            break;
-          default: {
-            const exhaustive: never = outcome;
-            throw new Error(`unknown claim outcome ${JSON.stringify(exhaustive)}`);
+        outcome = await claimJobs(ctx.database.pool, {
+          automationId,
+          workerId: worker.id,
+          maxJobs,
+          leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS,
+          candidateIds,
+        });
+        ctx.metrics.jobs.claimStatements.inc({ outcome: outcome.kind });
+      }
+      switch (outcome.kind) {
+        case "claimed": {
+          const claimedIds = outcome.jobs.map((job) => job.id);
+          await withdrawOffers(ctx, automationId, [...claimedIds, ...outcome.staleIds]);
+          const gone = new Set([...claimedIds, ...outcome.staleIds]);
+          const moreReady = candidateIds.some((id) => !gone.has(id));
+          // Room and ready jobs left: the next claim should look. No room left: an offer that
+          // reached this claim would only send another into a claim bound to find the limit full.
+          if (outcome.slotsLeft > 0 && moreReady) passOn = "slot";
+          else passOn = waiter.wokenBy === "slot" ? "slot" : null;
+          return outcome.jobs;
+        }
+        case "none":
+          // Stale ids hid what lies behind them: drop them and look again at once.
+          if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
+            leaving = false;
+            continue;
           }
+          break;
+        case "blocked":
+          break;
+        default: {
+          const exhaustive: never = outcome;
+          throw new Error(`unknown claim outcome ${JSON.stringify(exhaustive)}`);
         }
       }
       const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return null;
-      await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal);
+      if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return [];
+      await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal, { roomOnly: outcome.kind === "blocked" });
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
-      if (leaving && (waiter.woken || moreReady)) ctx.dispatch.wakes.wakeOne(automationId);
+      const owed = passOn === undefined ? waiter.wokenBy : passOn;
+      if (leaving && owed) ctx.dispatch.wakes.wakeOne(automationId, owed);
     }
   }
 }
@@ -89,9 +122,9 @@ async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline
  * The oldest ids offered to the automation; bounded, so while Redis is away a claim finds nothing
  * and still answers 204 in time.
  */
-async function readyCandidates(ctx: AppContext, automationId: string): Promise<string[]> {
+async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<string[]> {
   try {
-    return await withinTimeout(ctx.dispatch.ready.candidates(automationId, CANDIDATES_PER_CLAIM), RECHECK_INTERVAL_MS);
+    return await withinTimeout(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
   } catch (error) {
     ctx.logger.warn({ err: error, automationId }, "could not read ready jobs from Redis");
     return [];
