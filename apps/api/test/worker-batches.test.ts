@@ -266,4 +266,19 @@ describe("worker batch endpoints", () => {
       }
     });
   });
+
+  describe("the ready set", () => {
+    it("when a job was claimed before its offer arrived, then the late offer is dropped; queued again, it is offered", async () => {
+      const subject = await createAutomationWithWorker(hub);
+      const { ready } = hub.api.ctx.dispatch;
+      const job = { id: UNKNOWN_JOB, automationId: subject.automationId, createdAt: new Date() };
+
+      await ready.markClaimed(subject.automationId, [job.id]);
+      await ready.offer([job]);
+      expect(await ready.candidates(subject.automationId, 10)).toEqual([]);
+
+      await ready.offerAgain([job]);
+      expect(await ready.candidates(subject.automationId, 10)).toEqual([job.id]);
+    });
+  });
 });

@@ -73,7 +73,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       metrics.leasesExpired.inc({ outcome: "requeued" }, requeued.length);
       metrics.leasesExpired.inc({ outcome: "failed" }, failed.length);
       logger.info({ requeued: requeued.length, failed: failed.length }, "lapsed leases expired");
-      await ready.offer(requeued.map(toJobRef));
+      await ready.offerAgain(requeued.map(toJobRef));
       metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
       await ready.wake(...failed.map((job) => job.automationId));
       if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
@@ -94,7 +94,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     for (;;) {
       const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE);
       if (page.length === 0) break;
-      await ready.offer(page);
+      // Queued in PostgreSQL now: offered even if claimed before (it was queued again since).
+      await ready.offerAgain(page, "offer");
       offered += page.length;
       const last = page[page.length - 1]!;
       after = { createdAt: last.createdAt, id: last.id };

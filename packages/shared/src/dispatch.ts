@@ -63,23 +63,110 @@ export class DispatchQueue {
   }
 }
 
+/** How long a claimed id stays refused by {@link ReadyJobs.offer}: longer than any offer can lag its claim. */
+const CLAIMED_MEMORY_MS = 60_000;
+
+/**
+ * KEYS: ready set, claimed ids; ARGV: wake channel, wake message, "1" to offer even recently
+ * claimed ids (they were queued again), then score/id pairs. Adds the ids not recently claimed and
+ * wakes one claim when it added any.
+ */
+const OFFER_SCRIPT = `
+local added = 0
+for i = 4, #ARGV, 2 do
+  if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], ARGV[i + 1]) end
+  if not redis.call('ZSCORE', KEYS[2], ARGV[i + 1]) then
+    added = added + redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1])
+  end
+end
+if added > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return added`;
+
+/** KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), then ids. Withdraws the ids and remembers them. */
+const CLAIMED_SCRIPT = `
+for i = 3, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 0`;
+
+/** The two scripts, defined on the connection once (ioredis sends EVALSHA, falling back to EVAL). */
+interface ReadyScripts {
+  hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+  hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+}
+
+function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
+  const byAutomation = new Map<string, DispatchableJob[]>();
+  for (const job of jobs) {
+    const ofAutomation = byAutomation.get(job.automationId);
+    if (ofAutomation) ofAutomation.push(job);
+    else byAutomation.set(job.automationId, [job]);
+  }
+  return byAutomation;
+}
+
 export class ReadyJobs {
+  private readonly scripts: ReadyScripts;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+  ) {
+    redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
+    redis.defineCommand("hubMarkClaimed", { numberOfKeys: 2, lua: CLAIMED_SCRIPT });
+    this.scripts = redis as unknown as ReadyScripts;
+  }
 
-  /** Makes jobs claimable by their automation's worker and wakes waiting claims. Idempotent. */
+  /** Claimed ids, remembered for a while so that a late offer of a claimed job is dropped. */
+  private claimedKey(automationId: string): string {
+    return `${this.keys.readyJobs(automationId)}:claimed`;
+  }
+
+  /**
+   * Makes jobs claimable by their automation's worker and wakes a waiting claim. Idempotent.
+   * Claims pick jobs from PostgreSQL in claim order, so a job may be claimed before its offer
+   * arrives: ids claimed in the last minute ({@link markClaimed}) are not added, else each would
+   * send a claim into PostgreSQL for nothing.
+   */
   async offer(jobs: DispatchableJob[]): Promise<void> {
+    await this.offerByAutomation(jobs, "offer", false);
+  }
+
+  /**
+   * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
+   * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
+   * freed) or re-offered by the reconciler (`offer`), which repairs any signal that was lost.
+   */
+  async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
+    await this.offerByAutomation(jobs, reason, true);
+  }
+
+  /** One script call per automation, in one pipeline. */
+  private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed = false): Promise<void> {
     if (jobs.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    const automations = new Set<string>();
-    for (const job of jobs) {
-      pipeline.zadd(this.keys.readyJobs(job.automationId), "NX", job.createdAt.getTime(), job.id);
-      automations.add(job.automationId);
+    const pipeline = this.redis.pipeline() as unknown as ReadyScripts & { exec(): Promise<unknown> };
+    const queuedAgain = evenIfClaimed ? "1" : "0";
+    for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {
+      const pairs = ofAutomation.flatMap((job) => [job.createdAt.getTime(), job.id]);
+      void pipeline.hubOfferJobs(
+        this.keys.readyJobs(automationId),
+        this.claimedKey(automationId),
+        this.keys.wakeChannel,
+        wakeMessage(reason, automationId),
+        queuedAgain,
+        ...pairs,
+      );
     }
-    for (const automationId of automations) pipeline.publish(this.keys.wakeChannel, wakeMessage("offer", automationId));
     await pipeline.exec();
+  }
+
+  /** Withdraws claimed jobs and remembers them, so a late offer does not bring them back. */
+  async markClaimed(automationId: string, jobIds: string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.scripts.hubMarkClaimed(this.keys.readyJobs(automationId), this.claimedKey(automationId), Date.now(), CLAIMED_MEMORY_MS, ...jobIds);
   }
 
   /** The oldest `count` job ids offered to the automation. */
@@ -94,7 +181,7 @@ export class ReadyJobs {
 
   /** Forgets every offer of an automation (it was deactivated). */
   async clear(automationId: string): Promise<void> {
-    await this.redis.del(this.keys.readyJobs(automationId));
+    await this.redis.del(this.keys.readyJobs(automationId), this.claimedKey(automationId));
   }
 
   /**
@@ -162,6 +249,11 @@ export interface WakeRegistration {
    */
   wait(timeoutMs: number, signal?: AbortSignal, options?: { roomOnly?: boolean }): Promise<void>;
   cancel(): void;
+  /**
+   * Marks the claim as waiting for room before it calls `wait`: it found no room, and claims
+   * arriving meanwhile should see it (WakeListener.someoneWaitsForRoom).
+   */
+  waitingForRoom(): void;
   /** The wake-up that reached this registration, if one did. */
   readonly wokenBy: WakeReason | null;
 }
@@ -219,6 +311,16 @@ export class WakeListener {
     chosen.wake(reason);
   }
 
+  /**
+   * True when a claim of the automation in this process is already waiting for room: a claim
+   * arriving now would find the limit as full as it did, and the room that appears is that claim's
+   * first (wake-ups go to the longest waiting).
+   */
+  someoneWaitsForRoom(automationId: string): boolean {
+    for (const waiter of this.waiters.get(automationId) ?? []) if (waiter.state === "waitingForRoom") return true;
+    return false;
+  }
+
   async start(): Promise<void> {
     await this.subscriber.subscribe(this.keys.wakeChannel);
   }
@@ -251,6 +353,9 @@ export class WakeListener {
     };
     return {
       cancel,
+      waitingForRoom: () => {
+        waiter.state = "waitingForRoom";
+      },
       get wokenBy() {
         return wokenBy;
       },

@@ -13,7 +13,7 @@ import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
 import type { WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { withdrawOffers, withinTimeout } from "../dispatch/signals";
+import { withdrawClaimed, withdrawOffers, withinTimeout } from "../dispatch/signals";
 
 /**
  * Ready ids read beyond the jobs a claim may take: enough to tell whether more are ready after it,
@@ -22,6 +22,13 @@ import { withdrawOffers, withinTimeout } from "../dispatch/signals";
 const EXTRA_CANDIDATES = 4;
 /** Fallback re-check while long-polling, in case a wake-up was lost. */
 const RECHECK_INTERVAL_MS = 1000;
+
+/**
+ * Ids this process claimed whose withdrawal from the ready set is still on its way to Redis:
+ * another claim reading the ready set meanwhile skips them, rather than send PostgreSQL a claim
+ * for jobs that are already running (measured: most of the empty claims that remained).
+ */
+const claimedBeingWithdrawn = new Set<string>();
 
 /**
  * Claims up to `maxJobs` available jobs of the worker's automation in claim order, waiting up to
@@ -55,8 +62,39 @@ export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker,
   return job ?? null;
 }
 
+/**
+ * The claims of one automation in this process take turns: PostgreSQL serialises them on the
+ * automation row anyway, and a claim that looks after the previous one finished sees what that
+ * one took (the ready set, `claimedBeingWithdrawn`, a claim now waiting for room) instead of
+ * racing it into a claim for the same jobs. Waiting for a turn holds no connection.
+ */
+const claimTurns = new Map<string, Promise<void>>();
+
+async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<T> {
+  const previous = claimTurns.get(automationId);
+  let release!: () => void;
+  const turn = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = previous ? previous.then(() => turn) : turn;
+  claimTurns.set(automationId, tail);
+  try {
+    await previous;
+    return await work();
+  } finally {
+    release();
+    if (claimTurns.get(automationId) === tail) claimTurns.delete(automationId);
+  }
+}
+
+interface Look {
+  candidateIds: string[];
+  outcome: ClaimOutcome;
+}
+
 async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
   const { automationId } = worker;
+  let firstLook = true;
   for (;;) {
     // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
     if (signal.aborted) return [];
@@ -68,22 +106,41 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
     let passOn: WakeReason | null | undefined;
     let leaving = true;
     try {
-      const candidateIds = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
-      let outcome: ClaimOutcome = { kind: "none", slotsLeft: 0, staleIds: [] };
-      if (candidateIds.length > 0) {
-        outcome = await claimJobs(ctx.database.pool, {
+      const mayWait = deadline > Date.now();
+      const { candidateIds, outcome } = await inTurn(automationId, async (): Promise<Look> => {
+        // A claim that may wait and arrives while another of this process waits for room queues
+        // behind it without looking: its look could only find the limit full, or take the slot the
+        // other is being woken for. Only the first look is skipped: re-checks always look, so a
+        // lost wake-up still costs at most RECHECK_INTERVAL_MS.
+        if (signal.aborted || (firstLook && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
+          return { candidateIds: [], outcome: { kind: "blocked" } };
+        }
+        const candidateIds = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
+        // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
+        if (!candidateIds.some((id) => !claimedBeingWithdrawn.has(id))) return { candidateIds, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
+        const claimed = await claimJobs(ctx.database.pool, {
           automationId,
           workerId: worker.id,
           maxJobs,
           leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS,
           candidateIds,
         });
-        ctx.metrics.jobs.claimStatements.inc({ outcome: outcome.kind });
-      }
+        ctx.metrics.jobs.claimStatements.inc({ outcome: claimed.kind });
+        if (claimed.kind === "claimed") for (const job of claimed.jobs) claimedBeingWithdrawn.add(job.id);
+        // Seen by the next claim's turn: it should queue behind this one rather than look.
+        if (claimed.kind === "blocked") waiter.waitingForRoom();
+        return { candidateIds, outcome: claimed };
+      });
+      firstLook = false;
       switch (outcome.kind) {
         case "claimed": {
           const claimedIds = outcome.jobs.map((job) => job.id);
-          await withdrawOffers(ctx, automationId, [...claimedIds, ...outcome.staleIds]);
+          try {
+            await withdrawClaimed(ctx, automationId, claimedIds);
+          } finally {
+            for (const id of claimedIds) claimedBeingWithdrawn.delete(id);
+          }
+          if (outcome.staleIds.length > 0) await withdrawOffers(ctx, automationId, outcome.staleIds);
           const gone = new Set([...claimedIds, ...outcome.staleIds]);
           const moreReady = candidateIds.some((id) => !gone.has(id));
           // Room and ready jobs left: the next claim should look. No room left: an offer that
