@@ -11,5 +11,6 @@ import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
 
 export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes, ...identityRoutes, ...userRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
-  // POST /jobs/claim before any /jobs/{job_id} route, so "claim" is never read as a job id.
+  // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
+  // any /jobs/{job_id} route, so none is ever read as a job id.
   ...workerProtocolRoutes, ...jobRoutes];

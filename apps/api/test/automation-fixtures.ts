@@ -2,6 +2,7 @@
 import { asc, count, eq } from "drizzle-orm";
 import { createJob, events, findJob, type HubEvent, type Job } from "@hub/db";
 import { createRedis } from "@hub/shared";
+import { parseWakeMessage } from "@hub/shared/dispatch";
 import type { TestHub } from "./harness";
 
 let sequence = 0;
@@ -53,7 +54,8 @@ export async function insertQueuedJob(hub: TestHub, automationId: string, create
 export async function listenForWakes(hub: TestHub): Promise<{ next(automationId: string): Promise<void>; close(): void }> {
   const subscriber = createRedis(hub.env.REDIS_URL, "test-wake-listener");
   const waiting = new Map<string, Array<() => void>>();
-  subscriber.on("message", (_channel: string, automationId: string) => {
+  subscriber.on("message", (_channel: string, message: string) => {
+    const { automationId } = parseWakeMessage(message);
     for (const resolve of waiting.get(automationId) ?? []) resolve();
     waiting.delete(automationId);
   });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimJob, findJob, insertWorker, jobs } from "@hub/db";
+import { claimJobs, findJob, insertWorker, jobs } from "@hub/db";
 import {
   adminId,
   countAllEvents,
@@ -445,7 +445,7 @@ describe("DELETE /automations/{automation_id} (deactivate)", () => {
     const id = await createAutomation(hub, { sector_id: sector.id, max_concurrent_jobs: 5 });
     const worker = await hub.api.ctx.db.transaction((tx) => insertWorker(tx, { automationId: id, cloudInstanceId: "vm-1", apiKeyHash: uniqueSlug("hash") }));
     const running = await insertQueuedJob(hub, id, admin);
-    await hub.api.ctx.db.transaction((tx) => claimJob(tx, { automationId: id, workerId: worker.id, candidateIds: [running.id], leaseSeconds: 60 }));
+    await claimJobs(hub.api.ctx.database.pool, { automationId: id, workerId: worker.id, maxJobs: 1, candidateIds: [running.id], leaseSeconds: 60 });
     const queued = [await insertQueuedJob(hub, id, admin), await insertQueuedJob(hub, id, admin)];
     await hub.api.ctx.dispatch.ready.offer(queued);
 

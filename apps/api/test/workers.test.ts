@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimJob, events, findJob, workers } from "@hub/db";
+import { claimJobs, events, findJob, workers } from "@hub/db";
 import { hashApiKey } from "../src/http/auth";
 import { adminId, countAllEvents, createAutomation, createSector, eventsOf, insertQueuedJob } from "./automation-fixtures";
 import { startTestHub, type TestHub, type TestUser } from "./harness";
@@ -238,10 +238,8 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
     const credentials = await register(automationId);
     const running = [await insertQueuedJob(hub, automationId, admin), await insertQueuedJob(hub, automationId, admin)];
     for (const job of running) {
-      const claimed = await hub.api.ctx.db.transaction((tx) =>
-        claimJob(tx, { automationId, workerId: credentials.id, candidateIds: [job.id], leaseSeconds: 60 }),
-      );
-      expect(claimed.kind).toBe("claimed");
+      const claimed = await claimJobs(hub.api.ctx.database.pool, { automationId, workerId: credentials.id, maxJobs: 1, candidateIds: [job.id], leaseSeconds: 60 });
+      expect(claimed).toMatchObject({ kind: "claimed", jobs: [{ id: job.id }] });
     }
 
     const result = await hub.client.delete(`/automations/${automationId}/worker`, asAdmin());

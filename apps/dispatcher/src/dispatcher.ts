@@ -68,14 +68,13 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   async function sweepLeases(): Promise<void> {
     for (;;) {
-      const { requeued, failed } = await db.transaction((tx) =>
-        expireLapsedLeases(tx, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH }),
-      );
+      // One statement: an idle sweep costs one round trip, no explicit transaction.
+      const { requeued, failed } = await expireLapsedLeases(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
       if (requeued.length + failed.length === 0) return;
       metrics.leasesExpired.inc({ outcome: "requeued" }, requeued.length);
       metrics.leasesExpired.inc({ outcome: "failed" }, failed.length);
       logger.info({ requeued: requeued.length, failed: failed.length }, "lapsed leases expired");
-      await ready.offer(requeued.map(toJobRef));
+      await ready.offerAgain(requeued.map(toJobRef));
       metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
       await ready.wake(...failed.map((job) => job.automationId));
       if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
@@ -96,7 +95,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     for (;;) {
       const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE);
       if (page.length === 0) break;
-      await ready.offer(page);
+      // Queued in PostgreSQL now: offered even if claimed before (it was queued again since).
+      await ready.offerAgain(page, "offer");
       offered += page.length;
       const last = page[page.length - 1]!;
       after = { createdAt: last.createdAt, id: last.id };

@@ -2,7 +2,10 @@
  * The reference worker as a command:
  *
  *   HUB_URL=http://127.0.0.1:8000 HUB_WORKER_API_KEY=… HUB_WORKER_CONCURRENCY=4 pnpm --filter @hub/reference-worker start
+ *   HUB_URL=… HUB_WORKER_API_KEY=… pnpm --filter @hub/reference-worker start --batch 20
  *
+ * With `--batch N` it claims up to N jobs per call (claim-batch) and reports results in batches
+ * (complete-batch), with up to N jobs in hand.
  * Each job's "work" is a pause of HUB_WORKER_WORK_MS, and its result echoes the job's context.
  * Logs are JSON lines on stdout (job ids and outcomes, never the api key or a result).
  * SIGTERM/SIGINT: claim no more, finish and report the jobs in hand, exit 0; a second signal exits 1 at once.
@@ -79,15 +82,10 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGTERM", onSignal);
 process.on("SIGINT", onSignal);
 
-log("info", "worker started", { hub_url: env.hubUrl, concurrency: env.concurrency, wait_seconds: env.waitSeconds });
-runWorker({
-  client: new HubWorkerClient({ baseUrl: env.hubUrl, apiKey: env.apiKey }),
-  handler: simulatedWork(env.workMs),
-  concurrency: env.concurrency,
-  waitSeconds: env.waitSeconds,
-  signal: stop.signal,
-  onEvent: logEvent,
-}).then(
+log("info", "worker started", { hub_url: env.hubUrl, concurrency: env.concurrency, batch: env.batch ?? null, wait_seconds: env.waitSeconds });
+const client = new HubWorkerClient({ baseUrl: env.hubUrl, apiKey: env.apiKey });
+const common = { handler: simulatedWork(env.workMs), waitSeconds: env.waitSeconds, signal: stop.signal, onEvent: logEvent };
+runWorker(env.batch === undefined ? { ...common, client, concurrency: env.concurrency } : { ...common, client, batch: env.batch }).then(
   () => {
     log("info", "worker stopped");
     process.exit(0);

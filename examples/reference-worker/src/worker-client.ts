@@ -5,6 +5,8 @@
  *   heartbeat(jobId)   → lease expiry    POST /jobs/{id}/heartbeat         200 {lease_expires_at}
  *   complete(jobId, result) → job        POST /jobs/{id}/complete {result} 200 job
  *   fail(jobId, {error, retryable})      POST /jobs/{id}/fail              200 job
+ *   claimBatch(maxJobs, waitSeconds) → jobs   POST /jobs/claim-batch       200 {jobs} | 204
+ *   completeBatch(items) → verdicts      POST /jobs/complete-batch         200 {results}
  *
  * Refusals become typed errors: 409 {@link LeaseLostError} (the job is no longer running under
  * this worker's lease — stop working on it, nothing was recorded), 401
@@ -39,7 +41,16 @@ export interface HubJob {
 /** The longest long-poll the hub accepts. */
 export const MAX_CLAIM_WAIT_SECONDS = 30;
 
-export type WorkerOperation = "claim" | "heartbeat" | "complete" | "fail";
+export type WorkerOperation = "claim" | "heartbeat" | "complete" | "fail" | "claim-batch" | "complete-batch";
+
+/** The most jobs one claim-batch or complete-batch call handles. */
+export const MAX_BATCH_SIZE = 100;
+
+/** One result of a complete-batch call; `conflict` is the 409 of a single complete. */
+export interface CompleteBatchVerdict {
+  id: string;
+  status: "completed" | "conflict" | "not_found";
+}
 
 /** The hub answered with a status the operation does not expect. */
 export class HubRequestError extends Error {
@@ -127,6 +138,39 @@ export class HubWorkerClient {
     }
     if (answer.status === 204) return null;
     return this.#expect("claim", answer, 200) as HubJob;
+  }
+
+  /**
+   * Asks for up to `maxJobs` (1–100) available jobs, never beyond the automation's concurrency
+   * limit, waiting up to `waitSeconds` for at least one; in the hub's claim order. Resolves []
+   * when none came or `signal` aborted the wait (as for {@link claim}).
+   */
+  async claimBatch(maxJobs: number, waitSeconds = 0, signal?: AbortSignal): Promise<HubJob[]> {
+    if (!Number.isInteger(maxJobs) || maxJobs < 1 || maxJobs > MAX_BATCH_SIZE) {
+      throw new RangeError(`claimBatch: maxJobs must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+    }
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_CLAIM_WAIT_SECONDS) {
+      throw new RangeError(`claimBatch: waitSeconds must be a whole number from 0 to ${MAX_CLAIM_WAIT_SECONDS}`);
+    }
+    if (signal?.aborted) return [];
+    let answer: Answer;
+    try {
+      answer = await this.#call("claim-batch", "/jobs/claim-batch", { max_jobs: maxJobs, wait_seconds: waitSeconds }, waitSeconds * 1000, signal);
+    } catch (error) {
+      if (signal?.aborted) return [];
+      throw error;
+    }
+    if (answer.status === 204) return [];
+    return (this.#expect("claim-batch", answer, 200) as { jobs: HubJob[] }).jobs;
+  }
+
+  /**
+   * Reports several results (1–100) in one call; each is recorded or refused on its own, and the
+   * verdicts come back in input order. `attempt` fences each item as for {@link heartbeat}.
+   */
+  async completeBatch(items: Array<{ id: string; result: Record<string, unknown>; attempt?: number }>): Promise<CompleteBatchVerdict[]> {
+    const answer = await this.#call("complete-batch", "/jobs/complete-batch", { items });
+    return (this.#expect("complete-batch", answer, 200) as { results: CompleteBatchVerdict[] }).results;
   }
 
   /**

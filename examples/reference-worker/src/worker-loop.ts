@@ -12,6 +12,7 @@ import {
   HubRequestError,
   HubUnreachableError,
   LeaseLostError,
+  MAX_BATCH_SIZE,
   WorkerUnauthorizedError,
   type HubJob,
   type HubWorkerClient,
@@ -54,18 +55,38 @@ export type WorkerEvent =
 
 /** What the loop needs of a client: {@link HubWorkerClient}, or a stand-in in tests. */
 export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "heartbeat" | "complete" | "fail">;
+/** What the loop needs of a client in batch mode. */
+export type BatchWorkerProtocol = WorkerProtocol & Pick<HubWorkerClient, "claimBatch" | "completeBatch">;
 
-export interface RunWorkerOptions {
-  client: WorkerProtocol;
+interface CommonWorkerOptions {
   handler: JobHandler;
-  /** Jobs worked at once (each slot long-polls for its own). Default 1. */
-  concurrency?: number;
   /** Long-poll of each claim, 0–30 s. Default 20. */
   waitSeconds?: number;
   /** Abort to stop: no new claims; the jobs in hand are finished and reported, then runWorker resolves. */
   signal: AbortSignal;
   onEvent?: (event: WorkerEvent) => void;
 }
+
+export type RunWorkerOptions = CommonWorkerOptions &
+  (
+    | {
+        client: WorkerProtocol;
+        /** Jobs worked at once (each slot long-polls for its own). Default 1. */
+        concurrency?: number;
+        batch?: undefined;
+      }
+    | {
+        client: BatchWorkerProtocol;
+        /**
+         * Batch mode (`--batch N`): up to N jobs in hand, claimed with claim-batch (a claim for the
+         * free slots whenever at least half are free) and completed with complete-batch (the
+         * results that are ready while one report is under way go in the next). Failures are
+         * reported one by one, heartbeats stay per job.
+         */
+        batch: number;
+        concurrency?: undefined;
+      }
+  );
 
 /** How a worker learns that a job is no longer its own while working it. */
 export type LeaseLossCause = "heartbeat" | "expired";
@@ -109,6 +130,10 @@ const nextBackoff = (previousMs: number) => Math.min(Math.max(previousMs * 2, 20
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const { client, handler } = options;
   const concurrency = options.concurrency ?? 1;
+  const batchClient = options.batch === undefined ? undefined : options.client;
+  if (options.batch !== undefined && (!Number.isInteger(options.batch) || options.batch < 1 || options.batch > MAX_BATCH_SIZE)) {
+    throw new RangeError(`runWorker: batch must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+  }
   const waitSeconds = options.waitSeconds ?? 20;
   const emit = options.onEvent ?? (() => undefined);
   // Claims stop when the caller stops us, or when one slot hit an error no retry can fix.
@@ -144,6 +169,94 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     }
   }
 
+  /** Batch mode: keeps up to `size` jobs in hand, claiming for the free slots once half are free. */
+  async function batchClaims(claimer: BatchWorkerProtocol, size: number): Promise<void> {
+    const inHand = new Set<Promise<void>>();
+    const stopped = new Promise<void>((resolve) => claims.signal.addEventListener("abort", () => resolve(), { once: true }));
+    let backoffMs = 0;
+    while (!claims.signal.aborted) {
+      if (inHand.size > size / 2) {
+        await Promise.race([...inHand, stopped]);
+        continue;
+      }
+      let jobs: HubJob[];
+      try {
+        jobs = await claimer.claimBatch(size - inHand.size, waitSeconds, claims.signal);
+        backoffMs = 0;
+      } catch (error) {
+        if (!isTransient(error)) {
+          giveUp(error);
+          break;
+        }
+        backoffMs = nextBackoff(backoffMs);
+        emit({ type: "hub_error", operation: "claim-batch", message: (error as Error).message, retryInMs: backoffMs });
+        await sleep(backoffMs, claims.signal);
+        continue;
+      }
+      for (const job of jobs) {
+        const working: Promise<void> = work(job).finally(() => inHand.delete(working));
+        inHand.add(working);
+      }
+    }
+    await Promise.all(inHand);
+  }
+
+  /**
+   * Batch mode: results wait for the report under way, then go together in one complete-batch
+   * (at most MAX_BATCH_SIZE), so under load one call reports many jobs and when idle a result
+   * leaves at once.
+   */
+  function completionBatcher(reporter: BatchWorkerProtocol) {
+    const pending: Array<{ job: HubJob; result: Record<string, unknown>; heldUntilMs: number; done: () => void }> = [];
+    let flushing: Promise<void> | undefined;
+    const flushSoon = () => {
+      flushing ??= flush().finally(() => {
+        flushing = undefined;
+        if (pending.length > 0) flushSoon();
+      });
+    };
+    async function flush(): Promise<void> {
+      const batch = pending.splice(0, MAX_BATCH_SIZE);
+      // The batch may be retried only while every lease in it surely holds.
+      const heldUntilMs = Math.min(...batch.map((item) => item.heldUntilMs));
+      let unanswered = false;
+      let backoffMs = 0;
+      try {
+        for (;;) {
+          try {
+            const verdicts = await reporter.completeBatch(batch.map(({ job, result }) => ({ id: job.id, result, attempt: job.attempts })));
+            batch.forEach(({ job, result }, index) => {
+              if (verdicts[index]?.status === "completed") emit({ type: "completed", job: { ...job, status: "completed", result }, result });
+              else emit(unanswered ? { type: "report_unconfirmed", jobId: job.id, during: "complete" } : { type: "lease_lost", jobId: job.id, during: "complete" });
+            });
+            return;
+          } catch (error) {
+            if (!isTransient(error) || Date.now() + nextBackoff(backoffMs) > heldUntilMs) {
+              if (error instanceof WorkerUnauthorizedError) giveUp(error);
+              emit({ type: "hub_error", operation: "complete-batch", message: (error as Error).message, retryInMs: -1 });
+              return;
+            }
+            unanswered ||= error instanceof HubUnreachableError;
+            backoffMs = nextBackoff(backoffMs);
+            emit({ type: "hub_error", operation: "complete-batch", message: (error as Error).message, retryInMs: backoffMs });
+            await sleep(backoffMs);
+          }
+        }
+      } finally {
+        for (const item of batch) item.done();
+      }
+    }
+    return {
+      /** Resolves once the result was reported (or given up on). */
+      report: (job: HubJob, result: Record<string, unknown>, heldUntilMs: number) =>
+        new Promise<void>((done) => {
+          pending.push({ job, result, heldUntilMs, done });
+          flushSoon();
+        }),
+    };
+  }
+  const completions = batchClient ? completionBatcher(batchClient) : undefined;
+
   async function work(job: HubJob): Promise<void> {
     emit({ type: "claimed", job });
     const leaseLost = new AbortController();
@@ -164,7 +277,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       emit({ type: "lease_lost", jobId: job.id, during: leaseLost.signal.aborted ? lostHow : "expired" });
       return;
     }
-    await report(job, outcome, lease.heldUntilMs());
+    if (outcome.ok && completions) await completions.report(job, outcome.result, lease.heldUntilMs());
+    else await report(job, outcome, lease.heldUntilMs());
   }
 
   /**
@@ -271,7 +385,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   }
 
   try {
-    await Promise.all(Array.from({ length: concurrency }, () => slot()));
+    if (batchClient && options.batch !== undefined) await batchClaims(batchClient, options.batch);
+    else await Promise.all(Array.from({ length: concurrency }, () => slot()));
   } finally {
     options.signal.removeEventListener("abort", stopClaims);
   }

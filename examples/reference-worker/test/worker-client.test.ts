@@ -175,6 +175,69 @@ describe("runWorker", () => {
   });
 });
 
+describe("batch mode (--batch N)", () => {
+  it("when jobs are queued, then claimBatch hands out up to N in creation order and completeBatch gives a verdict per item", async () => {
+    const { automationId, client } = await newWorker({ max_concurrent_jobs: 5 });
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) ids.push(await createJob(hub, automationId, hub.adminToken, { index }));
+    await hub.dispatcher.reconcileNow();
+
+    const claimed = await client.claimBatch(2, 5);
+    expect(claimed.map((job) => job.id)).toEqual(ids.slice(0, 2));
+    const verdicts = await client.completeBatch([
+      { id: claimed[1]!.id, result: { n: 1 }, attempt: 1 },
+      { id: ids[2]!, result: {} },
+    ]);
+
+    expect(verdicts).toEqual([
+      { id: claimed[1]!.id, status: "completed" },
+      { id: ids[2], status: "conflict" },
+    ]);
+    expect(await readJob(hub, claimed[1]!.id)).toMatchObject({ status: "completed", result: { n: 1 } });
+    expect(await client.claimBatch(5, 0)).toMatchObject([{ id: ids[2] }]);
+  });
+
+  it("when runWorker runs with batch 8, then every job is completed once, in far fewer calls than jobs", async () => {
+    const { automationId, client } = await newWorker({ max_concurrent_jobs: 8 });
+    const ids: string[] = [];
+    for (let index = 0; index < 40; index += 1) ids.push(await createJob(hub, automationId, hub.adminToken, { index }));
+    const calls = { claimBatch: 0, completeBatch: 0, claim: 0, complete: 0 };
+    const counting = {
+      claim: (...args: Parameters<typeof client.claim>) => ((calls.claim += 1), client.claim(...args)),
+      complete: (...args: Parameters<typeof client.complete>) => ((calls.complete += 1), client.complete(...args)),
+      heartbeat: client.heartbeat.bind(client),
+      fail: client.fail.bind(client),
+      claimBatch: (...args: Parameters<typeof client.claimBatch>) => ((calls.claimBatch += 1), client.claimBatch(...args)),
+      completeBatch: (...args: Parameters<typeof client.completeBatch>) => ((calls.completeBatch += 1), client.completeBatch(...args)),
+    };
+    const stop = new AbortController();
+    const completed: string[] = [];
+
+    await runWorker({
+      client: counting,
+      batch: 8,
+      waitSeconds: 1,
+      signal: stop.signal,
+      onEvent: (event) => {
+        if (event.type !== "completed") return;
+        expect(event.job).toMatchObject({ status: "completed", result: { echo: event.job.context } });
+        completed.push(event.job.id);
+        if (completed.length === ids.length) stop.abort();
+      },
+      handler: async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { echo: job.context };
+      },
+    });
+
+    expect([...completed].sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await readJob(hub, id)).toMatchObject({ status: "completed", attempts: 1 });
+    expect(calls.claim + calls.complete).toBe(0);
+    expect(calls.completeBatch).toBeLessThan(ids.length / 2);
+    expect(calls.claimBatch).toBeLessThan(ids.length / 2);
+  });
+});
+
 describe("runWorker with short leases", () => {
   let shortLeaseHub: DispatchingHub;
 

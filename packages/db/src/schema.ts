@@ -117,10 +117,18 @@ export const jobs = pgTable(
     startedAt: tz("started_at"),
     finishedAt: tz("finished_at"),
     leaseExpiresAt: tz("lease_expires_at"),
+    /** Claim order (CONTRACT §6.8): higher first. */
+    priority: integer("priority").notNull().default(0),
+    /** When the job may be claimed: the later of `run_at` and creation, moved later only by back-off. */
+    availableAt: tz("available_at").notNull().defaultNow(),
+    /** Creation order, so claim-order ties never fall to random ids (items of a batch in input order). */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
   },
   (t) => [
-    // Claim: the oldest queued jobs of one automation; concurrency: its running jobs.
+    // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.
     index("jobs_automation_status_created_idx").on(t.automationId, t.status, t.createdAt, t.id),
+    // Claim: the queued jobs of one automation in claim order (CONTRACT §6.8).
+    index("jobs_claim_idx").on(t.automationId, t.priority.desc(), t.availableAt, t.seq).where(sql`${t.status} = 'queued'`),
     // Lease sweeper: running jobs by lease expiry.
     index("jobs_running_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Reconciliation: every queued job, oldest first.

@@ -112,23 +112,110 @@ export class DispatchQueue {
   }
 }
 
+/** How long a claimed id stays refused by {@link ReadyJobs.offer}: longer than any offer can lag its claim. */
+const CLAIMED_MEMORY_MS = 60_000;
+
+/**
+ * KEYS: ready set, claimed ids; ARGV: wake channel, wake message, "1" to offer even recently
+ * claimed ids (they were queued again), then score/id pairs. Adds the ids not recently claimed and
+ * wakes one claim when it added any.
+ */
+const OFFER_SCRIPT = `
+local added = 0
+for i = 4, #ARGV, 2 do
+  if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], ARGV[i + 1]) end
+  if not redis.call('ZSCORE', KEYS[2], ARGV[i + 1]) then
+    added = added + redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1])
+  end
+end
+if added > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return added`;
+
+/** KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), then ids. Withdraws the ids and remembers them. */
+const CLAIMED_SCRIPT = `
+for i = 3, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 0`;
+
+/** The two scripts, defined on the connection once (ioredis sends EVALSHA, falling back to EVAL). */
+interface ReadyScripts {
+  hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+  hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+}
+
+function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
+  const byAutomation = new Map<string, DispatchableJob[]>();
+  for (const job of jobs) {
+    const ofAutomation = byAutomation.get(job.automationId);
+    if (ofAutomation) ofAutomation.push(job);
+    else byAutomation.set(job.automationId, [job]);
+  }
+  return byAutomation;
+}
+
 export class ReadyJobs {
+  private readonly scripts: ReadyScripts;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+  ) {
+    redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
+    redis.defineCommand("hubMarkClaimed", { numberOfKeys: 2, lua: CLAIMED_SCRIPT });
+    this.scripts = redis as unknown as ReadyScripts;
+  }
 
-  /** Makes jobs claimable by their automation's worker and wakes waiting claims. Idempotent. */
+  /** Claimed ids, remembered for a while so that a late offer of a claimed job is dropped. */
+  private claimedKey(automationId: string): string {
+    return `${this.keys.readyJobs(automationId)}:claimed`;
+  }
+
+  /**
+   * Makes jobs claimable by their automation's worker and wakes a waiting claim. Idempotent.
+   * Claims pick jobs from PostgreSQL in claim order, so a job may be claimed before its offer
+   * arrives: ids claimed in the last minute ({@link markClaimed}) are not added, else each would
+   * send a claim into PostgreSQL for nothing.
+   */
   async offer(jobs: DispatchableJob[]): Promise<void> {
+    await this.offerByAutomation(jobs, "offer", false);
+  }
+
+  /**
+   * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
+   * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
+   * freed) or re-offered by the reconciler (`offer`), which repairs any signal that was lost.
+   */
+  async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
+    await this.offerByAutomation(jobs, reason, true);
+  }
+
+  /** One script call per automation, in one pipeline. */
+  private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed = false): Promise<void> {
     if (jobs.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    const automations = new Set<string>();
-    for (const job of jobs) {
-      pipeline.zadd(this.keys.readyJobs(job.automationId), "NX", job.createdAt.getTime(), job.id);
-      automations.add(job.automationId);
+    const pipeline = this.redis.pipeline() as unknown as ReadyScripts & { exec(): Promise<unknown> };
+    const queuedAgain = evenIfClaimed ? "1" : "0";
+    for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {
+      const pairs = ofAutomation.flatMap((job) => [job.createdAt.getTime(), job.id]);
+      void pipeline.hubOfferJobs(
+        this.keys.readyJobs(automationId),
+        this.claimedKey(automationId),
+        this.keys.wakeChannel,
+        wakeMessage(reason, automationId),
+        queuedAgain,
+        ...pairs,
+      );
     }
-    for (const automationId of automations) pipeline.publish(this.keys.wakeChannel, automationId);
     await pipeline.exec();
+  }
+
+  /** Withdraws claimed jobs and remembers them, so a late offer does not bring them back. */
+  async markClaimed(automationId: string, jobIds: string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.scripts.hubMarkClaimed(this.keys.readyJobs(automationId), this.claimedKey(automationId), Date.now(), CLAIMED_MEMORY_MS, ...jobIds);
   }
 
   /** The oldest `count` job ids offered to the automation. */
@@ -143,17 +230,81 @@ export class ReadyJobs {
 
   /** Forgets every offer of an automation (it was deactivated). */
   async clear(automationId: string): Promise<void> {
-    await this.redis.del(this.keys.readyJobs(automationId));
+    await this.redis.del(this.keys.readyJobs(automationId), this.claimedKey(automationId));
   }
 
-  /** Tells waiting claims of these automations to try again (a slot was freed, a pause ended). */
+  /**
+   * Tells waiting claims that a claim may now find room (a slot was freed, a limit raised, a pause
+   * ended): one wake-up per id given, each waking one claim, so name an automation once per slot.
+   */
   async wake(...automationIds: string[]): Promise<void> {
-    const unique = [...new Set(automationIds)];
-    if (unique.length === 0) return;
+    if (automationIds.length === 0) return;
     const pipeline = this.redis.pipeline();
-    for (const automationId of unique) pipeline.publish(this.keys.wakeChannel, automationId);
+    for (const automationId of automationIds) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
     await pipeline.exec();
   }
+}
+
+/**
+ * Why a claim may now succeed: `offer` — a job became claimable; `slot` — room appeared (a slot
+ * freed, a limit raised, a pause ended).
+ */
+export type WakeReason = "offer" | "slot";
+
+const SLOT_WAKE_PREFIX = "slot:";
+
+/** The pub/sub message for a wake-up; an offer is the bare automation id. */
+function wakeMessage(reason: WakeReason, automationId: string): string {
+  switch (reason) {
+    case "offer":
+      return automationId;
+    case "slot":
+      return SLOT_WAKE_PREFIX + automationId;
+    default: {
+      const exhaustive: never = reason;
+      throw new Error(`unknown wake reason ${String(exhaustive)}`);
+    }
+  }
+}
+
+/** Reads a wake-up message: which automation, and why. */
+export function parseWakeMessage(message: string): { automationId: string; reason: WakeReason } {
+  return message.startsWith(SLOT_WAKE_PREFIX)
+    ? { automationId: message.slice(SLOT_WAKE_PREFIX.length), reason: "slot" }
+    : { automationId: message, reason: "offer" };
+}
+
+interface Waiter {
+  /**
+   * `looking`: registered, checking for work (may end up waiting for either kind); `waiting`:
+   * found nothing ready; `waitingForRoom`: found the automation blocked (limit full, paused).
+   */
+  state: "looking" | "waiting" | "waitingForRoom";
+  wake(reason: WakeReason): void;
+}
+
+/** Which waiters a wake-up may go to, best first; a wake-up goes to none of the others. */
+const WAKE_PREFERENCE: Record<WakeReason, ReadonlyArray<Waiter["state"]>> = {
+  slot: ["waitingForRoom", "looking", "waiting"],
+  offer: ["waiting", "looking"],
+};
+
+/** A claim's registration for wake-ups of one automation (see {@link WakeListener.register}). */
+export interface WakeRegistration {
+  /**
+   * Resolves on a wake-up, after `timeoutMs`, or when `signal` aborts. With `roomOnly`, offers
+   * do not wake it: the claim found no room, so a new job alone would only send it into a claim
+   * bound to find the limit full; the wake-up that frees room comes as a `slot` wake.
+   */
+  wait(timeoutMs: number, signal?: AbortSignal, options?: { roomOnly?: boolean }): Promise<void>;
+  cancel(): void;
+  /**
+   * Marks the claim as waiting for room before it calls `wait`: it found no room, and claims
+   * arriving meanwhile should see it (WakeListener.someoneWaitsForRoom).
+   */
+  waitingForRoom(): void;
+  /** The wake-up that reached this registration, if one did. */
+  readonly wokenBy: WakeReason | null;
 }
 
 /**
@@ -161,7 +312,7 @@ export class ReadyJobs {
  * it, so waiting costs no Redis connection per automation or per request.
  */
 export class WakeListener {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private isStopped = false;
 
   /** True once the process is shutting down: long-polls should answer now. */
@@ -173,25 +324,50 @@ export class WakeListener {
     private readonly subscriber: Redis,
     private readonly keys: RedisKeys,
   ) {
-    subscriber.on("message", (channel: string, automationId: string) => {
-      if (channel === this.keys.wakeChannel) this.wakeOne(automationId);
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel !== this.keys.wakeChannel) return;
+      const { automationId, reason } = parseWakeMessage(message);
+      this.wakeOne(automationId, reason);
     });
   }
 
   /**
-   * Wakes the longest-registered claim of the automation in this process. One per message, not
-   * all: a message means "one more claim may now succeed" (a job offered, a slot freed), and
-   * waking every waiting claim sent all but one of them into a transaction that could only find
-   * nothing (measured: twice the CPU per job at half load, bench/README.md). The claim passes the
-   * wake-up on when it leaves without looking again, or claimed while more jobs were ready.
+   * Wakes one claim of the automation in this process, the longest-registered that the wake-up
+   * can help. One per message, not all: a message means "one more claim may now succeed", and
+   * waking every waiting claim sent all but one of them into a claim that could only find nothing
+   * (measured: twice the CPU per job at half load, bench/README.md). A `slot` wake goes first to
+   * a claim waiting for room, then to one still looking (its look may have missed the room), then
+   * to any; an `offer` wake never to a claim waiting for room — those get their own wake-up when
+   * room appears. The claim passes the wake-up on when it leaves without using it (see
+   * apps/api/src/jobs/claim.ts).
    */
-  wakeOne(automationId: string): void {
+  wakeOne(automationId: string, reason: WakeReason = "slot"): void {
     const waiting = this.waiters.get(automationId);
-    const first = waiting?.values().next();
-    if (!waiting || !first || first.done) return;
-    waiting.delete(first.value);
+    if (!waiting) return;
+    let chosen: Waiter | undefined;
+    for (const state of WAKE_PREFERENCE[reason]) {
+      for (const waiter of waiting) {
+        if (waiter.state === state) {
+          chosen = waiter;
+          break;
+        }
+      }
+      if (chosen) break;
+    }
+    if (!chosen) return;
+    waiting.delete(chosen);
     if (waiting.size === 0) this.waiters.delete(automationId);
-    first.value();
+    chosen.wake(reason);
+  }
+
+  /**
+   * True when a claim of the automation in this process is already waiting for room: a claim
+   * arriving now would find the limit as full as it did, and the room that appears is that claim's
+   * first (wake-ups go to the longest waiting).
+   */
+  someoneWaitsForRoom(automationId: string): boolean {
+    for (const waiter of this.waiters.get(automationId) ?? []) if (waiter.state === "waitingForRoom") return true;
+    return false;
   }
 
   async start(): Promise<void> {
@@ -200,39 +376,45 @@ export class WakeListener {
 
   /**
    * Registers interest in the automation *before* the caller checks for work, so a wake-up that
-   * arrives between the check and the wait is not lost. Resolves on a wake-up, after `timeoutMs`,
-   * or when `signal` aborts — whichever comes first.
+   * arrives between the check and the wait is not lost (a registration that is not waiting yet
+   * takes wake-ups of either kind).
    */
-  register(automationId: string): { wait(timeoutMs: number, signal?: AbortSignal): Promise<void>; cancel(): void; readonly woken: boolean } {
-    let woken = false;
+  register(automationId: string): WakeRegistration {
+    let wokenBy: WakeReason | null = null;
     let resolveWait: (() => void) | undefined;
-    const wake = () => {
-      woken = true;
-      resolveWait?.();
+    const waiter: Waiter = {
+      state: "looking",
+      wake: (reason) => {
+        wokenBy = reason;
+        resolveWait?.();
+      },
     };
     let set = this.waiters.get(automationId);
     if (!set) {
       set = new Set();
       this.waiters.set(automationId, set);
     }
-    set.add(wake);
+    set.add(waiter);
     const cancel = () => {
       const current = this.waiters.get(automationId);
-      current?.delete(wake);
+      current?.delete(waiter);
       if (current?.size === 0) this.waiters.delete(automationId);
     };
     return {
       cancel,
-      /** True once a wake-up reached this registration. */
-      get woken() {
-        return woken;
+      waitingForRoom: () => {
+        waiter.state = "waitingForRoom";
       },
-      wait: (timeoutMs, signal) =>
+      get wokenBy() {
+        return wokenBy;
+      },
+      wait: (timeoutMs, signal, options) =>
         new Promise<void>((resolve) => {
-          if (woken || signal?.aborted || this.isStopped) {
+          if (wokenBy || signal?.aborted || this.isStopped) {
             cancel();
             return resolve();
           }
+          waiter.state = options?.roomOnly ? "waitingForRoom" : "waiting";
           const finish = () => {
             clearTimeout(timer);
             signal?.removeEventListener("abort", finish);
@@ -248,7 +430,7 @@ export class WakeListener {
 
   async stop(): Promise<void> {
     this.isStopped = true;
-    for (const set of this.waiters.values()) for (const wake of set) wake();
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.wake("slot");
     this.waiters.clear();
     this.subscriber.disconnect();
   }

@@ -59,15 +59,22 @@ export function reportLostEnqueues(ctx: Pick<SignalContext, "logger" | "metrics"
 
 /** Jobs of one automation are queued again: make them claimable at once, in their original place (oldest first). */
 export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>
-  jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offer(jobs));
+  jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offerAgain(jobs));
 
-/** A slot was freed, a limit raised or a pause ended: waiting claims of the automation should look again. */
-export const wakeClaims = (ctx: SignalContext, automationId: string) =>
-  sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(automationId));
+/**
+ * `slots` slots were freed, or a limit raised or a pause ended: as many waiting claims of the
+ * automation should look again (one wake-up each).
+ */
+export const wakeClaims = (ctx: SignalContext, automationId: string, slots = 1) =>
+  sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(...Array<string>(slots).fill(automationId)));
 
-/** These jobs are claimed or no longer queued: stop offering them. */
+/** These jobs are no longer queued: stop offering them. */
 export const withdrawOffers = (ctx: SignalContext, automationId: string, jobIds: string[]) =>
   sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.remove(automationId, jobIds));
+
+/** These jobs were just claimed: stop offering them, and drop an offer of them that arrives late. */
+export const withdrawClaimed = (ctx: SignalContext, automationId: string, jobIds: string[]) =>
+  sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.markClaimed(automationId, jobIds));
 
 /** The automation was deactivated: forget every offer it had. */
 export const clearOffers = (ctx: SignalContext, automationId: string) =>

@@ -1,86 +1,176 @@
 /**
- * POST /jobs/claim: the worker's long-poll. Redis names the candidates (the automation's ready
- * set, oldest first) and PostgreSQL decides in one transaction (automation active and not in
- * development mode, below its concurrency limit, job still queued). A wake-up on the automation
- * (job offered, slot freed, pause ended) makes a waiting claim look again at once; without one it
- * re-checks every second, so a lost wake-up costs at most that.
+ * POST /jobs/claim and POST /jobs/claim-batch: the worker's long-poll. Redis decides whether to
+ * try — the automation's ready set says whether anything is offered, wake-ups say when to look
+ * again — and one PostgreSQL statement decides what the worker gets (hub_claim_jobs: automation
+ * active and not in development mode, worker registered, a slot free; claim order of §6.8).
+ *
+ * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
+ * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
+ * wake-up, not for new jobs; and a claim that took the last free slot passes no wake-up on. Without
+ * any wake-up a waiting claim re-checks every second, so a lost wake-up costs at most that.
  */
-import { claimJob, type Job } from "@hub/db";
+import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
+import type { WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { withdrawOffers, withinTimeout } from "../dispatch/signals";
+import { withdrawClaimed, withdrawOffers, withinTimeout } from "../dispatch/signals";
 
-/** How many of the oldest ready ids one claim transaction considers. */
-const CANDIDATES_PER_CLAIM = 20;
+/**
+ * Ready ids read beyond the jobs a claim may take: enough to tell whether more are ready after it,
+ * and to drop a few stale offers per look.
+ */
+const EXTRA_CANDIDATES = 4;
 /** Fallback re-check while long-polling, in case a wake-up was lost. */
 const RECHECK_INTERVAL_MS = 1000;
 
 /**
- * Claims the oldest available job of the worker's automation, waiting up to `waitSeconds` for one.
- * Returns null when none became available in time, when `signal` aborts (the client went away) or
- * when the process is shutting down.
+ * Ids this process claimed whose withdrawal from the ready set is still on its way to Redis:
+ * another claim reading the ready set meanwhile skips them, rather than send PostgreSQL a claim
+ * for jobs that are already running (measured: most of the empty claims that remained).
  */
-export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker, waitSeconds: number, signal: AbortSignal): Promise<Job | null> {
+const claimedBeingWithdrawn = new Set<string>();
+
+/**
+ * Claims up to `maxJobs` available jobs of the worker's automation in claim order, waiting up to
+ * `waitSeconds` for at least one. Returns [] when none became available in time, when `signal`
+ * aborts (the client went away) or when the process is shutting down.
+ */
+export async function claimNextJobs(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  request: { maxJobs: number; waitSeconds: number },
+  signal: AbortSignal,
+): Promise<Job[]> {
   const { metrics } = ctx;
   const stopTimer = metrics.jobs.claimDuration.startTimer();
   metrics.jobs.claimsWaiting.inc();
   try {
-    const job = await pollForJob(ctx, worker, Date.now() + waitSeconds * 1000, signal);
-    const outcome = job ? "claimed" : "empty";
+    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal);
+    const outcome = jobs.length > 0 ? "claimed" : "empty";
     metrics.jobs.claims.inc({ outcome });
     stopTimer({ outcome });
-    if (job?.startedAt) metrics.jobs.queueWait.observe((job.startedAt.getTime() - job.createdAt.getTime()) / 1000);
-    return job;
+    for (const job of jobs) if (job.startedAt) metrics.jobs.queueWait.observe((job.startedAt.getTime() - job.createdAt.getTime()) / 1000);
+    return jobs;
   } finally {
     metrics.jobs.claimsWaiting.dec();
   }
 }
 
-async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline: number, signal: AbortSignal): Promise<Job | null> {
+/** The single-job form (POST /jobs/claim). */
+export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker, waitSeconds: number, signal: AbortSignal): Promise<Job | null> {
+  const [job] = await claimNextJobs(ctx, worker, { maxJobs: 1, waitSeconds }, signal);
+  return job ?? null;
+}
+
+/**
+ * The claims of one automation in this process take turns: PostgreSQL serialises them on the
+ * automation row anyway, and a claim that looks after the previous one finished sees what that
+ * one took (the ready set, `claimedBeingWithdrawn`, a claim now waiting for room) instead of
+ * racing it into a claim for the same jobs. Waiting for a turn holds no connection.
+ */
+const claimTurns = new Map<string, Promise<void>>();
+
+async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<T> {
+  const previous = claimTurns.get(automationId);
+  let release!: () => void;
+  const turn = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = previous ? previous.then(() => turn) : turn;
+  claimTurns.set(automationId, tail);
+  try {
+    await previous;
+    return await work();
+  } finally {
+    release();
+    if (claimTurns.get(automationId) === tail) claimTurns.delete(automationId);
+  }
+}
+
+interface Look {
+  candidateIds: string[];
+  outcome: ClaimOutcome;
+}
+
+async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
   const { automationId } = worker;
+  let firstLook = true;
   for (;;) {
     // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
-    if (signal.aborted) return null;
+    if (signal.aborted) return [];
     // Registered before looking, so a wake-up between the look and the wait is not lost.
     const waiter = ctx.dispatch.wakes.register(automationId);
-    // A wake-up wakes one claim (see WakeListener.wakeOne): a claim that leaves without looking
-    // again passes on the one that reached it, and one that claimed while more jobs were ready
-    // wakes the next.
+    // A wake-up wakes one claim (WakeListener.wakeOne), so one that reached a claim which leaves
+    // without using it is passed on; `passOn` is what the leaving claim owes the others, when it
+    // decided (undefined: whatever wake-up reached it).
+    let passOn: WakeReason | null | undefined;
     let leaving = true;
-    let moreReady = false;
     try {
-      const candidateIds = await readyCandidates(ctx, automationId);
-      if (candidateIds.length > 0) {
-        const outcome = await ctx.db.transaction((tx) =>
-          claimJob(tx, { automationId, workerId: worker.id, candidateIds, leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS }),
-        );
-        switch (outcome.kind) {
-          case "claimed":
-            await withdrawOffers(ctx, automationId, [outcome.job.id, ...outcome.staleIds]);
-            moreReady = candidateIds.length > 1 + outcome.staleIds.length;
-            return outcome.job;
-          case "none":
-            // Stale ids hid what lies behind them: drop them and look again at once.
-            if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
-              leaving = false;
-              continue;
-            }
-            break;
-          case "blocked":
-            break;
-          default: {
-            const exhaustive: never = outcome;
-            throw new Error(`unknown claim outcome ${JSON.stringify(exhaustive)}`);
+      const mayWait = deadline > Date.now();
+      const { candidateIds, outcome } = await inTurn(automationId, async (): Promise<Look> => {
+        // A claim that may wait and arrives while another of this process waits for room queues
+        // behind it without looking: its look could only find the limit full, or take the slot the
+        // other is being woken for. Only the first look is skipped: re-checks always look, so a
+        // lost wake-up still costs at most RECHECK_INTERVAL_MS.
+        if (signal.aborted || (firstLook && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
+          return { candidateIds: [], outcome: { kind: "blocked" } };
+        }
+        const candidateIds = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
+        // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
+        if (!candidateIds.some((id) => !claimedBeingWithdrawn.has(id))) return { candidateIds, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
+        const claimed = await claimJobs(ctx.database.pool, {
+          automationId,
+          workerId: worker.id,
+          maxJobs,
+          leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS,
+          candidateIds,
+        });
+        ctx.metrics.jobs.claimStatements.inc({ outcome: claimed.kind });
+        if (claimed.kind === "claimed") for (const job of claimed.jobs) claimedBeingWithdrawn.add(job.id);
+        // Seen by the next claim's turn: it should queue behind this one rather than look.
+        if (claimed.kind === "blocked") waiter.waitingForRoom();
+        return { candidateIds, outcome: claimed };
+      });
+      firstLook = false;
+      switch (outcome.kind) {
+        case "claimed": {
+          const claimedIds = outcome.jobs.map((job) => job.id);
+          try {
+            await withdrawClaimed(ctx, automationId, claimedIds);
+          } finally {
+            for (const id of claimedIds) claimedBeingWithdrawn.delete(id);
           }
+          if (outcome.staleIds.length > 0) await withdrawOffers(ctx, automationId, outcome.staleIds);
+          const gone = new Set([...claimedIds, ...outcome.staleIds]);
+          const moreReady = candidateIds.some((id) => !gone.has(id));
+          // Room and ready jobs left: the next claim should look. No room left: an offer that
+          // reached this claim would only send another into a claim bound to find the limit full.
+          if (outcome.slotsLeft > 0 && moreReady) passOn = "slot";
+          else passOn = waiter.wokenBy === "slot" ? "slot" : null;
+          return outcome.jobs;
+        }
+        case "none":
+          // Stale ids hid what lies behind them: drop them and look again at once.
+          if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
+            leaving = false;
+            continue;
+          }
+          break;
+        case "blocked":
+          break;
+        default: {
+          const exhaustive: never = outcome;
+          throw new Error(`unknown claim outcome ${JSON.stringify(exhaustive)}`);
         }
       }
       const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return null;
-      await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal);
+      if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return [];
+      await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal, { roomOnly: outcome.kind === "blocked" });
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
-      if (leaving && (waiter.woken || moreReady)) ctx.dispatch.wakes.wakeOne(automationId);
+      const owed = passOn === undefined ? waiter.wokenBy : passOn;
+      if (leaving && owed) ctx.dispatch.wakes.wakeOne(automationId, owed);
     }
   }
 }
@@ -89,9 +179,9 @@ async function pollForJob(ctx: AppContext, worker: AuthenticatedWorker, deadline
  * The oldest ids offered to the automation; bounded, so while Redis is away a claim finds nothing
  * and still answers 204 in time.
  */
-async function readyCandidates(ctx: AppContext, automationId: string): Promise<string[]> {
+async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<string[]> {
   try {
-    return await withinTimeout(ctx.dispatch.ready.candidates(automationId, CANDIDATES_PER_CLAIM), RECHECK_INTERVAL_MS);
+    return await withinTimeout(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
   } catch (error) {
     ctx.logger.warn({ err: error, automationId }, "could not read ready jobs from Redis");
     return [];

@@ -29,6 +29,12 @@ export function createJobMetrics(registry: client.Registry) {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
+    claimStatements: new client.Counter({
+      name: "hub_job_claim_statements_total",
+      help: "Claim statements sent to PostgreSQL by outcome: claimed, none (room but nothing claimable), blocked (no room, paused, inactive)",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
     claimsWaiting: new client.Gauge({
       name: "hub_job_claims_waiting",
       help: "POST /jobs/claim calls currently long-polling in this process",

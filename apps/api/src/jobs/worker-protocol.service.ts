@@ -1,20 +1,25 @@
 /**
- * A worker's calls about a job it claimed. Each passes the lease fence in @hub/db: a job of another
+ * A worker's calls about jobs it claimed. Each passes the lease fence in @hub/db: a job of another
  * automation is 404, a job not running under this worker's current lease is 409, and a refused
- * call changes nothing — a result is recorded once.
+ * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
-import { completeJob, extendLease, failJob, toJobRef, type Job, type LeaseRefusal } from "@hub/db";
+import { completeJob, completeJobs, extendLease, extendLeases, failJob, toJobRef, type Job, type LeaseRefusal } from "@hub/db";
 import { ConflictError, NotFoundError, type HttpError } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
 import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
+import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
 
 type WorkerCall = "heartbeat" | "complete" | "fail";
 
+function countRefusal(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal, count = 1): void {
+  ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal }, count);
+}
+
 function refused(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal): HttpError {
-  ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal });
+  countRefusal(ctx, call, refusal);
   switch (refusal) {
     case "not_found":
       return new NotFoundError("Job not found");
@@ -27,13 +32,29 @@ function refused(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal): Http
   }
 }
 
+/** A batch item's refusal as the batch endpoints name it. */
+function batchStatus(refusal: LeaseRefusal): "conflict" | "not_found" {
+  switch (refusal) {
+    case "not_found":
+      return "not_found";
+    case "not_leased":
+      return "conflict";
+    default: {
+      const exhaustive: never = refusal;
+      throw new Error(`unknown lease refusal ${String(exhaustive)}`);
+    }
+  }
+}
+
 const fenceFor = (worker: AuthenticatedWorker, attempt: number | undefined) => ({ id: worker.id, automationId: worker.automationId, attempt });
 
 /** A re-queued job has lost its start time with its lease, so only finished runs are measured. */
-function observeRun(ctx: AppContext, job: Job): void {
-  if (job.startedAt && (job.status === "completed" || job.status === "failed")) {
-    ctx.metrics.jobs.runDuration.observe({ outcome: job.status }, (Date.now() - job.startedAt.getTime()) / 1000);
-  }
+function observeRun(ctx: AppContext, outcome: "completed" | "failed", startedAt: Date | null): void {
+  if (startedAt) ctx.metrics.jobs.runDuration.observe({ outcome }, (Date.now() - startedAt.getTime()) / 1000);
+}
+
+function observeFinishedRun(ctx: AppContext, job: Job): void {
+  if (job.status === "completed" || job.status === "failed") observeRun(ctx, job.status, job.startedAt);
 }
 
 /** POST /jobs/{job_id}/heartbeat: extends the lease by HUB_JOB_LEASE_SECONDS from now. */
@@ -43,9 +64,9 @@ export async function heartbeatJob(
   jobId: string,
   attempt?: number,
 ): Promise<{ lease_expires_at: string }> {
-  const outcome = await ctx.db.transaction((tx) => extendLease(tx, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS));
+  const outcome = await extendLease(ctx.database.pool, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS);
   if (!outcome.ok) throw refused(ctx, "heartbeat", outcome.refusal);
-  return { lease_expires_at: outcome.leaseExpiresAt.toISOString() };
+  return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
 
 /** POST /jobs/{job_id}/complete: records the result once; the freed slot lets the next claim in. */
@@ -56,10 +77,9 @@ export async function completeJobAsWorker(
   result: Record<string, unknown>,
   attempt?: number,
 ): Promise<JobRecord> {
-  // One statement: no explicit transaction needed.
-  const outcome = await completeJob(ctx.db, jobId, fenceFor(worker, attempt), result);
+  const outcome = await completeJob(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw refused(ctx, "complete", outcome.refusal);
-  observeRun(ctx, outcome.job);
+  observeFinishedRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);
   return toJobRecord(outcome.job);
 }
@@ -74,14 +94,49 @@ export async function failJobAsWorker(
   jobId: string,
   failure: { error: string; retryable: boolean; attempt?: number | undefined },
 ): Promise<JobRecord> {
-  const outcome = await ctx.db.transaction((tx) =>
-    failJob(tx, jobId, fenceFor(worker, failure.attempt), { error: failure.error, retryable: failure.retryable, maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS }),
-  );
+  const outcome = await failJob(ctx.database.pool, jobId, fenceFor(worker, failure.attempt), {
+    error: failure.error,
+    retryable: failure.retryable,
+    maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS,
+  });
   if (!outcome.ok) throw refused(ctx, "fail", outcome.refusal);
   const { job, requeued } = outcome;
-  observeRun(ctx, job);
+  observeFinishedRun(ctx, job);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs.
   if (requeued) await offerAgain(ctx, job.automationId, [toJobRef(job)]);
   else await wakeClaims(ctx, job.automationId);
   return toJobRecord(job);
+}
+
+/** POST /jobs/complete-batch: each item recorded or refused on its own, in one statement. */
+export async function completeJobsAsWorker(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  items: Array<{ id: string; result: Record<string, unknown>; attempt?: number | undefined }>,
+): Promise<CompleteBatchResponse> {
+  const verdicts = await completeJobs(ctx.database.pool, worker, items);
+  let completed = 0;
+  for (const verdict of verdicts) {
+    if (verdict.refusal) countRefusal(ctx, "complete", verdict.refusal);
+    else {
+      completed += 1;
+      observeRun(ctx, "completed", verdict.startedAt);
+    }
+  }
+  // One wake-up per freed slot: each wakes one waiting claim (WakeListener.wakeOne).
+  if (completed > 0) await wakeClaims(ctx, worker.automationId, completed);
+  return { results: verdicts.map(({ id, refusal }) => ({ id, status: refusal ? batchStatus(refusal) : "completed" })) };
+}
+
+/** POST /jobs/heartbeat-batch: each lease extended or refused on its own, in one statement. */
+export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
+  const verdicts = await extendLeases(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
+  for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
+  return {
+    results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({
+      id,
+      status: refusal ? batchStatus(refusal) : "ok",
+      lease_expires_at: leaseExpiresAt?.toISOString() ?? null,
+    })),
+  };
 }

@@ -1,0 +1,56 @@
+/**
+ * What the hand-written job statements share: the connection they run on and the mapping of a job
+ * row, as PostgreSQL returns it, to the drizzle `Job` shape.
+ */
+import type pg from "pg";
+import type { Job } from "../schema";
+
+/**
+ * Where a named prepared statement runs: the pool (one statement, its own implicit transaction)
+ * or a client checked out of it. Each connection parses and plans a named statement once.
+ */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/** A named prepared statement: the name must be unique in the process and fixed for its text. */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+
+/** Runs a named prepared statement and returns its rows. */
+export async function runStatement<Row extends pg.QueryResultRow>(db: Queryable, statement: NamedStatement, values: unknown[]): Promise<Row[]> {
+  const result = await db.query<Row>({ name: statement.name, text: statement.text, values });
+  return result.rows;
+}
+
+/** Timestamps arrive as Date through node-postgres, as text through drizzle's raw `execute`. */
+function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  return value instanceof Date ? value : new Date(value as string);
+}
+
+/** A job row (snake_case, from raw SQL) → the drizzle `Job` shape. */
+export function jobFromRow(row: Record<string, unknown>): Job {
+  return {
+    id: row.id as string,
+    automationId: row.automation_id as string,
+    status: row.status as Job["status"],
+    context: row.context as Job["context"],
+    result: row.result as Job["result"],
+    error: row.error as string | null,
+    attempts: row.attempts as number,
+    createdBy: row.created_by as string | null,
+    workerId: row.worker_id as string | null,
+    createdAt: toDate(row.created_at)!,
+    startedAt: toDate(row.started_at),
+    finishedAt: toDate(row.finished_at),
+    leaseExpiresAt: toDate(row.lease_expires_at),
+    priority: row.priority as number,
+    availableAt: toDate(row.available_at)!,
+    seq: Number(row.seq),
+  };
+}
+
+/** The lease fence of a worker call, as SQL over a `jobs` row aliased `j`: $worker, $attempt (nullable). */
+export const leasedBy = (workerParam: string, attemptExpr: string) =>
+  `(j.status = 'running' and j.worker_id = ${workerParam} and j.lease_expires_at > now() and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;

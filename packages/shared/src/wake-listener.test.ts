@@ -1,0 +1,72 @@
+/** Which waiting claim a wake-up reaches (WakeListener), against a stand-in subscriber connection. */
+import { EventEmitter } from "node:events";
+import type { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { parseWakeMessage, WakeListener } from "./dispatch";
+import { redisKeys } from "./redis";
+
+const keys = redisKeys("test");
+const AUTOMATION = "0b7a4a3e-9f57-4d4e-8d51-3f1e8c2a9d11";
+
+function listener() {
+  const subscriber = new EventEmitter();
+  const wakes = new WakeListener(subscriber as unknown as Redis, keys);
+  return { wakes, publish: (message: string) => subscriber.emit("message", keys.wakeChannel, message) };
+}
+
+describe("WakeListener", () => {
+  it("when a job is offered, then a claim waiting for room is not woken but one waiting for jobs is", async () => {
+    const { wakes, publish } = listener();
+    const forRoom = wakes.register(AUTOMATION);
+    const forJobs = wakes.register(AUTOMATION);
+    const roomWait = forRoom.wait(50, undefined, { roomOnly: true });
+    const jobsWait = forJobs.wait(10_000);
+
+    publish(AUTOMATION);
+    await Promise.all([jobsWait, roomWait]);
+
+    expect(forJobs.wokenBy).toBe("offer");
+    expect(forRoom.wokenBy).toBeNull();
+  });
+
+  it("when a slot frees, then the claim waiting for room gets it before an older claim waiting for jobs", async () => {
+    const { wakes, publish } = listener();
+    const forJobs = wakes.register(AUTOMATION);
+    const forRoom = wakes.register(AUTOMATION);
+    const jobsWait = forJobs.wait(50);
+    const roomWait = forRoom.wait(10_000, undefined, { roomOnly: true });
+
+    publish(`slot:${AUTOMATION}`);
+    await Promise.all([jobsWait, roomWait]);
+
+    expect(forRoom.wokenBy).toBe("slot");
+    expect(forJobs.wokenBy).toBeNull();
+  });
+
+  it("when a slot frees while a claim is still looking, then that claim is woken (its look may have missed the room)", async () => {
+    const { wakes, publish } = listener();
+    const looking = wakes.register(AUTOMATION);
+
+    publish(`slot:${AUTOMATION}`);
+
+    expect(looking.wokenBy).toBe("slot");
+    await looking.wait(10_000, undefined, { roomOnly: true });
+  });
+
+  it("when a claim marked itself waiting for room, then others see it", () => {
+    const { wakes } = listener();
+    const claim = wakes.register(AUTOMATION);
+    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(false);
+
+    claim.waitingForRoom();
+
+    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(true);
+    claim.cancel();
+    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(false);
+  });
+
+  it("when a wake-up message is read, then its automation and reason come back", () => {
+    expect(parseWakeMessage(AUTOMATION)).toEqual({ automationId: AUTOMATION, reason: "offer" });
+    expect(parseWakeMessage(`slot:${AUTOMATION}`)).toEqual({ automationId: AUTOMATION, reason: "slot" });
+  });
+});
