@@ -55,13 +55,14 @@ beforeAll(async () => {
   stable = await createAutomationWithWorker(hub, { parameters: [{ name: "month", description: "YYYY-MM" }], max_concurrent_jobs: 10 });
   victim = await createAutomationWithWorker(hub);
   const spareAutomation = await createAutomation(hub, { sector_id: sector.id });
-  const queuedJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-01" });
+  // Claims take the oldest queued job: the job to run is created and claimed before the one that
+  // stays queued.
   const runningJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-02" });
-  const victimJob = await createJob(hub, victim.automationId, employee.token);
-  // Offer only the second job, so the worker's claim takes it and the first stays queued.
   await hub.api.ctx.dispatch.ready.offer([{ id: runningJob, automationId: stable.automationId, createdAt: new Date() }]);
   const claimed = await hub.client.post("/jobs/claim", { wait_seconds: 0 }, { workerKey: stable.workerKey });
   if (claimed.status !== 200 || claimed.body.id !== runningJob) throw new Error(`fixture claim failed: ${claimed.status}`);
+  const queuedJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-01" });
+  const victimJob = await createJob(hub, victim.automationId, employee.token);
   ids = { sector: sector.id, spareAutomation, queuedJob, runningJob, victimJob, victimUser: victimUser.id, unknown: randomUUID() };
   checksumSql = await buildChecksumSql();
 }, 60_000);
