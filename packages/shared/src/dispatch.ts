@@ -131,15 +131,23 @@ end
 if added > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
 return added`;
 
-/** KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), then ids. Withdraws the ids and remembers them. */
+/**
+ * KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), "1" to forget ids older than the
+ * memory, then ids. Withdraws the ids and remembers them.
+ */
 const CLAIMED_SCRIPT = `
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   redis.call('ZREM', KEYS[1], ARGV[i])
   redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if ARGV[3] == '1' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
 return 0`;
+
+/** How often one process trims an automation's claimed ids (two Redis commands) rather than on every claim. */
+const CLAIMED_TRIM_INTERVAL_MS = 1000;
 
 /** The two scripts, defined on the connection once (ioredis sends EVALSHA, falling back to EVAL). */
 interface ReadyScripts {
@@ -159,6 +167,8 @@ function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob
 
 export class ReadyJobs {
   private readonly scripts: ReadyScripts;
+  /** When this process last trimmed each automation's claimed ids. */
+  private readonly lastTrimAt = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -215,7 +225,11 @@ export class ReadyJobs {
   /** Withdraws claimed jobs and remembers them, so a late offer does not bring them back. */
   async markClaimed(automationId: string, jobIds: string[]): Promise<void> {
     if (jobIds.length === 0) return;
-    await this.scripts.hubMarkClaimed(this.keys.readyJobs(automationId), this.claimedKey(automationId), Date.now(), CLAIMED_MEMORY_MS, ...jobIds);
+    const now = Date.now();
+    // The first claim of an automation in this process trims, so the key always gets its expiry.
+    const trim = now - (this.lastTrimAt.get(automationId) ?? 0) >= CLAIMED_TRIM_INTERVAL_MS;
+    if (trim) this.lastTrimAt.set(automationId, now);
+    await this.scripts.hubMarkClaimed(this.keys.readyJobs(automationId), this.claimedKey(automationId), now, CLAIMED_MEMORY_MS, trim ? "1" : "0", ...jobIds);
   }
 
   /** The oldest `count` job ids offered to the automation. */
