@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pinoHttp } from "pino-http";
-import { openDatabase, prepareDatabase } from "@hub/db";
+import { openDatabase, prepareDatabase, readQueueDepthByAutomation } from "@hub/db";
 import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { AppContext } from "./context";
@@ -111,7 +111,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
   const subscriber = createRedis(env.REDIS_URL, "hub-api-wake", { logger });
-  const metrics = createMetrics();
+  const metrics = createMetrics({ queueDepth: { read: () => readQueueDepthByAutomation(database.db), logger } });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
     onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),

@@ -1,10 +1,84 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import client from "prom-client";
-import { UnauthorizedError } from "@hub/shared";
+import type { AutomationQueueDepth } from "@hub/db";
+import { UnauthorizedError, type Logger } from "@hub/shared";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
-/** The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it. */
-export function createMetrics() {
+/** Where the per-automation gauges come from: one aggregate read of every active automation. */
+export interface QueueDepthSource {
+  read(): Promise<AutomationQueueDepth[]>;
+  /** Told when a scrape could not read the depths (the gauges are then left out of that scrape). */
+  logger?: Logger;
+}
+
+/**
+ * How long one aggregate read serves scrapes: two Prometheus replicas scraping together (or a
+ * scrape per gauge) cost one query, and the figures are at most this stale.
+ */
+export const QUEUE_DEPTH_CACHE_MS = 2000;
+
+/**
+ * Reads the depths at most once per {@link QUEUE_DEPTH_CACHE_MS}; concurrent callers share the read
+ * in flight. A failed read is not cached.
+ */
+function cachedQueueDepths(source: QueueDepthSource): () => Promise<AutomationQueueDepth[]> {
+  let cached: { at: number; depths: Promise<AutomationQueueDepth[]> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (cached && now - cached.at < QUEUE_DEPTH_CACHE_MS) return cached.depths;
+    const depths = source.read();
+    const entry = { at: now, depths };
+    cached = entry;
+    depths.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    return depths;
+  };
+}
+
+/**
+ * The per-automation gauges of CONTRACT §6.3 (label `automation` = slug), filled at scrape time
+ * from one aggregate read shared by all five. Each scrape resets them first, so a deactivated (or
+ * renamed-away) automation's series disappear instead of freezing at their last value.
+ */
+function registerQueueDepthGauges(registry: client.Registry, source: QueueDepthSource): void {
+  const readDepths = cachedQueueDepths(source);
+  const gauge = (name: string, help: string, valueOf: (depth: AutomationQueueDepth) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["automation"] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        let depths: AutomationQueueDepth[];
+        try {
+          depths = await readDepths();
+        } catch (error) {
+          source.logger?.warn({ err: error, metric: name }, "queue depth gauges not read");
+          return;
+        }
+        for (const depth of depths) this.set({ automation: depth.slug }, valueOf(depth));
+      },
+    });
+  gauge("hub_jobs_queued", "Queued jobs whose available_at has come, per active automation", (depth) => depth.queued);
+  gauge("hub_jobs_running", "Running jobs per active automation", (depth) => depth.running);
+  gauge("hub_jobs_scheduled", "Queued jobs whose available_at is still ahead (delayed or in back-off), per active automation", (depth) => depth.scheduled);
+  gauge(
+    "hub_oldest_queued_job_age_seconds",
+    "Seconds since the earliest available_at among the due queued jobs, per active automation (0 when none waits)",
+    (depth) => depth.oldestQueuedAgeSeconds,
+  );
+  gauge("hub_worker_up", "1 when the automation's worker is registered and running (seen within HUB_WORKER_TTL_SECONDS), else 0", (depth) =>
+    depth.workerUp ? 1 : 0,
+  );
+}
+
+/**
+ * The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it.
+ * `queueDepth`, when given, adds the per-automation queue gauges.
+ */
+export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
   const registry = new client.Registry();
   registry.setDefaultLabels({ app: "api" });
   client.collectDefaultMetrics({ register: registry });
@@ -15,6 +89,7 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
   return { registry, httpRequestDuration, jobs: createJobMetrics(registry) };
 }
 

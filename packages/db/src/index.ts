@@ -8,6 +8,7 @@ export * from "./queries/events";
 export * from "./queries/jobs";
 export * from "./queries/jobs-create";
 export * from "./queries/jobs-read";
+export * from "./queries/automation-stats";
 export * from "./queries/jobs-admin";
 export * from "./queries/jobs-claim";
 export * from "./queries/jobs-lease";

@@ -16,6 +16,8 @@ import {
   replaceAutomation,
   setDevelopmentMode,
 } from "./automations.service";
+import { automationStatsRecord } from "./stats.schemas";
+import { getAutomationStats } from "./stats.service";
 
 export const automationRoutes = [
   defineRoute({
@@ -47,6 +49,16 @@ export const automationRoutes = [
     params: automationIdParams,
     responses: { 200: { description: "The automation", schema: automationRecord }, 404: { description: "Unknown automation" } },
     handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.db, params.automation_id) }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/automations/{automation_id}/stats",
+    summary: "Queue depth of an automation: due and scheduled jobs, running jobs, the last hour, its worker",
+    tag: "automations",
+    auth: "user",
+    params: automationIdParams,
+    responses: { 200: { description: "The automation's queue right now", schema: automationStatsRecord }, 404: { description: "Unknown automation" } },
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomationStats(ctx.db, params.automation_id) }),
   }),
   defineRoute({
     method: "put",

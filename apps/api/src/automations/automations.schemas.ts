@@ -81,7 +81,12 @@ export const automationRecord = z.object({
   is_active: z.boolean(),
   is_development: z.boolean(),
   worker: z
-    .object({ cloud_instance_id: z.string(), status: z.enum(WORKER_STATUSES), created_at: z.iso.datetime() })
+    .object({
+      cloud_instance_id: z.string(),
+      status: z.enum(WORKER_STATUSES),
+      created_at: z.iso.datetime(),
+      last_seen_at: z.iso.datetime().nullable().describe("When the worker last called the hub; null until it first does"),
+    })
     .nullable()
     .describe("The registered worker; null until one is registered"),
   created_at: z.iso.datetime(),

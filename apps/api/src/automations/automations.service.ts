@@ -39,7 +39,14 @@ export function toAutomationRecord({ automation, sector, worker }: AutomationVie
     max_concurrent_jobs: automation.maxConcurrentJobs,
     is_active: automation.isActive,
     is_development: automation.isDevelopment,
-    worker: worker ? { cloud_instance_id: worker.cloudInstanceId, status: worker.status, created_at: worker.createdAt.toISOString() } : null,
+    worker: worker
+      ? {
+          cloud_instance_id: worker.cloudInstanceId,
+          status: worker.status,
+          created_at: worker.createdAt.toISOString(),
+          last_seen_at: worker.lastSeenAt?.toISOString() ?? null,
+        }
+      : null,
     created_at: automation.createdAt.toISOString(),
   };
 }

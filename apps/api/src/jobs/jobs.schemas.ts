@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_JOBS_PER_BATCH } from "@hub/db";
+import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
 import { JOB_STATUSES, jsonObject, queryInt, uuid } from "@hub/shared";
 
 export const JOBS_DEFAULT_LIMIT = 100;
@@ -63,6 +63,24 @@ export const jobRecord = z.object({
   started_at: z.iso.datetime().nullable(),
   finished_at: z.iso.datetime().nullable(),
   lease_expires_at: z.iso.datetime().nullable(),
+  waiting_reason: z
+    .enum(WAITING_REASONS)
+    .nullable()
+    .describe(
+      "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
+        "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
+        "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
+        "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
+        "next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued.",
+    ),
+  queue_position: z
+    .int()
+    .min(1)
+    .nullable()
+    .describe(
+      "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation). " +
+        "Null when not queued, while its own available_at is ahead, and in lists.",
+    ),
 });
 export type JobRecord = z.infer<typeof jobRecord>;
 

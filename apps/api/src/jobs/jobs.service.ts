@@ -3,10 +3,13 @@ import {
   createJob as insertJob,
   createJobBatch as insertJobBatch,
   findJob,
+  findJobWithWaiting,
   listJobs as selectJobs,
+  waitingReasonsOf,
   type AutomationSeen,
   type DbOrTx,
   type Job,
+  type JobWaiting,
 } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -15,7 +18,18 @@ import type { AuthenticatedUser } from "../http/auth";
 import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
 import type { CreateJobBatchBody, CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
 
+const NOT_WAITING: JobWaiting = { waitingReason: null, queuePosition: null };
+
+/**
+ * The job as the API shows it, for the records that state changes answer with: `waiting_reason`
+ * and `queue_position` stay null there (the job is running or finished, or was just re-queued).
+ */
 export function toJobRecord(job: Job): JobRecord {
+  return toJobRecordWithWaiting(job, NOT_WAITING);
+}
+
+/** The job as the API shows it, with the waiting fields the reads compute (GET /jobs/{id}, GET /jobs). */
+export function toJobRecordWithWaiting(job: Job, waiting: JobWaiting): JobRecord {
   return {
     id: job.id,
     automation_id: job.automationId,
@@ -29,6 +43,8 @@ export function toJobRecord(job: Job): JobRecord {
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,
     lease_expires_at: job.leaseExpiresAt?.toISOString() ?? null,
+    waiting_reason: waiting.waitingReason,
+    queue_position: waiting.queuePosition,
   };
 }
 
@@ -135,13 +151,18 @@ export async function createJobBatch(
 
 export async function listJobs(db: DbOrTx, query: ListJobsQuery): Promise<JobRecord[]> {
   const rows = await selectJobs(db, { automationId: query.automation_id, status: query.status, limit: query.limit });
-  return rows.map(toJobRecord);
+  // One more statement for the whole page, only when it holds queued jobs; positions stay null in lists.
+  const reasons = await waitingReasonsOf(
+    db,
+    rows.filter((job) => job.status === "queued"),
+  );
+  return rows.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null }));
 }
 
 export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
-  const job = await findJob(db, jobId);
+  const job = await findJobWithWaiting(db, jobId);
   if (!job) throw new NotFoundError("Job not found");
-  return toJobRecord(job);
+  return toJobRecordWithWaiting(job, job);
 }
 
 /** POST /jobs/{job_id}/cancel: admins cancel any job, employees only the jobs they created. */

@@ -56,7 +56,7 @@ export async function sectorExists(db: DbOrTx, id: string): Promise<boolean> {
 export interface AutomationView {
   automation: Automation;
   sector: Pick<Sector, "id" | "name" | "color">;
-  worker: Pick<Worker, "id" | "cloudInstanceId" | "status" | "createdAt"> | null;
+  worker: Pick<Worker, "id" | "cloudInstanceId" | "status" | "createdAt" | "lastSeenAt"> | null;
 }
 
 function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
@@ -64,7 +64,13 @@ function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
     .select({
       automation: automations,
       sector: { id: sectors.id, name: sectors.name, color: sectors.color },
-      worker: { id: workers.id, cloudInstanceId: workers.cloudInstanceId, status: workers.status, createdAt: workers.createdAt },
+      worker: {
+        id: workers.id,
+        cloudInstanceId: workers.cloudInstanceId,
+        status: workers.status,
+        createdAt: workers.createdAt,
+        lastSeenAt: workers.lastSeenAt,
+      },
     })
     .from(automations)
     .innerJoin(sectors, eq(sectors.id, automations.sectorId))

@@ -6,10 +6,30 @@ import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
+import { findJobWithWaitingRow, type WaitingReason } from "./automation-stats";
+import { jobFromRow } from "./jobs-row";
 
 export async function findJob(db: DbOrTx, id: string): Promise<Job | undefined> {
   const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
   return job;
+}
+
+/** Why a job waits and where it stands (CONTRACT §6.3, §6.8); both null unless it is queued. */
+export interface JobWaiting {
+  waitingReason: WaitingReason | null;
+  /** Null also while its own `available_at` is in the future. */
+  queuePosition: number | null;
+}
+
+/** GET /jobs/{id}: the job with its waiting reason and queue position, read in one statement. */
+export async function findJobWithWaiting(db: DbOrTx, id: string): Promise<(Job & JobWaiting) | undefined> {
+  const row = await findJobWithWaitingRow(db, id);
+  if (!row) return undefined;
+  return {
+    ...jobFromRow(row),
+    waitingReason: (row.waiting_reason as WaitingReason | null) ?? null,
+    queuePosition: row.queue_position == null ? null : Number(row.queue_position),
+  };
 }
 
 export interface JobFilter {

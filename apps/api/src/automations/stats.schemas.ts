@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { WORKER_STATUSES } from "@hub/shared";
+
+/** GET /automations/{automation_id}/stats (CONTRACT §6.3). */
+export const automationStatsRecord = z.object({
+  automation_id: z.uuid(),
+  queued: z.int().describe("Queued jobs whose available_at has come (claimable as soon as a slot and a worker are there)"),
+  running: z.int(),
+  scheduled: z.int().describe("Queued jobs whose available_at is still ahead: delayed (run_at) or in retry back-off"),
+  max_concurrent_jobs: z.int(),
+  oldest_queued_at: z.iso
+    .datetime()
+    .nullable()
+    .describe("The earliest available_at among the due queued jobs (a job scheduled for later does not age before then); null when none"),
+  completed_last_hour: z.int().describe("Jobs that completed (finished_at) within the last hour"),
+  failed_last_hour: z.int().describe("Jobs that failed for good (finished_at) within the last hour"),
+  worker_status: z.enum(WORKER_STATUSES).nullable().describe("The registered worker's status; null when none is registered"),
+  worker_last_seen_at: z.iso.datetime().nullable().describe("When the worker last called the hub; null when never, or no worker"),
+});
+export type AutomationStatsRecord = z.infer<typeof automationStatsRecord>;

@@ -1,0 +1,21 @@
+/** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
+import { readAutomationStats, type DbOrTx } from "@hub/db";
+import { NotFoundError } from "@hub/shared";
+import type { AutomationStatsRecord } from "./stats.schemas";
+
+export async function getAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStatsRecord> {
+  const stats = await readAutomationStats(db, automationId);
+  if (!stats) throw new NotFoundError("Automation not found");
+  return {
+    automation_id: stats.automationId,
+    queued: stats.queued,
+    running: stats.running,
+    scheduled: stats.scheduled,
+    max_concurrent_jobs: stats.maxConcurrentJobs,
+    oldest_queued_at: stats.oldestQueuedAt?.toISOString() ?? null,
+    completed_last_hour: stats.completedLastHour,
+    failed_last_hour: stats.failedLastHour,
+    worker_status: stats.workerStatus,
+    worker_last_seen_at: stats.workerLastSeenAt?.toISOString() ?? null,
+  };
+}

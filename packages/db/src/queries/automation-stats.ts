@@ -1,0 +1,251 @@
+/**
+ * Why a queued job waits, and how deep each automation's queue is (CONTRACT §6.3, §6.8): the
+ * `waiting_reason` of job records, `GET /automations/{id}/stats` and the per-automation gauges.
+ *
+ * Every statement compares times with PostgreSQL's clock (`now()`, constant within a statement),
+ * as claims do, so a reason never disagrees with what the next claim would do because of a skewed
+ * API host.
+ */
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "../client";
+
+/** `waiting_reason` values, in the order they are checked: the first that applies is reported. */
+export const WAITING_REASONS = [
+  "development_mode",
+  "no_worker",
+  "worker_offline",
+  "scheduled",
+  "scheduled_retry",
+  "concurrency_limit",
+  "next_in_line",
+] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
+/**
+ * Claim order as SQL (CONTRACT §6.8): true when job `a` is handed out before job `b` — higher
+ * priority, then earlier `available_at`, then creation order. Written as an OR of index-friendly
+ * comparisons (not a row comparison on `-priority`) so a count of the jobs ahead walks
+ * `jobs_claim_idx` by range.
+ */
+function claimsBefore(a: string, b: string): string {
+  return `(${a}.priority > ${b}.priority or (${a}.priority = ${b}.priority and (${a}.available_at, ${a}.seq) < (${b}.available_at, ${b}.seq)))`;
+}
+
+/**
+ * The waiting reason of each row of `page` (a CTE with `id, automation_id, status, priority,
+ * available_at, seq, attempts`), as the CTEs to append after `page` and the select list's
+ * expression. Per automation of the page's queued jobs, not per row: one look at the automation and
+ * its worker, one index-only count of its running jobs (at most `max_concurrent_jobs` entries), and
+ * one walk of at most `max_concurrent_jobs` entries of `jobs_claim_idx` to find the last job the
+ * free slots would take now (`next_cutoff`).
+ *
+ * `next_in_line` reading: with F slots free, the next claims (or one claim-batch of F) hand out the
+ * first F due jobs in claim order; each of those is `next_in_line`. A due job behind them waits
+ * because the jobs ahead of it will fill every free slot, which is the concurrency limit at work,
+ * so it reports `concurrency_limit` (the contract's "running = max_concurrent_jobs" case is the one
+ * with F = 0). Every queued job thus has a non-null reason.
+ */
+const waitingReasonParts = {
+  ctes: `
+  automation_state as (
+    select a.id as automation_id, a.is_development, a.max_concurrent_jobs,
+      w.id as worker_id, w.status as worker_status,
+      (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running
+    from automations a
+    left join workers w on w.automation_id = a.id and w.unregistered_at is null
+    where a.id in (select p.automation_id from page p where p.status = 'queued')
+  ),
+  next_cutoff as (
+    select s.automation_id, c.priority, c.available_at, c.seq
+    from automation_state s
+    left join lateral (
+      select q.priority, q.available_at, q.seq from jobs q
+      where q.automation_id = s.automation_id and q.status = 'queued' and q.available_at <= now()
+      order by q.priority desc, q.available_at, q.seq
+      offset greatest(s.max_concurrent_jobs - s.running - 1, 0) limit 1
+    ) c on true
+    where s.running < s.max_concurrent_jobs
+  )`,
+  joins: `
+  left join automation_state s on s.automation_id = p.automation_id
+  left join next_cutoff n on n.automation_id = p.automation_id`,
+  reason: `
+  case
+    when p.status <> 'queued' or s.automation_id is null then null
+    when s.is_development then 'development_mode'
+    when s.worker_id is null then 'no_worker'
+    when s.worker_status = 'stopped' then 'worker_offline'
+    when p.available_at > now() and p.attempts = 0 then 'scheduled'
+    when p.available_at > now() then 'scheduled_retry'
+    when s.running >= s.max_concurrent_jobs then 'concurrency_limit'
+    -- n.seq is null: fewer due jobs than free slots, so the next claims take every one of them.
+    when n.seq is null or p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
+    else 'concurrency_limit'
+  end`,
+};
+
+/** `queue_position` of a `page` row: null unless queued and due (CONTRACT §6.8). */
+const queuePositionExpression = `
+  case when p.status = 'queued' and p.available_at <= now() then 1 + (
+    select count(*)::int from jobs q
+    where q.automation_id = p.automation_id and q.status = 'queued' and q.available_at <= now() and ${claimsBefore("q", "p")}
+  ) end`;
+
+/** The job columns the waiting statements read, as the `page` CTE's column list. */
+const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts";
+
+/**
+ * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
+ * (one snapshot, one `now()`); undefined when no job has this id.
+ */
+export async function findJobWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+  with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
+  select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position
+  from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`);
+  return result.rows[0];
+}
+
+/** A job as the list reasons need it: its claim-order key and attempts. */
+export interface QueuedJobKey {
+  id: string;
+  automationId: string;
+  priority: number;
+  availableAt: Date;
+  seq: number;
+  attempts: number;
+}
+
+/**
+ * The waiting reasons of the queued jobs of a list page, in one statement for the whole page (never
+ * one per row); pass only queued jobs. Reasons are for each job as listed (its key is passed in),
+ * read a moment after the page itself.
+ */
+export async function waitingReasonsOf(db: DbOrTx, queued: readonly QueuedJobKey[]): Promise<Map<string, WaitingReason | null>> {
+  if (queued.length === 0) return new Map();
+  const keys = queued.map((job) => ({
+    id: job.id,
+    automation_id: job.automationId,
+    priority: job.priority,
+    available_at: job.availableAt.toISOString(),
+    seq: job.seq,
+    attempts: job.attempts,
+  }));
+  const result = await db.execute<{ id: string; waiting_reason: WaitingReason | null }>(sql`
+  with page as (
+    select u.id, u.automation_id, 'queued'::text as status, u.priority, u.available_at, u.seq, u.attempts
+    from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
+      as u(id uuid, automation_id uuid, priority int, available_at timestamptz, seq bigint, attempts int)
+  ),${sql.raw(waitingReasonParts.ctes)}
+  select p.id, ${sql.raw(waitingReasonParts.reason)} as waiting_reason
+  from page p ${sql.raw(waitingReasonParts.joins)}`);
+  return new Map(result.rows.map((row) => [row.id, row.waiting_reason]));
+}
+
+/** `GET /automations/{id}/stats` (CONTRACT §6.3). */
+export interface AutomationStats {
+  automationId: string;
+  /** Queued jobs whose `available_at` has come. */
+  queued: number;
+  running: number;
+  /** Queued jobs whose `available_at` is still ahead (delayed or in back-off). */
+  scheduled: number;
+  maxConcurrentJobs: number;
+  /** The earliest `available_at` among the due queued jobs. */
+  oldestQueuedAt: Date | null;
+  completedLastHour: number;
+  failedLastHour: number;
+  workerStatus: "running" | "stopped" | null;
+  workerLastSeenAt: Date | null;
+}
+
+/**
+ * One automation's queue depth and last hour, in one statement; undefined for an unknown id.
+ * The queued figures come from one index-only pass over `jobs_claim_idx` (the automation's queued
+ * jobs); the last-hour counts need `jobs_automation_finished_idx` (see the README's index note) to
+ * stay a range scan on a large table.
+ */
+export async function readAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+  select a.id, a.max_concurrent_jobs, w.status as worker_status, w.last_seen_at as worker_last_seen_at,
+    q.queued, q.scheduled, q.oldest_queued_at,
+    (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running,
+    (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'completed'
+       and f.finished_at >= now() - interval '1 hour') as completed_last_hour,
+    (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'failed'
+       and f.finished_at >= now() - interval '1 hour') as failed_last_hour
+  from automations a
+  left join workers w on w.automation_id = a.id and w.unregistered_at is null
+  cross join lateral (
+    select count(*) filter (where j.available_at <= now())::int as queued,
+      count(*) filter (where j.available_at > now())::int as scheduled,
+      min(j.available_at) filter (where j.available_at <= now()) as oldest_queued_at
+    from jobs j where j.automation_id = a.id and j.status = 'queued'
+  ) q
+  where a.id = ${automationId}`);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    automationId: row.id as string,
+    queued: row.queued as number,
+    running: row.running as number,
+    scheduled: row.scheduled as number,
+    maxConcurrentJobs: row.max_concurrent_jobs as number,
+    oldestQueuedAt: toDate(row.oldest_queued_at),
+    completedLastHour: row.completed_last_hour as number,
+    failedLastHour: row.failed_last_hour as number,
+    workerStatus: (row.worker_status as AutomationStats["workerStatus"]) ?? null,
+    workerLastSeenAt: toDate(row.worker_last_seen_at),
+  };
+}
+
+/** One active automation's gauges (CONTRACT §6.3). */
+export interface AutomationQueueDepth {
+  slug: string;
+  queued: number;
+  running: number;
+  scheduled: number;
+  /** Seconds since the earliest `available_at` among due queued jobs; 0 when none is due. */
+  oldestQueuedAgeSeconds: number;
+  workerUp: boolean;
+}
+
+/**
+ * The gauges of every active automation from ONE aggregate statement, whatever their number: the
+ * queued jobs grouped by automation (index-only over the partial `jobs_queued_idx`/`jobs_claim_idx`),
+ * the running ones grouped likewise (the partial `jobs_running_lease_idx` finds exactly them), joined
+ * to the active automations and their workers.
+ */
+export async function readQueueDepthByAutomation(db: DbOrTx): Promise<AutomationQueueDepth[]> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+  select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
+    coalesce(r.running, 0)::int as running,
+    coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
+    coalesce(w.status = 'running', false) as worker_up
+  from automations a
+  left join workers w on w.automation_id = a.id and w.unregistered_at is null
+  left join (
+    select j.automation_id, count(*) filter (where j.available_at <= now()) as queued,
+      count(*) filter (where j.available_at > now()) as scheduled,
+      min(j.available_at) filter (where j.available_at <= now()) as oldest_queued_at
+    from jobs j where j.status = 'queued' group by j.automation_id
+  ) q on q.automation_id = a.id
+  left join (
+    select j.automation_id, count(*) as running from jobs j where j.status = 'running' group by j.automation_id
+  ) r on r.automation_id = a.id
+  where a.is_active`);
+  return result.rows.map((row) => ({
+    slug: row.slug as string,
+    queued: row.queued as number,
+    running: row.running as number,
+    scheduled: row.scheduled as number,
+    oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
+    workerUp: row.worker_up === true,
+  }));
+}
+
+/** Timestamps arrive as text through drizzle's raw `execute`. */
+function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  return value instanceof Date ? value : new Date(value as string);
+}
