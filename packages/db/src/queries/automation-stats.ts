@@ -6,7 +6,7 @@
  * as claims do, so a reason never disagrees with what the next claim would do because of a skewed
  * API host.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../client";
 
 /** `waiting_reason` values, in the order they are checked: the first that applies is reported. */
@@ -23,9 +23,7 @@ export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 /**
  * Claim order as SQL (CONTRACT §6.8): true when job `a` is handed out before job `b` — higher
- * priority, then earlier `available_at`, then creation order. Written as an OR of index-friendly
- * comparisons (not a row comparison on `-priority`) so a count of the jobs ahead walks
- * `jobs_claim_idx` by range.
+ * priority, then earlier `available_at`, then creation order.
  */
 function claimsBefore(a: string, b: string): string {
   return `(${a}.priority > ${b}.priority or (${a}.priority = ${b}.priority and (${a}.available_at, ${a}.seq) < (${b}.available_at, ${b}.seq)))`;
@@ -36,8 +34,8 @@ function claimsBefore(a: string, b: string): string {
  * available_at, seq, attempts`), as the CTEs to append after `page` and the select list's
  * expression. Per automation of the page's queued jobs, not per row: one look at the automation and
  * its worker, one index-only count of its running jobs (at most `max_concurrent_jobs` entries), and
- * one walk of at most `max_concurrent_jobs` entries of `jobs_claim_idx` to find the last job the
- * free slots would take now (`next_cutoff`).
+ * one ordered walk of at most `max_concurrent_jobs` entries of `jobs_claim_idx` to find the last job
+ * the free slots would take now (`next_cutoff`: the F-th due job, or the last one when fewer are due).
  *
  * `next_in_line` reading: with F slots free, the next claims (or one claim-batch of F) hand out the
  * first F due jobs in claim order; each of those is `next_in_line`. A due job behind them waits
@@ -58,12 +56,17 @@ const waitingReasonParts = {
   next_cutoff as (
     select s.automation_id, c.priority, c.available_at, c.seq
     from automation_state s
-    left join lateral (
-      select q.priority, q.available_at, q.seq from jobs q
-      where q.automation_id = s.automation_id and q.status = 'queued' and q.available_at <= now()
-      order by q.priority desc, q.available_at, q.seq
-      offset greatest(s.max_concurrent_jobs - s.running - 1, 0) limit 1
-    ) c on true
+    cross join lateral (
+      select t.priority, t.available_at, t.seq from (
+        select q.priority, q.available_at, q.seq from jobs q
+        where q.automation_id = s.automation_id and q.status = 'queued' and q.available_at <= now()
+        -- NULLS LAST as in jobs_claim_idx (plain DESC means NULLS FIRST and would sort every due job).
+        order by q.priority desc nulls last, q.available_at, q.seq
+        limit s.max_concurrent_jobs - s.running
+      ) t
+      order by t.priority, t.available_at desc, t.seq desc
+      limit 1
+    ) c
     where s.running < s.max_concurrent_jobs
   )`,
   joins: `
@@ -78,18 +81,24 @@ const waitingReasonParts = {
     when p.available_at > now() and p.attempts = 0 then 'scheduled'
     when p.available_at > now() then 'scheduled_retry'
     when s.running >= s.max_concurrent_jobs then 'concurrency_limit'
-    -- n.seq is null: fewer due jobs than free slots, so the next claims take every one of them.
-    when n.seq is null or p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
+    when p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
     else 'concurrency_limit'
   end`,
 };
 
-/** `queue_position` of a `page` row: null unless queued and due (CONTRACT §6.8). */
+/**
+ * `queue_position` of a `page` row: null unless queued and due (CONTRACT §6.8). The jobs ahead are
+ * counted in two index ranges of `jobs_claim_idx` (higher priority; same priority and earlier key),
+ * so the cost is the number of jobs ahead, not the length of the automation's queue.
+ */
 const queuePositionExpression = `
-  case when p.status = 'queued' and p.available_at <= now() then 1 + (
-    select count(*)::int from jobs q
-    where q.automation_id = p.automation_id and q.status = 'queued' and q.available_at <= now() and ${claimsBefore("q", "p")}
-  ) end`;
+  case when p.status = 'queued' and p.available_at <= now() then 1
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.priority > p.priority and q.available_at <= now())
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.priority = p.priority
+         and (q.available_at, q.seq) < (p.available_at, p.seq) and q.available_at <= now())
+  end`;
 
 /** The job columns the waiting statements read, as the `page` CTE's column list. */
 const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts";
@@ -99,11 +108,16 @@ const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, at
  * (one snapshot, one `now()`); undefined when no job has this id.
  */
 export async function findJobWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
-  const result = await db.execute<Record<string, unknown>>(sql`
+  const result = await db.execute<Record<string, unknown>>(jobWithWaitingQuery(jobId));
+  return result.rows[0];
+}
+
+/** The statement behind {@link findJobWithWaitingRow} (exported for EXPLAIN in tests). */
+export function jobWithWaitingQuery(jobId: string): SQL {
+  return sql`
   with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
   select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position
-  from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`);
-  return result.rows[0];
+  from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`;
 }
 
 /** A job as the list reasons need it: its claim-order key and attempts. */
@@ -159,14 +173,9 @@ export interface AutomationStats {
   workerLastSeenAt: Date | null;
 }
 
-/**
- * One automation's queue depth and last hour, in one statement; undefined for an unknown id.
- * The queued figures come from one index-only pass over `jobs_claim_idx` (the automation's queued
- * jobs); the last-hour counts need `jobs_automation_finished_idx` (see the README's index note) to
- * stay a range scan on a large table.
- */
-export async function readAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
-  const result = await db.execute<Record<string, unknown>>(sql`
+/** The statement behind {@link readAutomationStats} (exported for EXPLAIN in tests). */
+export function automationStatsQuery(automationId: string): SQL {
+  return sql`
   select a.id, a.max_concurrent_jobs, w.status as worker_status, w.last_seen_at as worker_last_seen_at,
     q.queued, q.scheduled, q.oldest_queued_at,
     (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running,
@@ -182,7 +191,17 @@ export async function readAutomationStats(db: DbOrTx, automationId: string): Pro
       min(j.available_at) filter (where j.available_at <= now()) as oldest_queued_at
     from jobs j where j.automation_id = a.id and j.status = 'queued'
   ) q
-  where a.id = ${automationId}`);
+  where a.id = ${automationId}`;
+}
+
+/**
+ * One automation's queue depth and last hour, in one statement; undefined for an unknown id.
+ * The queued figures come from one index-only pass over `jobs_claim_idx` (the automation's queued
+ * jobs); the last-hour counts need `jobs_automation_finished_idx` (see the README's index note) to
+ * stay a range scan on a large table.
+ */
+export async function readAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
+  const result = await db.execute<Record<string, unknown>>(automationStatsQuery(automationId));
   const row = result.rows[0];
   if (!row) return undefined;
   return {
@@ -217,7 +236,20 @@ export interface AutomationQueueDepth {
  * to the active automations and their workers.
  */
 export async function readQueueDepthByAutomation(db: DbOrTx): Promise<AutomationQueueDepth[]> {
-  const result = await db.execute<Record<string, unknown>>(sql`
+  const result = await db.execute<Record<string, unknown>>(queueDepthQuery());
+  return result.rows.map((row) => ({
+    slug: row.slug as string,
+    queued: row.queued as number,
+    running: row.running as number,
+    scheduled: row.scheduled as number,
+    oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
+    workerUp: row.worker_up === true,
+  }));
+}
+
+/** The statement behind {@link readQueueDepthByAutomation} (exported for EXPLAIN in tests). */
+export function queueDepthQuery(): SQL {
+  return sql`
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
@@ -233,15 +265,7 @@ export async function readQueueDepthByAutomation(db: DbOrTx): Promise<Automation
   left join (
     select j.automation_id, count(*) as running from jobs j where j.status = 'running' group by j.automation_id
   ) r on r.automation_id = a.id
-  where a.is_active`);
-  return result.rows.map((row) => ({
-    slug: row.slug as string,
-    queued: row.queued as number,
-    running: row.running as number,
-    scheduled: row.scheduled as number,
-    oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
-    workerUp: row.worker_up === true,
-  }));
+  where a.is_active`;
 }
 
 /** Timestamps arrive as text through drizzle's raw `execute`. */
