@@ -54,6 +54,9 @@ describe("POST /jobs", () => {
       started_at: null,
       finished_at: null,
       lease_expires_at: null,
+      // Its worker has not called the hub yet; the first job of the automation.
+      waiting_reason: "worker_offline",
+      queue_position: 1,
     });
   });
 

@@ -61,6 +61,7 @@ describe("POST /automations/{automation_id}/worker", () => {
       cloud_instance_id: "i-0abc123",
       status: "stopped",
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      last_seen_at: null,
     });
   });
 
