@@ -253,3 +253,13 @@ describe("per-automation gauges on /metrics", () => {
     });
   });
 });
+
+describe("OpenAPI", () => {
+  it("when the document is read, then the stats route and the waiting fields are described", async () => {
+    const { body: document } = await hub.client.get("/openapi.json");
+    expect(document.paths["/automations/{automation_id}/stats"].get).toBeDefined();
+    const text = JSON.stringify(document);
+    expect(text).toContain("next_in_line (a slot is free for it");
+    expect(text).toContain("Queued jobs whose available_at is still ahead");
+  });
+});
