@@ -63,6 +63,10 @@ export const jobRecord = z.object({
   started_at: z.iso.datetime().nullable(),
   finished_at: z.iso.datetime().nullable(),
   lease_expires_at: z.iso.datetime().nullable(),
+  available_at: z.iso
+    .datetime()
+    .describe("When the job may be handed out (creation, or later while it waits out a retry back-off); PostgreSQL's clock"),
+  retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
 });
 export type JobRecord = z.infer<typeof jobRecord>;
 
