@@ -54,6 +54,8 @@ describe("POST /jobs", () => {
       started_at: null,
       finished_at: null,
       lease_expires_at: null,
+      available_at: expect.stringMatching(ISO),
+      retry_of: null,
     });
   });
 
