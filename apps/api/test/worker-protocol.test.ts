@@ -357,7 +357,8 @@ describe("worker protocol", () => {
     });
 
     it("when failures are retryable, then the job is re-queued and claimed again until HUB_JOB_MAX_ATTEMPTS, then fails", async () => {
-      const subject = await createAutomationWithWorker(hub);
+      // No back-off: this test is about attempts; back-off has its own tests (retries.test.ts).
+      const subject = await createAutomationWithWorker(hub, { retry_backoff_seconds: 0 });
       const id = await claimedJob(subject);
       const maxAttempts = hub.env.HUB_JOB_MAX_ATTEMPTS;
 
@@ -382,7 +383,12 @@ describe("worker protocol", () => {
         "job.started",
         "job.failed",
       ]);
-      expect(events[2]!.payload).toEqual({ automation_id: subject.automationId, reason: "retryable_failure", attempts: 1 });
+      expect(events[2]!.payload).toEqual({
+        automation_id: subject.automationId,
+        reason: "retryable_failure",
+        attempts: 1,
+        available_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      });
       expect(await claim(hub, subject.workerKey, 0)).toMatchObject({ status: 204 });
     });
 
@@ -444,7 +450,7 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
   });
 
   it("when a lapsed job was re-queued, then the old lease stays refused and the next claim's lease works", async () => {
-    const subject = await createAutomationWithWorker(hub);
+    const subject = await createAutomationWithWorker(hub, { retry_backoff_seconds: 0 }); // re-claimable at once
     const id = await createJob(hub, subject.automationId, hub.adminToken);
     expect((await claim(hub, subject.workerKey, 5)).body.id).toBe(id);
     await sleep(1500);
@@ -462,7 +468,7 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
     expect(await eventTypesOf(hub, id)).toEqual(["job.created", "job.started", "job.requeued", "job.started", "job.completed"]);
   });
   it("when a worker names its attempt, then a late call of the earlier attempt is refused even after it re-claimed the job", async () => {
-    const subject = await createAutomationWithWorker(hub);
+    const subject = await createAutomationWithWorker(hub, { retry_backoff_seconds: 0 }); // re-claimable at once
     const id = await createJob(hub, subject.automationId, hub.adminToken);
     const first = await claim(hub, subject.workerKey, 5);
     expect(first.body).toMatchObject({ id, attempts: 1 });

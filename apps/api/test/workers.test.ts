@@ -247,11 +247,18 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
 
     expect(result.status).toBe(204);
     for (const job of running) {
-      expect(await findJob(hub.api.ctx.db, job.id)).toMatchObject({ status: "queued", workerId: null, leaseExpiresAt: null, attempts: 1 });
+      // No back-off: the job keeps its available_at, so it keeps its place.
+      expect(await findJob(hub.api.ctx.db, job.id)).toMatchObject({
+        status: "queued",
+        workerId: null,
+        leaseExpiresAt: null,
+        attempts: 1,
+        availableAt: job.availableAt,
+      });
       expect((await eventsOf(hub, job.id)).at(-1)).toMatchObject({
         eventType: "job.requeued",
         actorId: null,
-        payload: { automation_id: automationId, reason: "worker_unregistered", attempts: 1 },
+        payload: { automation_id: automationId, reason: "worker_unregistered", attempts: 1, available_at: job.availableAt.toISOString() },
       });
     }
     expect(await hub.api.ctx.dispatch.ready.candidates(automationId, 10)).toEqual(running.map((job) => job.id));

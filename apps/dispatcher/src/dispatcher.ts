@@ -6,9 +6,11 @@
  *
  * - offer: consumes the BullMQ `dispatch` queue (each message a batch of committed jobs) and puts
  *   each job in its automation's ready set.
- * - leases: running jobs whose lease lapsed go back to `queued` (re-offered at once) or `failed`.
+ * - leases and timeouts: running jobs whose lease lapsed, or that ran longer than their
+ *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`.
+ * - delayed: one timer moves jobs whose back-off has passed from the delayed set to ready sets.
  * - workers: workers silent for HUB_WORKER_TTL_SECONDS become `stopped`.
- * - reconcile: every queued job in PostgreSQL is (re-)offered — on an interval, and at once when
+ * - reconcile: every queued job in PostgreSQL that is due within RECONCILE_HORIZON_SECONDS is (re-)offered — on an interval, and at once when
  *   the epoch key shows that Redis lost its data (restart without persistence, FLUSHDB).
  */
 import { Worker as BullWorker } from "bullmq";
@@ -16,6 +18,7 @@ import type { Redis } from "ioredis";
 import { lt } from "drizzle-orm";
 import {
   expireLapsedLeases,
+  expireTimedOutJobs,
   idempotencyKeys,
   listQueuedJobRefs,
   stopSilentWorkers,
@@ -29,7 +32,7 @@ import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
 
 export interface DispatcherConfig {
-  /** HUB_JOB_MAX_ATTEMPTS: a lapsed lease after this many attempts fails the job. */
+  /** HUB_JOB_MAX_ATTEMPTS: where an automation sets no max_attempts, a lapsed lease or timeout after this many attempts fails the job. */
   maxAttempts: number;
   /** HUB_WORKER_TTL_SECONDS. */
   workerTtlSeconds: number;
@@ -37,6 +40,8 @@ export interface DispatcherConfig {
   offerConcurrency?: number;
   /** Default 250 ms. */
   leaseSweepIntervalMs?: number;
+  /** How often delayed jobs that came due are moved to ready sets. Default 200 ms. */
+  delayedPromoteIntervalMs?: number;
   /** Default 1000 ms. */
   workerSweepIntervalMs?: number;
   /** Full reconciliation interval. Default 5000 ms. */
@@ -57,6 +62,13 @@ export interface DispatcherDeps {
 
 const LEASE_SWEEP_BATCH = 200;
 const RECONCILE_PAGE = 1000;
+/**
+ * The reconciler offers queued jobs due within this many seconds (later ones go to the delayed set
+ * only when a later pass finds them this close), so a job in a long back-off is not in Redis for
+ * its whole wait, yet one pass more or less never delays it.
+ */
+const RECONCILE_HORIZON_SECONDS = 60;
+const PROMOTE_BATCH = 1000;
 const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
 export function createDispatcher(deps: DispatcherDeps) {
@@ -66,18 +78,31 @@ export function createDispatcher(deps: DispatcherDeps) {
   const ready = new ReadyJobs(redis, keys);
   let offerWorker: BullWorker<DispatchPayload | SingleJobDispatchPayload> | undefined;
 
-  async function sweepLeases(): Promise<void> {
+  /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
+  async function sweepRunning(sweep: typeof expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
     for (;;) {
       // One statement: an idle sweep costs one round trip, no explicit transaction.
-      const { requeued, failed } = await expireLapsedLeases(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
+      const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
       if (requeued.length + failed.length === 0) return;
-      metrics.leasesExpired.inc({ outcome: "requeued" }, requeued.length);
-      metrics.leasesExpired.inc({ outcome: "failed" }, failed.length);
-      logger.info({ requeued: requeued.length, failed: failed.length }, "lapsed leases expired");
+      counter.inc({ outcome: "requeued" }, requeued.length);
+      counter.inc({ outcome: "failed" }, failed.length);
+      logger.info({ requeued: requeued.length, failed: failed.length }, what);
+      // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
       await ready.offerAgain(requeued.map(toJobRef));
       metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
       await ready.wake(...failed.map((job) => job.automationId));
       if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
+    }
+  }
+
+  const sweepLeases = () => sweepRunning(expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
+  const sweepTimeouts = () => sweepRunning(expireTimedOutJobs, metrics.jobsTimedOut, "jobs past their timeout ended");
+
+  async function promoteDueJobs(): Promise<void> {
+    for (;;) {
+      const promoted = await ready.promoteDue(PROMOTE_BATCH);
+      metrics.jobsOffered.inc({ path: "due" }, promoted);
+      if (promoted < PROMOTE_BATCH) return;
     }
   }
 
@@ -93,9 +118,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     let after: { createdAt: Date; id: string } | null = null;
     let offered = 0;
     for (;;) {
-      const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE);
+      const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE, RECONCILE_HORIZON_SECONDS);
       if (page.length === 0) break;
-      // Queued in PostgreSQL now: offered even if claimed before (it was queued again since).
+      // Queued in PostgreSQL now: offered even if claimed before (it was queued again since);
+      // those not due yet go to the delayed set.
       await ready.offerAgain(page, "offer");
       offered += page.length;
       const last = page[page.length - 1]!;
@@ -128,6 +154,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const tasks = [
     periodic("leases", config.leaseSweepIntervalMs ?? 250, sweepLeases, logger, onError("leases")),
+    periodic("timeouts", config.leaseSweepIntervalMs ?? 250, sweepTimeouts, logger, onError("timeouts")),
+    periodic("delayed", config.delayedPromoteIntervalMs ?? 200, promoteDueJobs, logger, onError("delayed")),
     periodic("workers", config.workerSweepIntervalMs ?? 1000, sweepWorkers, logger, onError("workers")),
     periodic("epoch", config.epochCheckIntervalMs ?? 1000, checkEpoch, logger, onError("epoch")),
     periodic("reconcile", config.reconcileIntervalMs ?? 5000, reconcileOnInterval, logger, onError("reconcile")),

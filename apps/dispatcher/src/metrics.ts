@@ -8,13 +8,19 @@ export function createDispatcherMetrics() {
     registry,
     jobsOffered: new client.Counter({
       name: "hub_dispatcher_jobs_offered_total",
-      help: "Jobs made claimable, by path (queue = from BullMQ, requeue = after a lapsed lease, reconcile = re-offered from PostgreSQL)",
+      help: "Jobs made claimable, by path (queue = from BullMQ, requeue = after a lapsed lease or timeout, due = a delayed job came due, reconcile = re-offered from PostgreSQL)",
       labelNames: ["path"] as const,
       registers: [registry],
     }),
     leasesExpired: new client.Counter({
       name: "hub_dispatcher_leases_expired_total",
       help: "Running jobs whose lease lapsed, by outcome",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    jobsTimedOut: new client.Counter({
+      name: "hub_dispatcher_jobs_timed_out_total",
+      help: "Running jobs that exceeded their automation's timeout_seconds, by outcome (requeued or failed)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

@@ -113,4 +113,41 @@ describe("dispatcher", () => {
     expect(jobEvents.map((event) => event.eventType).sort()).toEqual(["job.failed", "job.requeued"]);
     expect(jobEvents.find((e) => e.eventType === "job.requeued")!.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
   });
+
+  it("when queued jobs come due at different times, then the reconciler offers due ones, holds back those due within the horizon, and leaves later ones in PostgreSQL", async () => {
+    const { automation } = await insertAutomation(env.database);
+    const [due, soon, later] = await insertQueuedJobs(env.database, automation.id, 3);
+    await env.database.pool.query("update jobs set available_at = now() + interval '30 seconds' where id = $1", [soon!.id]);
+    await env.database.pool.query("update jobs set available_at = now() + interval '2 hours' where id = $1", [later!.id]);
+
+    await dispatcher.reconcileNow();
+
+    const ready = new ReadyJobs(env.redis, env.keys);
+    expect(await ready.candidates(automation.id, 10)).toEqual([due!.id]);
+    const delayed = await env.redis.zrange(env.keys.delayedJobs, 0, -1);
+    expect(delayed.filter((member) => member.includes(automation.id))).toEqual([`${automation.id}|${soon!.id}|${soon!.createdAt.getTime()}`]);
+  });
+
+  it("when a delayed job comes due, then the dispatcher's timer moves it to its ready set and wakes a claim", async () => {
+    const { automation } = await insertAutomation(env.database);
+    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const subscriber = env.redis.duplicate();
+    const wakes: string[] = [];
+    subscriber.on("message", (_channel: string, message: string) => wakes.push(message));
+    await subscriber.subscribe(env.keys.wakeChannel);
+    try {
+      const availableAt = new Date(Date.now() + 700);
+      await ready.offerAgain([{ id: job!.id, automationId: automation.id, createdAt: job!.createdAt, availableAt }], "offer");
+      expect(await ready.candidates(automation.id, 10)).toEqual([]);
+
+      const offered = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1);
+
+      expect(offered).toEqual([job!.id]);
+      expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());
+      expect(wakes).toContain(automation.id);
+    } finally {
+      subscriber.disconnect();
+    }
+  });
 });

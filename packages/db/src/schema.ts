@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -60,6 +61,15 @@ export const automations = pgTable(
     description: text("description").notNull().default(""),
     parameters: jsonb("parameters").$type<AutomationParameter[]>().notNull().default([]),
     maxConcurrentJobs: integer("max_concurrent_jobs").notNull().default(1),
+    /**
+     * Attempts a job gets (CONTRACT §6.4). `null` = the hub's default, HUB_JOB_MAX_ATTEMPTS, read
+     * by whoever decides (so changing the variable changes every automation that never set it).
+     */
+    maxAttempts: integer("max_attempts"),
+    /** Back-off base: a failed attempt n waits this × 2^(n−1) seconds (±20 %, at most 1 h). */
+    retryBackoffSeconds: integer("retry_backoff_seconds").notNull().default(10),
+    /** A job running longer than this fails with `timeout` (retryable); `null` = no limit. */
+    timeoutSeconds: integer("timeout_seconds"),
     isActive: boolean("is_active").notNull().default(true),
     isDevelopment: boolean("is_development").notNull().default(false),
     createdAt: createdAt(),
@@ -69,6 +79,9 @@ export const automations = pgTable(
     uniqueIndex("automations_slug_key").on(t.slug),
     index("automations_sector_idx").on(t.sectorId),
     check("automations_max_concurrent_jobs_check", sql`${t.maxConcurrentJobs} between 1 and 1000`),
+    check("automations_max_attempts_check", sql`${t.maxAttempts} between 1 and 100`),
+    check("automations_retry_backoff_seconds_check", sql`${t.retryBackoffSeconds} between 0 and 3600`),
+    check("automations_timeout_seconds_check", sql`${t.timeoutSeconds} between 1 and 86400`),
   ],
 );
 
@@ -123,6 +136,8 @@ export const jobs = pgTable(
     availableAt: tz("available_at").notNull().defaultNow(),
     /** Creation order, so claim-order ties never fall to random ids (items of a batch in input order). */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
+    /** The failed or cancelled job this one retries (POST /jobs/{id}/retry, CONTRACT §6.4). */
+    retryOf: uuid("retry_of").references((): AnyPgColumn => jobs.id),
   },
   (t) => [
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.

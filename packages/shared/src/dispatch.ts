@@ -10,6 +10,10 @@
  * - {@link ReadyJobs}: per automation, a sorted set of job ids the worker may claim, oldest first
  *   (scored by creation time). Dispatchers fill it; claims read candidates from it and PostgreSQL
  *   decides (concurrency limit, development mode, job still queued).
+ * - Delayed jobs: a job queued again after a failure waits out its back-off (CONTRACT §6.4) in one
+ *   sorted set scored by when it comes due, not in a ready set — where every claim would take it to
+ *   PostgreSQL only to find it not due. Each dispatcher's one timer moves due jobs to their ready sets
+ *   ({@link ReadyJobs.promoteDue}); PostgreSQL still refuses any job before its `available_at`.
  * - Wake-ups: a message on one pub/sub channel names an automation whose claim may now succeed
  *   (a job was offered, a slot freed, development mode ended), so long-polling claims answer at once.
  *
@@ -27,6 +31,8 @@ export interface DispatchableJob {
   id: string;
   automationId: string;
   createdAt: Date;
+  /** When it may be claimed; absent or past = now. Jobs due later wait in the delayed set. */
+  availableAt?: Date | undefined;
 }
 
 /**
@@ -146,6 +152,26 @@ if ARGV[3] == '1' then
 end
 return 0`;
 
+/**
+ * KEYS: delayed set; ARGV: now (ms), most to move. Removes and returns the members due by now,
+ * earliest first: whoever removed a member offers it (one dispatcher per job, however many run).
+ */
+const TAKE_DUE_SCRIPT = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
+return due`;
+
+/** A delayed-set member: enough to offer the job once it is due. */
+function delayedMember(job: DispatchableJob): string {
+  return `${job.automationId}|${job.id}|${job.createdAt.getTime()}`;
+}
+
+function jobOfDelayedMember(member: string): DispatchableJob | undefined {
+  const [automationId, id, createdAtMs] = member.split("|");
+  if (!automationId || !id || !createdAtMs) return undefined;
+  return { id, automationId, createdAt: new Date(Number(createdAtMs)) };
+}
+
 /** How often one process trims an automation's claimed ids (two Redis commands) rather than on every claim. */
 const CLAIMED_TRIM_INTERVAL_MS = 1000;
 
@@ -153,6 +179,7 @@ const CLAIMED_TRIM_INTERVAL_MS = 1000;
 interface ReadyScripts {
   hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
   hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+  hubTakeDueJobs(delayedKey: string, now: number, max: number): Promise<string[]>;
 }
 
 function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
@@ -176,6 +203,7 @@ export class ReadyJobs {
   ) {
     redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
     redis.defineCommand("hubMarkClaimed", { numberOfKeys: 2, lua: CLAIMED_SCRIPT });
+    redis.defineCommand("hubTakeDueJobs", { numberOfKeys: 1, lua: TAKE_DUE_SCRIPT });
     this.scripts = redis as unknown as ReadyScripts;
   }
 
@@ -198,9 +226,44 @@ export class ReadyJobs {
    * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
    * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
    * freed) or re-offered by the reconciler (`offer`), which repairs any signal that was lost.
+   * Jobs whose `availableAt` is still ahead go to the delayed set instead (their automations'
+   * claims are still woken once for the slot they freed); {@link promoteDue} offers them when due.
    */
   async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
-    await this.offerByAutomation(jobs, reason, true);
+    const now = Date.now();
+    const due = jobs.filter((job) => !job.availableAt || job.availableAt.getTime() <= now);
+    const later = jobs.filter((job) => job.availableAt && job.availableAt.getTime() > now);
+    if (later.length > 0) {
+      const pipeline = this.redis.pipeline();
+      // Back-off never moves a job earlier, so a later score replaces the one a lost signal left.
+      pipeline.zadd(this.keys.delayedJobs, ...later.flatMap((job) => [job.availableAt!.getTime(), delayedMember(job)]));
+      const dueAutomations = new Set(due.map((job) => job.automationId));
+      if (reason === "slot") {
+        for (const automationId of new Set(later.map((job) => job.automationId))) {
+          if (!dueAutomations.has(automationId)) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
+        }
+      }
+      await pipeline.exec();
+    }
+    await this.offerByAutomation(due, reason, true);
+  }
+
+  /**
+   * Moves up to `max` delayed jobs that are due by now to their ready sets and wakes their claims;
+   * returns how many. Safe with any number of dispatchers (each member is taken once); a crash
+   * between taking and offering loses nothing that the reconciler does not offer again.
+   */
+  async promoteDue(max = 1000): Promise<number> {
+    const members = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs, Date.now(), max);
+    const due = members.map(jobOfDelayedMember).filter((job): job is DispatchableJob => job !== undefined);
+    await this.offerByAutomation(due, "offer", true);
+    return due.length;
+  }
+
+  /** When the earliest delayed job comes due (ms since the epoch), or null when none waits. */
+  async nextDueAt(): Promise<number | null> {
+    const [, score] = await this.redis.zrange(this.keys.delayedJobs, 0, 0, "WITHSCORES");
+    return score === undefined ? null : Number(score);
   }
 
   /** One script call per automation, in one pipeline. */

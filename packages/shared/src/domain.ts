@@ -32,6 +32,6 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Why a job went back to `queued`. */
-export type RequeueReason = "lease_expired" | "retryable_failure" | "worker_unregistered";
+export type RequeueReason = "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered";
 /** Why a job was cancelled. */
 export type CancelReason = "cancelled_by_user" | "automation_deactivated";

@@ -91,6 +91,11 @@ export function redisKeys(prefix: string) {
     dispatchQueue: "dispatch",
     /** Sorted set of job ids ready to be claimed by an automation's worker, scored by creation time. */
     readyJobs: (automationId: string) => `${prefix}:ready:${automationId}`,
+    /**
+     * Sorted set of queued jobs not due yet (back-off), every automation's, scored by when they come
+     * due (ms); members `automationId|jobId|createdAtMs`. Dispatchers move due ones to ready sets.
+     */
+    delayedJobs: `${prefix}:delayed`,
     /** Pub/sub channel whose messages are automation ids: "a claim may now succeed". */
     wakeChannel: `${prefix}:wake`,
     /** Present while Redis holds the hub's dispatch state; its absence means Redis lost it. */

@@ -38,7 +38,7 @@ export const automationRoutes = [
     auth: "user",
     query: listAutomationsQuery,
     responses: { 200: { description: "Matching automations, oldest first", schema: z.array(automationRecord) } },
-    handler: async ({ query, ctx }) => ({ status: 200, body: await listAutomations(ctx.db, query) }),
+    handler: async ({ query, ctx }) => ({ status: 200, body: await listAutomations(ctx.db, query, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
   }),
   defineRoute({
     method: "get",
@@ -48,7 +48,7 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation", schema: automationRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.db, params.automation_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.db, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
   }),
   defineRoute({
     method: "get",
@@ -63,7 +63,7 @@ export const automationRoutes = [
   defineRoute({
     method: "put",
     path: "/automations/{automation_id}",
-    summary: "Replace an automation's editable fields (the slug never changes)",
+    summary: "Replace an automation's editable fields (the slug never changes; omitted retry settings stay as they were)",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,

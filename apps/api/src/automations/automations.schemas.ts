@@ -14,6 +14,26 @@ const automationName = () => z.string().trim().min(1).max(200);
 
 const maxConcurrentJobs = () => z.int().min(1).max(1000);
 
+// Retries, back-off and timeouts (CONTRACT §6.4).
+const maxAttempts = () =>
+  z.int().min(1).max(100).describe("Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS");
+const retryBackoffSeconds = () =>
+  z.int().min(0).max(3600).describe("Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h)");
+const timeoutSeconds = () =>
+  z
+    .int()
+    .min(1)
+    .max(86_400)
+    .nullable()
+    .describe("A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit");
+
+/** The retry settings, all optional: omitted in a POST they take their defaults, in a PUT they stay as they were. */
+const retrySettings = {
+  max_attempts: maxAttempts().optional(),
+  retry_backoff_seconds: retryBackoffSeconds().optional(),
+  timeout_seconds: timeoutSeconds().optional(),
+};
+
 /**
  * Not a usable parameter name: JSON parsing in JavaScript keeps no own `__proto__` key in a job's
  * context, so a parameter of that name could never be satisfied.
@@ -50,16 +70,21 @@ export const createAutomationBody = z.object({
   parameters: parameterList().default([]),
   description: z.string().default(""),
   max_concurrent_jobs: maxConcurrentJobs().default(1),
+  ...retrySettings,
 });
 export type CreateAutomationInput = z.output<typeof createAutomationBody>;
 
-/** Full replacement; a `slug` in the body is ignored like any unknown field (it cannot change). */
+/**
+ * Full replacement of the original fields; a `slug` in the body is ignored like any unknown field
+ * (it cannot change). The retry settings are optional: omitted, each stays as it was.
+ */
 export const replaceAutomationBody = z.object({
   name: automationName(),
   description: z.string(),
   sector_id: uuid(),
   max_concurrent_jobs: maxConcurrentJobs(),
   parameters: parameterList(),
+  ...retrySettings,
 });
 export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
 
@@ -78,6 +103,9 @@ export const automationRecord = z.object({
   context_schema: z.record(z.string(), z.unknown()).describe("JSON Schema of a job's context, derived from the parameters"),
   description: z.string(),
   max_concurrent_jobs: z.int(),
+  max_attempts: maxAttempts(),
+  retry_backoff_seconds: retryBackoffSeconds(),
+  timeout_seconds: timeoutSeconds(),
   is_active: z.boolean(),
   is_development: z.boolean(),
   worker: z

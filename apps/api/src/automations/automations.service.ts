@@ -25,9 +25,13 @@ import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, Repl
 import { contextJsonSchemaOf } from "./context-schema";
 
 /** What the services that change dispatch-relevant state need from the app. */
-export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger" | "metrics">;
+export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger" | "metrics" | "env">;
 
-export function toAutomationRecord({ automation, sector, worker }: AutomationView): AutomationRecord {
+/**
+ * The record of an automation. `defaultMaxAttempts` (HUB_JOB_MAX_ATTEMPTS) stands in for a
+ * `max_attempts` the automation never set: the record always shows the value that applies.
+ */
+export function toAutomationRecord({ automation, sector, worker }: AutomationView, defaultMaxAttempts: number): AutomationRecord {
   return {
     id: automation.id,
     name: automation.name,
@@ -37,6 +41,9 @@ export function toAutomationRecord({ automation, sector, worker }: AutomationVie
     context_schema: contextJsonSchemaOf(automation.parameters),
     description: automation.description,
     max_concurrent_jobs: automation.maxConcurrentJobs,
+    max_attempts: automation.maxAttempts ?? defaultMaxAttempts,
+    retry_backoff_seconds: automation.retryBackoffSeconds,
+    timeout_seconds: automation.timeoutSeconds,
     is_active: automation.isActive,
     is_development: automation.isDevelopment,
     worker: worker
@@ -69,6 +76,15 @@ function sameParameters(a: readonly AutomationParameter[], b: readonly Automatio
   return a.length === b.length && a.every((parameter, i) => parameter.name === b[i]?.name && parameter.description === b[i]?.description);
 }
 
+/** The retry settings a body set (CONTRACT §6.4), for the event: only those it gave. */
+function retrySettingsGiven(input: CreateAutomationInput): Record<string, unknown> {
+  const given: Record<string, unknown> = {};
+  if (input.max_attempts !== undefined) given.max_attempts = input.max_attempts;
+  if (input.retry_backoff_seconds !== undefined) given.retry_backoff_seconds = input.retry_backoff_seconds;
+  if (input.timeout_seconds !== undefined) given.timeout_seconds = input.timeout_seconds;
+  return given;
+}
+
 /** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
 export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation> {
   const automation = await lockAutomation(tx, id, strength);
@@ -88,6 +104,10 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
         description: input.description,
         parameters,
         maxConcurrentJobs: input.max_concurrent_jobs,
+        // Omitted: null, "the hub's default", so HUB_JOB_MAX_ATTEMPTS keeps governing it.
+        maxAttempts: input.max_attempts ?? null,
+        ...(input.retry_backoff_seconds === undefined ? {} : { retryBackoffSeconds: input.retry_backoff_seconds }),
+        ...(input.timeout_seconds === undefined ? {} : { timeoutSeconds: input.timeout_seconds }),
       });
       await recordEvent(tx, {
         eventType: "automation.created",
@@ -100,6 +120,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
           parameters,
           description: automation.description,
           max_concurrent_jobs: automation.maxConcurrentJobs,
+          ...retrySettingsGiven(input),
         },
       });
       return automation.id;
@@ -112,15 +133,15 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
   }
 }
 
-export async function listAutomations(db: Db, query: AutomationListQuery): Promise<AutomationRecord[]> {
+export async function listAutomations(db: Db, query: AutomationListQuery, defaultMaxAttempts: number): Promise<AutomationRecord[]> {
   const views = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active });
-  return views.map(toAutomationRecord);
+  return views.map((view) => toAutomationRecord(view, defaultMaxAttempts));
 }
 
-export async function getAutomation(db: DbOrTx, id: string): Promise<AutomationRecord> {
+export async function getAutomation(db: DbOrTx, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
   const view = await findAutomationView(db, id);
   if (!view) throw new NotFoundError("Automation not found");
-  return toAutomationRecord(view);
+  return toAutomationRecord(view, defaultMaxAttempts);
 }
 
 /**
@@ -149,12 +170,23 @@ export async function replaceAutomation(
         changedFields.max_concurrent_jobs = changes.maxConcurrentJobs = input.max_concurrent_jobs;
       }
       if (!sameParameters(parameters, current.parameters)) changedFields.parameters = changes.parameters = parameters;
+      // Omitted retry settings stay as they were. Setting max_attempts pins it, even to the
+      // hub's default value: it then no longer follows HUB_JOB_MAX_ATTEMPTS.
+      if (input.max_attempts !== undefined && input.max_attempts !== current.maxAttempts) {
+        changedFields.max_attempts = changes.maxAttempts = input.max_attempts;
+      }
+      if (input.retry_backoff_seconds !== undefined && input.retry_backoff_seconds !== current.retryBackoffSeconds) {
+        changedFields.retry_backoff_seconds = changes.retryBackoffSeconds = input.retry_backoff_seconds;
+      }
+      if (input.timeout_seconds !== undefined && input.timeout_seconds !== current.timeoutSeconds) {
+        changedFields.timeout_seconds = changes.timeoutSeconds = input.timeout_seconds;
+      }
 
       if (Object.keys(changedFields).length > 0) {
         await updateAutomation(tx, id, changes);
         await recordEvent(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
       }
-      return { record: await getAutomation(tx, id), limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs };
+      return { record: await getAutomation(tx, id, ctx.env.HUB_JOB_MAX_ATTEMPTS), limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs };
     })
     .catch((error: unknown) => {
       if (isForeignKeyViolation(error)) throw unknownSector();

@@ -11,7 +11,7 @@ import {
   jobRecord,
   listJobsQuery,
 } from "./jobs.schemas";
-import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs } from "./jobs.service";
+import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs, retryJobAsUser } from "./jobs.service";
 
 /** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
 export const jobRoutes = [
@@ -86,5 +86,21 @@ export const jobRoutes = [
       409: { description: "The job has already finished" },
     },
     handler: async ({ params, caller, ctx }) => ({ status: 200, body: await cancelJobAsUser(ctx, caller.user, params.job_id) }),
+  }),
+
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/retry",
+    summary: "Retry a failed or cancelled job: a new queued job with the same automation, context and priority, retry_of = this job",
+    tag: "jobs",
+    auth: "user",
+    params: jobIdParams,
+    responses: {
+      201: { description: "The new job's id; its job.created event carries retry_of", schema: createdIdResponse },
+      403: { description: "An employee may retry only the jobs it created" },
+      404: { description: "Unknown job" },
+      409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
+    },
+    handler: async ({ params, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.user, params.job_id) } }),
   }),
 ];

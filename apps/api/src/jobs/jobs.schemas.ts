@@ -81,6 +81,10 @@ export const jobRecord = z.object({
       "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation). " +
         "Null when not queued, while its own available_at is ahead, and in lists.",
     ),
+  available_at: z.iso
+    .datetime()
+    .describe("When the job may be handed out (creation, or later while it waits out a retry back-off); PostgreSQL's clock"),
+  retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
 });
 export type JobRecord = z.infer<typeof jobRecord>;
 

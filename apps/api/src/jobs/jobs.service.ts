@@ -6,6 +6,7 @@ import {
   findJobWithWaiting,
   listJobs as selectJobs,
   waitingReasonsOf,
+  retryJobs,
   type AutomationSeen,
   type DbOrTx,
   type Job,
@@ -45,6 +46,8 @@ export function toJobRecordWithWaiting(job: Job, waiting: JobWaiting): JobRecord
     lease_expires_at: job.leaseExpiresAt?.toISOString() ?? null,
     waiting_reason: waiting.waitingReason,
     queue_position: waiting.queuePosition,
+    available_at: job.availableAt.toISOString(),
+    retry_of: job.retryOf,
   };
 }
 
@@ -189,4 +192,22 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
   if (cancelled.wasRunning) await wakeClaims(ctx, job.automationId);
   else await withdrawOffers(ctx, job.automationId, [job.id]);
   return toJobRecord(job);
+}
+
+/**
+ * POST /jobs/{job_id}/retry (CONTRACT §6.4): a new queued job with the failed or cancelled job's
+ * automation, context and priority, `retry_of` = its id. Admins retry any job, employees only the
+ * jobs they created. Another status → 409; an inactive automation → 409.
+ */
+export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string): Promise<string> {
+  const job = await findJob(ctx.db, jobId);
+  if (!job) throw new NotFoundError("Job not found");
+  if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
+  if (job.status !== "failed" && job.status !== "cancelled") throw new ConflictError(`Only failed or cancelled jobs can be retried; this one is ${job.status}`);
+  const [retry] = await retryJobs(ctx.database.pool, user.id, [jobId]);
+  // Failed and cancelled are final, so the statement refused only for the automation.
+  if (!retry) throw inactiveAutomation();
+  ctx.metrics.jobs.created.inc();
+  enqueueForDispatch(ctx, [retry]);
+  return retry.id;
 }

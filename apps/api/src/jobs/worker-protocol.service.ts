@@ -85,8 +85,9 @@ export async function completeJobAsWorker(
 }
 
 /**
- * POST /jobs/{job_id}/fail: a retryable failure goes back to `queued` while attempts remain
- * (HUB_JOB_MAX_ATTEMPTS), anything else ends `failed`.
+ * POST /jobs/{job_id}/fail: a retryable failure goes back to `queued` while attempts remain (the
+ * automation's max_attempts, else HUB_JOB_MAX_ATTEMPTS), claimable after its back-off; anything
+ * else ends `failed`.
  */
 export async function failJobAsWorker(
   ctx: AppContext,
@@ -102,7 +103,8 @@ export async function failJobAsWorker(
   if (!outcome.ok) throw refused(ctx, "fail", outcome.refusal);
   const { job, requeued } = outcome;
   observeFinishedRun(ctx, job);
-  // Offering the re-queued job also wakes the automation's claims, which the freed slot needs.
+  // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
+  // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
   if (requeued) await offerAgain(ctx, job.automationId, [toJobRef(job)]);
   else await wakeClaims(ctx, job.automationId);
   return toJobRecord(job);

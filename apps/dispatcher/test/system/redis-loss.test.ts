@@ -43,4 +43,28 @@ describe("Redis data loss", () => {
     expect(report.byStatus).toEqual({ completed: 150 });
     expect(ledger.acceptedCount).toBe(150);
   }, SYSTEM_TEST_TIMEOUT_MS);
+
+  it("when Redis is flushed while a job waits out its back-off, then the reconciler puts it back and it is handed out once due, not before", async () => {
+    const hub = system();
+    const automation = await hub.createAutomationWithWorker({ settings: { retry_backoff_seconds: 3 } });
+    const redis = createRedis(hub.privateRedis!.url, "system-test-flush-delayed");
+    try {
+      const [jobId] = await hub.createJobs(automation.automationId, 1);
+      expect(await automation.worker.claim(10)).toMatchObject({ id: jobId });
+      await automation.worker.fail(jobId!, { error: "flaky", retryable: true });
+      const { rows } = await hub.database.pool.query<{ available_at: Date }>("select available_at from jobs where id = $1", [jobId]);
+      const availableAt = rows[0]!.available_at.getTime();
+      await eventually("the job to wait in the delayed set", () => redis.zcard(hub.keys.delayedJobs), (count) => count === 1);
+
+      await redis.flushdb();
+      await eventually("the reconciler to hold it back again", () => redis.zcard(hub.keys.delayedJobs), (count) => count === 1);
+      expect(await redis.zcard(hub.keys.readyJobs(automation.automationId))).toBe(0);
+      const reclaimed = await automation.worker.claim(10);
+
+      expect(reclaimed).toMatchObject({ id: jobId, attempts: 2 });
+      expect(new Date(reclaimed!.started_at!).getTime()).toBeGreaterThanOrEqual(availableAt);
+    } finally {
+      redis.disconnect();
+    }
+  }, SYSTEM_TEST_TIMEOUT_MS);
 });

@@ -60,7 +60,8 @@ export interface SystemHub {
   privateRedis: PrivateRedis | undefined;
   /** The hub's own PostgreSQL cluster when started with `privatePostgres`. */
   privatePostgres: PrivatePostgres | undefined;
-  createAutomationWithWorker(options?: { maxConcurrentJobs?: number }): Promise<SystemAutomation>;
+  /** `settings`: more fields of the POST /automations body (retry settings of CONTRACT §6.4). */
+  createAutomationWithWorker(options?: { maxConcurrentJobs?: number; settings?: Record<string, unknown> }): Promise<SystemAutomation>;
   /** POST /jobs `count` times, `parallel` at once (1 keeps creation order = array order). */
   createJobs(automationId: string, count: number, options?: { parallel?: number }): Promise<string[]>;
   /** GET /jobs/{id} as the admin. */
@@ -119,13 +120,17 @@ async function startSystemHub(
     keys: redisKeys(processes.env.HUB_REDIS_PREFIX!),
     privateRedis,
     privatePostgres,
-    async createAutomationWithWorker({ maxConcurrentJobs = 1 } = {}) {
+    async createAutomationWithWorker({ maxConcurrentJobs = 1, settings = {} } = {}) {
       slugSequence += 1;
       const slug = `system-${process.pid}-${slugSequence}`;
       const sector = await expectStatus("POST /sectors", client.post<{ id: string }>("/sectors", { name: slug, color: "#336699" }, asAdmin), 201);
       const automation = await expectStatus(
         "POST /automations",
-        client.post<{ id: string }>("/automations", { name: slug, slug, sector_id: sector.id, max_concurrent_jobs: maxConcurrentJobs }, asAdmin),
+        client.post<{ id: string }>(
+          "/automations",
+          { name: slug, slug, sector_id: sector.id, max_concurrent_jobs: maxConcurrentJobs, ...settings },
+          asAdmin,
+        ),
         201,
       );
       const credentials = await expectStatus(

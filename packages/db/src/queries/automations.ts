@@ -25,7 +25,7 @@ export async function lockAutomation(tx: Tx, id: string, strength: AutomationLoc
 
 export type NewAutomation = Pick<
   typeof automations.$inferInsert,
-  "name" | "slug" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs"
+  "name" | "slug" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs" | "maxAttempts" | "retryBackoffSeconds" | "timeoutSeconds"
 >;
 
 /** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
@@ -36,7 +36,19 @@ export async function insertAutomation(tx: Tx, values: NewAutomation): Promise<A
 }
 
 export type AutomationChanges = Partial<
-  Pick<Automation, "name" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs" | "isActive" | "isDevelopment">
+  Pick<
+    Automation,
+    | "name"
+    | "sectorId"
+    | "description"
+    | "parameters"
+    | "maxConcurrentJobs"
+    | "maxAttempts"
+    | "retryBackoffSeconds"
+    | "timeoutSeconds"
+    | "isActive"
+    | "isDevelopment"
+  >
 >;
 
 /** Applies `changes` to a (locked) automation and stamps `updated_at`. */

@@ -12,8 +12,14 @@ import type { Tx } from "../client";
 import { jobs, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
 
+/** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
 function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
-  return { eventType: "job.requeued", aggregateId: job.id, actorId: null, payload: { automation_id: job.automationId, reason, attempts: job.attempts } };
+  return {
+    eventType: "job.requeued",
+    aggregateId: job.id,
+    actorId: null,
+    payload: { automation_id: job.automationId, reason, attempts: job.attempts, available_at: job.availableAt.toISOString() },
+  };
 }
 
 function cancelledEvent(job: Job, reason: CancelReason, actorId: string | null): NewEvent {

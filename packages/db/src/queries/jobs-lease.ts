@@ -72,28 +72,58 @@ export async function completeJob(db: Queryable, jobId: string, worker: LeaseHol
   return verdict(row, worker.automationId);
 }
 
-const requeues = `($6::boolean and j.attempts < $7::int)`;
+/** Longest back-off after a failed attempt (CONTRACT §6.4), in seconds. */
+export const MAX_RETRY_BACKOFF_SECONDS = 3600;
+
+/**
+ * When a failed attempt of job `j` (automation `a`) may run again: `retry_backoff_seconds ×
+ * 2^(attempts−1)`, ±20 % jitter (so jobs that failed together do not come back together), at most
+ * {@link MAX_RETRY_BACKOFF_SECONDS}. Capped before `make_interval`, which would overflow at 2^99.
+ * PostgreSQL's clock, like every other time the claim compares.
+ */
+const backedOffAvailableAt = `now() + make_interval(secs => least(${MAX_RETRY_BACKOFF_SECONDS}::float8,
+  a.retry_backoff_seconds * power(2::float8, greatest(j.attempts - 1, 0)) * (0.8 + random() * 0.4)))`;
+
+/** Attempts left for job `j` of automation `a`: its own max_attempts, else the hub's default `defaultParam`. */
+const attemptsLeft = (defaultParam: string) => `j.attempts < coalesce(a.max_attempts, ${defaultParam}::int)`;
+
+/**
+ * The SET list that ends an attempt that failed: when `requeues` holds, back to `queued` after the
+ * back-off (the error stays for the reader), else `failed` with `error`.
+ */
+const endFailedAttempt = (requeues: string, error: string) => `
+  status = case when ${requeues} then 'queued' else 'failed' end, error = ${error},
+  worker_id = case when ${requeues} then null else j.worker_id end,
+  started_at = case when ${requeues} then null else j.started_at end,
+  finished_at = case when ${requeues} then null else now() end,
+  available_at = case when ${requeues} then ${backedOffAvailableAt} else j.available_at end,
+  lease_expires_at = null`;
+
+/** ISO 8601 in UTC with milliseconds and `Z`, as the API writes times. */
+const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The event of an ended attempt (rows of `source`): `job.requeued` with `reason` and `available_at`, or `job.failed`. */
+const endedAttemptEvent = (source: string, reason: string) => `
+  insert into events (aggregate_id, event_type, actor_id, payload)
+  select id, case when status = 'queued' then 'job.requeued' else 'job.failed' end, null,
+    case when status = 'queued' then jsonb_build_object('automation_id', automation_id, 'reason', ${reason}, 'attempts', attempts,
+                                                        'available_at', ${isoTime("available_at")})
+         else jsonb_build_object('automation_id', automation_id, 'error', error, 'attempts', attempts) end
+  from ${source}`;
+
 const failStatement: NamedStatement = {
   name: "hub_jobs_fail",
   text: fenced(
-    `update jobs j set status = case when ${requeues} then 'queued' else 'failed' end, error = $5::text,
-       worker_id = case when ${requeues} then null else j.worker_id end,
-       started_at = case when ${requeues} then null else j.started_at end,
-       finished_at = case when ${requeues} then null else now() end,
-       lease_expires_at = null
-     where ${singleJobFence} returning j.*`,
-    `, failed_event as (
-      insert into events (aggregate_id, event_type, actor_id, payload)
-      select id, case when status = 'queued' then 'job.requeued' else 'job.failed' end, null,
-        case when status = 'queued' then jsonb_build_object('automation_id', automation_id, 'reason', 'retryable_failure', 'attempts', attempts)
-             else jsonb_build_object('automation_id', automation_id, 'error', error, 'attempts', attempts) end
-      from changed)`,
+    `update jobs j set ${endFailedAttempt(`($6::boolean and ${attemptsLeft("$7")})`, "$5::text")}
+     from automations a where a.id = j.automation_id and ${singleJobFence} returning j.*`,
+    `, failed_event as (${endedAttemptEvent("changed", "'retryable_failure'")})`,
   ),
 };
 
 /**
- * A worker reports failure. Retryable failures go back to `queued` while attempts remain;
- * everything else ends `failed`. `requeued` tells the caller to offer the job again.
+ * A worker reports failure. Retryable failures go back to `queued` while attempts remain (the
+ * automation's `max_attempts`, else `failure.maxAttempts`, the hub's default), claimable after the
+ * back-off; everything else ends `failed`. `requeued` tells the caller to offer the job again.
  */
 export async function failJob(
   db: Queryable,
@@ -114,37 +144,68 @@ export async function failJob(
   return outcome.ok ? { ...outcome, requeued: outcome.job.status === "queued" } : outcome;
 }
 
-const lapsedRequeues = `j.attempts < $1::int`;
-const expireLapsedLeasesStatement: NamedStatement = {
-  name: "hub_jobs_expire_lapsed_leases",
+/**
+ * Running jobs that must end now, oldest first, locked (SKIP LOCKED: sweepers of several
+ * dispatchers share the work): `$2` at most.
+ */
+const sweep = (name: string, due: string, order: string, reason: string, error: string): NamedStatement => ({
+  name,
   text: `
-  with lapsed as (
-    select j.id from jobs j where j.status = 'running' and j.lease_expires_at <= now()
-    order by j.lease_expires_at limit $2 for update skip locked
-  ), expired as (
-    update jobs j set status = case when ${lapsedRequeues} then 'queued' else 'failed' end,
-      worker_id = case when ${lapsedRequeues} then null else j.worker_id end,
-      started_at = case when ${lapsedRequeues} then null else j.started_at end,
-      error = case when ${lapsedRequeues} then j.error else 'lease expired' end,
-      finished_at = case when ${lapsedRequeues} then null else now() end,
-      lease_expires_at = null
-    from lapsed where j.id = lapsed.id
+  with due as (
+    select j.id from jobs j join automations a on a.id = j.automation_id
+    where j.status = 'running' and ${due}
+    order by ${order} limit $2 for update of j skip locked
+  ), ended as (
+    update jobs j set ${endFailedAttempt(attemptsLeft("$1"), error)}
+    from due, automations a where j.id = due.id and a.id = j.automation_id
     returning j.*
-  ), expired_event as (
-    insert into events (aggregate_id, event_type, actor_id, payload)
-    select id, case when status = 'queued' then 'job.requeued' else 'job.failed' end, null,
-      case when status = 'queued' then jsonb_build_object('automation_id', automation_id, 'reason', 'lease_expired', 'attempts', attempts)
-           else jsonb_build_object('automation_id', automation_id, 'error', error, 'attempts', attempts) end
-    from expired
-  )
-  select * from expired`,
-};
+  ), ended_event as (${endedAttemptEvent("ended", reason)})
+  select * from ended`,
+});
+
+const expireLapsedLeasesStatement = sweep(
+  "hub_jobs_expire_lapsed_leases",
+  "j.lease_expires_at <= now()",
+  "j.lease_expires_at",
+  "'lease_expired'",
+  "case when " + attemptsLeft("$1") + " then j.error else 'lease expired' end",
+);
+
+// Running longer than the automation's timeout, heartbeats or not (CONTRACT §6.4): the planner
+// walks the automations that set one and their running jobs (jobs_automation_status_created_idx).
+const expireTimedOutJobsStatement = sweep(
+  "hub_jobs_expire_timed_out",
+  "a.timeout_seconds is not null and j.started_at <= now() - make_interval(secs => a.timeout_seconds)",
+  "j.started_at",
+  "'timeout'",
+  "'timeout'",
+);
+
+/** What a sweep did: jobs back in `queued` (offer them) and jobs now `failed` (their slots are free). */
+export interface SweptJobs {
+  requeued: Job[];
+  failed: Job[];
+}
+
+async function runSweep(db: Queryable, statement: NamedStatement, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+  const ended = (await runStatement(db, statement, [input.maxAttempts, input.batchSize])).map(jobFromRow);
+  return { requeued: ended.filter((job) => job.status === "queued"), failed: ended.filter((job) => job.status === "failed") };
+}
 
 /**
- * Lease sweeper: running jobs whose lease lapsed go back to `queued`, or to `failed` once they have
- * used `maxAttempts`. One statement, safe with many dispatchers (SKIP LOCKED); at most `batchSize`.
+ * Lease sweeper: running jobs whose lease lapsed go back to `queued` after the back-off, or to
+ * `failed` once they have used their attempts (`maxAttempts`: the hub's default where the
+ * automation sets none). One statement, safe with many dispatchers (SKIP LOCKED); at most `batchSize`.
  */
-export async function expireLapsedLeases(db: Queryable, input: { maxAttempts: number; batchSize: number }): Promise<{ requeued: Job[]; failed: Job[] }> {
-  const expired = (await runStatement(db, expireLapsedLeasesStatement, [input.maxAttempts, input.batchSize])).map(jobFromRow);
-  return { requeued: expired.filter((job) => job.status === "queued"), failed: expired.filter((job) => job.status === "failed") };
+export async function expireLapsedLeases(db: Queryable, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+  return runSweep(db, expireLapsedLeasesStatement, input);
+}
+
+/**
+ * Timeout sweeper: running jobs older than their automation's `timeout_seconds` end as a
+ * retryable failure with error `timeout` (back-off applies, the attempt counts); the worker's later
+ * calls about them get 409. Same batching and locking as {@link expireLapsedLeases}.
+ */
+export async function expireTimedOutJobs(db: Queryable, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+  return runSweep(db, expireTimedOutJobsStatement, input);
 }

@@ -48,6 +48,7 @@ export function jobFromRow(row: Record<string, unknown>): Job {
     priority: row.priority as number,
     availableAt: toDate(row.available_at)!,
     seq: Number(row.seq),
+    retryOf: (row.retry_of as string | null | undefined) ?? null,
   };
 }
 

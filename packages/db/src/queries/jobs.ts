@@ -18,23 +18,40 @@ export interface JobRef {
   id: string;
   automationId: string;
   createdAt: Date;
+  /** When it may be claimed (PostgreSQL's clock); absent = now. Dispatch holds back jobs not due yet. */
+  availableAt?: Date | undefined;
 }
 
-export const toJobRef = (job: Pick<Job, "id" | "automationId" | "createdAt">): JobRef => ({
+export const toJobRef = (job: Pick<Job, "id" | "automationId" | "createdAt" | "availableAt">): JobRef => ({
   id: job.id,
   automationId: job.automationId,
   createdAt: job.createdAt,
+  availableAt: job.availableAt,
 });
 
-/** Reconciliation: one page of queued jobs, oldest first, after `after` (keyset pagination). */
+/**
+ * Reconciliation: one page of queued jobs, oldest first, after `after` (keyset pagination), that
+ * come due within `horizonSeconds` (PostgreSQL's clock). Later ones are left for a later pass: an
+ * offer made long ahead would only sit in Redis. `availableAt` comes back in the page's clock
+ * frame: this process's clock plus what PostgreSQL says is left, so a skew between the clocks does
+ * not move when dispatch hands a job out.
+ */
 export async function listQueuedJobRefs(
   db: DbOrTx,
   after: { createdAt: Date; id: string } | null,
   limit: number,
+  horizonSeconds = 60,
 ): Promise<JobRef[]> {
-  const rows = await db.execute<{ id: string; automation_id: string; created_at: Date }>(sql`
-    select id, automation_id, created_at from ${jobs}
-    where status = 'queued' ${after ? sql`and (created_at, id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
+  const rows = await db.execute<{ id: string; automation_id: string; created_at: Date; due_in_ms: number | string }>(sql`
+    select id, automation_id, created_at, greatest(extract(epoch from available_at - now()) * 1000, 0) as due_in_ms from ${jobs}
+    where status = 'queued' and available_at <= now() + make_interval(secs => ${horizonSeconds})
+      ${after ? sql`and (created_at, id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
     order by created_at, id limit ${limit}`);
-  return rows.rows.map((row) => ({ id: row.id, automationId: row.automation_id, createdAt: new Date(row.created_at) }));
+  const now = Date.now();
+  return rows.rows.map((row) => ({
+    id: row.id,
+    automationId: row.automation_id,
+    createdAt: new Date(row.created_at),
+    availableAt: new Date(now + Number(row.due_in_ms)),
+  }));
 }
