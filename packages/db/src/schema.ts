@@ -145,6 +145,8 @@ export const jobs = pgTable(
     // Claim: the queued jobs of one automation in claim order (CONTRACT §6.8).
     index("jobs_claim_idx").on(t.automationId, t.priority.desc(), t.availableAt, t.seq).where(sql`${t.status} = 'queued'`),
     // Lease sweeper: running jobs by lease expiry.
+    // GET /automations/{id}/stats: jobs finished in the last hour, by outcome.
+    index("jobs_automation_finished_idx").on(t.automationId, t.status, t.finishedAt).where(sql`${t.finishedAt} is not null`),
     index("jobs_running_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     // Reconciliation: every queued job, oldest first.
     index("jobs_queued_idx").on(t.createdAt, t.id).where(sql`${t.status} = 'queued'`),
