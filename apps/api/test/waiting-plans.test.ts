@@ -48,6 +48,8 @@ beforeAll(async () => {
   // The busiest possible queue for the per-job statements: 20,000 queued jobs in one automation.
   const [busy] = (await db.execute<{ id: string }>(sql`select id from automations where slug = 'automation-1'`)).rows;
   busyAutomationId = busy!.id;
+  // Its worker is up (the generated ones are stopped at random), so its jobs wait on the limit.
+  await db.execute(sql`update workers set status = 'running' where automation_id = ${busyAutomationId}`);
   await db.execute(sql`
     insert into jobs (automation_id, status, priority, created_at, available_at)
     select ${busyAutomationId}, 'queued', i % 3, now() - i * interval '1 second', now() - i * interval '1 second'
