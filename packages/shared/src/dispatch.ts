@@ -58,7 +58,7 @@ export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: Di
  * commands whatever it carries, so under load batches should grow; at half of peak the sends keep
  * up and the linger stays at 2 ms, keeping create→claim p50 well under 10 ms (bench/README.md).
  */
-const DISPATCH_MAX_LINGER_MS = 16;
+const DISPATCH_MAX_LINGER_MS = 8;
 
 /** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
 const JOBS_PER_DISPATCH_MESSAGE = 500;

@@ -8,7 +8,7 @@ export interface MicroBatcherOptions<T> {
   /** Longest an item waits before its batch is sent while sends keep up. Default 2 ms. */
   lingerMs?: number;
   /**
-   * Adaptive linger: while sends cannot keep up (items were waiting when a send ended), each next
+   * Adaptive linger: while sends cannot keep up (several items waiting when a send ended), each next
    * linger doubles, up to this; the first send that ends with nothing waiting resets it to
    * `lingerMs`. Under a steady trickle every item waits `lingerMs`; under load batches grow, so
    * each send (for dispatch: one BullMQ job, ~55 Redis commands) carries more items. Default
@@ -116,8 +116,10 @@ export class MicroBatcher<T> {
       .catch((error: unknown) => this.options.onSendFailure?.(error, batch))
       .finally(() => {
         this.inFlight = undefined;
-        // Items that arrived during the send: load. Let the next batch gather longer.
-        this.currentLingerMs = this.pending.length > 0 ? Math.min(Math.max(this.currentLingerMs * 2, 1), this.maxLingerMs) : this.lingerMs;
+        // Several items arrived during the send: load, so let the next batch gather longer. One
+        // is what a steady trickle leaves now and then (a loaded machine makes sends slow), and
+        // must not cost every item of the trickle a longer wait.
+        this.currentLingerMs = this.pending.length > 1 ? Math.min(Math.max(this.currentLingerMs * 2, 1), this.maxLingerMs) : this.lingerMs;
         this.schedule();
       });
   }
