@@ -3,10 +3,8 @@
  * on port 0), `startApi` wires real PostgreSQL and Redis, and `stop` closes everything.
  */
 import express, { type Express } from "express";
-import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pinoHttp } from "pino-http";
 import { openDatabase, prepareDatabase, readQueueDepthByAutomation } from "@hub/db";
 import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
@@ -14,7 +12,7 @@ import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
 import { errorHandler, notFoundHandler } from "./http/errors";
-import { requestLogFields } from "./http/request-log";
+import { requestLogger } from "./http/request-log";
 import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
@@ -32,26 +30,9 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   app.set("etag", false);
   app.set("query parser", "simple");
 
-  app.use(
-    pinoHttp({
-      logger: ctx.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers["x-request-id"];
-        const id = typeof incoming === "string" && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      // Method, path and status only: never headers (credentials), query strings or bodies (passwords, results).
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split("?")[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
-      // The caller and the job/automation ids the request touched (ids only), with pino-http's
-      // status and responseTime: one line per request an operator can follow a job by.
-      customProps: (req) => ({ ...requestLogFields(req) }),
-    }),
-  );
+  // One line per request naming the caller and the job/automation ids it touched (ids only),
+  // with status and duration: an operator can follow a job by them.
+  app.use(requestLogger(ctx.logger));
   app.use((req, res, next) => {
     const end = ctx.metrics.httpRequestDuration.startTimer();
     res.on("finish", () => {

@@ -36,7 +36,7 @@ export interface DispatcherConfig {
   maxAttempts: number;
   /** HUB_WORKER_TTL_SECONDS. */
   workerTtlSeconds: number;
-  /** Dispatch jobs offered in parallel by this process. Default 32. */
+  /** Dispatch messages offered in parallel by this process. Default 1 (HUB_DISPATCHER_CONCURRENCY). */
   offerConcurrency?: number;
   /** Default 250 ms. */
   leaseSweepIntervalMs?: number;
@@ -179,7 +179,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         {
           connection: redis,
           prefix: keys.bullPrefix,
-          concurrency: config.offerConcurrency ?? 32,
+          concurrency: config.offerConcurrency ?? 1,
           // A killed replica's in-flight offers are re-delivered within seconds (and the reconciler
           // would re-offer them anyway).
           lockDuration: 10_000,

@@ -7,8 +7,13 @@ export const dispatcherEnvSchema = z.object({
   ...commonEnvShape,
   /** Port of the dispatcher's /metrics and /healthz; 0 disables the server. */
   HUB_DISPATCHER_METRICS_PORT: intFromEnv(9464, 0, 65_535),
-  /** Dispatch jobs one process offers in parallel. */
-  HUB_DISPATCHER_CONCURRENCY: intFromEnv(32, 1, 1000),
+  /**
+   * Dispatch messages one process offers in parallel. Each message carries a batch of jobs and
+   * its offer is one pipelined Redis call, so one at a time keeps up; each extra slot makes BullMQ
+   * fetch on its own (moveToActive), where with one slot the finished message fetches the next:
+   * BullMQ's Redis commands per message measured 56 with 4 slots, 49 with 1 (bench/README.md).
+   */
+  HUB_DISPATCHER_CONCURRENCY: intFromEnv(1, 1, 1000),
   /** How often lapsed leases are looked for. */
   HUB_LEASE_SWEEP_INTERVAL_MS: intFromEnv(250, 50, 60_000),
   /** How often every queued job is re-offered from PostgreSQL (a lost Redis is noticed within 1 s regardless). */

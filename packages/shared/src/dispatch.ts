@@ -58,6 +58,14 @@ export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: Di
   return bullJobId ? [{ id: bullJobId, automationId: payload.automationId, createdAt: new Date(payload.createdAtMs) }] : [];
 }
 
+/**
+ * Longest a committed job waits in the API before its hand-off while the hand-offs cannot keep up
+ * (adaptive linger, MicroBatcher `maxLingerMs`; 2 ms otherwise). A BullMQ message costs ~55 Redis
+ * commands whatever it carries, so under load batches should grow; at half of peak the sends keep
+ * up and the linger stays at 2 ms, keeping create→claim p50 well under 10 ms (bench/README.md).
+ */
+const DISPATCH_MAX_LINGER_MS = 8;
+
 /** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
 const JOBS_PER_DISPATCH_MESSAGE = 500;
 
@@ -81,7 +89,10 @@ export class DispatchQueue {
       },
     });
     // `this.enqueue` is looked up on every send, so a test may replace it on the instance.
-    this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", options);
+    this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", {
+      maxLingerMs: DISPATCH_MAX_LINGER_MS,
+      ...options,
+    });
   }
 
   /**

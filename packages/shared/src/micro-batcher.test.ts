@@ -70,6 +70,36 @@ describe("MicroBatcher", () => {
     expect(sends).toEqual([[1], [2, 3]]);
   });
 
+  it("when several items keep arriving while sends are in flight, then the linger grows up to its bound, and it falls back once a send ends with at most one waiting", async () => {
+    const { batcher, sends, settleNext } = recordingBatcher({ lingerMs: 2, maxLingerMs: 8 });
+    batcher.add([1]);
+    await vi.advanceTimersByTimeAsync(2);
+    batcher.add([2, 3]);
+    settleNext();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batcher.lingerNowMs).toBe(4);
+
+    await vi.advanceTimersByTimeAsync(3);
+    expect(sends).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sends).toEqual([[1], [2, 3]]);
+    batcher.add([4, 5]);
+    settleNext();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batcher.lingerNowMs).toBe(8);
+    batcher.add([6]);
+    await vi.advanceTimersByTimeAsync(8);
+    expect(sends).toEqual([[1], [2, 3], [4, 5, 6]]);
+    batcher.add([7]);
+    settleNext();
+    await vi.advanceTimersByTimeAsync(0);
+    // One item waiting is a trickle, not load.
+    expect(batcher.lingerNowMs).toBe(2);
+
+    await vi.advanceTimersByTimeAsync(2);
+    expect(sends).toEqual([[1], [2, 3], [4, 5, 6], [7]]);
+  });
+
   it("when the target is not ready, then items are held up to the bound, the rest dropped, and the held ones sent once it is ready", async () => {
     const { batcher, sends, drops, setReady } = recordingBatcher({ lingerMs: 2, maxBuffered: 3, notReadyRetryMs: 100 });
     setReady(false);

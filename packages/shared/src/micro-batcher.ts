@@ -5,8 +5,16 @@
  */
 /** Tuning and reporting of a {@link MicroBatcher}. */
 export interface MicroBatcherOptions<T> {
-  /** Longest an item waits before its batch is sent. Default 2 ms. */
+  /** Longest an item waits before its batch is sent while sends keep up. Default 2 ms. */
   lingerMs?: number;
+  /**
+   * Adaptive linger: while sends cannot keep up (several items waiting when a send ended), each next
+   * linger doubles, up to this; the first send that ends with nothing waiting resets it to
+   * `lingerMs`. Under a steady trickle every item waits `lingerMs`; under load batches grow, so
+   * each send (for dispatch: one BullMQ job, ~55 Redis commands) carries more items. Default
+   * `lingerMs` (no adaptation).
+   */
+  maxLingerMs?: number;
   /** A batch this large is sent at once, without waiting for `lingerMs`. Default 200. */
   sendSize?: number;
   /** Most items one send carries. Default 1000. */
@@ -36,6 +44,9 @@ export class MicroBatcher<T> {
   private inFlight: Promise<void> | undefined;
   private closed = false;
   private readonly lingerMs: number;
+  private readonly maxLingerMs: number;
+  /** The linger of the next batch: `lingerMs`, grown while sends cannot keep up. */
+  private currentLingerMs: number;
   private readonly sendSize: number;
   private readonly maxSendSize: number;
   private readonly maxBuffered: number;
@@ -48,6 +59,8 @@ export class MicroBatcher<T> {
     private readonly options: MicroBatcherOptions<T> = {},
   ) {
     this.lingerMs = options.lingerMs ?? 2;
+    this.maxLingerMs = Math.max(options.maxLingerMs ?? this.lingerMs, this.lingerMs);
+    this.currentLingerMs = this.lingerMs;
     this.sendSize = options.sendSize ?? 200;
     this.maxSendSize = options.maxSendSize ?? 1000;
     this.maxBuffered = options.maxBuffered ?? 10_000;
@@ -68,8 +81,13 @@ export class MicroBatcher<T> {
     this.schedule();
   }
 
-  /** Sends at once when a batch is full, else within `lingerMs`; nothing while a send is in flight (it reschedules). */
-  private schedule(delayMs = this.lingerMs): void {
+  /** The linger the next batch waits (exposed for tests). */
+  get lingerNowMs(): number {
+    return this.currentLingerMs;
+  }
+
+  /** Sends at once when a batch is full, else within the current linger; nothing while a send is in flight (it reschedules). */
+  private schedule(delayMs = this.currentLingerMs): void {
     // Once closing, `close` drives the remaining sends itself.
     if (this.closed || this.inFlight || this.pending.length === 0) return;
     if (this.pending.length >= this.sendSize) {
@@ -98,6 +116,10 @@ export class MicroBatcher<T> {
       .catch((error: unknown) => this.options.onSendFailure?.(error, batch))
       .finally(() => {
         this.inFlight = undefined;
+        // Several items arrived during the send: load, so let the next batch gather longer. One
+        // is what a steady trickle leaves now and then (a loaded machine makes sends slow), and
+        // must not cost every item of the trickle a longer wait.
+        this.currentLingerMs = this.pending.length > 1 ? Math.min(Math.max(this.currentLingerMs * 2, 1), this.maxLingerMs) : this.lingerMs;
         this.schedule();
       });
   }
