@@ -10,3 +10,6 @@ export * from "./queries/jobs-read";
 export * from "./queries/workers";
 export * from "./queries/outbox";
 export * from "./queries/automations";
+export * from "./queries/pagination";
+export * from "./queries/sectors";
+export * from "./queries/users";

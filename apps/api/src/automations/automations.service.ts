@@ -14,6 +14,8 @@ import {
   type AutomationView,
   type Db,
   type DbOrTx,
+  type KeysetPage,
+  type KeysetPageRequest,
   type Tx,
   isForeignKeyViolation,
   isUniqueViolation,
@@ -105,9 +107,10 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
   }
 }
 
-export async function listAutomations(db: Db, query: AutomationListQuery): Promise<AutomationRecord[]> {
-  const views = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active });
-  return views.map(toAutomationRecord);
+/** One page of the automations, oldest first. */
+export async function listAutomations(db: Db, query: AutomationListQuery, page: KeysetPageRequest): Promise<KeysetPage<AutomationRecord>> {
+  const { items, next } = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active }, page);
+  return { items: items.map(toAutomationRecord), next };
 }
 
 export async function getAutomation(db: DbOrTx, id: string): Promise<AutomationRecord> {

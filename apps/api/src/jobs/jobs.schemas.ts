@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH } from "@hub/db";
-import { JOB_STATUSES, jsonObject, queryInt, uuid } from "@hub/shared";
-
-export const JOBS_DEFAULT_LIMIT = 100;
-export const JOBS_MAX_LIMIT = 1000;
+import { isoDateTime, JOB_STATUSES, jsonObject, uuid } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
 export const FAILURE_ERROR_MAX_LENGTH = 10_000;
@@ -43,10 +41,29 @@ export const createJobHeaders = z.object({
     .describe("The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing"),
 });
 
+/**
+ * One status or a comma-separated list (`failed,cancelled`), each checked (422 `enum`); repeated
+ * parameters (`status=failed&status=cancelled`) count as one list. Parsed to the distinct statuses.
+ */
+const statusList = () =>
+  z
+    .preprocess(
+      (value) => {
+        const parts = typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
+        return parts ? parts.flatMap((part) => part.split(",")).map((status) => status.trim()) : value;
+      },
+      z.array(z.enum(JOB_STATUSES)).min(1),
+    )
+    .transform((statuses) => [...new Set(statuses)])
+    // What a client sends: text, not the array the preprocessor makes of it.
+    .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
-  status: z.enum(JOB_STATUSES).optional(),
-  limit: queryInt().pipe(z.int().min(1).max(JOBS_MAX_LIMIT)).default(JOBS_DEFAULT_LIMIT),
+  status: statusList().optional(),
+  created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
+  created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
+  ...pageQueryShape(),
 });
 export type ListJobsQuery = z.output<typeof listJobsQuery>;
 

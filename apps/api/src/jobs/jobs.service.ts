@@ -7,6 +7,8 @@ import {
   type AutomationSeen,
   type DbOrTx,
   type Job,
+  type KeysetPage,
+  type KeysetPageRequest,
 } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -133,9 +135,14 @@ export async function createJobBatch(
   }
 }
 
-export async function listJobs(db: DbOrTx, query: ListJobsQuery): Promise<JobRecord[]> {
-  const rows = await selectJobs(db, { automationId: query.automation_id, status: query.status, limit: query.limit });
-  return rows.map(toJobRecord);
+/** One page of GET /jobs, newest first. */
+export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
+  const { items, next } = await selectJobs(
+    db,
+    { automationId: query.automation_id, statuses: query.status, createdAfter: query.created_after, createdBefore: query.created_before },
+    page,
+  );
+  return { items: items.map(toJobRecord), next };
 }
 
 export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
