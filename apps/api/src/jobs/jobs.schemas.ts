@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH } from "@hub/db";
-import { isoDateTime, JOB_STATUSES, jsonObject, uuid } from "@hub/shared";
+import { isoDateTime, JOB_STATUSES, jsonObject, uuid, type JobStatus } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
@@ -47,16 +47,22 @@ export const createJobHeaders = z.object({
  */
 const statusList = () =>
   z
-    .preprocess(
-      (value) => {
-        const parts = typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
-        return parts ? parts.flatMap((part) => part.split(",")).map((status) => status.trim()) : value;
-      },
-      z.array(z.enum(JOB_STATUSES)).min(1),
-    )
-    .transform((statuses) => [...new Set(statuses)])
-    // What a client sends: text, not the array the preprocessor makes of it.
+    .preprocess((value) => (Array.isArray(value) && value.every((v) => typeof v === "string") ? value.join(",") : value), z.string())
+    .transform((text, ctx) => {
+      const statuses: JobStatus[] = [];
+      for (const part of text.split(",").map((status) => status.trim())) {
+        if (isJobStatus(part)) statuses.push(part);
+        // Located at ["query","status"], one issue per unknown status, as pydantic reports an enum.
+        else ctx.addIssue({ code: "invalid_value", values: [...JOB_STATUSES], input: part });
+      }
+      return [...new Set(statuses)];
+    })
+    // What a client sends: text, not the list it is parsed into.
     .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+
+function isJobStatus(value: string): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value);
+}
 
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
