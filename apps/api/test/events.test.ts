@@ -176,6 +176,7 @@ describe("GET /events", () => {
       ["since", false],
       ["until", false],
       ["limit", false],
+      ["cursor", false],
     ]);
     expect(parameters.find((parameter) => parameter.name === "since")?.schema).toMatchObject({ type: "string", format: "date-time" });
     expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({ type: "integer", default: 200, minimum: 1, maximum: 1000 });

@@ -124,7 +124,7 @@ describe("POST /sectors", () => {
 });
 
 describe("GET /sectors and /sectors/{sector_id}", () => {
-  it("when an employee lists sectors, then every sector is returned by name", async () => {
+  it("when an employee lists sectors, then every sector is returned, oldest first", async () => {
     const names = [uniqueName("Zulu"), uniqueName("Alpha")];
     for (const name of names) await hub.client.post("/sectors", { name, color: "#123456" }, { token: hub.adminToken });
 
@@ -133,7 +133,7 @@ describe("GET /sectors and /sectors/{sector_id}", () => {
     expect(result.status).toBe(200);
     const listed = (result.body as { name: string }[]).map((sector) => sector.name);
     expect(listed).toEqual(expect.arrayContaining(names));
-    expect(listed.indexOf(names[1]!)).toBeLessThan(listed.indexOf(names[0]!));
+    expect(listed.indexOf(names[0]!)).toBeLessThan(listed.indexOf(names[1]!));
     expect(result.body[0]).toEqual({ id: expect.any(String), name: expect.any(String), color: expect.any(String), created_at: expect.any(String) });
   });
 

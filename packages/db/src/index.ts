@@ -20,3 +20,6 @@ export * from "./queries/outbox-partitions";
 export * from "./queries/outbox-scan-floor";
 export * from "./queries/automations";
 export * from "./process";
+export * from "./queries/pagination";
+export * from "./queries/sectors";
+export * from "./queries/users";

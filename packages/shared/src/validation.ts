@@ -26,7 +26,7 @@ export function validate<S extends z.ZodType>(
 ): ValidationResult<z.output<S>> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, issues: result.error.issues.map((issue) => toPydantic(issue, locPrefix)) };
+  return { ok: false, issues: result.error.issues.flatMap((issue) => toPydantic(issue, locPrefix)) };
 }
 
 /** Params for a zod `custom` issue that should surface with a specific pydantic type. */
@@ -63,10 +63,19 @@ function patternSource(pattern: string | undefined): string {
   return match?.[1] ?? pattern;
 }
 
-function toPydantic(issue: z.core.$ZodIssue, locPrefix: Loc): ValidationIssue {
+const EXTRA_FORBIDDEN = { type: "extra_forbidden", msg: "Extra inputs are not permitted" } as const;
+
+/**
+ * One zod issue as pydantic reports it. Unknown keys of a strict object are one zod issue but one
+ * pydantic error per key, each located at the key (`["query","statuss"]`).
+ */
+function toPydantic(issue: z.core.$ZodIssue, locPrefix: Loc): ValidationIssue[] {
   const loc: Loc = [...locPrefix, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({ loc: [...loc, key], msg: EXTRA_FORBIDDEN.msg, type: EXTRA_FORBIDDEN.type }));
+  }
   const { type, msg } = describe(issue);
-  return { loc, msg, type };
+  return [{ loc, msg, type }];
 }
 
 function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
@@ -142,7 +151,7 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
     case "not_multiple_of":
       return { type: "multiple_of", msg: `Input should be a multiple of ${String(issue.divisor)}` };
     case "unrecognized_keys":
-      return { type: "extra_forbidden", msg: "Extra inputs are not permitted" };
+      return EXTRA_FORBIDDEN;
     case "invalid_key":
     case "invalid_element":
       return { type: "value_error", msg: `Value error, ${issue.message}` };

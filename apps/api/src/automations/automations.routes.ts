@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createdIdResponse } from "../http/common-schemas";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import { defineRoute } from "../http/route";
 import {
   automationIdParams,
@@ -37,8 +38,14 @@ export const automationRoutes = [
     tag: "automations",
     auth: "user",
     query: listAutomationsQuery,
-    responses: { 200: { description: "Matching automations, oldest first", schema: z.array(automationRecord) } },
-    handler: async ({ query, ctx }) => ({ status: 200, body: await listAutomations(ctx.db, query, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
+    paginated: true,
+    responses: {
+      200: { description: `Matching automations, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(automationRecord) },
+    },
+    handler: async ({ query, after, ctx }) => {
+      const page = await listAutomations(ctx.db, query, { limit: query.limit, after }, ctx.env.HUB_JOB_MAX_ATTEMPTS);
+      return { status: 200, body: page.items, next: page.next };
+    },
   }),
   defineRoute({
     method: "get",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 import { sectorRecord } from "../sectors/sectors.schemas";
 
 export const automationIdParams = z.object({ automation_id: uuid() });
@@ -91,6 +92,7 @@ export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
 export const listAutomationsQuery = z.object({
   sector_id: uuid().optional(),
   is_active: queryBool().optional(),
+  ...pageQueryShape(),
 });
 export type AutomationListQuery = z.output<typeof listAutomationsQuery>;
 

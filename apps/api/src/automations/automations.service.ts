@@ -14,6 +14,8 @@ import {
   type AutomationView,
   type Db,
   type DbOrTx,
+  type KeysetPage,
+  type KeysetPageRequest,
   type Tx,
   isForeignKeyViolation,
   isUniqueViolation,
@@ -133,9 +135,15 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
   }
 }
 
-export async function listAutomations(db: Db, query: AutomationListQuery, defaultMaxAttempts: number): Promise<AutomationRecord[]> {
-  const views = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active });
-  return views.map((view) => toAutomationRecord(view, defaultMaxAttempts));
+/** One page of the automations, oldest first. */
+export async function listAutomations(
+  db: Db,
+  query: AutomationListQuery,
+  page: KeysetPageRequest,
+  defaultMaxAttempts: number,
+): Promise<KeysetPage<AutomationRecord>> {
+  const { items, next } = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active }, page);
+  return { items: items.map((view) => toAutomationRecord(view, defaultMaxAttempts)), next };
 }
 
 export async function getAutomation(db: DbOrTx, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {

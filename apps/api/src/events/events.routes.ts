@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import { defineRoute } from "../http/route";
 import { eventRecord, listEventsQuery } from "./events.schemas";
 import { listEvents } from "./events.service";
@@ -11,12 +12,16 @@ export const eventRoutes = [
     tag: "events",
     auth: "user",
     query: listEventsQuery,
+    paginated: true,
     responses: {
       200: {
-        description: "Matching events, oldest first by (created_at, id). Employees never see user.*, webhook.* or api_key.* events (left out, not refused).",
+        description: `Matching events, oldest first by (created_at, id). Employees never see user.*, webhook.* or api_key.* events (left out, not refused). ${LINK_HEADER_DESCRIPTION}`,
         schema: z.array(eventRecord),
       },
     },
-    handler: async ({ query, caller, ctx }) => ({ status: 200, body: await listEvents(ctx.db, query, caller.user.role) }),
+    handler: async ({ query, caller, after, ctx }) => {
+      const page = await listEvents(ctx.db, query, caller.user.role, { limit: query.limit, after });
+      return { status: 200, body: page.items, next: page.next };
+    },
   }),
 ];

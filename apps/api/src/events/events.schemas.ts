@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { isoDateTime, queryInt, uuid } from "@hub/shared";
+import { isoDateTime, uuid } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 
 export const EVENTS_DEFAULT_LIMIT = 200;
-export const EVENTS_MAX_LIMIT = 1000;
 
 export const listEventsQuery = z.object({
   aggregate_id: uuid().optional(),
   event_type: z.string().optional(),
   since: isoDateTime().optional().describe("Inclusive lower bound on created_at"),
   until: isoDateTime().optional().describe("Exclusive upper bound on created_at"),
-  limit: queryInt().pipe(z.int().min(1).max(EVENTS_MAX_LIMIT)).default(EVENTS_DEFAULT_LIMIT),
+  ...pageQueryShape(EVENTS_DEFAULT_LIMIT),
 });
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
 

@@ -1,4 +1,11 @@
-import { listEvents as selectEvents, toEventRecordJson, type DbOrTx, type HubEvent } from "@hub/db";
+import {
+  listEventsPage,
+  toEventRecordJson,
+  type DbOrTx,
+  type HubEvent,
+  type KeysetPage,
+  type KeysetPageRequest,
+} from "@hub/db";
 import type { Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
 
@@ -16,14 +23,17 @@ const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
  * The event log as `readerRole` may see it, oldest first by (created_at, id); `since` inclusive,
  * `until` exclusive. Hidden families are filtered in SQL, so `limit` counts visible events only.
  */
-export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role): Promise<EventRecord[]> {
-  const rows = await selectEvents(db, {
+export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
+  const { items, next } = await listEventsPage(
+    db,
+    {
     hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
     aggregateId: query.aggregate_id,
     eventType: query.event_type,
     since: query.since,
-    until: query.until,
-    limit: query.limit,
-  });
-  return rows.map(toEventRecord);
+      until: query.until,
+    },
+    page,
+  );
+  return { items: items.map(toEventRecord), next };
 }

@@ -3,11 +3,13 @@
  * OpenAPI document in ../openapi — one source of truth per contract.
  */
 import type { Request, Response, Router } from "express";
-import type { z } from "zod";
+import { z } from "zod";
+import type { KeysetPosition } from "@hub/db";
 import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { AuthRequirement, Caller } from "./auth";
 import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
+import { CursorCodec, foreignCursorIssue, nextPageLink } from "./pagination";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
@@ -22,6 +24,11 @@ export interface HandlerResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * A paginated route's position after the last item of `body`, when more items follow: the
+   * response then carries `Link: <…cursor=…>; rel="next"`.
+   */
+  next?: KeysetPosition | undefined;
 }
 
 export interface HandlerInput<A extends AuthRequirement, P, Q, B, H = undefined> {
@@ -31,6 +38,8 @@ export interface HandlerInput<A extends AuthRequirement, P, Q, B, H = undefined>
   /** The validated request headers (only those named in the route's `headers` schema). */
   headers: H;
   caller: Caller<A>;
+  /** A paginated route's decoded `cursor`: continue strictly after it (undefined: from the start). */
+  after: KeysetPosition | undefined;
   ctx: AppContext;
   req: Request;
   res: Response;
@@ -50,7 +59,17 @@ export interface RouteSpec<
   tag: string;
   auth: A;
   params?: P;
+  /**
+   * The query-string schema, a zod object. Unknown parameters are refused (422
+   * `extra_forbidden`) on every route, also on routes without a `query` schema.
+   */
   query?: Q;
+  /**
+   * A list (CONTRACT §6.2): its query schema spreads `pageQueryShape()`, the handler receives the
+   * decoded cursor as `after` and returns `next`, which becomes the `Link` header. A cursor is
+   * bound to the route, so one list's cursor is refused by another.
+   */
+  paginated?: boolean;
   body?: B;
   /**
    * Request headers, validated with loc prefix "header" and described as header parameters.
@@ -93,7 +112,10 @@ export function toExpressPath(path: string): string {
  * together (422 with every problem).
  */
 export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext): void {
+  const cursors = new CursorCodec(ctx.env.HUB_JWT_SECRET);
   for (const route of routes) {
+    const listName = `${route.method.toUpperCase()} ${route.path}`;
+    const querySchema = strictQuerySchema(route);
     const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const caller = await ctx.auth.authenticate(req, route.auth);
@@ -107,7 +129,14 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
         return undefined;
       };
       const params = pick(route.params, req.params, "path");
-      const query = pick(route.query, { ...(req.query as object) }, "query");
+      const rawQuery = { ...(req.query as Record<string, unknown>) };
+      const query = pick(querySchema, rawQuery, "query");
+      // Decoded from the raw value, so a bad cursor is reported with every other problem.
+      let after: KeysetPosition | undefined;
+      if (route.paginated && typeof rawQuery.cursor === "string") {
+        after = cursors.decode(listName, rawQuery.cursor);
+        if (!after) issues.push(foreignCursorIssue);
+      }
       const headers = pick(route.headers, { ...req.headers }, "header");
       const rawBody: unknown = parsedBody === NO_BODY ? undefined : parsedBody;
       const body = pick(route.formBody && req.is(FORM_CONTENT_TYPE) ? route.formBody : route.body, rawBody, "body");
@@ -115,16 +144,31 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       issues.push(...unstorableTextIssues(params, ["path"]), ...unstorableTextIssues(query, ["query"]), ...unstorableTextIssues(body, ["body"]));
       if (issues.length > 0) throw new RequestValidationError(issues);
       addRequestLogFields(req, touchedIds(params, body));
-      const result = await route.handler({ params, query, body, headers, caller, ctx, req, res });
+      const result = await route.handler({ params, query, body, headers, caller, after, ctx, req, res });
       if (responseIdLogField && result.status < 300) {
         const id = (result.body as { id?: unknown } | undefined)?.id;
         if (typeof id === "string") addRequestLogFields(req, { [responseIdLogField]: id });
       }
       if (result.headers) res.set(result.headers);
+      if (route.paginated && result.next) res.set("Link", nextPageLink(req.originalUrl, cursors.encode(listName, result.next)));
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     });
   }
+}
+
+/** Routes without query parameters take none: an empty strict object refuses any. */
+const NO_QUERY_PARAMETERS = z.strictObject({});
+
+/**
+ * The route's query schema with unknown parameters refused (CONTRACT §6.2). FastAPI would ignore
+ * them, but a misspelt `?statuss=failed` silently returning every job is the failure the contract
+ * names, and `GET /jobs/{id}?foo=1` is the same mistake: every route refuses them alike.
+ */
+function strictQuerySchema(route: AnyRoute): z.ZodType {
+  if (route.query === undefined) return NO_QUERY_PARAMETERS;
+  if (route.query instanceof z.ZodObject) return route.query.strict();
+  throw new Error(`${route.method.toUpperCase()} ${route.path}: a query schema must be a zod object`);
 }
 
 /** The ids a validated request names: its path ids and a body's `automation_id` (POST /jobs). */

@@ -1,9 +1,8 @@
-import type { Db } from "@hub/db";
+import { emailIsTaken, type Db } from "@hub/db";
 import { ConflictError, validate, type Logger } from "@hub/shared";
 import { z } from "zod";
 import { emailField } from "./identity.schemas";
 import { passwordField, warmUpPasswordHashing } from "./passwords";
-import { emailIsTaken } from "./users.queries";
 import { createUser } from "./users.service";
 
 const adminCredentials = z.object({ HUB_ADMIN_EMAIL: emailField(), HUB_ADMIN_PASSWORD: passwordField() });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ROLES, uuid } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 import { passwordField } from "./passwords";
 
 /** RFC 5321's limit on a forward path; longer input is not an e-mail address. */
@@ -13,6 +14,8 @@ export const emailField = () =>
     .transform((email) => email.toLowerCase());
 
 export const userIdParams = z.object({ user_id: uuid() });
+
+export const listUsersQuery = z.object(pageQueryShape());
 
 export const createUserBody = z.object({
   email: emailField(),

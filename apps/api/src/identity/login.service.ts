@@ -7,7 +7,7 @@ import { RateLimitedError, UnauthorizedError } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { LoginInput } from "./identity.schemas";
 import { verifyPassword } from "./passwords";
-import { findUserCredentialsByEmail } from "./users.queries";
+import { findUserCredentialsByEmail } from "@hub/db";
 
 /** Failed attempts allowed per e-mail within {@link LOGIN_FAILURE_WINDOW_SECONDS}; the next is 429. */
 export const LOGIN_MAX_FAILURES = 10;

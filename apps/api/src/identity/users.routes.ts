@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { createdIdResponse } from "../http/common-schemas";
 import { defineRoute } from "../http/route";
-import { createUserBody, userIdParams, userRecord } from "./identity.schemas";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
+import { createUserBody, listUsersQuery, userIdParams, userRecord } from "./identity.schemas";
 import { createUser, deactivateUser, getUser, listUsers } from "./users.service";
 
 export const userRoutes = [
@@ -21,8 +22,13 @@ export const userRoutes = [
     summary: "List active users",
     tag: "identity",
     auth: "admin",
-    responses: { 200: { description: "Every active user, oldest first", schema: z.array(userRecord) } },
-    handler: async ({ ctx }) => ({ status: 200, body: await listUsers(ctx.db) }),
+    query: listUsersQuery,
+    paginated: true,
+    responses: { 200: { description: `Active users, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(userRecord) } },
+    handler: async ({ query, after, ctx }) => {
+      const page = await listUsers(ctx.db, { limit: query.limit, after });
+      return { status: 200, body: page.items, next: page.next };
+    },
   }),
   defineRoute({
     method: "get",

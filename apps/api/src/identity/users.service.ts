@@ -1,8 +1,20 @@
-import { isUniqueViolation, recordEvent, type Db } from "@hub/db";
+import {
+  countActiveAdmins,
+  deactivateActiveUser,
+  findActiveUser,
+  insertUser,
+  isUniqueViolation,
+  listActiveUsers,
+  lockAdminDeactivations,
+  recordEvent,
+  type Db,
+  type KeysetPage,
+  type KeysetPageRequest,
+  type PublicUser,
+} from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError } from "@hub/shared";
 import type { CreateUserInput, UserRecord } from "./identity.schemas";
 import { hashPassword } from "./passwords";
-import { countActiveAdmins, deactivateActiveUser, findActiveUser, insertUser, lockAdminDeactivations, listActiveUsers, type PublicUser } from "./users.queries";
 
 export function toUserRecord(user: PublicUser): UserRecord {
   return { id: user.id, email: user.email, role: user.role, is_active: user.isActive, created_at: user.createdAt.toISOString() };
@@ -28,8 +40,10 @@ export async function createUser(db: Db, input: CreateUserInput, actorId: string
   }
 }
 
-export async function listUsers(db: Db): Promise<UserRecord[]> {
-  return (await listActiveUsers(db)).map(toUserRecord);
+/** One page of the active users, oldest first. */
+export async function listUsers(db: Db, page: KeysetPageRequest): Promise<KeysetPage<UserRecord>> {
+  const { items, next } = await listActiveUsers(db, page);
+  return { items: items.map(toUserRecord), next };
 }
 
 /** An active user; deactivated users are gone from lookups (INTERFACE §3). */

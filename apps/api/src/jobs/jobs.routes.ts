@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import {
   createdJobBatchResponse,
   createJobBatchBody,
@@ -59,8 +60,12 @@ export const jobRoutes = [
     tag: "jobs",
     auth: "user",
     query: listJobsQuery,
-    responses: { 200: { description: "Matching jobs, newest first", schema: z.array(jobRecord) } },
-    handler: async ({ query, ctx }) => ({ status: 200, body: await listJobs(ctx.db, query) }),
+    paginated: true,
+    responses: { 200: { description: `Matching jobs, newest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(jobRecord) } },
+    handler: async ({ query, after, ctx }) => {
+      const page = await listJobs(ctx.db, query, { limit: query.limit, after });
+      return { status: 200, body: page.items, next: page.next };
+    },
   }),
   defineRoute({
     method: "get",

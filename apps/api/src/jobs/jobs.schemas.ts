@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
-import { JOB_STATUSES, jsonObject, queryInt, uuid } from "@hub/shared";
-
-export const JOBS_DEFAULT_LIMIT = 100;
-export const JOBS_MAX_LIMIT = 1000;
+import { isoDateTime, JOB_STATUSES, jsonObject, uuid, type JobStatus } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
 export const FAILURE_ERROR_MAX_LENGTH = 10_000;
@@ -43,10 +41,35 @@ export const createJobHeaders = z.object({
     .describe("The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing"),
 });
 
+/**
+ * One status or a comma-separated list (`failed,cancelled`), each checked (422 `enum`); repeated
+ * parameters (`status=failed&status=cancelled`) count as one list. Parsed to the distinct statuses.
+ */
+const statusList = () =>
+  z
+    .preprocess((value) => (Array.isArray(value) && value.every((v) => typeof v === "string") ? value.join(",") : value), z.string())
+    .transform((text, ctx) => {
+      const statuses: JobStatus[] = [];
+      for (const part of text.split(",").map((status) => status.trim())) {
+        if (isJobStatus(part)) statuses.push(part);
+        // Located at ["query","status"], one issue per unknown status, as pydantic reports an enum.
+        else ctx.addIssue({ code: "invalid_value", values: [...JOB_STATUSES], input: part });
+      }
+      return [...new Set(statuses)];
+    })
+    // What a client sends: text, not the list it is parsed into.
+    .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+
+function isJobStatus(value: string): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value);
+}
+
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
-  status: z.enum(JOB_STATUSES).optional(),
-  limit: queryInt().pipe(z.int().min(1).max(JOBS_MAX_LIMIT)).default(JOBS_DEFAULT_LIMIT),
+  status: statusList().optional(),
+  created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
+  created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
+  ...pageQueryShape(),
 });
 export type ListJobsQuery = z.output<typeof listJobsQuery>;
 

@@ -11,6 +11,8 @@ import {
   type DbOrTx,
   type Job,
   type JobWaiting,
+  type KeysetPage,
+  type KeysetPageRequest,
 } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -152,14 +154,19 @@ export async function createJobBatch(
   }
 }
 
-export async function listJobs(db: DbOrTx, query: ListJobsQuery): Promise<JobRecord[]> {
-  const rows = await selectJobs(db, { automationId: query.automation_id, status: query.status, limit: query.limit });
+/** One page of GET /jobs, newest first. */
+export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
+  const { items, next } = await selectJobs(
+    db,
+    { automationId: query.automation_id, statuses: query.status, createdAfter: query.created_after, createdBefore: query.created_before },
+    page,
+  );
   // One more statement for the whole page, only when it holds queued jobs; positions stay null in lists.
   const reasons = await waitingReasonsOf(
     db,
-    rows.filter((job) => job.status === "queued"),
+    items.filter((job) => job.status === "queued"),
   );
-  return rows.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null }));
+  return { items: items.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null })), next };
 }
 
 export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { FORM_CONTENT_TYPE } from "../http/body";
 import type { AnyRoute } from "../http/route";
 import { errorResponse, validationErrorResponse } from "../http/common-schemas";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -50,6 +51,9 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
     }
     if (route.auth === "admin") {
       responses["403"] ??= { description: STATUS_TEXT[403], content: { "application/json": { schema: jsonSchema(errorResponse, "output") } } };
+    }
+    if (route.paginated && responses["200"]) {
+      responses["200"] = { ...(responses["200"] as object), headers: { Link: { description: LINK_HEADER_DESCRIPTION, schema: { type: "string" } } } };
     }
     responses["422"] = { description: STATUS_TEXT[422], content: { "application/json": { schema: jsonSchema(validationErrorResponse, "output") } } };
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
-import { createSectorBody, sectorIdParams, sectorRecord } from "./sectors.schemas";
+import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
+import { createSectorBody, listSectorsQuery, sectorIdParams, sectorRecord } from "./sectors.schemas";
 import { createSector, getSector, listSectors } from "./sectors.service";
 
 export const sectorRoutes = [
@@ -21,8 +22,13 @@ export const sectorRoutes = [
     summary: "List sectors",
     tag: "sectors",
     auth: "user",
-    responses: { 200: { description: "Every sector, by name", schema: z.array(sectorRecord) } },
-    handler: async ({ ctx }) => ({ status: 200, body: await listSectors(ctx.db) }),
+    query: listSectorsQuery,
+    paginated: true,
+    responses: { 200: { description: `Sectors, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(sectorRecord) } },
+    handler: async ({ query, after, ctx }) => {
+      const page = await listSectors(ctx.db, { limit: query.limit, after });
+      return { status: 200, body: page.items, next: page.next };
+    },
   }),
   defineRoute({
     method: "get",

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { uuid } from "@hub/shared";
+import { pageQueryShape } from "../http/pagination";
 
 export const sectorIdParams = z.object({ sector_id: uuid() });
+
+export const listSectorsQuery = z.object(pageQueryShape());
 
 export const createSectorBody = z.object({
   name: z.string().trim().min(1).max(100),

@@ -1,5 +1,14 @@
-import { asc, eq } from "drizzle-orm";
-import { isUniqueViolation, recordEvent, sectors, type Db, type Sector } from "@hub/db";
+import {
+  findSector,
+  isUniqueViolation,
+  listSectors as selectSectors,
+  recordEvent,
+  sectors,
+  type Db,
+  type KeysetPage,
+  type KeysetPageRequest,
+  type Sector,
+} from "@hub/db";
 import { ConflictError, NotFoundError } from "@hub/shared";
 import type { SectorRecord } from "./sectors.schemas";
 
@@ -21,13 +30,14 @@ export async function createSector(db: Db, input: { name: string; color: string 
   }
 }
 
-export async function listSectors(db: Db): Promise<SectorRecord[]> {
-  const rows = await db.select().from(sectors).orderBy(asc(sectors.name));
-  return rows.map(toSectorRecord);
+/** One page of the sectors, oldest first. */
+export async function listSectors(db: Db, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
+  const { items, next } = await selectSectors(db, page);
+  return { items: items.map(toSectorRecord), next };
 }
 
 export async function getSector(db: Db, id: string): Promise<SectorRecord> {
-  const [sector] = await db.select().from(sectors).where(eq(sectors.id, id));
+  const sector = await findSector(db, id);
   if (!sector) throw new NotFoundError("Sector not found");
   return toSectorRecord(sector);
 }

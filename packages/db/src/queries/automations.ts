@@ -4,9 +4,10 @@
  * Locking order, shared with ./jobs.ts: an automation row before any of its job rows. Every change
  * to an automation, or to its worker, starts with {@link lockAutomation}.
  */
-import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../client";
 import { automations, sectors, workers, type Automation, type Sector, type Worker } from "../schema";
+import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
 /**
  * How strongly to lock an automation row:
@@ -100,12 +101,23 @@ export interface AutomationFilter {
   isActive?: boolean | undefined;
 }
 
-/** Oldest first (created_at, then id for a stable order). */
-export async function listAutomationViews(db: DbOrTx, filter: AutomationFilter): Promise<AutomationView[]> {
+/** GET /automations: oldest first by (created_at, id). */
+export const AUTOMATIONS_LIST_ORDER: KeysetOrder = { createdAt: automations.createdAt, id: automations.id, direction: "oldest first" };
+
+/** One page of GET /automations. */
+export async function listAutomationViews(db: DbOrTx, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
   const conditions: SQL[] = [];
   if (filter.sectorId !== undefined) conditions.push(eq(automations.sectorId, filter.sectorId));
   if (filter.isActive !== undefined) conditions.push(eq(automations.isActive, filter.isActive));
-  return selectAutomationViews(db, and(...conditions)).orderBy(asc(automations.createdAt), asc(automations.id));
+  return keysetPage(
+    AUTOMATIONS_LIST_ORDER,
+    page,
+    ({ after, orderBy, limit }) =>
+      selectAutomationViews(db, and(...conditions, after))
+        .orderBy(...orderBy)
+        .limit(limit),
+    (view) => view.automation,
+  );
 }
 
 /** The automation's registered worker, locked for the rest of the transaction. */

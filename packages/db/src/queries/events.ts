@@ -1,7 +1,8 @@
-import { and, asc, eq, gte, lt, notLike, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, notLike, type SQL } from "drizzle-orm";
 import type { EventType } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { events, type HubEvent } from "../schema";
+import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
 export interface NewEvent {
   eventType: EventType;
@@ -33,23 +34,38 @@ export interface EventFilter {
    * statement, so `limit` counts only visible events.
    */
   hiddenTypeFamilies?: readonly string[] | undefined;
-  limit: number;
+  /** {@link listEvents} only (a page's size is its request's): the most rows, 200 by default. */
+  limit?: number | undefined;
 }
 
+/** GET /events: oldest first by (created_at, id). */
+export const EVENTS_LIST_ORDER: KeysetOrder = { createdAt: events.createdAt, id: events.id, direction: "oldest first" };
+
 /** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
-export async function listEvents(db: DbOrTx, filter: EventFilter) {
+export async function listEventsPage(db: DbOrTx, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
   const conditions: SQL[] = [];
   if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
   if (filter.since) conditions.push(gte(events.createdAt, filter.since));
   if (filter.until) conditions.push(lt(events.createdAt, filter.until));
   for (const family of filter.hiddenTypeFamilies ?? []) conditions.push(notLike(events.eventType, `${family}.%`));
-  return db
-    .select()
-    .from(events)
-    .where(and(...conditions))
-    .orderBy(asc(events.createdAt), asc(events.id))
-    .limit(filter.limit);
+  return keysetPage(
+    EVENTS_LIST_ORDER,
+    page,
+    ({ after, orderBy, limit }) =>
+      db
+        .select()
+        .from(events)
+        .where(and(...conditions, after))
+        .orderBy(...orderBy)
+        .limit(limit),
+    (event) => event,
+  );
+}
+
+/** The first `limit` events of {@link listEventsPage}'s order (the relay's tests read the log this way). */
+export async function listEvents(db: DbOrTx, filter: EventFilter): Promise<HubEvent[]> {
+  return (await listEventsPage(db, filter, { limit: filter.limit ?? 200 })).items;
 }
 
 /** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */

@@ -1,7 +1,9 @@
 /** Data access for hub users. Every function takes the connection or transaction first. */
-import { and, asc, count, eq, sql } from "drizzle-orm";
-import { users, type DbOrTx, type User } from "@hub/db";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Role } from "@hub/shared";
+import type { DbOrTx } from "../client";
+import { users, type User } from "../schema";
+import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
 /** The columns a user may be shown with: never the password hash. */
 const publicColumns = {
@@ -44,9 +46,23 @@ export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser
   return row;
 }
 
-/** Active users, oldest first. */
-export async function listActiveUsers(db: DbOrTx): Promise<PublicUser[]> {
-  return db.select(publicColumns).from(users).where(eq(users.isActive, true)).orderBy(asc(users.createdAt), asc(users.id));
+/** GET /identity/users: oldest first by (created_at, id). */
+export const USERS_LIST_ORDER: KeysetOrder = { createdAt: users.createdAt, id: users.id, direction: "oldest first" };
+
+/** One page of the active users. */
+export async function listActiveUsers(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<PublicUser>> {
+  return keysetPage(
+    USERS_LIST_ORDER,
+    page,
+    ({ after, orderBy, limit }) =>
+      db
+        .select(publicColumns)
+        .from(users)
+        .where(and(eq(users.isActive, true), after))
+        .orderBy(...orderBy)
+        .limit(limit),
+    (user) => user,
+  );
 }
 
 /**

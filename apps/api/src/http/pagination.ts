@@ -1,0 +1,111 @@
+/**
+ * Keyset pagination, the HTTP side (CONTRACT §6.2): the `limit` and `cursor` query parameters,
+ * the cursor codec and the `Link: <…>; rel="next"` header. The SQL side is @hub/db `keysetPage`.
+ *
+ * A cursor is `base64url(JSON {v, at, id}) "." base64url(HMAC-SHA256)`, the MAC keyed by a key
+ * derived from HUB_JWT_SECRET and computed over the list's route too. So a cursor is "ours" only
+ * when this hub issued it for this list: garbage, a tampered position and a cursor of another
+ * list all fail the MAC and answer 422 at ["query","cursor"]. A cursor holds only a position in
+ * the list's order, never a filter: the same cursor with other filters continues from the same
+ * place.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { KeysetPosition } from "@hub/db";
+import { queryInt, type ValidationIssue } from "@hub/shared";
+
+/** Most items one page holds (CONTRACT §6.2). */
+export const LIST_MAX_LIMIT = 1000;
+/** Items of a page when the client names no `limit`; GET /events has its own (200). */
+export const LIST_DEFAULT_LIMIT = 100;
+/** Cursors we issue are ~120 characters; anything much longer is not one of ours. */
+const CURSOR_MAX_LENGTH = 512;
+/** Bumped when the payload changes shape: older cursors are then refused, never misread. */
+const CURSOR_VERSION = 1;
+const MAC_BYTES = 16;
+
+/**
+ * The `limit` and `cursor` query parameters every list takes; spread into its query schema:
+ * `z.object({ status: …, ...pageQueryShape(100) })`.
+ */
+export function pageQueryShape(defaultLimit: number = LIST_DEFAULT_LIMIT) {
+  return {
+    limit: queryInt()
+      .pipe(z.int().min(1).max(LIST_MAX_LIMIT))
+      .default(defaultLimit)
+      .describe(`Most items on this page (1–${LIST_MAX_LIMIT}, default ${defaultLimit})`),
+    cursor: z
+      .string()
+      .optional()
+      .describe('Where to continue: copied from the previous page\'s `Link: <…>; rel="next"` header; opaque'),
+  };
+}
+
+/** How the Link header of a list response is described in the OpenAPI document. */
+export const LINK_HEADER_DESCRIPTION =
+  'Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL).';
+
+const cursorPayload = z.strictObject({
+  v: z.literal(CURSOR_VERSION),
+  at: z.iso.datetime(),
+  id: z.guid(),
+});
+
+/** Issues and reads the cursors of every list. One per app, keyed from HUB_JWT_SECRET. */
+export class CursorCodec {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    // A key of its own (HMAC as a KDF): a cursor MAC can never be replayed as anything else.
+    this.key = createHmac("sha256", secret).update("hub:list-cursor:v1").digest();
+  }
+
+  /** The cursor continuing `list` (the route, `GET /jobs`) after `position`. */
+  encode(list: string, position: KeysetPosition): string {
+    const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, at: position.createdAt.toISOString(), id: position.id })).toString("base64url");
+    return `${payload}.${this.mac(list, payload).toString("base64url")}`;
+  }
+
+  /** The position a cursor of `list` names; undefined for anything this hub did not issue for it. */
+  decode(list: string, cursor: string): KeysetPosition | undefined {
+    if (cursor.length > CURSOR_MAX_LENGTH) return undefined;
+    const [payload, mac, ...rest] = cursor.split(".");
+    if (payload === undefined || mac === undefined || rest.length > 0) return undefined;
+    const given = Buffer.from(mac, "base64url");
+    // Canonical base64url only: a re-encoded MAC with other padding bits is not ours either.
+    if (given.length !== MAC_BYTES || given.toString("base64url") !== mac) return undefined;
+    if (!timingSafeEqual(given, this.mac(list, payload))) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      return undefined;
+    }
+    const result = cursorPayload.safeParse(parsed);
+    if (!result.success) return undefined;
+    return { createdAt: new Date(result.data.at), id: result.data.id.toLowerCase() };
+  }
+
+  private mac(list: string, payload: string): Buffer {
+    return createHmac("sha256", this.key).update(`${list}\n${payload}`).digest().subarray(0, MAC_BYTES);
+  }
+}
+
+/** The 422 issue of a cursor this hub did not issue for this list. */
+export const foreignCursorIssue: ValidationIssue = {
+  loc: ["query", "cursor"],
+  msg: "Value error, not a cursor of this list: use the one from the previous page's Link header",
+  type: "value_error",
+};
+
+/**
+ * `Link` to the next page: the request's own path and query, with `cursor` set to the next
+ * position (every other parameter kept as sent, `limit` included).
+ */
+export function nextPageLink(originalUrl: string, cursor: string): string {
+  const queryStart = originalUrl.indexOf("?");
+  const path = queryStart === -1 ? originalUrl : originalUrl.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart === -1 ? "" : originalUrl.slice(queryStart + 1));
+  query.set("cursor", cursor);
+  return `<${path}?${query.toString()}>; rel="next"`;
+}
