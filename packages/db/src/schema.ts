@@ -27,12 +27,17 @@ export interface AutomationParameter {
   description: string;
 }
 
-export const sectors = pgTable("sectors", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  name: text("name").notNull().unique(),
-  color: text("color").notNull(),
-  createdAt: createdAt(),
-});
+export const sectors = pgTable(
+  "sectors",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull().unique(),
+    color: text("color").notNull(),
+    createdAt: createdAt(),
+  },
+  // GET /sectors: oldest first, keyset-paged.
+  (t) => [index("sectors_created_idx").on(t.createdAt, t.id)],
+);
 
 export const users = pgTable(
   "users",
@@ -46,7 +51,12 @@ export const users = pgTable(
     createdAt: createdAt(),
     deactivatedAt: tz("deactivated_at"),
   },
-  (t) => [uniqueIndex("users_email_key").on(t.email), check("users_role_check", sql`${t.role} in ('admin','employee')`)],
+  (t) => [
+    uniqueIndex("users_email_key").on(t.email),
+    // GET /identity/users: active users, oldest first, keyset-paged.
+    index("users_active_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive}`),
+    check("users_role_check", sql`${t.role} in ('admin','employee')`),
+  ],
 );
 
 export const automations = pgTable(
@@ -78,6 +88,8 @@ export const automations = pgTable(
   (t) => [
     uniqueIndex("automations_slug_key").on(t.slug),
     index("automations_sector_idx").on(t.sectorId),
+    // GET /automations: oldest first, keyset-paged.
+    index("automations_created_idx").on(t.createdAt, t.id),
     check("automations_max_concurrent_jobs_check", sql`${t.maxConcurrentJobs} between 1 and 1000`),
     check("automations_max_attempts_check", sql`${t.maxAttempts} between 1 and 100`),
     check("automations_retry_backoff_seconds_check", sql`${t.retryBackoffSeconds} between 0 and 3600`),
@@ -151,8 +163,11 @@ export const jobs = pgTable(
     // Reconciliation: every queued job, oldest first.
     index("jobs_queued_idx").on(t.createdAt, t.id).where(sql`${t.status} = 'queued'`),
     // GET /jobs: newest first, optionally by status.
-    index("jobs_created_idx").on(t.createdAt.desc(), t.id.desc()),
-    index("jobs_status_created_idx").on(t.status, t.createdAt.desc(), t.id.desc()),
+    // Ascending, read backward for "newest first": an index built DESC NULLS LAST never matches
+    // ORDER BY … DESC (which is NULLS FIRST), so the earlier DESC ones served no GET /jobs.
+    index("jobs_created_idx").on(t.createdAt, t.id),
+    index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
+    index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
     check("jobs_status_check", sql`${t.status} in ('queued','running','completed','failed','cancelled')`),
   ],
 );
