@@ -15,6 +15,23 @@ export default tseslint.config(
     },
   },
   {
+    // Apps build no SQL and open no driver connections: every statement lives in packages/db's
+    // query modules, so one file per table says what the hub asks of PostgreSQL.
+    files: ["apps/*/src/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "pg", message: "Database access goes through @hub/db." },
+            { name: "drizzle-orm", message: "Queries live in packages/db/src/queries; import them from @hub/db." },
+          ],
+          patterns: [{ group: ["drizzle-orm/*"], message: "Queries live in packages/db/src/queries; import them from @hub/db." }],
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON responses.
     files: ["**/test/**", "**/*.test.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

@@ -15,11 +15,10 @@
  */
 import { Worker as BullWorker } from "bullmq";
 import type { Redis } from "ioredis";
-import { lt } from "drizzle-orm";
 import {
   expireLapsedLeases,
   expireTimedOutJobs,
-  idempotencyKeys,
+  forgetExpiredIdempotencyKeys,
   listQueuedJobRefs,
   stopSilentWorkers,
   toJobRef,
@@ -69,7 +68,6 @@ const RECONCILE_PAGE = 1000;
  */
 const RECONCILE_HORIZON_SECONDS = 60;
 const PROMOTE_BATCH = 1000;
-const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { database, redis, keys, logger, config } = deps;
@@ -148,7 +146,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function forgetOldIdempotencyKeys(): Promise<void> {
-    await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_KEY_TTL_HOURS * 3600_000)));
+    await forgetExpiredIdempotencyKeys(database.pool);
   }
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { Logger } from "@hub/shared";
@@ -57,4 +58,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
   pool.on("connect", (client) => client.on("error", reportLoss));
   const db = drizzle(pool, { schema });
   return { db, pool, close: () => pool.end() };
+}
+
+/** Resolves when PostgreSQL answers a trivial query (readiness probes). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
 }

@@ -3,6 +3,7 @@
  * "is the database unreachable?" instead of reading SQLSTATEs and driver messages themselves. The
  * API turns the answers into HTTP (409, 422, 503); the dispatcher and relay into "retry later".
  */
+import { DrizzleQueryError } from "drizzle-orm";
 
 /** The fields of a `pg` DatabaseError the hub reads. */
 export interface PgErrorFields {
@@ -101,4 +102,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   }
   return false;
+}
+
+/**
+ * What the log may say about an unexpected error. A failed query's message and `params` hold the
+ * values it was writing (password and api key hashes), and PostgreSQL's message and `detail` may
+ * quote them: keep the statement (placeholders only) and the driver's codes.
+ */
+export function loggableDatabaseError(error: unknown): unknown {
+  if (!(error instanceof DrizzleQueryError)) return error;
+  const cause = error.cause as { code?: string; constraint?: string; table?: string; column?: string } | undefined;
+  return {
+    type: "DrizzleQueryError",
+    message: `query failed with SQLSTATE ${cause?.code ?? "unknown"}`,
+    query: error.query,
+    code: cause?.code,
+    constraint: cause?.constraint,
+    table: cause?.table,
+    column: cause?.column,
+  };
 }

@@ -23,3 +23,4 @@ export * from "./process";
 export * from "./queries/pagination";
 export * from "./queries/sectors";
 export * from "./queries/users";
+export * from "./queries/auth";

@@ -4,8 +4,8 @@
  * would reconnect on its own. `/readyz` probes PostgreSQL and Redis in parallel, each bounded, so
  * it answers within about a second and names whichever is down.
  */
-import { sql } from "drizzle-orm";
 import { z } from "zod";
+import { pingDatabase } from "@hub/db";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
 import { defineRoute } from "../http/route";
 
@@ -63,7 +63,7 @@ export const healthRoutes = [
       503: { description: "PostgreSQL or Redis is down (named in `checks`); Retry-After is set", schema: notReadyResponse },
     },
     handler: async ({ ctx }) => {
-      const [database, redis] = await Promise.all([probe(() => ctx.db.execute(sql`select 1`)), probe(() => ctx.redis.ping())]);
+      const [database, redis] = await Promise.all([probe(() => pingDatabase(ctx.db)), probe(() => ctx.redis.ping())]);
       if (database === "ok" && redis === "ok") return { status: 200, body: { status: "ok" as const, checks: { database, redis } } };
       return {
         status: 503,

@@ -5,8 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { markWorkerSeen, users, workers, type Db, type User, type Worker } from "@hub/db";
+import { markWorkerSeen, prepareAuthLookups, type AuthLookups, type Db, type User, type Worker } from "@hub/db";
 import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
 import { addRequestLogFields } from "./request-log";
@@ -27,32 +26,6 @@ export const WORKER_KEY_HEADER = "x-worker-api-key";
 /** SHA-256 of a worker api key: keys carry 256 random bits, so a fast hash is the right tool. */
 export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
-}
-
-/**
- * The two lookups every authenticated request makes, as named prepared statements: built once,
- * parsed and planned once per connection instead of on every request.
- */
-function prepareLookups(db: Db) {
-  return {
-    userById: db
-      .select({ id: users.id, email: users.email, role: users.role, isActive: users.isActive, createdAt: users.createdAt })
-      .from(users)
-      .where(eq(users.id, sql.placeholder("id")))
-      .prepare("auth_user_by_id"),
-    workerByKeyHash: db
-      .select({
-        id: workers.id,
-        automationId: workers.automationId,
-        cloudInstanceId: workers.cloudInstanceId,
-        status: workers.status,
-        lastSeenAt: workers.lastSeenAt,
-        apiKeyHash: workers.apiKeyHash,
-      })
-      .from(workers)
-      .where(and(eq(workers.apiKeyHash, sql.placeholder("keyHash")), isNull(workers.unregisteredAt)))
-      .prepare("auth_worker_by_key_hash"),
-  };
 }
 
 /** Most verified tokens remembered per process; beyond, the oldest is forgotten. */
@@ -111,14 +84,14 @@ export class VerifiedTokens {
 }
 
 export class Authenticator {
-  private readonly lookups: ReturnType<typeof prepareLookups>;
+  private readonly lookups: AuthLookups;
   private readonly verifiedTokens: VerifiedTokens;
 
   constructor(
     private readonly db: Db,
     tokens: TokenService,
   ) {
-    this.lookups = prepareLookups(db);
+    this.lookups = prepareAuthLookups(db);
     this.verifiedTokens = new VerifiedTokens(tokens);
   }
 

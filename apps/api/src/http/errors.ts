@@ -1,7 +1,6 @@
 /** The one error middleware: every failure leaves in the contract's shape (CONTRACT §1). */
 import type { ErrorRequestHandler, RequestHandler } from "express";
-import { DrizzleQueryError } from "drizzle-orm";
-import { isDatabaseUnavailable } from "@hub/db";
+import { isDatabaseUnavailable, loggableDatabaseError } from "@hub/db";
 import { HttpError, isRedisUnavailable, RequestValidationError } from "@hub/shared";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
@@ -26,11 +25,11 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     return;
   }
   if (isDependencyUnavailable(error)) {
-    req.log.warn({ err: loggableError(error) }, "a dependency is unavailable: answered 503");
+    req.log.warn({ err: loggableDatabaseError(error) }, "a dependency is unavailable: answered 503");
     res.status(503).set("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS)).json({ detail: "Service temporarily unavailable" });
     return;
   }
-  req.log.error({ err: loggableError(error) }, "unhandled error");
+  req.log.error({ err: loggableDatabaseError(error) }, "unhandled error");
   res.status(500).json({ detail: "Internal Server Error" });
 };
 
@@ -46,25 +45,6 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
  */
 export function isDependencyUnavailable(error: unknown): boolean {
   return isDatabaseUnavailable(error) || isRedisUnavailable(error);
-}
-
-/**
- * What the log may say about an unexpected error. A failed query's message and `params` hold the
- * values it was writing (password and api key hashes), and PostgreSQL's message and `detail` may
- * quote them: keep the statement (placeholders only) and the driver's codes.
- */
-function loggableError(error: unknown): unknown {
-  if (!(error instanceof DrizzleQueryError)) return error;
-  const cause = error.cause as { code?: string; constraint?: string; table?: string; column?: string } | undefined;
-  return {
-    type: "DrizzleQueryError",
-    message: `query failed with SQLSTATE ${cause?.code ?? "unknown"}`,
-    query: error.query,
-    code: cause?.code,
-    constraint: cause?.constraint,
-    table: cause?.table,
-    column: cause?.column,
-  };
 }
 
 /** 405 for a known path with another method, 404 for anything else. */

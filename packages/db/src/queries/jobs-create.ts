@@ -22,9 +22,16 @@
 import { randomUUID } from "node:crypto";
 import type { AutomationParameter } from "../schema";
 import type { JobRef } from "./jobs";
+import type { Queryable } from "./jobs-row";
 
 /** How long an Idempotency-Key remembers its job(s) (CONTRACT §3 "Job"). */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
+
+/** Forgets Idempotency-Key bindings past their window (the dispatcher runs this now and then). */
+export async function forgetExpiredIdempotencyKeys(db: Queryable): Promise<number> {
+  const result = await db.query(`delete from idempotency_keys where created_at <= now() - ${IDEMPOTENCY_WINDOW}`);
+  return result.rowCount ?? 0;
+}
 
 /** Most jobs one batch may create (CONTRACT §6.6); also bounds the consecutive-id range. */
 export const MAX_JOBS_PER_BATCH = 500;
