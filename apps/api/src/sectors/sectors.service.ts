@@ -2,8 +2,7 @@ import {
   findSector,
   isUniqueViolation,
   listSectors as selectSectors,
-  recordEvent,
-  sectors,
+  insertSector,
   type Db,
   type KeysetPage,
   type KeysetPageRequest,
@@ -18,12 +17,7 @@ export function toSectorRecord(sector: Sector): SectorRecord {
 
 export async function createSector(db: Db, input: { name: string; color: string }, actorId: string): Promise<string> {
   try {
-    return await db.transaction(async (tx) => {
-      const [sector] = await tx.insert(sectors).values(input).returning({ id: sectors.id });
-      if (!sector) throw new Error("insert returned no row");
-      await recordEvent(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
-      return sector.id;
-    });
+    return await db.transaction((tx) => insertSector(tx, input, actorId));
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`A sector named '${input.name}' already exists`);
     throw error;
