@@ -73,7 +73,7 @@ describe("POST /jobs/bulk-cancel", () => {
     expect(result.status).toBe(200);
     expect(result.body.matched).toBe(3);
     expect(result.body.affected).toBe(3);
-    expect([...result.body.job_ids].sort()).toEqual([running, ...queued].sort());
+    expect(result.body.job_ids).toEqual([running, ...queued]);
     expect(await statusesOf([running, ...queued, untouched])).toEqual(["cancelled", "cancelled", "cancelled", "queued"]);
     for (const id of [running, ...queued]) {
       const cancelled = (await eventsOf(hub, id)).filter((event) => event.eventType === "job.cancelled");
@@ -138,7 +138,7 @@ describe("POST /jobs/bulk-retry", () => {
 
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ matched: 2, affected: 2 });
-    expect([...result.body.job_ids].sort()).toEqual([...failed].sort());
+    expect(result.body.job_ids).toEqual(failed);
     const listed = await hub.client.get(`/jobs?automation_id=${subject.automationId}&status=queued`, asAdmin());
     const retries = listed.body.filter((job: { id: string }) => job.id !== stillQueued);
     expect(retries.map((job: { retry_of: string }) => job.retry_of).sort()).toEqual([...failed].sort());

@@ -294,18 +294,22 @@ export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, ac
   if (body.dry_run) return { matched: matchedIds.length, affected: 0, job_ids: matchedIds.slice(0, BULK_ACTION_LISTED_IDS) };
   const affectedIds: string[] = [];
   for (const batch of slicesOf(matchedIds, BULK_ACTION_BATCH_SIZE)) {
+    let done: string[];
     switch (action) {
       case "cancel":
-        affectedIds.push(...(await cancelBatch(ctx, user, batch)));
+        done = await cancelBatch(ctx, user, batch);
         break;
       case "retry":
-        affectedIds.push(...(await retryBatch(ctx, user, batch)));
+        done = await retryBatch(ctx, user, batch);
         break;
       default: {
         const exhaustive: never = action;
         throw new Error(`unknown bulk action ${String(exhaustive)}`);
       }
     }
+    // In the selection's order (oldest first), which the statements' RETURNING does not keep.
+    const affected = new Set(done);
+    affectedIds.push(...batch.filter((id) => affected.has(id)));
   }
   return { matched: matchedIds.length, affected: affectedIds.length, job_ids: affectedIds.slice(0, BULK_ACTION_LISTED_IDS) };
 }
