@@ -3,6 +3,9 @@ import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import {
+  bulkActionResponse,
+  bulkCancelBody,
+  bulkRetryBody,
   createdJobBatchResponse,
   createJobBatchBody,
   createJobBody,
@@ -12,7 +15,7 @@ import {
   jobRecord,
   listJobsQuery,
 } from "./jobs.schemas";
-import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs, retryJobAsUser } from "./jobs.service";
+import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
 
 /** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
 export const jobRoutes = [
@@ -52,6 +55,43 @@ export const jobRoutes = [
       const created = await createJobBatch(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
       return { status: created.replayed ? 200 : 201, body: { ids: created.ids } };
     },
+  }),
+  // Literal paths, listed before every /jobs/{job_id} route (CONTRACT §6.5).
+  defineRoute({
+    method: "post",
+    path: "/jobs/bulk-cancel",
+    summary: "Cancel many queued or running jobs at once, selected by filters (admins)",
+    tag: "jobs",
+    auth: "admin",
+    body: bulkCancelBody,
+    responses: {
+      200: {
+        description:
+          "What matched and what was cancelled; each cancelled job has its job.cancelled event (reason cancelled_by_user). " +
+          "Works in batches of 500 jobs, each its own transaction; jobs that finished meanwhile are skipped",
+        schema: bulkActionResponse,
+      },
+      403: { description: "Only admins run bulk actions" },
+    },
+    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.user, "cancel", body) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/bulk-retry",
+    summary: "Retry many failed or cancelled jobs at once, selected by filters (admins)",
+    tag: "jobs",
+    auth: "admin",
+    body: bulkRetryBody,
+    responses: {
+      200: {
+        description:
+          "What matched and which jobs were retried: each gets a new queued job with retry_of = its id and a job.created event. " +
+          "Works in batches of 500 jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped",
+        schema: bulkActionResponse,
+      },
+      403: { description: "Only admins run bulk actions" },
+    },
+    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.user, "retry", body) }),
   }),
   defineRoute({
     method: "get",

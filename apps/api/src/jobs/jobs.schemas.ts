@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
-import { isoDateTime, JOB_STATUSES, jsonObject, uuid, type JobStatus } from "@hub/shared";
+import { isoDateTime, JOB_STATUSES, jsonObject, pydanticIssue, uuid, type JobStatus } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
@@ -145,3 +145,62 @@ export const failJobBody = z.object({
 export const heartbeatJobBody = z.object({ attempt: attemptFence }).default({});
 
 export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() });
+
+/** The two bulk actions (CONTRACT §6.5) and the statuses each applies to. */
+export const BULK_ACTION_STATUSES = {
+  cancel: ["queued", "running"],
+  retry: ["failed", "cancelled"],
+} as const satisfies Record<string, readonly JobStatus[]>;
+export type BulkAction = keyof typeof BULK_ACTION_STATUSES;
+
+/** Most jobs one bulk action selects, and how many of their ids the answer lists. */
+export const BULK_ACTION_MAX_LIMIT = 10_000;
+export const BULK_ACTION_LISTED_IDS = 1000;
+
+const BULK_FILTERS = ["automation_id", "status", "created_after", "created_before"] as const;
+
+/** The body of POST /jobs/bulk-cancel or /jobs/bulk-retry: filters (at least one), dry_run, limit. */
+function bulkActionBody<A extends BulkAction>(action: A) {
+  const statuses = BULK_ACTION_STATUSES[action];
+  return z
+    .object({
+      automation_id: uuid().optional().describe("Only this automation's jobs"),
+      status: z
+        .array(z.enum(statuses))
+        .min(1)
+        .optional()
+        .describe(`Only jobs in one of these statuses (${statuses.join(", ")}); all of them when omitted`),
+      created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
+      created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
+      dry_run: z.boolean().default(false).describe("Count and list the matching jobs, change nothing"),
+      limit: z
+        .int()
+        .min(1)
+        .max(BULK_ACTION_MAX_LIMIT)
+        .default(1000)
+        .describe("Most jobs the action selects, oldest first by (created_at, id)"),
+    })
+    .superRefine((body, ctx) => {
+      // Without a filter the action would sweep the whole job table: refused on ["body"].
+      if (BULK_FILTERS.every((field) => body[field] === undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          input: body,
+          ...pydanticIssue("value_error", `Value error, give at least one filter: ${BULK_FILTERS.join(", ")}`),
+        });
+      }
+    });
+}
+
+export const bulkCancelBody = bulkActionBody("cancel");
+export const bulkRetryBody = bulkActionBody("retry");
+export type BulkActionBody = z.output<typeof bulkCancelBody> | z.output<typeof bulkRetryBody>;
+
+export const bulkActionResponse = z.object({
+  matched: z.int().min(0).describe("Jobs the filters selected (at most `limit`) in a status the action applies to"),
+  affected: z.int().min(0).describe("Jobs the action changed; 0 on a dry run. Jobs that changed state meanwhile are skipped"),
+  job_ids: z
+    .array(z.uuid())
+    .describe(`Up to ${BULK_ACTION_LISTED_IDS} of the affected jobs (of the matched ones on a dry run), oldest first`),
+});
+export type BulkActionResponse = z.infer<typeof bulkActionResponse>;

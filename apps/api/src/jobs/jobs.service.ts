@@ -1,5 +1,8 @@
 import {
+  BULK_ACTION_BATCH_SIZE,
   cancelJob,
+  cancelJobs,
+  findJobIdsForBulkAction,
   createJob as insertJob,
   createJobBatch as insertJobBatch,
   findJob,
@@ -19,7 +22,17 @@ import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
 import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
-import type { CreateJobBatchBody, CreateJobBody, JobRecord, ListJobsQuery } from "./jobs.schemas";
+import {
+  BULK_ACTION_LISTED_IDS,
+  BULK_ACTION_STATUSES,
+  type BulkAction,
+  type BulkActionBody,
+  type BulkActionResponse,
+  type CreateJobBatchBody,
+  type CreateJobBody,
+  type JobRecord,
+  type ListJobsQuery,
+} from "./jobs.schemas";
 
 const NOT_WAITING: JobWaiting = { waitingReason: null, queuePosition: null };
 
@@ -217,4 +230,86 @@ export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, j
   ctx.metrics.jobs.created.inc();
   enqueueForDispatch(ctx, [retry]);
   return retry.id;
+}
+
+/** `ids` in slices of at most `size`, in order. */
+function slicesOf<T>(ids: readonly T[], size: number): T[][] {
+  const slices: T[][] = [];
+  for (let start = 0; start < ids.length; start += size) slices.push(ids.slice(start, start + size));
+  return slices;
+}
+
+/**
+ * One batch of a bulk cancel, in its own short transaction; then, per automation, the freed slots
+ * wake waiting claims and the cancelled queued jobs stop being offered. Returns the cancelled ids.
+ */
+async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
+  const cancelled = await ctx.db.transaction((tx) => cancelJobs(tx, ids, user.id));
+  const byAutomation = new Map<string, { freedSlots: number; queuedIds: string[] }>();
+  for (const job of cancelled) {
+    const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queuedIds: [] };
+    if (job.wasRunning) signals.freedSlots += 1;
+    else signals.queuedIds.push(job.id);
+    byAutomation.set(job.automationId, signals);
+  }
+  for (const [automationId, { freedSlots, queuedIds }] of byAutomation) {
+    if (freedSlots > 0) await wakeClaims(ctx, automationId, freedSlots);
+    if (queuedIds.length > 0) await withdrawOffers(ctx, automationId, queuedIds);
+  }
+  return cancelled.map((job) => job.id);
+}
+
+/**
+ * One batch of a bulk retry: one statement (@hub/db `retryJobs`) creates the retries of the jobs
+ * still failed or cancelled whose automation is active; the new jobs go to dispatch as POST /jobs
+ * hands them. Returns the ids of the retried (old) jobs.
+ */
+async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
+  const created = await retryJobs(ctx.database.pool, user.id, ids);
+  ctx.metrics.jobs.created.inc(created.length);
+  enqueueForDispatch(ctx, created);
+  return created.map((job) => job.retryOf);
+}
+
+/**
+ * POST /jobs/bulk-cancel and /jobs/bulk-retry (CONTRACT §6.5, admins): selects up to `limit`
+ * matching jobs, oldest first, in the statuses the action applies to (the given `status` list, or
+ * all of them), then acts in batches of {@link BULK_ACTION_BATCH_SIZE}, each its own short
+ * transaction that re-checks the status, so jobs that changed state meanwhile are skipped.
+ * `job_ids` lists the affected jobs (the matched ones on a dry run), at most
+ * {@link BULK_ACTION_LISTED_IDS}; for a retry these are the retried jobs, whose retries carry
+ * `retry_of`.
+ */
+export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
+  const matchedIds = await findJobIdsForBulkAction(
+    ctx.db,
+    {
+      automationId: body.automation_id,
+      statuses: body.status ?? BULK_ACTION_STATUSES[action],
+      createdAfter: body.created_after,
+      createdBefore: body.created_before,
+    },
+    body.limit,
+  );
+  if (body.dry_run) return { matched: matchedIds.length, affected: 0, job_ids: matchedIds.slice(0, BULK_ACTION_LISTED_IDS) };
+  const affectedIds: string[] = [];
+  for (const batch of slicesOf(matchedIds, BULK_ACTION_BATCH_SIZE)) {
+    let done: string[];
+    switch (action) {
+      case "cancel":
+        done = await cancelBatch(ctx, user, batch);
+        break;
+      case "retry":
+        done = await retryBatch(ctx, user, batch);
+        break;
+      default: {
+        const exhaustive: never = action;
+        throw new Error(`unknown bulk action ${String(exhaustive)}`);
+      }
+    }
+    // In the selection's order (oldest first), which the statements' RETURNING does not keep.
+    const affected = new Set(done);
+    affectedIds.push(...batch.filter((id) => affected.has(id)));
+  }
+  return { matched: matchedIds.length, affected: affectedIds.length, job_ids: affectedIds.slice(0, BULK_ACTION_LISTED_IDS) };
 }

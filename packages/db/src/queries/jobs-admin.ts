@@ -8,9 +8,10 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { CancelReason, RequeueReason } from "@hub/shared";
-import type { Tx } from "../client";
+import type { DbOrTx, Tx } from "../client";
 import { jobs, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
+import { jobFilterConditions, type JobFilter } from "./jobs-read";
 
 /** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
 function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
@@ -22,7 +23,7 @@ function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
   };
 }
 
-function cancelledEvent(job: Job, reason: CancelReason, actorId: string | null): NewEvent {
+function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
 }
 
@@ -82,4 +83,68 @@ export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Prom
     requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
   );
   return requeued;
+}
+
+/**
+ * Most job ids one bulk statement (and its transaction) handles (CONTRACT §6.5): a 10,000-job bulk
+ * action is twenty short transactions, so it never holds many row locks for long.
+ */
+export const BULK_ACTION_BATCH_SIZE = 500;
+
+/**
+ * The ids of at most `limit` jobs matching `filter` that a bulk action (CONTRACT §6.5) applies to,
+ * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
+ * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
+ */
+export async function findJobIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(...jobFilterConditions(filter)))
+    .orderBy(jobs.createdAt, jobs.id)
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
+
+/** A job {@link cancelJobs} cancelled; `wasRunning` tells the caller a concurrency slot was freed. */
+export interface CancelledJob {
+  id: string;
+  automationId: string;
+  wasRunning: boolean;
+}
+
+/**
+ * Bulk cancel (CONTRACT §6.5): the jobs among `jobIds` that are still queued or running become
+ * `cancelled`, each with its `job.cancelled` event (`cancelled_by_user`, as a single cancel). Rows
+ * are locked in id order (the house order, see above); jobs that finished meanwhile are skipped.
+ * Keep `jobIds` to {@link BULK_ACTION_BATCH_SIZE} so the transaction stays short.
+ */
+export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
+  if (jobIds.length === 0) return [];
+  const locked = await tx
+    .select({ id: jobs.id, status: jobs.status })
+    .from(jobs)
+    .where(and(inArray(jobs.id, [...jobIds]), inArray(jobs.status, ["queued", "running"])))
+    .orderBy(jobs.id)
+    .for("update");
+  if (locked.length === 0) return [];
+  const wasRunning = new Set(locked.filter((row) => row.status === "running").map((row) => row.id));
+  const cancelled = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(
+      and(
+        inArray(
+          jobs.id,
+          locked.map((row) => row.id),
+        ),
+        inArray(jobs.status, ["queued", "running"]),
+      ),
+    )
+    .returning({ id: jobs.id, automationId: jobs.automationId });
+  await recordEvents(
+    tx,
+    cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
+  );
+  return cancelled.map((job) => ({ ...job, wasRunning: wasRunning.has(job.id) }));
 }

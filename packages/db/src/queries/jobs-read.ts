@@ -43,11 +43,8 @@ export interface JobFilter {
   createdBefore?: Date | undefined;
 }
 
-/** GET /jobs: newest first by (created_at, id). */
-export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: jobs.id, direction: "newest first" };
-
-/** One page of GET /jobs. */
-export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+/** The WHERE conditions of `filter` (and-ed), shared by GET /jobs and the bulk actions. */
+export function jobFilterConditions(filter: JobFilter): SQL[] {
   const conditions: SQL[] = [];
   if (filter.automationId) conditions.push(eq(jobs.automationId, filter.automationId));
   const statuses = filter.statuses ?? [];
@@ -55,6 +52,15 @@ export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRe
   else if (statuses.length > 1) conditions.push(inArray(jobs.status, [...statuses]));
   if (filter.createdAfter) conditions.push(gte(jobs.createdAt, filter.createdAfter));
   if (filter.createdBefore) conditions.push(lt(jobs.createdAt, filter.createdBefore));
+  return conditions;
+}
+
+/** GET /jobs: newest first by (created_at, id). */
+export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: jobs.id, direction: "newest first" };
+
+/** One page of GET /jobs. */
+export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+  const conditions = jobFilterConditions(filter);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,
