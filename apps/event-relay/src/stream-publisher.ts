@@ -5,6 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import { toEventRecordJson, type HubEvent } from "@hub/db";
+import { settleWithin } from "@hub/shared";
 import { DependencyFailure } from "./outage-backoff";
 
 export type StreamPublisher = (batch: readonly HubEvent[]) => Promise<void>;
@@ -37,22 +38,13 @@ export function createStreamPublisher(options: {
         JSON.stringify(toEventRecordJson(event)),
       );
     }
-    const sent = transaction.exec();
-    // If the timeout wins, a late answer or error must not surface as an unhandled rejection.
-    sent.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${publishTimeoutMs} ms`)), publishTimeoutMs);
-    });
     try {
-      const results = await Promise.race([sent, timeout]);
+      const results = await settleWithin(transaction.exec(), publishTimeoutMs, `no answer within ${publishTimeoutMs} ms`);
       if (!results) throw new Error("MULTI was aborted");
       const commandError = results.find(([error]) => error)?.[0];
       if (commandError) throw commandError;
     } catch (error) {
       throw new DependencyFailure("redis", error);
-    } finally {
-      clearTimeout(timer);
     }
   };
 }

@@ -25,7 +25,7 @@ import type { Redis } from "ioredis";
 import { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
 import type { RedisKeys } from "./redis";
 
-export { MicroBatcher, settleWithin, type MicroBatcherOptions } from "./micro-batcher";
+export { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
 
 export interface DispatchableJob {
   id: string;

@@ -7,3 +7,4 @@ export * from "./redis";
 export * from "./shutdown";
 export * from "./domain";
 export * from "./metrics-server";
+export * from "./timeout";

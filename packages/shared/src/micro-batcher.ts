@@ -3,6 +3,7 @@
  * batches, one send at a time, bounded in time, memory and shutdown delay. Used by the API to
  * hand committed jobs to the dispatch queue (./dispatch.ts).
  */
+import { settleWithin } from "./timeout";
 /** Tuning and reporting of a {@link MicroBatcher}. */
 export interface MicroBatcherOptions<T> {
   /** Longest an item waits before its batch is sent while sends keep up. Default 2 ms. */
@@ -144,24 +145,5 @@ export class MicroBatcher<T> {
       this.options.onDrop?.(this.pending.length);
       this.pending = [];
     }
-  }
-}
-
-/**
- * Settles like `work`, or rejects after `timeoutMs`. Redis commands wait for a reconnect rather
- * than fail, so every Redis call something waits for is bounded this way.
- */
-export async function settleWithin<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
-  });
-  // The late outcome of a timed-out call has no one left to hear it.
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }

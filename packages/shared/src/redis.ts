@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import type { Logger } from "./logger";
+import { settleWithin } from "./timeout";
 
 /** Options of {@link createRedis}. */
 export interface RedisConnectionOptions {
@@ -109,10 +110,7 @@ export type RedisKeys = ReturnType<typeof redisKeys>;
 
 /** Resolves when Redis answers PING, or rejects with a message saying what to do. */
 export async function assertRedisReachable(redis: Redis, url: string, timeoutMs = 5000): Promise<void> {
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`Redis at ${redactUrl(url)} is unreachable: start Redis or set REDIS_URL`)), timeoutMs).unref(),
-  );
-  await Promise.race([redis.ping(), timeout]);
+  await settleWithin(redis.ping(), timeoutMs, `Redis at ${redactUrl(url)} is unreachable: start Redis or set REDIS_URL`);
 }
 
 /** A connection URL with its password removed, safe to log. */

@@ -7,7 +7,7 @@
  * PostgreSQL, and long-polling claims re-check on their own every second.
  */
 import type { JobRef } from "@hub/db";
-import { settleWithin } from "@hub/shared/dispatch";
+import { settleWithin } from "@hub/shared";
 import type { AppContext } from "../context";
 
 /** How long a request waits for a Redis signal before answering anyway. */
@@ -18,12 +18,6 @@ export type SignalOperation = "enqueue" | "offer" | "wake" | "remove" | "clear";
 /** What sending a signal needs from the app context. */
 export type SignalContext = Pick<AppContext, "dispatch" | "logger" | "metrics">;
 
-/**
- * Settles like `work`, or rejects after `timeoutMs`. Redis commands wait for a reconnect rather
- * than fail, so every Redis call a request depends on is bounded this way.
- */
-export const withinTimeout = settleWithin;
-
 /** Resolves true when `send` settled within the timeout, false (logged, counted) otherwise. */
 export async function sendSignal(
   ctx: SignalContext,
@@ -32,7 +26,7 @@ export async function sendSignal(
   send: () => Promise<void>,
 ): Promise<boolean> {
   try {
-    await withinTimeout(send(), SIGNAL_TIMEOUT_MS);
+    await settleWithin(send(), SIGNAL_TIMEOUT_MS);
     return true;
   } catch (error) {
     ctx.metrics.jobs.dispatchSignalFailures.inc({ operation });

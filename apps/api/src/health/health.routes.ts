@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { pingDatabase } from "@hub/db";
+import { settleWithin } from "@hub/shared";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
 import { defineRoute } from "../http/route";
 
@@ -23,22 +24,11 @@ const notReadyResponse = z.object({
 });
 
 async function probe(attempt: () => Promise<unknown>): Promise<"ok" | "down"> {
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = attempt();
-  // A probe that loses the race settles later with no one listening.
-  outcome.catch(() => undefined);
   try {
-    await Promise.race([
-      outcome,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error("probe timed out")), PROBE_TIMEOUT_MS);
-      }),
-    ]);
+    await settleWithin(attempt(), PROBE_TIMEOUT_MS);
     return "ok";
   } catch {
     return "down";
-  } finally {
-    clearTimeout(timer);
   }
 }
 

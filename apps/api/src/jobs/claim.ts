@@ -10,10 +10,11 @@
  * any wake-up a waiting claim re-checks every second, so a lost wake-up costs at most that.
  */
 import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
+import { settleWithin } from "@hub/shared";
 import type { WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { withdrawClaimed, withdrawOffers, withinTimeout } from "../dispatch/signals";
+import { withdrawClaimed, withdrawOffers } from "../dispatch/signals";
 
 /**
  * Ready ids read beyond the jobs a claim may take: enough to tell whether more are ready after it,
@@ -181,7 +182,7 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
  */
 async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<string[]> {
   try {
-    return await withinTimeout(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
+    return await settleWithin(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
   } catch (error) {
     ctx.logger.warn({ err: error, automationId }, "could not read ready jobs from Redis");
     return [];
