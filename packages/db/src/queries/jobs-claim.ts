@@ -1,5 +1,5 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs` (migration 0001), which checks the automation
+ * Claiming jobs: one round trip to `hub_claim_jobs` (defined in migration 0003), which checks the automation
  * (active, not in development mode, worker registered, a slot free) under a lock held only for
  * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) and writes their
  * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
