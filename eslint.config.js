@@ -32,8 +32,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read untyped JSON responses.
-    files: ["**/test/**", "**/*.test.ts"],
+    // Tests and their fixtures read untyped JSON responses.
+    files: ["**/test/**", "**/*.test.ts", "packages/testing/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {

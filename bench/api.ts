@@ -5,15 +5,13 @@
  */
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import { createTestDatabase } from "@hub/db/testing";
-import { HubProcesses } from "../tooling/hub-processes";
+import { createTestDatabase, deleteRedisKeys, HubProcesses } from "@hub/testing";
 import { profileEnv } from "./hub";
-import { seedHub } from "./hub/hub-target";
+import { seedHub, type HubSeed } from "./hub/hub-target";
 import type { BenchConfig } from "./lib/config";
 import { cpuSecondsBetween, snapshotCpu } from "./lib/cpu";
 import { JsonClient } from "./lib/http";
 import { CONTEXT_PARAMETER, planWorkload } from "./lib/plan";
-import { deleteRedisKeys } from "./lib/redis-cleanup";
 import { busyWarning, describeMachine, writeReport, type MachineInfo } from "./lib/report";
 
 interface RouteSpec {
@@ -52,19 +50,16 @@ export interface ApiReport {
 /** Jobs created before the run, so the GET routes read a table that is not empty. */
 const seedJobs = (config: BenchConfig) => (config.smoke ? 50 : 500);
 
-function routesOf(seed: { creatorToken: string; automationIds: string[]; workerKeys: string[] }, jobId: string): RouteSpec[] {
+function routesOf(seed: HubSeed, jobId: string): RouteSpec[] {
   const bearer = { authorization: `Bearer ${seed.creatorToken}` };
   const json = { "content-type": "application/json" };
   const automationId = seed.automationIds[0]!;
+  const createJob = JSON.stringify({ automation_id: automationId, context: { [CONTEXT_PARAMETER]: "inv-api-bench" } });
   return [
     { name: "GET /healthz", method: "GET", path: "/healthz", headers: {} },
-    {
-      name: "POST /jobs",
-      method: "POST",
-      path: "/jobs",
-      headers: { ...bearer, ...json },
-      body: JSON.stringify({ automation_id: automationId, context: { [CONTEXT_PARAMETER]: "inv-api-bench" } }),
-    },
+    { name: "POST /jobs", method: "POST", path: "/jobs", headers: { ...bearer, ...json }, body: createJob },
+    // The same producer with its api key (CONTRACT §6.10): a digest lookup joined with the user instead of a JWT check.
+    { name: "POST /jobs (api key)", method: "POST", path: "/jobs", headers: { authorization: `Bearer ${seed.creatorApiKey}`, ...json }, body: createJob },
     { name: "GET /jobs/{id}", method: "GET", path: `/jobs/${jobId}`, headers: bearer },
     { name: "GET /jobs?limit=100", method: "GET", path: "/jobs?limit=100", headers: bearer },
     { name: "GET /automations/{id}", method: "GET", path: `/automations/${automationId}`, headers: bearer },
@@ -152,6 +147,7 @@ export async function runApiMode(config: BenchConfig): Promise<boolean> {
       dispatchers: 0,
       relays: 0,
       logLevel: config.hubLogLevel,
+      runBuilt: true,
       apiEnv: profileEnv(config, "api"),
     });
     const plan = planWorkload({ ...config, automations: 1 }, randomBytes(3).toString("hex"));

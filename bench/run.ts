@@ -1,11 +1,13 @@
 /**
  * `pnpm bench` — the hub measured end to end, with its baselines measured in the same run.
  * `pnpm bench api` — the API alone under autocannon.
+ * `pnpm bench timed` — 100,000 jobs due over 5 minutes and 1,000 schedules: idle CPU and lateness.
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
  */
 import { randomBytes } from "node:crypto";
 import { runBullmqBaseline, runGraphileWorker, runPgBoss, runPgCeiling } from "./baselines";
+import { buildHubApps } from "@hub/testing";
 import { runHub } from "./hub";
 import { loadBenchConfig, type BenchConfig, type BenchPart } from "./lib/config";
 import type { PhaseSummary } from "./lib/load";
@@ -32,6 +34,10 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
   if (wanted("hub-batched")) {
     step(`hub, batched (${config.batchSize} jobs per POST /jobs/batch, claim-batch, complete-batch): a fresh hub`);
     results["hub-batched"] = await runHub(config, plan, () => null, "batched");
+  }
+  if (wanted("hub-webhooks")) {
+    step("hub, one job per request, with a * webhook subscription to a local sink: a fresh hub");
+    results["hub-webhooks"] = await runHub(config, plan, decideRate, "webhooks");
   }
   if (wanted("pg")) {
     step("peer: the PostgreSQL ceiling");
@@ -72,6 +78,23 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
 }
 
 const config = loadBenchConfig(process.argv.slice(2));
-const passed = config.mode === "api" ? await (await import("./api")).runApiMode(config) : await runEndToEnd(config);
+// The hub runs as operators run it: the apps' production bundles (see HubProcesses' runBuilt).
+console.error("bench: building the apps (pnpm build)");
+buildHubApps();
+async function runMode(): Promise<boolean> {
+  switch (config.mode) {
+    case "api":
+      return (await import("./api")).runApiMode(config);
+    case "timed":
+      return (await import("./timed")).runTimedMode(config);
+    case "e2e":
+      return runEndToEnd(config);
+    default: {
+      const exhaustive: never = config.mode;
+      throw new Error(`unknown mode ${String(exhaustive)}`);
+    }
+  }
+}
+const passed = await runMode();
 if (!passed) console.error("bench: the audit FAILED (see above)");
 process.exit(passed ? 0 : 1);

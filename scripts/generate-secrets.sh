@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generates the hub's secrets once into an env file that docker compose reads (.env by default):
 #   bash scripts/generate-secrets.sh [ENV_FILE]
-# POSTGRES_PASSWORD, HUB_JWT_SECRET, HUB_METRICS_TOKEN and HUB_ADMIN_PASSWORD are random;
+# POSTGRES_PASSWORD, HUB_JWT_SECRET, HUB_METRICS_TOKEN, HUB_WEBHOOK_ENCRYPTION_KEY and
+# HUB_ADMIN_PASSWORD are random;
 # HUB_ADMIN_EMAIL is taken from the environment or defaults to admin@hub.local. A variable the file
 # already holds is kept, so running it again never rotates a secret (rotating the database
 # password or the JWT secret by hand means: change the database user's password / accept that
@@ -31,6 +32,8 @@ add_if_missing() {
 add_if_missing POSTGRES_PASSWORD "$(random_hex 24)"
 add_if_missing HUB_JWT_SECRET "$(random_hex 48)"
 add_if_missing HUB_METRICS_TOKEN "$(random_hex 32)"
+# 32 bytes as 64 hex characters; losing it makes every webhook's secret unreadable (rotate them all).
+add_if_missing HUB_WEBHOOK_ENCRYPTION_KEY "$(random_hex 32)"
 add_if_missing HUB_ADMIN_EMAIL "${HUB_ADMIN_EMAIL:-admin@hub.local}"
 add_if_missing HUB_ADMIN_PASSWORD "$(random_hex 18)"
 

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ALL_APPS = ["api", "dispatcher", "event-relay"];
 const DEV_SECRET_FILE = ".hub-dev-secret";
+const DEV_WEBHOOK_KEY_FILE = ".hub-dev-webhook-key";
 // Documented in README.md ("Configuration"); for a developer's machine only. The password is not a
 // default anyone could know: it is generated on the first start and kept in this git-ignored file.
 const DEV_ADMIN_EMAIL = "admin@hub.local";
@@ -62,6 +63,11 @@ function appEnvironment() {
   if (!env.HUB_JWT_SECRET) {
     env.HUB_JWT_SECRET = keptSecret(DEV_SECRET_FILE, 48);
     say(`HUB_JWT_SECRET is not set: using the development secret kept in ${DEV_SECRET_FILE}`);
+  }
+  if (!env.HUB_WEBHOOK_ENCRYPTION_KEY) {
+    // 32 random bytes, base64url: the API seals webhook secrets with it and the relay opens them.
+    env.HUB_WEBHOOK_ENCRYPTION_KEY = keptSecret(DEV_WEBHOOK_KEY_FILE, 32);
+    say(`HUB_WEBHOOK_ENCRYPTION_KEY is not set: using the development key kept in ${DEV_WEBHOOK_KEY_FILE}`);
   }
   if (!env.HUB_ADMIN_EMAIL) env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
   if (!env.HUB_ADMIN_PASSWORD) {

@@ -1,11 +1,10 @@
 /** The peers of the end-to-end mode, each on resources of its own that it removes afterwards. */
 import { randomBytes } from "node:crypto";
-import { createTestDatabase } from "@hub/db/testing";
 import type { BenchConfig } from "../lib/config";
 import { drivePullTarget, drivePushTarget, settleCosts, type TargetResult } from "../lib/drive";
 import { PhaseTracker, SimulatedWorkers, type PhaseSummary } from "../lib/load";
 import type { WorkloadPlan } from "../lib/plan";
-import { createScratchDatabase } from "../lib/scratch-db";
+import { createScratchDatabase, createTestDatabase } from "@hub/testing";
 import { BullmqTarget } from "./bullmq-raw";
 import { GraphileWorkerTarget } from "./graphile-worker";
 import { PgBossTarget } from "./pg-boss";
@@ -66,7 +65,7 @@ export async function runBullmqBaseline(config: BenchConfig, plan: WorkloadPlan,
 
 /** (c) graphile-worker, plain (`add_job` per job) or batched (`addJobs`, local queue, batched completions). */
 export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan, rate: number | null, batched: boolean): Promise<TargetResult> {
-  const database = await createScratchDatabase(config.databaseServerUrl, "graphile");
+  const database = await createScratchDatabase(config.databaseServerUrl, { label: "bench_graphile" });
   try {
     const tracker = new PhaseTracker();
     const target = await GraphileWorkerTarget.start(database.url, tracker, {
@@ -106,7 +105,7 @@ export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan,
 
 /** (d) pg-boss: `send()` per job, batch-fetching workers. */
 export async function runPgBoss(config: BenchConfig, plan: WorkloadPlan, rate: number | null): Promise<TargetResult> {
-  const database = await createScratchDatabase(config.databaseServerUrl, "pgboss");
+  const database = await createScratchDatabase(config.databaseServerUrl, { label: "bench_pgboss" });
   try {
     const tracker = new PhaseTracker();
     const target = await PgBossTarget.start(database.url, tracker, { creators: config.creators, workers: config.pgBossWorkers, batchSize: config.pgBossBatch });

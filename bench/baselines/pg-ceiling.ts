@@ -18,6 +18,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
+import { inPoolTransaction } from "@hub/db";
 import type { ClaimedJob, PullTarget } from "../lib/load";
 import type { AutomationPlan } from "../lib/plan";
 
@@ -94,19 +95,8 @@ export class PgCeilingTarget implements PullTarget {
     return this.seed;
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("begin");
-      const result = await work(client);
-      await client.query("commit");
-      return result;
-    } catch (error) {
-      await client.query("rollback").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inPoolTransaction(this.pool, work);
   }
 
   /**

@@ -3,7 +3,7 @@
  * pool of C connections), and each automation's worker speaks the worker protocol through the
  * reference worker's HubWorkerClient (global fetch, keep-alive), long-polling its claims.
  */
-import { HubWorkerClient } from "@hub/reference-worker";
+import { HubWorkerClient } from "@hub/worker";
 import { JsonClient } from "../lib/http";
 import type { BatchItemStatus, BatchPullTarget, ClaimedJob, JobSpec, PullTarget } from "../lib/load";
 import { CONTEXT_PARAMETER, type WorkloadPlan } from "../lib/plan";
@@ -11,6 +11,8 @@ import { CONTEXT_PARAMETER, type WorkloadPlan } from "../lib/plan";
 export interface HubSeed {
   /** Token of the employee who creates the jobs. */
   creatorToken: string;
+  /** An api key of that employee (`hub_…`), for measuring POST /jobs with either credential. */
+  creatorApiKey: string;
   /** Automation uuid of each plan index. */
   automationIds: string[];
   /** Worker api key of each plan index. */
@@ -50,7 +52,9 @@ export async function seedHub(apiUrl: string, admin: { email: string; password: 
       automationIds.push(created.id);
       workerKeys.push(worker.api_key);
     }
-    return { creatorToken: await login(creator.email, creator.password), automationIds, workerKeys };
+    const creatorToken = await login(creator.email, creator.password);
+    const apiKey = await http.send<{ key: string }>("POST", "/identity/api-keys", { token: creatorToken, body: { name: "bench producer" }, expected: 201 });
+    return { creatorToken, creatorApiKey: apiKey.key, automationIds, workerKeys };
   } finally {
     await http.close();
   }

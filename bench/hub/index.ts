@@ -1,26 +1,31 @@
 /**
  * The hub end to end: the real API, one dispatcher and one event relay as child processes
- * (tooling/hub-processes.ts) on a fresh database and a Redis prefix of their own, driven over HTTP.
+ * (`HubProcesses` of @hub/testing) on a fresh database and a Redis prefix of their own, driven over HTTP.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { randomBytes } from "node:crypto";
-import { createTestDatabase } from "@hub/db/testing";
-import { HubProcesses } from "../../tooling/hub-processes";
+import { createTestDatabase, deleteRedisKeys, HubProcesses, type HubProcessesOptions } from "@hub/testing";
 import { BENCH_DIR, type BenchConfig, type ProfiledApp } from "../lib/config";
 import { drivePullTarget, settleCosts, skippedTarget, type PullTargetRun, type TargetResult } from "../lib/drive";
 import { BatchedWorkers, SimulatedWorkers, type PhaseSummary } from "../lib/load";
 import type { WorkloadPlan } from "../lib/plan";
-import { deleteRedisKeys } from "../lib/redis-cleanup";
 import { HubBatchTarget, HubHttpTarget, missingBatchEndpoints, seedHub, type HubSeed } from "./hub-target";
+import { subscribeSink, webhookHubEnv, type BenchSubscription } from "./webhook-subscription";
 
-/** One job per request (`POST /jobs`, `/jobs/claim`…), or the batch endpoints of CONTRACT §6.6. */
-export type HubMode = "single" | "batched";
+/**
+ * One job per request (`POST /jobs`, `/jobs/claim`…), the batch endpoints of CONTRACT §6.6, or one
+ * job per request with a `*` webhook subscription to a local sink (CONTRACT §6.7).
+ */
+export type HubMode = "single" | "batched" | "webhooks";
+
+const PART_OF_MODE = { single: "hub", batched: "hub-batched", webhooks: "hub-webhooks" } as const;
 
 /** The target and its workers for a mode. */
 function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: WorkloadPlan, config: BenchConfig) {
   switch (mode) {
-    case "single": {
+    case "single":
+    case "webhooks": {
       const target = new HubHttpTarget(apiUrl, seed, config.creators);
       return { target, workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new SimulatedWorkers(target, plan, tracker, config), batch: undefined };
     }
@@ -45,6 +50,43 @@ export function profileEnv(config: BenchConfig, app: ProfiledApp): Record<string
   };
 }
 
+/** A hub started for one benchmark part, on a database and Redis prefix of its own. */
+export interface BenchHub {
+  processes: HubProcesses;
+  databaseUrl: string;
+}
+
+/**
+ * Starts the hub's processes on a fresh database and Redis prefix, runs `work` on them, and cleans
+ * up whatever happens: processes stopped, Redis keys and (unless BENCH_KEEP_DB) the database
+ * dropped, logs deleted when `work` says the run passed (kept, and their place printed, otherwise).
+ */
+export async function onFreshHub<T>(
+  config: BenchConfig,
+  options: Omit<HubProcessesOptions, "databaseUrl" | "redisUrl" | "redisPrefix" | "logLevel">,
+  work: (hub: BenchHub) => Promise<{ value: T; passed: boolean }>,
+): Promise<T> {
+  const database = await createTestDatabase(config.databaseServerUrl);
+  const redisPrefix = `bench-${randomBytes(4).toString("hex")}`;
+  let processes: HubProcesses | undefined;
+  let passed = false;
+  try {
+    processes = await HubProcesses.start({ ...options, databaseUrl: database.url, redisUrl: config.redisUrl, redisPrefix, logLevel: config.hubLogLevel, runBuilt: true });
+    const outcome = await work({ processes, databaseUrl: database.url });
+    passed = outcome.passed;
+    return outcome.value;
+  } catch (error) {
+    if (processes) console.error(processes.diagnostics(4096));
+    throw error;
+  } finally {
+    await processes?.stopAll();
+    if (passed && !config.keepLogs) processes?.removeLogs();
+    else if (processes) console.error(`bench: the hub's logs are in ${processes.logDir}`);
+    await deleteRedisKeys(config.redisUrl, redisPrefix);
+    if (!config.keepDatabases) await database.drop();
+  }
+}
+
 /**
  * The hub in one mode, on a database and Redis prefix of its own. The batched mode first checks
  * that the API has the batch endpoints, and is reported as skipped when it has not.
@@ -55,31 +97,25 @@ export async function runHub(
   pacedRate: (peak: PhaseSummary) => number | null,
   mode: HubMode = "single",
 ): Promise<TargetResult> {
-  const name = mode === "single" ? "hub" : "hub-batched";
-  const database = await createTestDatabase(config.databaseServerUrl);
-  const redisPrefix = `bench-${randomBytes(4).toString("hex")}`;
-  let hub: HubProcesses | undefined;
-  let passed = false;
+  const name = PART_OF_MODE[mode];
+  let subscription: BenchSubscription | undefined;
+  const options = {
+    dispatchers: 1,
+    relays: 1,
+    env: { HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds), ...(mode === "webhooks" ? webhookHubEnv() : {}) },
+    apiEnv: profileEnv(config, "api"),
+    dispatcherEnv: profileEnv(config, "dispatcher"),
+    relayEnv: profileEnv(config, "relay"),
+  };
   try {
-    hub = await HubProcesses.start({
-      databaseUrl: database.url,
-      redisUrl: config.redisUrl,
-      redisPrefix,
-      dispatchers: 1,
-      relays: 1,
-      logLevel: config.hubLogLevel,
-      env: { HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds) },
-      apiEnv: profileEnv(config, "api"),
-      dispatcherEnv: profileEnv(config, "dispatcher"),
-      relayEnv: profileEnv(config, "relay"),
-    });
+    return await onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
+    if (mode === "webhooks") subscription = await subscribeSink(hub.apiUrl, hub.admin);
     if (mode === "batched") {
       const missing = await missingBatchEndpoints(hub.apiUrl, seed);
       if (missing.length > 0) {
         console.error(`bench: batched mode: endpoints not available (${missing.join(", ")})`);
-        passed = true;
-        return skippedTarget(name, `batched mode: endpoints not available (${missing.join(", ")})`);
+        return { value: skippedTarget(name, `batched mode: endpoints not available (${missing.join(", ")})`), passed: true };
       }
     }
     const { target, workers, batch } = hubTarget(mode, hub.apiUrl, seed, plan, config);
@@ -91,7 +127,7 @@ export async function runHub(
           target,
           workers,
           batch,
-          databaseUrl: database.url,
+          databaseUrl,
           redisUrl: config.redisUrl,
           automationIds: seed.automationIds,
           relays: true,
@@ -104,6 +140,7 @@ export async function runHub(
     } finally {
       await target.close();
     }
+    if (subscription) result.audit.push(...(await subscription.audit(databaseUrl)));
     const crashes = hub.unexpectedExits();
     await hub.stopAll();
     await settleCosts(result);
@@ -113,16 +150,9 @@ export async function runHub(
       detail: crashes.length === 0 ? "none" : crashes.map((crash) => `${crash.name} exited ${crash.exit.code ?? crash.exit.signal}`).join(", "),
     });
     result.peakRssMiB = Object.fromEntries(hub.peakRss().map((child) => [child.name, (child.peakRssKb ?? Number.NaN) / 1024]));
-    passed = result.audit.every((check) => check.ok);
-    return result;
-  } catch (error) {
-    if (hub) console.error(hub.diagnostics(4096));
-    throw error;
+    return { value: result, passed: result.audit.every((check) => check.ok) };
+    });
   } finally {
-    await hub?.stopAll();
-    if (passed && !config.keepLogs) hub?.removeLogs();
-    else if (hub) console.error(`bench: the hub's logs are in ${hub.logDir}`);
-    await deleteRedisKeys(config.redisUrl, redisPrefix);
-    if (!config.keepDatabases) await database.drop();
+    await subscription?.close();
   }
 }

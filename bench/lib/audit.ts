@@ -5,6 +5,7 @@
  */
 import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ConcurrencySampler } from "@hub/testing";
 import type { PhaseRecorder } from "./load";
 import { summarize, type LatencySummary } from "./stats";
 
@@ -22,53 +23,11 @@ export interface SamplerReport {
   firstViolation: string | null;
 }
 
-/**
- * Counts running jobs per automation every `intervalMs` in one statement (one snapshot), so any
- * count above the limit is a real violation, never an artefact of reading rows at different times.
- */
-export class ConcurrencySampler {
-  private stopped = false;
-  private loop: Promise<void> | undefined;
-  private readonly report: SamplerReport = { samples: 0, violations: 0, maxRunning: {}, firstViolation: null };
-
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly automations: ReadonlyMap<string, { slug: string; limit: number }>,
-    private readonly intervalMs = 20,
-  ) {
-    for (const { slug, limit } of automations.values()) this.report.maxRunning[slug] = { max: 0, limit };
-  }
-
-  start(): void {
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<SamplerReport> {
-    this.stopped = true;
-    await this.loop;
-    return this.report;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      const { rows } = await this.pool.query<{ automation_id: string; running: number }>({
-        name: "bench-sample-running",
-        text: "select automation_id, count(*)::int as running from jobs where status = 'running' group by automation_id",
-      });
-      this.report.samples++;
-      for (const row of rows) {
-        const automation = this.automations.get(row.automation_id);
-        if (!automation) continue;
-        const seen = this.report.maxRunning[automation.slug]!;
-        seen.max = Math.max(seen.max, row.running);
-        if (row.running > automation.limit) {
-          this.report.violations++;
-          this.report.firstViolation ??= `${automation.slug}: ${row.running} running, limit ${automation.limit}`;
-        }
-      }
-      await sleep(this.intervalMs);
-    }
-  }
+/** What the audit reads of the {@link ConcurrencySampler} that watched a run, by automation slug. */
+export function samplerReport(sampler: ConcurrencySampler, automations: ReadonlyMap<string, { slug: string; limit: number }>): SamplerReport {
+  const maxRunning: SamplerReport["maxRunning"] = {};
+  for (const [id, { slug, limit }] of automations) maxRunning[slug] = { max: sampler.peakRunning.get(id) ?? 0, limit };
+  return { samples: sampler.samples, violations: sampler.overLimit, maxRunning, firstViolation: sampler.firstOverLimit ?? null };
 }
 
 /** Waits until no event is left undispatched, or `timeoutMs` passed: how many are left, after how many looks. */

@@ -5,12 +5,14 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type BenchMode = "e2e" | "api";
+export type BenchMode = "e2e" | "api" | "timed";
 /**
- * Parts of the e2e mode: the hub one job per request and batched, and the peers measured in the
- * same run (the PostgreSQL ceiling, raw BullMQ, graphile-worker plain and batched, pg-boss).
+ * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
+ * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
+ * peers measured in the same run (the PostgreSQL ceiling, raw BullMQ, graphile-worker plain and
+ * batched, pg-boss).
  */
-export const BENCH_PARTS = ["hub", "hub-batched", "pg", "graphile", "graphile-batched", "pgboss", "bullmq"] as const;
+export const BENCH_PARTS = ["hub", "hub-batched", "hub-webhooks", "pg", "graphile", "graphile-batched", "pgboss", "bullmq"] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 export type ProfiledApp = "api" | "dispatcher" | "relay";
 
@@ -60,6 +62,8 @@ export interface BenchConfig {
   cpuProfile: ProfiledApp[];
   /** BENCH_HUB_LOG_LEVEL: LOG_LEVEL of the hub's processes (default info, as in production). */
   hubLogLevel: string;
+  /** `timed` mode (delayed jobs and schedules): see {@link TimedConfig}. */
+  timed: TimedConfig;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
   keepDatabases: boolean;
   /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
@@ -68,6 +72,23 @@ export interface BenchConfig {
   databaseServerUrl: string;
   redisUrl: string;
   resultsDir: string;
+}
+
+/** The `timed` mode: jobs that wait for their time, and schedules, on one hub. */
+export interface TimedConfig {
+  /** BENCH_TIMED_JOBS: jobs created up front, each due at a time of its own. */
+  jobs: number;
+  /** BENCH_TIMED_SCHEDULES: schedules (seconds field allowed), each firing once in the due window. */
+  schedules: number;
+  /** BENCH_TIMED_SETUP_SECONDS: how far ahead of the creation's start the clock of the run starts (time to create everything). */
+  setupSeconds: number | undefined;
+  /** BENCH_TIMED_WAIT_SECONDS: the first part of the window, in which nothing is due: CPU is measured then. */
+  waitSeconds: number;
+  /** BENCH_TIMED_SPAN_SECONDS: every job and fire is due within this many seconds of the run's clock start (after the wait). */
+  spanSeconds: number;
+  /** BENCH_TIMED_AUTOMATIONS / BENCH_TIMED_LIMIT: automations the jobs are spread over, and their `max_concurrent_jobs`. */
+  automations: number;
+  limit: number;
 }
 
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -99,9 +120,9 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
-  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api] [--smoke])`);
+  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -141,10 +162,31 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     apiRoutes: (env.BENCH_API_ROUTES ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0),
     cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
+    timed: loadTimedConfig(env, smoke),
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
     redisUrl: env.REDIS_URL || "redis://127.0.0.1:6379",
     resultsDir: path.join(BENCH_DIR, "results"),
+  };
+}
+
+/**
+ * Sized so that the whole `timed` run stays under 8 minutes on the 2-core machine: 100,000 jobs
+ * and 1,000 schedules due within 5 minutes, the first 2 of which are the idle window.
+ */
+function loadTimedConfig(env: NodeJS.ProcessEnv, smoke: boolean): TimedConfig {
+  const waitSeconds = intVar(env, "BENCH_TIMED_WAIT_SECONDS", smoke ? 5 : 120, 1);
+  const spanSeconds = intVar(env, "BENCH_TIMED_SPAN_SECONDS", smoke ? 20 : 300, 1);
+  if (spanSeconds <= waitSeconds) throw new Error(`BENCH_TIMED_SPAN_SECONDS (${spanSeconds}) must exceed BENCH_TIMED_WAIT_SECONDS (${waitSeconds})`);
+  const setupRaw = env.BENCH_TIMED_SETUP_SECONDS;
+  return {
+    jobs: intVar(env, "BENCH_TIMED_JOBS", smoke ? 300 : 100_000, 1),
+    schedules: intVar(env, "BENCH_TIMED_SCHEDULES", smoke ? 10 : 1000, 0),
+    setupSeconds: setupRaw === undefined || setupRaw === "" ? undefined : intVar(env, "BENCH_TIMED_SETUP_SECONDS", 0, 1),
+    waitSeconds,
+    spanSeconds,
+    automations: intVar(env, "BENCH_TIMED_AUTOMATIONS", smoke ? 2 : 8, 1),
+    limit: intVar(env, "BENCH_TIMED_LIMIT", smoke ? 10 : 100, 1),
   };
 }

@@ -7,7 +7,8 @@
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchConfig } from "./config";
-import { auditRun, ConcurrencySampler, relayLag, waitForRelayDrain, type AuditCheck } from "./audit";
+import { ConcurrencySampler } from "@hub/testing";
+import { auditRun, relayLag, samplerReport, waitForRelayDrain, type AuditCheck } from "./audit";
 import { countPg, enableStatementCounts, redisCommandCounts, redisDelta, type PgCounts } from "./counters";
 import { cpuSecondsBetween, snapshotCpu } from "./cpu";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type ClaimCounts, type JobTarget, type PhaseRecorder, type PhaseSummary, type Workers } from "./load";
@@ -209,8 +210,9 @@ export async function drivePullTarget(
   const auditPool = new pg.Pool({ connectionString: run.databaseUrl, max: 2, application_name: "bench-audit" });
   const database = databaseName(run.databaseUrl);
   try {
-    const limits = new Map(plan.automations.map((automation) => [run.automationIds[automation.index]!, automation]));
-    const sampler = new ConcurrencySampler(auditPool, limits);
+    const automationsById = new Map(plan.automations.map((automation) => [run.automationIds[automation.index]!, automation]));
+    const limits = new Map([...automationsById].map(([id, automation]) => [id, automation.limit]));
+    const sampler = new ConcurrencySampler(auditPool, { limits });
     const tracker = new PhaseTracker();
     const workers = run.workers(tracker);
     const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
@@ -220,10 +222,10 @@ export async function drivePullTarget(
     const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, { pids: run.pids, database, batch: run.batch }, pacedRate);
     await workers.stop();
     const drain = run.relays ? await waitForRelayDrain(auditPool, 10_000) : null;
-    const samplerReport = await sampler.stop();
-    const audit = await auditRun(auditPool, recorders, samplerReport, drain?.left ?? null);
+    const sampled = samplerReport(await sampler.stop(), automationsById);
+    const audit = await auditRun(auditPool, recorders, sampled, drain?.left ?? null);
     // The sampler's statements, the drain polls, the audit's and the relay-lag queries.
-    meter.ownStatements = samplerReport.samples + (drain?.polls ?? 0) + AUDIT_QUERIES + recorders.length;
+    meter.ownStatements = sampled.samples + (drain?.polls ?? 0) + AUDIT_QUERIES + recorders.length;
     meter.claims = workers.claimCounts;
     const withLag = async (summary: PhaseSummary & { cpuMsPerJob: Record<string, number> }, recorder: PhaseRecorder): Promise<PhaseResult> => ({
       ...summary,

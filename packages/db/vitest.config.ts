@@ -1,3 +1,3 @@
-import { baseVitestConfig } from "../../tooling/vitest.base.ts";
+import { baseVitestConfig } from "@hub/test-services/vitest-config";
 
 export default baseVitestConfig;

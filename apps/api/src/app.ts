@@ -5,9 +5,10 @@
 import express, { type Express } from "express";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, readQueueDepthByAutomation } from "@hub/db";
+import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
 import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
+import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
@@ -68,7 +69,12 @@ export interface RunningApi {
 }
 
 /** Connects, migrates, bootstraps the first admin and listens on `env.PORT` (0 = any free port). */
-export async function startApi(env: ApiEnv, logger: Logger = createLogger("api", env.LOG_LEVEL)): Promise<RunningApi> {
+export interface StartApiOptions {
+  /** Resolves webhook hosts (tests inject one). Default: the system resolver. */
+  webhookResolver?: HostResolver;
+}
+
+export async function startApi(env: ApiEnv, logger: Logger = createLogger("api", env.LOG_LEVEL), options: StartApiOptions = {}): Promise<RunningApi> {
   await prepareDatabase(env.DATABASE_URL);
   // Every hot request is one statement now, and the claims of one automation take turns in the
   // process: sampling pg_stat_activity under `pnpm bench` (N=1500) showed 0 statements running at
@@ -113,8 +119,11 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     auth: new Authenticator(database.db, tokens),
     metrics,
     dispatch,
+    webhookResolver: options.webhookResolver ?? systemResolver,
   };
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger);
+  // Until this session LISTENs, credentials are read from PostgreSQL on every request.
+  const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
 
   const app = createApp(ctx);
   const server = app.listen(env.PORT);
@@ -160,6 +169,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       // (bounded; whatever is left is offered by the dispatcher's reconciler).
       await dispatch.queue.close(DISPATCH_FLUSH_TIMEOUT_MS);
       redis.disconnect();
+      await credentialChanges.stop();
       await database.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Database, Db } from "@hub/db";
 import type { Logger, RedisKeys } from "@hub/shared";
+import type { HostResolver } from "@hub/shared/webhooks";
 import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { ApiEnv } from "./env";
 import type { Authenticator } from "./http/auth";
@@ -18,6 +19,8 @@ export interface AppContext {
   tokens: TokenService;
   auth: Authenticator;
   metrics: Metrics;
+  /** Resolves webhook hosts for the SSRF check at creation (the system resolver; tests inject one). */
+  webhookResolver: HostResolver;
   /** Redis side of dispatch: BullMQ producer, per-automation ready sets, long-poll wake-ups. */
   dispatch: {
     queue: DispatchQueue;

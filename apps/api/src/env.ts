@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { commonEnvShape, envHelpers, parseEnv } from "@hub/shared";
+import { commonEnvShape, envHelpers, parseEnv, webhookEnvShape } from "@hub/shared";
 
-const { intFromEnv, optionalString } = envHelpers;
+const { intFromEnv, optionalString, boolFromEnv } = envHelpers;
 
 export const apiEnvSchema = z.object({
   ...commonEnvShape,
@@ -12,6 +12,9 @@ export const apiEnvSchema = z.object({
   HUB_ACCESS_TOKEN_TTL_SECONDS: intFromEnv(3600, 60, 604_800),
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open (keep the port internal). */
   HUB_METRICS_TOKEN: optionalString().pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** Lets schedules take a leading seconds field (CONTRACT §6.9): for tests and demos, off by default. */
+  HUB_SCHEDULES_ALLOW_SECONDS: boolFromEnv(false),
+  ...webhookEnvShape,
 });
 
 export type ApiEnv = z.output<typeof apiEnvSchema>;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import client from "prom-client";
+import type { Registry } from "prom-client";
 import type { AutomationQueueDepth } from "@hub/db";
-import { UnauthorizedError, type Logger } from "@hub/shared";
+import { createMetricsRegistry, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */
@@ -41,14 +41,12 @@ function cachedQueueDepths(source: QueueDepthSource): () => Promise<AutomationQu
  * from one aggregate read shared by all five. Each scrape resets them first, so a deactivated (or
  * renamed-away) automation's series disappear instead of freezing at their last value.
  */
-function registerQueueDepthGauges(registry: client.Registry, source: QueueDepthSource): void {
+function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource): void {
   const readDepths = cachedQueueDepths(source);
+  const metric = metricsOn(registry);
   const gauge = (name: string, help: string, valueOf: (depth: AutomationQueueDepth) => number) =>
-    new client.Gauge({
-      name,
-      help,
-      labelNames: ["automation"] as const,
-      registers: [registry],
+    metric.gauge(name, help, {
+      labelNames: ["automation"],
       async collect() {
         this.reset();
         let depths: AutomationQueueDepth[];
@@ -79,16 +77,13 @@ function registerQueueDepthGauges(registry: client.Registry, source: QueueDepthS
  * `queueDepth`, when given, adds the per-automation queue gauges.
  */
 export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
-  const registry = new client.Registry();
-  registry.setDefaultLabels({ app: "api" });
-  client.collectDefaultMetrics({ register: registry });
-  const httpRequestDuration = new client.Histogram({
-    name: "hub_http_request_duration_seconds",
-    help: "HTTP request latency by method, route and status",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
+  const registry = createMetricsRegistry("api");
+  const httpRequestDuration = metricsOn(registry).histogram(
+    "hub_http_request_duration_seconds",
+    "HTTP request latency by method, route and status",
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    ["method", "route", "status"],
+  );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
   return { registry, httpRequestDuration, jobs: createJobMetrics(registry) };
 }

@@ -4,13 +4,16 @@ import { healthRoutes } from "./health/health.routes";
 import { sectorRoutes } from "./sectors/sectors.routes";
 import { identityRoutes } from "./identity/identity.routes";
 import { userRoutes } from "./identity/users.routes";
+import { apiKeyRoutes } from "./identity/api-keys.routes";
 import { eventRoutes } from "./events/events.routes";
 import { automationRoutes } from "./automations/automations.routes";
 import { workerRoutes } from "./workers/workers.routes";
 import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
+import { scheduleRoutes } from "./schedules/schedules.routes";
+import { webhookRoutes } from "./webhooks/webhooks.routes";
 
-export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes, ...identityRoutes, ...userRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
+export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes, ...identityRoutes, ...userRoutes, ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
   // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
   // any /jobs/{job_id} route, so none is ever read as a job id.
-  ...workerProtocolRoutes, ...jobRoutes];
+  ...workerProtocolRoutes, ...jobRoutes, ...scheduleRoutes, ...webhookRoutes];

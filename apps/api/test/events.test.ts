@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { resolveSchema } from "./openapi-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events } from "@hub/db";
 import { startTestHub, type TestHub } from "./harness";
@@ -180,6 +181,20 @@ describe("GET /events", () => {
     ]);
     expect(parameters.find((parameter) => parameter.name === "since")?.schema).toMatchObject({ type: "string", format: "date-time" });
     expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({ type: "integer", default: 200, minimum: 1, maximum: 1000 });
+  });
+
+  it("when /openapi.json is read, then GET /events documents every event type of the catalogue with its own payload", async () => {
+    const document = await hub.client.get("/openapi.json");
+
+    const variants = resolveSchema(document.body, document.body.paths["/events"].get.responses["200"].content["application/json"].schema.items).oneOf as any[];
+    const byType = new Map(variants.map((variant) => [variant.properties.event_type.const, variant]));
+    expect([...byType.keys()]).toEqual(expect.arrayContaining(["job.created", "job.requeued", "user.created", "webhook.created", "api_key.revoked", "schedule.skipped"]));
+    expect(byType.get("job.requeued").properties.payload).toMatchObject({
+      properties: { reason: { enum: ["lease_expired", "retryable_failure", "timeout", "worker_unregistered"] }, available_at: { format: "date-time" } },
+      required: expect.arrayContaining(["automation_id", "reason", "attempts", "available_at"]),
+    });
+    expect(byType.get("job.created").properties.payload.required).toEqual(["automation_id", "context"]);
+    expect(byType.get("user.created").description).toBe("user.created (admins only)");
   });
 
   it.each([

@@ -1,8 +1,8 @@
 /**
  * Property-based fuzz of every endpoint (issue 10): for each route of `allRoutes`, arbitrary path
  * values, query strings, headers and bodies (field-aware objects, arbitrary JSON, malformed text,
- * deep nesting, over-size bodies, other media types), sent as an admin, an employee, a worker or
- * nobody. Whatever arrives:
+ * deep nesting, over-size bodies, other media types), sent as an admin, an employee (each with a
+ * login token or an api key), a worker or nobody. Whatever arrives:
  * - never a 5xx;
  * - every error is JSON in the contract's shape: `{"detail": string}`, or for 422 the pydantic
  *   list (CONTRACT §1);
@@ -15,8 +15,10 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findJob, toJobRef } from "@hub/db";
 import type { AnyRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
+import { createApiKey } from "./api-key-fixtures";
 import { createAutomation, createSector } from "./automation-fixtures";
 import { startTestHub, type TestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob, type AutomationWithWorker } from "./job-fixtures";
@@ -26,12 +28,15 @@ const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.en
 
 /**
  * Columns that requests rejected with a 4xx may still change by contract: any worker call marks
- * its worker seen (CONTRACT §3, worker `status`), whatever the answer.
+ * its worker seen (CONTRACT §3, worker `status`), and any use of an api key its `last_used_at`
+ * (§6.10), whatever the answer.
  */
-const VOLATILE_COLUMNS: Record<string, string[]> = { workers: ["last_seen_at", "status"] };
+const VOLATILE_COLUMNS: Record<string, string[]> = { workers: ["last_seen_at", "status"], api_keys: ["last_used_at"] };
 
 let hub: TestHub;
 let employee: TestUser;
+/** Api keys of the bootstrap admin and of `employee`. */
+let apiKeys: { admin: string; employee: string };
 /** The automation whose worker (and running job) the worker routes use; bearer routes never target it by path. */
 let stable: AutomationWithWorker;
 /** The automation admins may deactivate, re-key or unregister. */
@@ -48,8 +53,14 @@ let ids: {
 let checksumSql: string;
 
 beforeAll(async () => {
-  hub = await startTestHub();
+  // Configured for webhooks as a deployment is (else POST /webhooks answers 503); host names
+  // "resolve" to a public address without asking any DNS server.
+  hub = await startTestHub(
+    { HUB_WEBHOOK_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString("base64") },
+    { webhookResolver: async () => [{ address: "93.184.216.34", family: 4 }] },
+  );
   employee = await hub.createUser("employee");
+  apiKeys = { admin: (await createApiKey(hub, hub.adminToken)).key, employee: (await createApiKey(hub, employee.token)).key };
   const victimUser = await hub.createUser("employee");
   const sector = await createSector(hub);
   stable = await createAutomationWithWorker(hub, { parameters: [{ name: "month", description: "YYYY-MM" }], max_concurrent_jobs: 10 });
@@ -58,7 +69,7 @@ beforeAll(async () => {
   // Claims take the oldest queued job: the job to run is created and claimed before the one that
   // stays queued.
   const runningJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-02" });
-  await hub.api.ctx.dispatch.ready.offer([{ id: runningJob, automationId: stable.automationId, createdAt: new Date() }]);
+  await hub.api.ctx.dispatch.ready.offer([toJobRef((await findJob(hub.api.ctx.db, runningJob))!)]);
   const claimed = await hub.client.post("/jobs/claim", { wait_seconds: 0 }, { workerKey: stable.workerKey });
   if (claimed.status !== 200 || claimed.body.id !== runningJob) throw new Error(`fixture claim failed: ${claimed.status}`);
   const queuedJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-01" });
@@ -97,7 +108,7 @@ async function databaseChecksum(): Promise<string> {
 
 // ---------------------------------------------------------------- generators
 
-type Caller = "admin" | "employee" | "worker" | "nobody" | "forged-token" | "unknown-worker-key";
+type Caller = "admin" | "employee" | "admin-api-key" | "employee-api-key" | "worker" | "nobody" | "forged-token" | "unknown-worker-key";
 
 interface FuzzRequest {
   caller: Caller;
@@ -292,7 +303,7 @@ function requestArbitrary(route: AnyRoute): fc.Arbitrary<FuzzRequest> {
       ? ["worker", "worker", "worker", "worker", "worker", "admin", "nobody", "unknown-worker-key"]
       : route.auth === "none"
         ? ["nobody", "nobody", "admin", "worker"]
-        : ["admin", "admin", "admin", "admin", "employee", "employee", "nobody", "forged-token", "worker"];
+        : ["admin", "admin", "admin", "admin", "admin-api-key", "employee", "employee", "employee-api-key", "nobody", "forged-token", "worker"];
   const headerNames = Object.keys(jsonSchemaOf(route.headers).properties ?? {});
   const headers = fc.record(
     {
@@ -326,6 +337,10 @@ function credentials(caller: Caller): Record<string, string> {
       return { authorization: `Bearer ${hub.adminToken}` };
     case "employee":
       return { authorization: `Bearer ${employee.token}` };
+    case "admin-api-key":
+      return { authorization: `Bearer ${apiKeys.admin}` };
+    case "employee-api-key":
+      return { authorization: `Bearer ${apiKeys.employee}` };
     case "worker":
       return { "x-worker-api-key": stable.workerKey };
     case "forged-token":

@@ -20,8 +20,10 @@ const probeRoutes = [
   defineRoute({
     method: "get",
     path: "/probe/crash",
+    operationId: "probeCrash",
     summary: "Throws an error carrying internals",
-    tag: "probe",
+    description: "A probe of the shared HTTP core, mounted only in this test",
+    tag: "operations",
     auth: "none",
     responses: {},
     handler: async () => {
@@ -31,8 +33,10 @@ const probeRoutes = [
   defineRoute({
     method: "get",
     path: "/probe/bad-sql",
+    operationId: "probeBadSql",
     summary: "Runs a failing SQL statement",
-    tag: "probe",
+    description: "A probe of the shared HTTP core, mounted only in this test",
+    tag: "operations",
     auth: "none",
     responses: {},
     handler: async ({ ctx }) => {
@@ -43,8 +47,10 @@ const probeRoutes = [
   defineRoute({
     method: "get",
     path: "/probe/bad-param",
+    operationId: "probeBadParam",
     summary: "Runs a query whose parameter PostgreSQL quotes back in its error",
-    tag: "probe",
+    description: "A probe of the shared HTTP core, mounted only in this test",
+    tag: "operations",
     auth: "none",
     responses: {},
     handler: async ({ ctx }) => {
@@ -55,8 +61,10 @@ const probeRoutes = [
   defineRoute({
     method: "post",
     path: "/probe/items/{item_id}",
+    operationId: "probeValidation",
     summary: "Validates path, query and body together",
-    tag: "probe",
+    description: "A probe of the shared HTTP core, mounted only in this test",
+    tag: "operations",
     auth: "none",
     params: z.object({ item_id: uuid() }),
     query: z.object({ count: queryInt() }),

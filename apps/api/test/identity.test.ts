@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { automations, events, sectors, users, workers } from "@hub/db";
-import { hashApiKey } from "../src/http/auth";
+import { hashApiKey } from "../src/identity/secret-keys";
 import { AdminCredentialsError, ensureFirstAdmin } from "../src/identity/bootstrap";
 import { LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_MAX_FAILURES } from "../src/identity/login.service";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "./harness";
@@ -93,8 +93,10 @@ describe("POST /identity/token", () => {
     const document = await hub.client.get("/openapi.json");
 
     const content = document.body.paths["/identity/token"].post.requestBody.content;
-    expect(content["application/json"].schema.required).toEqual(["email", "password"]);
-    expect(content["application/x-www-form-urlencoded"].schema.required).toEqual(["username", "password"]);
+    // Both are named components (LoginRequest, LoginForm), referenced from the operation.
+    const resolved = (schema: { $ref: string }) => document.body.components.schemas[schema.$ref.replace("#/components/schemas/", "")];
+    expect(resolved(content["application/json"].schema).required).toEqual(["email", "password"]);
+    expect(resolved(content["application/x-www-form-urlencoded"].schema).required).toEqual(["username", "password"]);
   });
 
   it("when the form's grant_type is not 'password', then 422 on body.grant_type", async () => {

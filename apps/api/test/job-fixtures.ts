@@ -5,6 +5,7 @@
 import { createDispatcher, type Dispatcher, type DispatcherConfig } from "@hub/dispatcher";
 import { openDatabase, type HubEvent } from "@hub/db";
 import { createLogger, createRedis } from "@hub/shared";
+import { waitUntil } from "@hub/testing";
 import { createAutomation, createSector, eventsOf } from "./automation-fixtures";
 import { startTestHub, type HttpResult, type TestHub } from "./harness";
 
@@ -69,8 +70,24 @@ export async function createJob(hub: TestHub, automationId: string, token = hub.
   return created.body.id;
 }
 
+/**
+ * Creates `count` jobs one after another (distinct creation times), then has the dispatcher offer
+ * every queued job, so a claim made next sees all of them.
+ */
+export async function queueJobs(hub: DispatchingHub, automationId: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1) ids.push(await createJob(hub, automationId, hub.adminToken));
+  await hub.dispatcher.reconcileNow();
+  return ids;
+}
+
 export function claim(hub: TestHub, workerKey: string, waitSeconds = 0): Promise<HttpResult<any>> {
   return hub.client.post("/jobs/claim", { wait_seconds: waitSeconds }, { workerKey });
+}
+
+/** The ids in the automation's Redis ready set, in its order (claim order). */
+export async function readyJobIds(hub: TestHub, automationId: string): Promise<string[]> {
+  return (await hub.api.ctx.dispatch.ready.candidates(automationId, 100)).map((job) => job.id);
 }
 
 /** GET /jobs/{id} as the admin. */
@@ -89,16 +106,9 @@ export async function lastEventOf(hub: TestHub, jobId: string): Promise<HubEvent
   return (await eventsOf(hub, jobId)).at(-1);
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep } from "@hub/testing";
 
-/**
- * Resolves once `condition` holds, checking every `intervalMs`; fails after `timeoutMs` (generous:
- * the machine may be loaded). For effects that happen in the background after a response.
- */
-export async function waitFor(condition: () => Promise<boolean>, { timeoutMs = 15_000, intervalMs = 50 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+/** Resolves once `condition` holds; fails after `timeoutMs`. For effects that happen in the background after a response. */
+export function waitFor(condition: () => Promise<boolean>, { timeoutMs = 15_000, intervalMs = 50 } = {}): Promise<void> {
+  return waitUntil("a background effect of the request", condition, timeoutMs, intervalMs);
 }

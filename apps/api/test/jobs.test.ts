@@ -59,6 +59,10 @@ describe("POST /jobs", () => {
       queue_position: 1,
       available_at: expect.stringMatching(ISO),
       retry_of: null,
+      run_at: null,
+      priority: 0,
+      schedule_id: null,
+      fire_time: null,
     });
   });
 

@@ -255,7 +255,17 @@ describe("OpenAPI", () => {
     const document = await hub.client.get("/openapi.json");
     const operation = document.body.paths["/jobs"].get;
     const parameters = operation.parameters as { name: string; schema: Record<string, unknown> }[];
-    expect(parameters.map((parameter) => parameter.name)).toEqual(["automation_id", "status", "created_after", "created_before", "limit", "cursor"]);
+    expect(parameters.map((parameter) => parameter.name)).toEqual([
+      "automation_id",
+      "status",
+      "created_after",
+      "created_before",
+      "priority_min",
+      "scheduled",
+      "schedule_id",
+      "limit",
+      "cursor",
+    ]);
     expect(parameters.find((parameter) => parameter.name === "status")?.schema).toMatchObject({ type: "string" });
     expect(parameters.find((parameter) => parameter.name === "created_after")?.schema).toMatchObject({ type: "string", format: "date-time" });
     expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({ default: 100, minimum: 1, maximum: 1000 });

@@ -2,32 +2,26 @@
  * What an operator relies on to watch the hub (CONTRACT §6.1): /metrics behind HUB_METRICS_TOKEN,
  * and request log lines that name the caller and the job or automation each request touched.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
 import { loadApiEnv } from "../src/env";
-import { HubClient } from "./harness";
 import { createAutomationWithWorker, startHubWithDispatcher, type DispatchingHub } from "./job-fixtures";
+import { startLoggedCopy, type LoggedCopy } from "./logged-copy";
 import { expectNoSecrets } from "./secrets";
 
 const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 
 let hub: DispatchingHub;
 /** The same API logging into `logLines`. */
-let logged: { client: HubClient; server: Server };
-const logLines: string[] = [];
+let logged: LoggedCopy;
+let logLines: string[];
 
 beforeAll(async () => {
   hub = await startHubWithDispatcher({ HUB_METRICS_TOKEN: METRICS_TOKEN });
-  const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
-  const server = createApp({ ...hub.api.ctx, logger }).listen(0);
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  logged = { server, client: new HubClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`) };
+  logged = await startLoggedCopy(hub.api.ctx);
+  logLines = logged.lines;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => (logged ? logged.server.close(() => resolve()) : resolve()));
+  await logged?.close();
   await hub?.stop();
 });
 

@@ -16,7 +16,7 @@ import type { Redis } from "ioredis";
 import { createApp } from "../src/app";
 import type { AppContext } from "../src/context";
 import { Authenticator } from "../src/http/auth";
-import { freePort } from "../../../tooling/hub-processes";
+import { freePort } from "@hub/testing";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, startTestHub, type TestHub } from "./harness";
 
 const UNAVAILABLE = { detail: "Service temporarily unavailable" };

@@ -1,7 +1,7 @@
 /**
  * The queue-depth and list statements stay index-backed on a large hub (CONTRACT §6.2, §6.3;
  * issue 11 "Done when"): on 1,000,000 jobs over 10,000 automations, EXPLAIN of the stats, gauges,
- * GET /jobs/{id}, the claim's pick and every GET /jobs page (first and cursor, each filter) shows
+ * GET /jobs/{id}, the claim's pick, the dispatcher's scans and every GET /jobs page (first and cursor, each filter) shows
  * index scans on `jobs`, never a sequential scan or a sort of the table. The plans are printed for
  * the closing note. No timing is asserted (speed lives in benchmarks).
  */
@@ -14,11 +14,12 @@ import {
   listJobs,
   openDatabase,
   queueDepthQuery,
+  queuedJobRefsQuery,
   type Database,
   type KeysetPosition,
 } from "@hub/db";
-import { createTestDatabase, type TestDatabase } from "@hub/db/testing";
-import { testServiceUrls } from "@hub/db/testing/inject";
+import { createTestDatabase, type TestDatabase } from "@hub/testing";
+import { testServiceUrls } from "@hub/testing/vitest";
 
 const AUTOMATIONS = 10_000;
 const JOBS = 1_000_000;
@@ -93,7 +94,20 @@ describe("on 1M jobs and 10,000 automations", () => {
   it("when the gauges of every automation are read, then queued and running jobs are found through partial indexes", async () => {
     const text = await plan(queueDepthQuery());
     expectIndexBacked(text, ["jobs_running_lease_idx"]);
-    expect(text).toMatch(/jobs_claim_idx|jobs_queued_idx/);
+    expect(text).toMatch(/jobs_claim_idx|jobs_queued_available_idx/);
+  });
+
+  it("when the dispatcher looks for due jobs and for jobs nearing their time, then it reads only that window of jobs_queued_available_idx", async () => {
+    const [{ now }] = (await hub.db.execute<{ now: string }>(sql`select now() as now`)).rows as [{ now: string }];
+    const dbNow = new Date(now);
+    // 10,000 of the queued jobs are due in an hour: the horizon pass (the next minute) must not read them.
+    const horizon = await plan(queuedJobRefsQuery({ from: dbNow, until: new Date(dbNow.getTime() + 60_000) }, null, 1000));
+    const due = await plan(queuedJobRefsQuery({ from: null, until: dbNow }, null, 1000));
+
+    expectIndexBacked(horizon, ["jobs_queued_available_idx"]);
+    expect(horizon).toMatch(/Index Scan using jobs_queued_available_idx on jobs \(actual [^)]*rows=0 /);
+    expectIndexBacked(due, ["jobs_queued_available_idx"]);
+    expect(due).not.toMatch(/Sort/);
   });
 
   it("when a queued job at the back of a 20,000-job queue is read, then its position is counted on jobs_claim_idx", async () => {

@@ -5,6 +5,7 @@ import {
   claim,
   createAutomationWithWorker,
   createJob,
+  queueJobs,
   readJob,
   sleep,
   startHubWithDispatcher,
@@ -24,12 +25,6 @@ describe("worker batch endpoints", () => {
     await hub?.stop();
   });
 
-  async function queueJobs(automationId: string, count: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (let index = 0; index < count; index += 1) ids.push(await createJob(hub, automationId, hub.adminToken));
-    await hub.dispatcher.reconcileNow();
-    return ids;
-  }
 
   const claimBatch = (subject: AutomationWithWorker, body: Record<string, unknown>) =>
     hub.client.post<{ jobs: Array<Record<string, unknown>> }>("/jobs/claim-batch", body, { workerKey: subject.workerKey });
@@ -48,7 +43,7 @@ describe("worker batch endpoints", () => {
   describe("POST /jobs/claim-batch", () => {
     it("when jobs are queued, then up to max_jobs start in creation order, each under a lease with job.started", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 10 });
-      const ids = await queueJobs(subject.automationId, 5);
+      const ids = await queueJobs(hub, subject.automationId, 5);
 
       const result = await claimBatch(subject, { max_jobs: 3 });
 
@@ -64,7 +59,7 @@ describe("worker batch endpoints", () => {
 
     it("when max_jobs exceeds the free slots, then only max_concurrent_jobs minus the running jobs start", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 3 });
-      await queueJobs(subject.automationId, 6);
+      await queueJobs(hub, subject.automationId, 6);
       expect((await claim(hub, subject.workerKey, 0)).status).toBe(200);
 
       const result = await claimBatch(subject, { max_jobs: 10 });
@@ -76,7 +71,7 @@ describe("worker batch endpoints", () => {
 
     it("when several claim-batch callers race, then the automation never runs more than max_concurrent_jobs jobs", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
-      const ids = await queueJobs(subject.automationId, 20);
+      const ids = await queueJobs(hub, subject.automationId, 20);
 
       const results = await Promise.all(Array.from({ length: 8 }, () => claimBatch(subject, { max_jobs: 3 })));
 
@@ -89,7 +84,7 @@ describe("worker batch endpoints", () => {
 
     it("when jobs have priorities, then the highest priority comes first, then creation order", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 10 });
-      const [low, urgentA, normal, urgentB] = await queueJobs(subject.automationId, 4);
+      const [low, urgentA, normal, urgentB] = await queueJobs(hub, subject.automationId, 4);
       // The API takes `priority` in a later issue; the column and the claim order exist now.
       await hub.api.ctx.db.execute(sql`update jobs set priority = 5 where id in (${urgentA}, ${urgentB})`);
       await hub.api.ctx.db.execute(sql`update jobs set priority = -1 where id = ${low}`);
@@ -123,7 +118,7 @@ describe("worker batch endpoints", () => {
 
     it("when the limit is full and jobs keep arriving, then a waiting claim does not try again for each new job", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 1 });
-      const [first] = await queueJobs(subject.automationId, 1);
+      const [first] = await queueJobs(hub, subject.automationId, 1);
       expect((await claim(hub, subject.workerKey, 0)).body.id).toBe(first);
       const blockedBefore = (await claimStatements()).blocked ?? 0;
 
@@ -155,8 +150,8 @@ describe("worker batch endpoints", () => {
     it("when items mix held, finished, foreign and unknown jobs, then each gets its own verdict in input order", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
       const other = await createAutomationWithWorker(hub);
-      await queueJobs(subject.automationId, 3);
-      const [foreign] = await queueJobs(other.automationId, 1);
+      await queueJobs(hub, subject.automationId, 3);
+      const [foreign] = await queueJobs(hub, other.automationId, 1);
       const [a, b, c] = (await claimBatch(subject, { max_jobs: 3 })).body.jobs.map((job) => job.id as string);
       await hub.client.post(`/jobs/${c}/complete`, { result: { first: true } }, { workerKey: subject.workerKey });
 
@@ -193,7 +188,7 @@ describe("worker batch endpoints", () => {
 
     it("when an item names another attempt, then it is a conflict and the job keeps running", async () => {
       const subject = await createAutomationWithWorker(hub);
-      await queueJobs(subject.automationId, 1);
+      await queueJobs(hub, subject.automationId, 1);
       const [job] = (await claimBatch(subject, { max_jobs: 1 })).body.jobs;
 
       const result = await hub.client.post<{ results: unknown[] }>(
@@ -208,7 +203,7 @@ describe("worker batch endpoints", () => {
 
     it("when completing frees slots, then waiting claims get the next jobs", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 2 });
-      const ids = await queueJobs(subject.automationId, 4);
+      const ids = await queueJobs(hub, subject.automationId, 4);
       const held = (await claimBatch(subject, { max_jobs: 2 })).body.jobs.map((job) => job.id as string);
       const waiting = [claim(hub, subject.workerKey, 10), claim(hub, subject.workerKey, 10)];
       await sleep(200);
@@ -221,7 +216,7 @@ describe("worker batch endpoints", () => {
 
     it("when items are empty, too many, or a result is not an object, then 422 and nothing changes", async () => {
       const subject = await createAutomationWithWorker(hub);
-      await queueJobs(subject.automationId, 1);
+      await queueJobs(hub, subject.automationId, 1);
       const [job] = (await claimBatch(subject, { max_jobs: 1 })).body.jobs;
       const tooMany = Array.from({ length: 101 }, () => ({ id: job!.id, result: {} }));
 
@@ -236,7 +231,7 @@ describe("worker batch endpoints", () => {
   describe("POST /jobs/heartbeat-batch", () => {
     it("when ids mix held, finished and unknown jobs, then held leases are extended and each id gets its verdict in input order", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 3 });
-      await queueJobs(subject.automationId, 2);
+      await queueJobs(hub, subject.automationId, 2);
       const [a, b] = (await claimBatch(subject, { max_jobs: 2 })).body.jobs;
       await hub.client.post(`/jobs/${b!.id}/complete`, { result: {} }, { workerKey: subject.workerKey });
       await sleep(20);
@@ -271,14 +266,14 @@ describe("worker batch endpoints", () => {
     it("when a job was claimed before its offer arrived, then the late offer is dropped; queued again, it is offered", async () => {
       const subject = await createAutomationWithWorker(hub);
       const { ready } = hub.api.ctx.dispatch;
-      const job = { id: UNKNOWN_JOB, automationId: subject.automationId, createdAt: new Date() };
+      const job = { id: UNKNOWN_JOB, automationId: subject.automationId, seq: 1, priority: 0, availableAt: new Date() };
 
-      await ready.markClaimed(subject.automationId, [job.id]);
+      await ready.markClaimed(subject.automationId, [job]);
       await ready.offer([job]);
       expect(await ready.candidates(subject.automationId, 10)).toEqual([]);
 
       await ready.offerAgain([job]);
-      expect(await ready.candidates(subject.automationId, 10)).toEqual([job.id]);
+      expect(await ready.candidates(subject.automationId, 10)).toEqual([{ id: job.id, seq: job.seq }]);
     });
   });
 });

@@ -5,6 +5,7 @@ import {
   claim,
   createAutomationWithWorker,
   createJob,
+  queueJobs,
   eventTypesOf,
   readJob,
   sleep,
@@ -24,16 +25,9 @@ describe("worker protocol", () => {
     await hub?.stop();
   });
 
-  /** Creates jobs one after another (distinct creation times) and makes sure all are offered before claims look. */
-  async function queueJobs(automationId: string, count: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (let index = 0; index < count; index += 1) ids.push(await createJob(hub, automationId, hub.adminToken));
-    await hub.dispatcher.reconcileNow();
-    return ids;
-  }
 
   async function claimedJob(subject: AutomationWithWorker): Promise<string> {
-    const [id] = await queueJobs(subject.automationId, 1);
+    const [id] = await queueJobs(hub, subject.automationId, 1);
     const claimed = await claim(hub, subject.workerKey, 5);
     if (claimed.status !== 200 || claimed.body.id !== id) throw new Error(`could not claim ${id}: ${claimed.status}`);
     return id!;
@@ -114,7 +108,7 @@ describe("worker protocol", () => {
 
     it("when several jobs are queued, then claims hand them out oldest first", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
-      const ids = await queueJobs(subject.automationId, 4);
+      const ids = await queueJobs(hub, subject.automationId, 4);
 
       const claimed: string[] = [];
       for (let index = 0; index < ids.length; index += 1) claimed.push((await claim(hub, subject.workerKey, 0)).body.id);
@@ -125,7 +119,7 @@ describe("worker protocol", () => {
     it("when another automation has queued jobs, then this worker never receives them", async () => {
       const owner = await createAutomationWithWorker(hub);
       const stranger = await createAutomationWithWorker(hub);
-      const [id] = await queueJobs(owner.automationId, 1);
+      const [id] = await queueJobs(hub, owner.automationId, 1);
 
       const strangerClaim = await claim(hub, stranger.workerKey, 1);
       const ownerClaim = await claim(hub, owner.workerKey, 0);
@@ -136,7 +130,7 @@ describe("worker protocol", () => {
 
     it("when 8 claims race for 10 jobs with max_concurrent_jobs 2, then exactly 2 jobs start; completing one lets the next claim in", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 2 });
-      const ids = await queueJobs(subject.automationId, 10);
+      const ids = await queueJobs(hub, subject.automationId, 10);
 
       const results = await Promise.all(Array.from({ length: 8 }, () => claim(hub, subject.workerKey, 0)));
 
@@ -155,7 +149,7 @@ describe("worker protocol", () => {
 
     it("when a claim waits at the concurrency limit and a running job completes, then the waiting claim gets the next job", async () => {
       const subject = await createAutomationWithWorker(hub);
-      const [first, second] = await queueJobs(subject.automationId, 2);
+      const [first, second] = await queueJobs(hub, subject.automationId, 2);
       expect((await claim(hub, subject.workerKey, 0)).body.id).toBe(first);
 
       const waiting = claim(hub, subject.workerKey, 10);
@@ -169,7 +163,7 @@ describe("worker protocol", () => {
 
     it("when a claim waits at the limit and the running job is cancelled, then the freed slot goes to the waiting claim", async () => {
       const subject = await createAutomationWithWorker(hub);
-      const [first, second] = await queueJobs(subject.automationId, 2);
+      const [first, second] = await queueJobs(hub, subject.automationId, 2);
       await claim(hub, subject.workerKey, 0);
 
       const waiting = claim(hub, subject.workerKey, 10);
@@ -183,7 +177,7 @@ describe("worker protocol", () => {
 
     it("when a queued job is cancelled, then no claim ever receives it", async () => {
       const subject = await createAutomationWithWorker(hub);
-      const [id] = await queueJobs(subject.automationId, 1);
+      const [id] = await queueJobs(hub, subject.automationId, 1);
 
       await hub.client.post(`/jobs/${id}/cancel`, undefined, { token: hub.adminToken });
       const result = await claim(hub, subject.workerKey, 1);
@@ -195,7 +189,7 @@ describe("worker protocol", () => {
     it("when the automation is in development mode, then claims get nothing; leaving it releases the jobs in order", async () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 3 });
       await hub.client.post(`/automations/${subject.automationId}/development-mode`, undefined, { token: hub.adminToken });
-      const ids = await queueJobs(subject.automationId, 3);
+      const ids = await queueJobs(hub, subject.automationId, 3);
 
       const held = await claim(hub, subject.workerKey, 1);
       expect(held.status).toBe(204);

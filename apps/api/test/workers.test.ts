@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimJobs, events, findJob, workers } from "@hub/db";
-import { hashApiKey } from "../src/http/auth";
+import { hashApiKey } from "../src/identity/secret-keys";
 import { adminId, countAllEvents, createAutomation, createSector, eventsOf, insertQueuedJob } from "./automation-fixtures";
 import { startTestHub, type TestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
@@ -261,7 +261,7 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
         payload: { automation_id: automationId, reason: "worker_unregistered", attempts: 1, available_at: job.availableAt.toISOString() },
       });
     }
-    expect(await hub.api.ctx.dispatch.ready.candidates(automationId, 10)).toEqual(running.map((job) => job.id));
+    expect((await hub.api.ctx.dispatch.ready.candidates(automationId, 10)).map((job) => job.id)).toEqual(running.map((job) => job.id));
   });
 
   it("when a worker is unregistered, then a new one can be registered for the automation", async () => {

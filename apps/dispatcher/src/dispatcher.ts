@@ -8,44 +8,58 @@
  *   each job in its automation's ready set.
  * - leases and timeouts: running jobs whose lease lapsed, or that ran longer than their
  *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`.
- * - delayed: one timer moves jobs whose back-off has passed from the delayed set to ready sets.
+ * - delayed: one timer moves jobs whose `available_at` has come (a `run_at`, a back-off) from the
+ *   delayed set to ready sets.
+ * - horizon: one pass every HORIZON_PASS_INTERVAL_MS (by whichever replica takes its lock) brings
+ *   the queued jobs that come due within DELAYED_HORIZON_MS from PostgreSQL into the delayed set,
+ *   continuing from where the last pass stopped (the `delayedHorizon` key), so each job is read
+ *   about once as it nears and a job due next week costs nothing before then.
  * - workers: workers silent for HUB_WORKER_TTL_SECONDS become `stopped`.
- * - reconcile: every queued job in PostgreSQL that is due within RECONCILE_HORIZON_SECONDS is (re-)offered — on an interval, and at once when
- *   the epoch key shows that Redis lost its data (restart without persistence, FLUSHDB).
+ * - schedules: a timer that sleeps until the next fire and makes each fire's job (./schedules.ts).
+ * - reconcile: every queued job in PostgreSQL that is due is (re-)offered, repairing any lost
+ *   signal — on an interval, and at once, with a full horizon pass, when the epoch key shows that
+ *   Redis lost its data (restart without persistence, FLUSHDB).
  */
 import { Worker as BullWorker } from "bullmq";
 import type { Redis } from "ioredis";
 import {
+  databaseNow,
   expireLapsedLeases,
   expireTimedOutJobs,
   forgetExpiredIdempotencyKeys,
   listQueuedJobRefs,
   stopSilentWorkers,
   toJobRef,
+  type AvailableWindow,
   type Database,
+  type JobRef,
+  type QueuedJobCursor,
 } from "@hub/db";
 import type { Logger, RedisKeys } from "@hub/shared";
-import { jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
+import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
+import { createScheduleFirer, SCHEDULE_PROBE_MAX_MS } from "./schedules";
 
 export interface DispatcherConfig {
   /** HUB_JOB_MAX_ATTEMPTS: where an automation sets no max_attempts, a lapsed lease or timeout after this many attempts fails the job. */
   maxAttempts: number;
   /** HUB_WORKER_TTL_SECONDS. */
   workerTtlSeconds: number;
-  /** Dispatch messages offered in parallel by this process. Default 1 (HUB_DISPATCHER_CONCURRENCY). */
+  /** Dispatch messages offered in parallel by this process (HUB_DISPATCHER_CONCURRENCY). Defaults: {@link DISPATCHER_DEFAULTS}. */
   offerConcurrency?: number;
-  /** Default 250 ms. */
+  /** How often lapsed leases and timed-out jobs are looked for. */
   leaseSweepIntervalMs?: number;
-  /** How often delayed jobs that came due are moved to ready sets. Default 200 ms. */
+  /** How often delayed jobs that came due are moved to ready sets. */
   delayedPromoteIntervalMs?: number;
-  /** Default 1000 ms. */
+  /** How often silent workers are marked stopped. */
   workerSweepIntervalMs?: number;
-  /** Full reconciliation interval. Default 5000 ms. */
+  /** Reconciliation interval (every due queued job re-offered). */
   reconcileIntervalMs?: number;
-  /** How often the epoch key is checked to notice a Redis that lost its data. Default 1000 ms. */
+  /** How often the horizon pass brings jobs coming due from PostgreSQL into the delayed set. Default HORIZON_PASS_INTERVAL_MS. */
+  horizonPassIntervalMs?: number;
+  /** How often the epoch key is checked to notice a Redis that lost its data. */
   epochCheckIntervalMs?: number;
 }
 
@@ -59,18 +73,38 @@ export interface DispatcherDeps {
   metrics?: DispatcherMetrics;
 }
 
+/** The defaults of the optional {@link DispatcherConfig} settings (env.ts defaults its variables to them). */
+export const DISPATCHER_DEFAULTS = {
+  offerConcurrency: 1,
+  leaseSweepIntervalMs: 250,
+  delayedPromoteIntervalMs: 200,
+  workerSweepIntervalMs: 1000,
+  reconcileIntervalMs: 5000,
+  epochCheckIntervalMs: 1000,
+  horizonPassIntervalMs: 10_000,
+} satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds">>;
+
 const LEASE_SWEEP_BATCH = 200;
 const RECONCILE_PAGE = 1000;
 /**
- * The reconciler offers queued jobs due within this many seconds (later ones go to the delayed set
- * only when a later pass finds them this close), so a job in a long back-off is not in Redis for
- * its whole wait, yet one pass more or less never delays it.
+ * How often the horizon pass runs: well inside DELAYED_HORIZON_MS, so a job enters the delayed set
+ * 50–60 s before it is due, and a pass or two that fail (PostgreSQL away) are caught up by the next,
+ * which continues from where the last successful one stopped.
  */
-const RECONCILE_HORIZON_SECONDS = 60;
+export const HORIZON_PASS_INTERVAL_MS = DISPATCHER_DEFAULTS.horizonPassIntervalMs;
 const PROMOTE_BATCH = 1000;
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { database, redis, keys, logger, config } = deps;
+  const settings = {
+    offerConcurrency: config.offerConcurrency ?? DISPATCHER_DEFAULTS.offerConcurrency,
+    leaseSweepIntervalMs: config.leaseSweepIntervalMs ?? DISPATCHER_DEFAULTS.leaseSweepIntervalMs,
+    delayedPromoteIntervalMs: config.delayedPromoteIntervalMs ?? DISPATCHER_DEFAULTS.delayedPromoteIntervalMs,
+    workerSweepIntervalMs: config.workerSweepIntervalMs ?? DISPATCHER_DEFAULTS.workerSweepIntervalMs,
+    reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
+    epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
+    horizonPassIntervalMs: config.horizonPassIntervalMs ?? DISPATCHER_DEFAULTS.horizonPassIntervalMs,
+  };
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
@@ -112,23 +146,55 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
-    let after: { createdAt: Date; id: string } | null = null;
-    let offered = 0;
+  /** Runs `handle` on each page of the queued jobs whose `available_at` lies in `window`; returns how many. */
+  async function forEachQueuedPage(window: AvailableWindow, handle: (page: JobRef[]) => Promise<void>): Promise<number> {
+    let cursor: QueuedJobCursor | null = null;
+    let seen = 0;
     for (;;) {
-      const page = await listQueuedJobRefs(db, after, RECONCILE_PAGE, RECONCILE_HORIZON_SECONDS);
-      if (page.length === 0) break;
-      // Queued in PostgreSQL now: offered even if claimed before (it was queued again since);
-      // those not due yet go to the delayed set.
-      await ready.offerAgain(page, "offer");
-      offered += page.length;
+      const page = await listQueuedJobRefs(db, window, cursor, RECONCILE_PAGE);
+      if (page.length > 0) await handle(page);
+      seen += page.length;
+      if (page.length < RECONCILE_PAGE) return seen;
       const last = page[page.length - 1]!;
-      after = { createdAt: last.createdAt, id: last.id };
-      if (page.length < RECONCILE_PAGE) break;
+      cursor = { availableAt: last.availableAt, id: last.id };
     }
+  }
+
+  /**
+   * Offers every queued job that is due (PostgreSQL's clock), even if claimed before (it was queued
+   * again since); with `trigger` "redis_lost" also rebuilds the delayed set with a full horizon pass.
+   */
+  async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
+    const now = await databaseNow(db);
+    const offered = await forEachQueuedPage({ from: null, until: now }, (page) => ready.offerDue(page));
+    if (trigger === "redis_lost") await bringJobsNearingDue("full");
     metrics.reconciliations.inc({ trigger });
     metrics.jobsOffered.inc({ path: "reconcile" }, offered);
     if (trigger === "redis_lost" || offered > 0) logger.debug({ trigger, offered }, "reconciled queued jobs into Redis");
+  }
+
+  /**
+   * The horizon pass: puts the queued jobs due within DELAYED_HORIZON_MS in the delayed set. It
+   * continues after the time the last pass reached (kept in Redis, so replicas share it); "full",
+   * and when that time is unknown (first pass, Redis lost its data), it starts from now. Jobs that
+   * enter the window otherwise — created, re-queued or rescheduled — are placed by whoever made
+   * the change (ReadyJobs.offer holds jobs due within DELAYED_HOLD_MS).
+   */
+  async function bringJobsNearingDue(scope: "continue" | "full"): Promise<void> {
+    const now = await databaseNow(db);
+    const until = new Date(now.getTime() + DELAYED_HORIZON_MS);
+    const reached = scope === "full" ? null : await redis.get(keys.delayedHorizon);
+    const from = reached === null ? now : new Date(Math.max(Number(reached), now.getTime()));
+    const held = await forEachQueuedPage({ from, until }, (page) => ready.holdUntilDue(page));
+    await redis.set(keys.delayedHorizon, String(until.getTime()));
+    metrics.jobsOffered.inc({ path: "horizon" }, held);
+  }
+
+  /** Horizon passes are spread over replicas like reconciliation: whoever takes the short lock runs the interval's pass. */
+  async function horizonPassOnInterval(): Promise<void> {
+    const interval = config.horizonPassIntervalMs ?? HORIZON_PASS_INTERVAL_MS;
+    const taken = await redis.set(keys.lock("horizon"), String(process.pid), "PX", Math.max(interval - 100, 100), "NX");
+    if (taken === "OK") await bringJobsNearingDue("continue");
   }
 
   async function checkEpoch(): Promise<void> {
@@ -140,7 +206,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   /** Full passes are spread over replicas: whoever takes the short lock does the interval's pass. */
   async function reconcileOnInterval(): Promise<void> {
-    const interval = config.reconcileIntervalMs ?? 5000;
+    const interval = settings.reconcileIntervalMs;
     const taken = await redis.set(keys.lock("reconcile"), String(process.pid), "PX", Math.max(interval - 100, 100), "NX");
     if (taken === "OK") await reconcileAll("interval");
   }
@@ -149,21 +215,30 @@ export function createDispatcher(deps: DispatcherDeps) {
     await forgetExpiredIdempotencyKeys(database.pool);
   }
 
+  const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics });
+
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const tasks = [
-    periodic("leases", config.leaseSweepIntervalMs ?? 250, sweepLeases, logger, onError("leases")),
-    periodic("timeouts", config.leaseSweepIntervalMs ?? 250, sweepTimeouts, logger, onError("timeouts")),
-    periodic("delayed", config.delayedPromoteIntervalMs ?? 200, promoteDueJobs, logger, onError("delayed")),
-    periodic("workers", config.workerSweepIntervalMs ?? 1000, sweepWorkers, logger, onError("workers")),
-    periodic("epoch", config.epochCheckIntervalMs ?? 1000, checkEpoch, logger, onError("epoch")),
-    periodic("reconcile", config.reconcileIntervalMs ?? 5000, reconcileOnInterval, logger, onError("reconcile")),
+    periodic("leases", settings.leaseSweepIntervalMs, sweepLeases, logger, onError("leases")),
+    periodic("timeouts", settings.leaseSweepIntervalMs, sweepTimeouts, logger, onError("timeouts")),
+    periodic("delayed", settings.delayedPromoteIntervalMs, promoteDueJobs, logger, onError("delayed")),
+    periodic("workers", settings.workerSweepIntervalMs, sweepWorkers, logger, onError("workers")),
+    periodic("epoch", settings.epochCheckIntervalMs, checkEpoch, logger, onError("epoch")),
+    periodic("reconcile", settings.reconcileIntervalMs, reconcileOnInterval, logger, onError("reconcile")),
+    periodic("horizon", settings.horizonPassIntervalMs, horizonPassOnInterval, logger, onError("horizon")),
+    periodic("schedules", SCHEDULE_PROBE_MAX_MS, scheduleFirer.tick, logger, onError("schedules")),
     periodic("idempotency-keys", 600_000, forgetOldIdempotencyKeys, logger, onError("idempotency-keys")),
   ];
 
   return {
     metrics,
-    /** Runs one full reconciliation now (tests, operators). */
-    reconcileNow: () => reconcileAll("interval"),
+    /** Runs a horizon pass now, continuing from where the last one stopped (tests). */
+    horizonPassNow: () => bringJobsNearingDue("continue"),
+    /** Offers every due queued job and runs a full horizon pass now (tests, operators). */
+    reconcileNow: async () => {
+      await reconcileAll("interval");
+      await bringJobsNearingDue("full");
+    },
     async start(): Promise<void> {
       offerWorker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
         keys.dispatchQueue,
@@ -177,7 +252,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         {
           connection: redis,
           prefix: keys.bullPrefix,
-          concurrency: config.offerConcurrency ?? 1,
+          concurrency: settings.offerConcurrency,
           // A killed replica's in-flight offers are re-delivered within seconds (and the reconciler
           // would re-offer them anyway).
           lockDuration: 10_000,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commonEnvShape, envHelpers, parseEnv } from "@hub/shared";
+import { DISPATCHER_DEFAULTS } from "./dispatcher";
 
 const { intFromEnv } = envHelpers;
 
@@ -13,11 +14,11 @@ export const dispatcherEnvSchema = z.object({
    * fetch on its own (moveToActive), where with one slot the finished message fetches the next:
    * BullMQ's Redis commands per message measured 56 with 4 slots, 49 with 1 (bench/README.md).
    */
-  HUB_DISPATCHER_CONCURRENCY: intFromEnv(1, 1, 1000),
+  HUB_DISPATCHER_CONCURRENCY: intFromEnv(DISPATCHER_DEFAULTS.offerConcurrency, 1, 1000),
   /** How often lapsed leases are looked for. */
-  HUB_LEASE_SWEEP_INTERVAL_MS: intFromEnv(250, 50, 60_000),
+  HUB_LEASE_SWEEP_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.leaseSweepIntervalMs, 50, 60_000),
   /** How often every queued job is re-offered from PostgreSQL (a lost Redis is noticed within 1 s regardless). */
-  HUB_RECONCILE_INTERVAL_MS: intFromEnv(5000, 500, 3_600_000),
+  HUB_RECONCILE_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.reconcileIntervalMs, 500, 3_600_000),
 });
 
 export type DispatcherEnv = z.output<typeof dispatcherEnvSchema>;

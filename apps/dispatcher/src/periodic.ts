@@ -2,22 +2,26 @@ import type { Logger } from "@hub/shared";
 
 /**
  * Runs `task` every `intervalMs` (measured from the end of one run to the start of the next, so
- * runs never overlap). A failing run is counted and retried on the next tick, so a task resumes
- * on its own within one interval of PostgreSQL or Redis coming back. Only the first failure of a
- * streak is logged as a warning (an outage would otherwise log four lines a second per task),
- * and the first success after it says how many runs failed. `stop` waits for the run in flight.
+ * runs never overlap); a task that resolves with a number sets the pause before its next run
+ * itself (a timer that sleeps until something is due). A failing run is counted and retried
+ * after `intervalMs`, so a task resumes on its own within one interval of PostgreSQL or Redis
+ * coming back. Only the first failure of a streak is logged as a warning (an outage would
+ * otherwise log four lines a second per task), and the first success after it says how many runs
+ * failed. `stop` waits for the run in flight.
  */
-export function periodic(name: string, intervalMs: number, task: () => Promise<void>, logger: Logger, onError: () => void) {
+export function periodic(name: string, intervalMs: number, task: () => Promise<void | number>, logger: Logger, onError: () => void) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   let failedRuns = 0;
   const tick = () => {
+    let pauseMs = intervalMs;
     running = task()
       .then(
-        () => {
+        (nextPauseMs) => {
           if (failedRuns > 0) logger.info({ task: name, failedRuns }, "periodic task recovered");
           failedRuns = 0;
+          if (typeof nextPauseMs === "number") pauseMs = nextPauseMs;
         },
         (error: unknown) => {
           onError();
@@ -29,7 +33,7 @@ export function periodic(name: string, intervalMs: number, task: () => Promise<v
       )
       .finally(() => {
         running = undefined;
-        if (!stopped) timer = setTimeout(tick, intervalMs);
+        if (!stopped) timer = setTimeout(tick, pauseMs);
       });
   };
   return {

@@ -1,31 +1,33 @@
 import { eq } from "drizzle-orm";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { events, jobs } from "@hub/db";
+import { events, jobs, toJobRef, type Job } from "@hub/db";
 import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
-import { insertAutomation, insertQueuedJobs, openTestEnv, type DispatcherTestEnv } from "./fixtures";
+import { eventually, seedAutomation, seedQueuedJobs } from "@hub/testing";
+import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 
-let env: DispatcherTestEnv;
+let env: TestEnvironment;
 let dispatcher: Dispatcher;
 
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The ids in an automation's ready set, in its order. */
+async function readyIds(ready: ReadyJobs, automationId: string): Promise<string[]> {
+  return (await ready.candidates(automationId, 100)).map((job) => job.id);
+}
+
+/** Claim order (CONTRACT §6.8): priority desc, then available_at, then creation (seq). */
+function inClaimOrder(rows: Job[]): string[] {
+  return [...rows].sort((a, b) => b.priority - a.priority || a.availableAt.getTime() - b.availableAt.getTime() || a.seq - b.seq).map((job) => job.id);
 }
 
 beforeAll(async () => {
-  env = await openTestEnv();
+  env = await openTestEnvironment("dispatcher-test");
   dispatcher = createDispatcher({
     database: env.database,
     redis: env.redis,
     keys: env.keys,
     logger: env.logger,
-    config: { maxAttempts: 2, workerTtlSeconds: 1, leaseSweepIntervalMs: 100, epochCheckIntervalMs: 200, reconcileIntervalMs: 60_000 },
+    config: { maxAttempts: 2, workerTtlSeconds: 1, leaseSweepIntervalMs: 100, epochCheckIntervalMs: 200, reconcileIntervalMs: 60_000, horizonPassIntervalMs: 600_000 },
   });
   await dispatcher.start();
 });
@@ -37,69 +39,67 @@ afterAll(async () => {
 
 describe("dispatcher", () => {
   it("when a job is enqueued in BullMQ, then it lands in its automation's ready set", async () => {
-    const { automation } = await insertAutomation(env.database);
-    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const { automation } = await seedAutomation(env.database.db);
+    const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const queue = new DispatchQueue(env.redis, env.keys);
-    await queue.enqueue([{ id: job!.id, automationId: automation.id, createdAt: job!.createdAt }]);
+    await queue.enqueue([toJobRef(job!)]);
     await queue.close();
     const ready = new ReadyJobs(env.redis, env.keys);
-    const candidates = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1);
+    const candidates = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);
     expect(candidates).toEqual([job!.id]);
   });
 
   it("when jobs of several automations are submitted together, then one BullMQ message carries them and each lands in its automation's ready set", async () => {
-    const first = (await insertAutomation(env.database)).automation;
-    const second = (await insertAutomation(env.database)).automation;
-    const firstJobs = await insertQueuedJobs(env.database, first.id, 3);
-    const secondJobs = await insertQueuedJobs(env.database, second.id, 2);
+    const first = (await seedAutomation(env.database.db)).automation;
+    const second = (await seedAutomation(env.database.db)).automation;
+    const firstJobs = await seedQueuedJobs(env.database.db, first.id, 3);
+    const secondJobs = await seedQueuedJobs(env.database.db, second.id, 2);
     const queue = new DispatchQueue(env.redis, env.keys, { lingerMs: 60_000 });
     const added = vi.spyOn(queue.queue, "add");
 
-    queue.submit([...firstJobs, ...secondJobs].map((job) => ({ id: job.id, automationId: job.automationId, createdAt: job.createdAt })));
+    queue.submit([...firstJobs, ...secondJobs].map(toJobRef));
     // Closing sends what is held at once, without waiting for the linger time.
     await queue.close();
 
     expect(added).toHaveBeenCalledTimes(1);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const inOrder = (rows: typeof firstJobs) => [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)).map((job) => job.id);
-    expect(await eventually(() => ready.candidates(first.id, 10), (ids) => ids.length === 3)).toEqual(inOrder(firstJobs));
-    expect(await eventually(() => ready.candidates(second.id, 10), (ids) => ids.length === 2)).toEqual(inOrder(secondJobs));
+    expect(await eventually("the first automation's 3 jobs in its ready set", () => readyIds(ready, first.id), (ids) => ids.length === 3)).toEqual(inClaimOrder(firstJobs));
+    expect(await eventually("the second automation's 2 jobs in its ready set", () => readyIds(ready, second.id), (ids) => ids.length === 2)).toEqual(inClaimOrder(secondJobs));
   });
 
   it("when a one-job message of an older API process is in the queue, then its job is offered too", async () => {
-    const { automation } = await insertAutomation(env.database);
-    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const { automation } = await seedAutomation(env.database.db);
+    const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const legacy = new Queue(env.keys.dispatchQueue, { connection: env.redis, prefix: env.keys.bullPrefix });
     await legacy.add("offer", { automationId: automation.id, createdAtMs: job!.createdAt.getTime() }, { jobId: job!.id, removeOnComplete: true });
     await legacy.close();
 
     const ready = new ReadyJobs(env.redis, env.keys);
-    expect(await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1)).toEqual([job!.id]);
+    expect(await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1)).toEqual([job!.id]);
   });
 
-  it("when Redis loses its data, then every queued job is offered again, oldest first", async () => {
-    const { automation } = await insertAutomation(env.database);
-    const queued = await insertQueuedJobs(env.database, automation.id, 5);
-    await eventually(() => env.redis.exists(env.keys.dispatchEpoch), (exists) => exists === 1);
+  it("when Redis loses its data, then every queued job is offered again, in claim order", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const queued = await seedQueuedJobs(env.database.db, automation.id, 5);
+    await eventually("the dispatch epoch key", () => env.redis.exists(env.keys.dispatchEpoch), (exists) => exists === 1);
     // Simulate a Redis restart without persistence: everything under the hub's prefix is gone.
     const all = await env.redis.keys(`${env.prefix}:*`);
     await env.redis.del(...all);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const candidates = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 5);
-    const expectedOrder = [...queued].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)).map((j) => j.id);
-    expect(candidates).toEqual(expectedOrder);
+    const candidates = await eventually("the 5 jobs re-offered", () => readyIds(ready, automation.id), (ids) => ids.length === 5);
+    expect(candidates).toEqual(inClaimOrder(queued));
   });
 
   it("when a running job's lease lapses, then it is re-queued with job.requeued, then failed after the last attempt", async () => {
-    const { automation, worker } = await insertAutomation(env.database);
-    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const { automation, worker } = await seedAutomation(env.database.db);
+    const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const lapse = () =>
       env.database.db
         .update(jobs)
         .set({ status: "running", workerId: worker.id, attempts: 1, leaseExpiresAt: new Date(Date.now() - 1000), startedAt: new Date() })
         .where(eq(jobs.id, job!.id));
     await lapse();
-    const requeued = await eventually(async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
+    const requeued = await eventually("the job back in queued", async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
     expect(requeued.status).toBe("queued");
     expect(requeued.workerId).toBeNull();
 
@@ -107,7 +107,7 @@ describe("dispatcher", () => {
       .update(jobs)
       .set({ status: "running", workerId: worker.id, attempts: 2, leaseExpiresAt: new Date(Date.now() - 1000) })
       .where(eq(jobs.id, job!.id));
-    const failed = await eventually(async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
+    const failed = await eventually("the job failed", async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
     expect(failed.status).toBe("failed");
     const jobEvents = await env.database.db.select().from(events).where(eq(events.aggregateId, job!.id));
     expect(jobEvents.map((event) => event.eventType).sort()).toEqual(["job.failed", "job.requeued"]);
@@ -115,22 +115,46 @@ describe("dispatcher", () => {
   });
 
   it("when queued jobs come due at different times, then the reconciler offers due ones, holds back those due within the horizon, and leaves later ones in PostgreSQL", async () => {
-    const { automation } = await insertAutomation(env.database);
-    const [due, soon, later] = await insertQueuedJobs(env.database, automation.id, 3);
+    const { automation } = await seedAutomation(env.database.db);
+    const [due, soon, later] = await seedQueuedJobs(env.database.db, automation.id, 3);
     await env.database.pool.query("update jobs set available_at = now() + interval '30 seconds' where id = $1", [soon!.id]);
     await env.database.pool.query("update jobs set available_at = now() + interval '2 hours' where id = $1", [later!.id]);
 
     await dispatcher.reconcileNow();
 
     const ready = new ReadyJobs(env.redis, env.keys);
-    expect(await ready.candidates(automation.id, 10)).toEqual([due!.id]);
+    expect(await readyIds(ready, automation.id)).toEqual([due!.id]);
     const delayed = await env.redis.zrange(env.keys.delayedJobs, 0, -1);
-    expect(delayed.filter((member) => member.includes(automation.id))).toEqual([`${automation.id}|${soon!.id}|${soon!.createdAt.getTime()}`]);
+    expect(delayed.filter((member) => member.includes(automation.id))).toEqual([`${automation.id}|${soon!.id}|${soon!.seq}|0`]);
+  });
+
+  it("when a job is due later than the delayed set holds, then Redis keeps nothing of it until a horizon pass finds it near", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const [passed, nearing, nextWeek] = await seedQueuedJobs(env.database.db, automation.id, 3);
+    await env.database.pool.query("update jobs set available_at = now() + interval '7 days' where automation_id = $1", [automation.id]);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const delayedOfAutomation = async () => (await env.redis.zrange(env.keys.delayedJobs, 0, -1)).filter((member) => member.includes(automation.id));
+    const rowOf = async (id: string) => (await env.database.db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+
+    await ready.offer([toJobRef(await rowOf(nextWeek!.id))]);
+    expect(await readyIds(ready, automation.id)).toEqual([]);
+    expect(await delayedOfAutomation()).toEqual([]);
+
+    // The last pass reached 30 s ahead: the next one reads only what lies beyond that, up to a minute ahead.
+    const { rows } = await env.database.pool.query<{ now: Date }>("select now() as now");
+    await env.redis.set(env.keys.delayedHorizon, String(rows[0]!.now.getTime() + 30_000));
+    await env.database.pool.query("update jobs set available_at = now() + interval '20 seconds' where id = $1", [passed!.id]);
+    await env.database.pool.query("update jobs set available_at = now() + interval '45 seconds' where id = $1", [nearing!.id]);
+
+    await dispatcher.horizonPassNow();
+
+    expect(await delayedOfAutomation()).toEqual([`${automation.id}|${nearing!.id}|${nearing!.seq}|0`]);
+    expect(await readyIds(ready, automation.id)).toEqual([]);
   });
 
   it("when a delayed job comes due, then the dispatcher's timer moves it to its ready set and wakes a claim", async () => {
-    const { automation } = await insertAutomation(env.database);
-    const [job] = await insertQueuedJobs(env.database, automation.id, 1);
+    const { automation } = await seedAutomation(env.database.db);
+    const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const ready = new ReadyJobs(env.redis, env.keys);
     const subscriber = env.redis.duplicate();
     const wakes: string[] = [];
@@ -138,10 +162,10 @@ describe("dispatcher", () => {
     await subscriber.subscribe(env.keys.wakeChannel);
     try {
       const availableAt = new Date(Date.now() + 700);
-      await ready.offerAgain([{ id: job!.id, automationId: automation.id, createdAt: job!.createdAt, availableAt }], "offer");
-      expect(await ready.candidates(automation.id, 10)).toEqual([]);
+      await ready.offerAgain([{ ...toJobRef(job!), availableAt }], "offer");
+      expect(await readyIds(ready, automation.id)).toEqual([]);
 
-      const offered = await eventually(() => ready.candidates(automation.id, 10), (ids) => ids.length === 1);
+      const offered = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);
 
       expect(offered).toEqual([job!.id]);
       expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());

@@ -8,17 +8,13 @@
  * Run from apps/event-relay: `node --import tsx bench/relay-cpu.ts`. Uses a throw-away database
  * on DATABASE_SERVER_URL (default: local) and REDIS_URL (default: local). Same-host only.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { readFileSync, rmSync } from "node:fs";
 import { openDatabase, OUTBOX_PARTITIONS } from "@hub/db";
-import { createTestDatabase, uniqueRedisPrefix } from "@hub/db/testing";
+import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
 
 const serverUrl = process.env.DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const appDir = new URL("..", import.meta.url).pathname;
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
 const STEADY_PER_SECOND = 500;
 const STEADY_SECONDS = 10;
@@ -27,15 +23,6 @@ const database = await createTestDatabase(serverUrl);
 const { pool, close } = openDatabase(database.url, { max: 8, applicationName: "bench-writers" });
 const prefix = uniqueRedisPrefix();
 const redis = createRedis(redisUrl, "bench");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** CPU seconds used so far by `pid` (utime + stime), 0 once it is gone. */
 function cpuSeconds(pid: number): number {
@@ -89,22 +76,15 @@ for (let partition = 0; partition < OUTBOX_PARTITIONS; partition++) {
   await holder.query("select pg_advisory_lock(727002, $1)", [partition]);
 }
 
-const port = await freePort();
 // BENCH_CPU_PROF_DIR=dir: also write the relay's V8 CPU profile there (on exit).
 const profile = process.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-const child = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
-  cwd: appDir,
-  env: {
-    PATH: process.env.PATH,
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    HUB_REDIS_PREFIX: prefix,
-    HUB_RELAY_METRICS_PORT: String(port),
-    LOG_LEVEL: "warn",
-  },
-  stdio: ["ignore", "inherit", "inherit"],
+const logDir = newLogDir("relay-cpu");
+const { process: relay } = await createAppProcess("event-relay", {
+  env: { DATABASE_URL: database.url, REDIS_URL: redisUrl, HUB_REDIS_PREFIX: prefix, LOG_LEVEL: "warn" },
+  logDir,
+  nodeOptions: profile,
 });
-while ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status !== 200) await sleep(50);
+await relay.start();
 await pool.query(
   `insert into events (aggregate_id, event_type, payload)
    select ($1::uuid[])[1 + i % 200], 'job.created', jsonb_build_object('n', i, 'reason', 'a payload of some size')
@@ -113,7 +93,7 @@ await pool.query(
 );
 await sleep(2000); // let start-up work settle
 
-const backlogWindow = await cpuWindow(child.pid!);
+const backlogWindow = await cpuWindow(relay.pid!);
 const releasedAt = Date.now();
 for (let partition = 0; partition < OUTBOX_PARTITIONS; partition++) {
   await holder.query("select pg_advisory_unlock(727002, $1)", [partition]);
@@ -124,7 +104,7 @@ const backlogSeconds = (Date.now() - releasedAt) / 1000;
 const backlogCpu = await backlogWindow.stop();
 
 await sleep(2000);
-const steadyWindow = await cpuWindow(child.pid!);
+const steadyWindow = await cpuWindow(relay.pid!);
 const started = Date.now();
 let written = 0;
 const writer = async () => {
@@ -139,8 +119,9 @@ await Promise.all(Array.from({ length: 4 }, writer));
 await drained();
 const steadyCpu = await steadyWindow.stop();
 
-child.kill("SIGTERM");
-await once(child, "exit");
+await relay.stop();
+process.stderr.write(relay.output());
+rmSync(logDir, { recursive: true, force: true });
 await redis.del(redisKeys(prefix).eventsStream);
 redis.disconnect();
 await close();

@@ -11,72 +11,54 @@
  * HUB_RELAY_QUIET_POLL_MS are passed on to the relays. Uses a throw-away database on
  * DATABASE_SERVER_URL (default: local) and REDIS_URL (default: local).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { readFileSync, rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { openDatabase, recordEvent } from "@hub/db";
-import { createTestDatabase, uniqueRedisPrefix } from "@hub/db/testing";
+import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix, type ManagedProcess } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
 
 const serverUrl = process.env.DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const appDir = new URL("..", import.meta.url).pathname;
 
 const database = await createTestDatabase(serverUrl);
 const writerDb = openDatabase(database.url, { max: 16, applicationName: "bench-writers" });
 const prefix = uniqueRedisPrefix();
 const keys = redisKeys(prefix);
 const redis = createRedis(redisUrl, "bench");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const logDir = newLogDir("relay-lag");
+let relaysStarted = 0;
 
 interface RelayProcess {
-  child: ChildProcess;
+  process: ManagedProcess;
   metricsUrl: string;
 }
 
 async function startRelays(count: number): Promise<RelayProcess[]> {
   return Promise.all(
     Array.from({ length: count }, async () => {
-      const port = await freePort();
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        cwd: appDir,
+      relaysStarted += 1;
+      const { process: relay, port } = await createAppProcess("event-relay", {
+        name: `event-relay-${relaysStarted}`,
         env: {
-          PATH: process.env.PATH,
           DATABASE_URL: database.url,
           REDIS_URL: redisUrl,
           HUB_REDIS_PREFIX: prefix,
-          HUB_RELAY_METRICS_PORT: String(port),
           LOG_LEVEL: "warn",
           ...(process.env.HUB_RELAY_IDLE_POLL_MS ? { HUB_RELAY_IDLE_POLL_MS: process.env.HUB_RELAY_IDLE_POLL_MS } : {}),
           ...(process.env.HUB_RELAY_QUIET_POLL_MS ? { HUB_RELAY_QUIET_POLL_MS: process.env.HUB_RELAY_QUIET_POLL_MS } : {}),
         },
-        stdio: ["ignore", "inherit", "inherit"],
+        logDir,
       });
-      const metricsUrl = `http://127.0.0.1:${port}`;
-      while ((await fetch(`${metricsUrl}/healthz`).catch(() => undefined))?.status !== 200) await sleep(50);
-      return { child, metricsUrl };
+      await relay.start();
+      return { process: relay, metricsUrl: `http://127.0.0.1:${port}` };
     }),
   );
 }
 
 async function stopRelays(relays: RelayProcess[]) {
-  await Promise.all(
-    relays.map(async ({ child }) => {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    }),
-  );
+  await Promise.all(relays.map((relay) => relay.process.stop()));
 }
 
 async function metric(relay: RelayProcess, name: string): Promise<number> {
@@ -105,7 +87,7 @@ async function relayBackendPids(): Promise<number[]> {
   return rows.map((row) => row.pid);
 }
 
-/** Commit time (this process's clock) of each event, by its payload's `n`. */
+/** Commit time (this process's clock) of each event, by its payload's `context.n`. */
 const committedAt = new Map<number, number>();
 let sequence = 0;
 
@@ -125,7 +107,8 @@ async function write(options: { count?: number; seconds?: number; perSecond?: nu
       const n = ++sequence;
       await writerDb.db.transaction(async (tx) => {
         await tx.execute(sql`select 1`); // stands in for the aggregate row's update
-        await recordEvent(tx, { eventType: "job.created", aggregateId: aggregates[n % aggregates.length]!, actorId: null, payload: { n } });
+        const aggregateId = aggregates[n % aggregates.length]!;
+        await recordEvent(tx, { eventType: "job.created", aggregateId, actorId: null, payload: { automation_id: aggregateId, context: { n } } });
       });
       committedAt.set(n, now());
     }
@@ -147,7 +130,7 @@ function consume() {
       for (const [, entries] of reply ?? []) {
         for (const [id, fields] of entries) {
           last = id;
-          const n = (JSON.parse(fields[fields.indexOf("data") + 1]!) as { payload: { n: number } }).payload.n;
+          const n = (JSON.parse(fields[fields.indexOf("data") + 1]!) as { payload: { context: { n: number } } }).payload.context.n;
           const committed = committedAt.get(n);
           if (committed !== undefined) latencies.push(Math.max(0, arrived - committed));
         }
@@ -227,7 +210,7 @@ await drained();
 await sleep(2000);
 
 const idleSeconds = 10;
-const relayPids = relays.map(({ child }) => child.pid!);
+const relayPids = relays.map((relay) => relay.process.pid!);
 const backendPids = await relayBackendPids();
 const before = { relays: cpuSeconds(relayPids), backends: cpuSeconds(backendPids) };
 await sleep(idleSeconds * 1000);
@@ -259,4 +242,5 @@ await redis.del(keys.eventsStream);
 redis.disconnect();
 await writerDb.close();
 await database.drop();
+rmSync(logDir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

@@ -1,20 +1,39 @@
 import { measureOutboxBacklog, openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
 import { createRedis, redactUrl, redisKeys, startMetricsServer } from "@hub/shared";
+import { WebhookSecretBox } from "@hub/shared/webhooks";
 import { loadRelayEnv } from "./env";
 import { createRelayMetrics } from "./metrics";
 import { createEventRelay } from "./relay";
+import { createWebhookDelivery } from "./webhooks/delivery-loop";
 
 await runHubProcess({
   name: "event-relay",
   loadEnv: loadRelayEnv,
   async start(env, logger) {
     await prepareDatabase(env.DATABASE_URL);
-    const database = openDatabase(env.DATABASE_URL, { max: 3, applicationName: "hub-event-relay", logger });
+    const database = openDatabase(env.DATABASE_URL, { max: 4, applicationName: "hub-event-relay", logger });
     // Redis being down at start-up is no reason to exit: the relay backs off and catches up later.
     const redis = createRedis(env.REDIS_URL, "hub-event-relay");
     // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
     redis.on("error", () => undefined);
     const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
+    // Without the key no secret can be opened: deliveries wait (pending) until a relay has it.
+    const webhooks = env.HUB_WEBHOOK_ENCRYPTION_KEY
+      ? createWebhookDelivery({
+          pool: database.pool,
+          db: database.db,
+          secrets: new WebhookSecretBox(env.HUB_WEBHOOK_ENCRYPTION_KEY),
+          logger,
+          relayMetrics: metrics,
+          config: {
+            policy: { allowInsecure: env.HUB_WEBHOOKS_ALLOW_INSECURE, allowPrivate: env.HUB_WEBHOOKS_ALLOW_PRIVATE },
+            maxInFlight: env.HUB_WEBHOOK_CONCURRENCY,
+            maxInFlightPerWebhook: env.HUB_WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION,
+            timeScale: env.HUB_WEBHOOK_TIME_SCALE,
+          },
+        })
+      : undefined;
+    if (!webhooks) logger.warn("HUB_WEBHOOK_ENCRYPTION_KEY is not set: this relay delivers no webhooks");
     const relay = createEventRelay({
       db: database.pool,
       databaseUrl: env.DATABASE_URL,
@@ -31,20 +50,27 @@ await runHubProcess({
         publishTimeoutMs: env.HUB_RELAY_PUBLISH_TIMEOUT_MS,
         maxBackoffMs: env.HUB_RELAY_MAX_BACKOFF_MS,
       },
+      onWebhookDeliveriesQueued: () => webhooks?.wake(),
     });
     await relay.start();
+    webhooks?.start();
     const metricsServer = await startMetricsServer(metrics.registry, env.HUB_RELAY_METRICS_PORT, () => ({
       owned_partitions: relay.ownedPartitions().length,
       redis: redis.status,
     }));
     logger.info(
-      { stream: redisKeys(env.HUB_REDIS_PREFIX).eventsStream, redis: redactUrl(env.REDIS_URL), metricsPort: metricsServer?.port ?? null },
+      {
+        stream: redisKeys(env.HUB_REDIS_PREFIX).eventsStream,
+        redis: redactUrl(env.REDIS_URL),
+        metricsPort: metricsServer?.port ?? null,
+        webhooks: webhooks ? "delivering" : "off",
+      },
       "event relay started",
     );
     return {
       async stop() {
         await metricsServer?.close();
-        await relay.stop();
+        await Promise.all([relay.stop(), webhooks?.stop()]);
         redis.disconnect();
         await database.close();
       },

@@ -46,6 +46,8 @@ export interface EventRelayOptions {
   /** Defaults to a fresh registry (without process metrics). */
   metrics?: RelayMetrics;
   faults?: RelayFaults;
+  /** Called after a stamp queued webhook deliveries (the delivery loop looks for them at once). */
+  onWebhookDeliveriesQueued?: () => void;
 }
 
 export interface EventRelay {
@@ -135,14 +137,17 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
 
     // Published but not stamped if this fails: these events will be published again (consumers
     // dedupe by id). Stamped even if the partitions were lost meanwhile: they did reach the stream.
-    const lags = await database(() =>
+    // The stamp queues the batch's webhook deliveries too (same statement): the delivery loop
+    // sends them on its own, so no endpoint ever holds up the stream or the stamp.
+    const stamp = await database(() =>
       markEventsDispatched(
         db,
         batch.map((event) => event.id),
       ),
     );
-    metrics.dispatched.inc(lags.length);
-    for (const lag of lags) metrics.lag.observe(lag);
+    metrics.dispatched.inc(stamp.lagSeconds.length);
+    for (const lag of stamp.lagSeconds) metrics.lag.observe(lag);
+    if (stamp.webhookDeliveries > 0) options.onWebhookDeliveriesQueued?.();
     return batch.length === config.batchSize ? "full" : "partial";
   }
 

@@ -1,16 +1,13 @@
 /**
- * Relay test bed: a fresh database and Redis key prefix per test file, relays run in-process, a
- * workload that writes events the way the hub does, and readers for the stream.
+ * Relay test bed: a fresh database and Redis key prefix per test file (`@hub/testing`), relays
+ * run in-process, a workload that writes events the way the hub does, and readers for the stream.
  */
-import { createServer } from "node:net";
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
-import { pino } from "pino";
-import { automations, jobs, openDatabase, recordEvent, sectors, type Database } from "@hub/db";
-import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "@hub/db/testing";
-import { testServiceUrls } from "@hub/db/testing/inject";
-import { createLogger, createRedis, redisKeys, type Logger, type RedisKeys } from "@hub/shared";
+import { jobs, recordEvent, type Database } from "@hub/db";
+import { seedAutomation, seedQueuedJobs, type TestDatabase } from "@hub/testing";
+import { openTestEnvironment } from "@hub/testing/vitest";
+import type { RedisKeys } from "@hub/shared";
 import { createEventRelay, type EventRelay, type EventRelayOptions } from "../src/relay";
 
 export interface RelayTestbed {
@@ -31,15 +28,12 @@ export interface RelayTestbed {
 export const testRelayConfig = { rebalanceMs: 150, idlePollMs: 5, quietPollMs: 5, batchSize: 200, maxBackoffMs: 300, scanFloorRefreshMs: 20 };
 
 export async function createRelayTestbed(): Promise<RelayTestbed> {
-  const services = testServiceUrls();
-  const database = await createTestDatabase(services.databaseServerUrl);
-  const { db, pool, close } = openDatabase(database.url, { max: 12, applicationName: "relay-test" });
-  const redis = createRedis(services.redisUrl, "relay-test");
-  const prefix = uniqueRedisPrefix();
-  const keys = redisKeys(prefix);
+  const environment = await openTestEnvironment("relay-test", { poolSize: 12 });
+  const { db, pool } = environment.database;
+  const { redis, prefix, keys } = environment;
   const relays: EventRelay[] = [];
   return {
-    database,
+    database: environment.testDatabase,
     db,
     pool,
     redis,
@@ -48,10 +42,10 @@ export async function createRelayTestbed(): Promise<RelayTestbed> {
     async startRelay(overrides = {}) {
       const relay = createEventRelay({
         db: pool,
-        databaseUrl: database.url,
+        databaseUrl: environment.testDatabase.url,
         redis,
         keys,
-        logger: createLogger("relay-test", process.env.LOG_LEVEL ?? "silent"),
+        logger: environment.logger,
         ...overrides,
         config: { ...testRelayConfig, ...overrides.config },
       });
@@ -61,26 +55,15 @@ export async function createRelayTestbed(): Promise<RelayTestbed> {
     },
     async stop() {
       await Promise.all(relays.map((relay) => relay.stop()));
-      await redis.del(keys.eventsStream);
-      redis.disconnect();
-      await close();
-      await database.drop();
+      await environment.close();
     },
   };
 }
 
 /** Rows that events can be about: one automation and `count` jobs (the aggregates). */
 export async function createJobs(db: Database["db"], count: number): Promise<string[]> {
-  const [sector] = await db.insert(sectors).values({ name: `sector-${Date.now()}-${Math.random()}`, color: "#112233" }).returning();
-  const [automation] = await db
-    .insert(automations)
-    .values({ name: "relay test", slug: `relay-test-${Date.now()}-${Math.floor(Math.random() * 1e6)}`, sectorId: sector!.id })
-    .returning();
-  const rows = await db
-    .insert(jobs)
-    .values(Array.from({ length: count }, () => ({ automationId: automation!.id })))
-    .returning({ id: jobs.id });
-  return rows.map((row) => row.id);
+  const { automation } = await seedAutomation(db);
+  return (await seedQueuedJobs(db, automation.id, count)).map((job) => job.id);
 }
 
 /**
@@ -103,12 +86,12 @@ export async function writeEvents(
           .update(jobs)
           .set({ attempts: sql`${jobs.attempts} + 1` })
           .where(sql`${jobs.id} = ${aggregateId}`)
-          .returning({ attempts: jobs.attempts });
+          .returning({ attempts: jobs.attempts, automationId: jobs.automationId, availableAt: jobs.availableAt });
         await recordEvent(tx, {
           eventType: "job.requeued",
           aggregateId,
           actorId: null,
-          payload: { attempts: row!.attempts, reason: "lease_expired" },
+          payload: { automation_id: row!.automationId, attempts: row!.attempts, reason: "lease_expired", available_at: row!.availableAt.toISOString() },
         });
         // Most commit at once; some linger a little, a few for longer than a scan-floor refresh.
         const linger = Math.random();
@@ -178,32 +161,5 @@ export async function outboxCounts(db: Database["db"]): Promise<{ total: number;
   return result.rows[0]!;
 }
 
-/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** A logger that keeps its JSON lines, for tests about what the relay logs. */
-export function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split("\n")) if (line.trim()) lines.push(JSON.parse(line));
-      callback();
-    },
-  });
-  return { logger: pino({ level: "info" }, sink), lines: () => lines };
-}
-
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// The webhook tests' polling, logging and port helpers: the hub's own, from @hub/testing.
+export { capturingLogger, freePort, waitUntil as waitFor } from "@hub/testing";

@@ -5,17 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listEvents, openDatabase, OUTBOX_PARTITIONS, type Database } from "@hub/db";
-import {
-  aggregatesOutOfOrder,
-  capturingLogger,
-  createJobs,
-  createRelayTestbed,
-  outboxCounts,
-  readStream,
-  waitFor,
-  writeEvents,
-  type RelayTestbed,
-} from "./harness";
+import { capturingLogger, waitUntil } from "@hub/testing";
+import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
 const RELAY_APPLICATION = "hub-event-relay";
 
@@ -56,7 +47,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
   }
 
   async function expectEveryEventOnceOrMoreInOrder(total: number): Promise<void> {
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
     expect((await outboxCounts(bed.db)).total).toBe(total);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     const all = await listEvents(bed.db, { limit: total + 1 });
@@ -70,9 +61,9 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     const first = capturingLogger();
     const relayA = await bed.startRelay({ db: relayDatabase.pool, logger: first.logger });
     const relayB = await bed.startRelay({ db: relayDatabase.pool });
-    await waitFor("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
+    await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
     const writing = writeEvents(bed.db, { aggregates, total: 3000, concurrency: 8 });
-    await waitFor("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
+    await waitUntil("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
 
     // Act: kill the relays' pool connections and lock sessions four times while events stream in.
     for (let round = 0; round < 4; round++) {
@@ -83,7 +74,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
 
     // Assert: everything reached the stream, in order, and the relays own the partitions again.
     await expectEveryEventOnceOrMoreInOrder(3000);
-    await waitFor(
+    await waitUntil(
       "the relays hold every partition again, between them",
       () => relayA.ownedPartitions().length + relayB.ownedPartitions().length === OUTBOX_PARTITIONS,
       10_000,
@@ -100,9 +91,9 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     const first = capturingLogger();
     const relayA = await bed.startRelay({ db: relayDatabase.pool, logger: first.logger });
     const relayB = await bed.startRelay({ db: relayDatabase.pool });
-    await waitFor("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
+    await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
     const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 6 });
-    await waitFor("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
+    await waitUntil("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
     const lockSessionA = await lockSessionOf(relayA.ownedPartitions()[0]!);
 
     // Act
@@ -111,9 +102,9 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     await writing;
 
     // Assert: A logged the loss, both relays hold partitions again (A through a new session).
-    await waitFor("relay A noticed the loss", () => first.lines().some((line) => line.msg === "lost outbox partitions"));
+    await waitUntil("relay A noticed the loss", () => first.lines().some((line) => line.msg === "lost outbox partitions"));
     await expectEveryEventOnceOrMoreInOrder(1500);
-    await waitFor(
+    await waitUntil(
       "relay A took a share back and the two cover every partition",
       () => relayA.ownedPartitions().length > 0 && relayA.ownedPartitions().length + relayB.ownedPartitions().length === OUTBOX_PARTITIONS,
       10_000,

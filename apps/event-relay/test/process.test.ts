@@ -1,114 +1,79 @@
 /** The real app (`src/main.ts`) as a child process: killed hard, and stopped with SIGTERM. */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { testServiceUrls } from "@hub/db/testing/inject";
-import {
-  aggregatesOutOfOrder,
-  createJobs,
-  createRelayTestbed,
-  freePort,
-  outboxCounts,
-  readStream,
-  waitFor,
-  writeEvents,
-  type RelayTestbed,
-} from "./harness";
+import { rmSync } from "node:fs";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { testServiceUrls } from "@hub/testing/vitest";
+import { createAppProcess, newLogDir, waitUntil, type ManagedProcess } from "@hub/testing";
+import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
-const appDir = fileURLToPath(new URL("..", import.meta.url));
+const logDir = newLogDir("relay-process-test");
+let started = 0;
 
-interface RelayProcess {
-  child: ChildProcess;
-  metricsUrl: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-}
-
-async function startRelayProcess(bed: RelayTestbed): Promise<RelayProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: appDir,
+/** The relay's `src/main.ts` as a child process on the test bed, ready once its /healthz answers. */
+async function startRelayProcess(bed: RelayTestbed): Promise<{ relay: ManagedProcess; metricsUrl: string }> {
+  started += 1;
+  const { process: relay, port } = await createAppProcess("event-relay", {
+    name: `event-relay-${started}`,
     env: {
-      PATH: process.env.PATH,
       DATABASE_URL: bed.database.url,
       REDIS_URL: testServiceUrls().redisUrl,
       HUB_REDIS_PREFIX: bed.prefix,
-      HUB_RELAY_METRICS_PORT: String(port),
       HUB_RELAY_REBALANCE_MS: "150",
       HUB_RELAY_BATCH_SIZE: "100",
       LOG_LEVEL: "info",
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    logDir,
   });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, "exit").then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const metricsUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `the relay process answers /healthz (output so far: ${output})`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`relay process exited early: ${output}`);
-      return (await fetch(`${metricsUrl}/healthz`).catch(() => undefined))?.status === 200;
-    },
-    30_000,
-  );
-  return { child, metricsUrl, exited, output: () => output };
+  await relay.start();
+  return { relay, metricsUrl: `http://127.0.0.1:${port}` };
 }
 
 // Child processes start slowly on a loaded machine (tsx compiles the app on the fly).
 describe("the event-relay process", { timeout: 60_000 }, () => {
   let bed: RelayTestbed;
-  const children: ChildProcess[] = [];
+  const children: ManagedProcess[] = [];
 
   beforeEach(async () => {
     bed = await createRelayTestbed();
   });
 
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGKILL");
-        await once(child, "exit");
-      }
-    }
+    for (const child of children.splice(0)) if (child.running) await child.kill("SIGKILL");
     await bed.stop();
   });
+
+  afterAll(() => rmSync(logDir, { recursive: true, force: true }));
 
   it("when it is SIGKILLed while events stream in, then a restarted relay publishes every event, in per-aggregate order", async () => {
     // Arrange
     const aggregates = await createJobs(bed.db, 30);
     const first = await startRelayProcess(bed);
-    children.push(first.child);
+    children.push(first.relay);
     const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
-    await waitFor("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
+    await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
 
     // Act: kill it mid-stream, write more while no relay runs, then start another one.
-    first.child.kill("SIGKILL");
-    expect((await first.exited).signal).toBe("SIGKILL");
+    expect((await first.relay.kill("SIGKILL")).signal).toBe("SIGKILL");
     await writing;
     await writeEvents(bed.db, { aggregates, total: 200 });
     expect((await outboxCounts(bed.db)).undispatched).toBeGreaterThanOrEqual(200);
     const second = await startRelayProcess(bed);
-    children.push(second.child);
+    children.push(second.relay);
 
     // Assert
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(1700);
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
-    second.child.kill("SIGTERM");
-    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(await second.relay.kill("SIGTERM")).toEqual({ code: 0, signal: null });
   });
 
   it("when PostgreSQL terminates all of its connections again and again while events stream in, then it stays up and publishes every event, in per-aggregate order", async () => {
     // Arrange
     const aggregates = await createJobs(bed.db, 30);
-    const relay = await startRelayProcess(bed);
-    children.push(relay.child);
+    const { relay, metricsUrl } = await startRelayProcess(bed);
+    children.push(relay);
     const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
-    await waitFor("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
+    await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
 
     // Act: its pool connections and its lock session, three times over.
     for (let round = 0; round < 3; round++) {
@@ -122,33 +87,31 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     await writing;
 
     // Assert
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(1500);
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
-    expect(relay.child.exitCode).toBeNull();
-    await waitFor("it holds every partition again", async () => {
-      const health = (await (await fetch(`${relay.metricsUrl}/healthz`)).json()) as { owned_partitions: number };
+    expect(relay.running).toBe(true);
+    await waitUntil("it holds every partition again", async () => {
+      const health = (await (await fetch(`${metricsUrl}/healthz`)).json()) as { owned_partitions: number };
       return health.owned_partitions === 32;
     });
     expect(relay.output()).toContain("lost outbox partitions");
-    relay.child.kill("SIGTERM");
-    expect(await relay.exited).toEqual({ code: 0, signal: null });
+    expect(await relay.kill("SIGTERM")).toEqual({ code: 0, signal: null });
   });
 
   it("when it gets SIGTERM while publishing, then it stamps what it published, exits 0, and served its metrics until then", async () => {
     // Arrange
     const aggregates = await createJobs(bed.db, 30);
-    const relay = await startRelayProcess(bed);
-    children.push(relay.child);
+    const { relay, metricsUrl } = await startRelayProcess(bed);
+    children.push(relay);
     const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
-    await waitFor("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
-    const metrics = await (await fetch(`${relay.metricsUrl}/metrics`)).text();
-    const health = await (await fetch(`${relay.metricsUrl}/healthz`)).json();
+    await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
+    const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+    const health = await (await fetch(`${metricsUrl}/healthz`)).json();
 
     // Act
-    relay.child.kill("SIGTERM");
-    const exit = await relay.exited;
+    const exit = await relay.kill("SIGTERM");
     await writing;
 
     // Assert

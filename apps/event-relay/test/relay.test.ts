@@ -1,15 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listEvents, OUTBOX_PARTITIONS, type HubEvent } from "@hub/db";
-import {
-  aggregatesOutOfOrder,
-  createJobs,
-  createRelayTestbed,
-  outboxCounts,
-  readStream,
-  waitFor,
-  writeEvents,
-  type RelayTestbed,
-} from "./harness";
+import { waitUntil } from "@hub/testing";
+import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
 // Generous: thousands of concurrent transactions on a shared 2-core machine.
 describe("event relay", { timeout: 60_000 }, () => {
@@ -33,7 +25,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Act
     await bed.startRelay();
-    await waitFor("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
+    await waitUntil("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
     // Assert
     const [after] = await listEvents(bed.db, { aggregateId: jobId, limit: 10 });
@@ -42,12 +34,13 @@ describe("event relay", { timeout: 60_000 }, () => {
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ id: after!.id, eventType: "job.requeued", aggregateId: jobId });
+    expect(after!.payload).toMatchObject({ attempts: 1, reason: "lease_expired" });
     expect(entries[0]!.data).toEqual({
       id: after!.id,
       aggregate_id: jobId,
       event_type: "job.requeued",
       actor_id: null,
-      payload: { attempts: 1, reason: "lease_expired" },
+      payload: after!.payload,
       dispatched_at: null,
       created_at: after!.createdAt.toISOString(),
     });
@@ -60,14 +53,14 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Act: relay B joins while events stream in, so partitions change hands mid-stream.
     const firstHalf = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 8 });
-    await waitFor("relay A has published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
+    await waitUntil("relay A has published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
     const relayB = await bed.startRelay();
-    await waitFor(
+    await waitUntil(
       "the two relays share the partitions",
       () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
     );
     await Promise.all([firstHalf, writeEvents(bed.db, { aggregates, total: 1500, concurrency: 8 })]);
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 20_000);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 20_000);
 
     // Assert
     const { total } = await outboxCounts(bed.db);
@@ -99,7 +92,7 @@ describe("event relay", { timeout: 60_000 }, () => {
         },
       },
     });
-    await waitFor("relay A published a batch and died", () => killedBatch.length > 0);
+    await waitUntil("relay A published a batch and died", () => killedBatch.length > 0);
     const killedIds = killedBatch.map((event) => event.id);
     const stampedEarly = (await listEvents(bed.db, { limit: 1000 })).filter((event) => killedIds.includes(event.id));
     expect(stampedEarly.every((event) => event.dispatchedAt === null)).toBe(true);
@@ -107,7 +100,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Act: a surviving relay takes the dead relay's partitions over.
     await bed.startRelay();
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
     // Assert: the killed batch is in the stream twice, everything once or more, in order.
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
@@ -121,7 +114,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     const [early, late, other] = await createJobs(bed.db, 3);
     const relay = await bed.startRelay();
     await writeEvents(bed.db, { aggregates: [other!], total: 1, concurrency: 1 });
-    await waitFor("the scan floor passed the first event", () => relay.scanFloor() > 1);
+    await waitUntil("the scan floor passed the first event", () => relay.scanFloor() > 1);
     // Transaction T1 draws the next position and stays open; another one draws one and rolls back.
     const t1 = await bed.pool.connect();
     let t1Position: number;
@@ -140,7 +133,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
       // Act: later transactions commit first and are published; then T1 commits.
       await writeEvents(bed.db, { aggregates: [late!], total: 3, concurrency: 1 });
-      await waitFor("the later events are published", async () => (await readStream(bed.redis, bed.keys.eventsStream)).length === 4);
+      await waitUntil("the later events are published", async () => (await readStream(bed.redis, bed.keys.eventsStream)).length === 4);
       // Give the floor many chances to move (20 ms refreshes): it must not pass the open T1.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(relay.scanFloor()).toBeLessThanOrEqual(t1Position);
@@ -150,12 +143,12 @@ describe("event relay", { timeout: 60_000 }, () => {
     }
 
     // Assert
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
     const events = (await listEvents(bed.db, { limit: 10 })).sort((a, b) => a.position - b.position);
     expect(events[1]?.aggregateId).toBe(early);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(entries.map((entry) => entry.id)).toEqual([events[0]!, ...events.slice(2), events[1]!].map((event) => event.id));
-    await waitFor("the scan floor passed every event", () => relay.scanFloor() > events.at(-1)!.position);
+    await waitUntil("the scan floor passed every event", () => relay.scanFloor() > events.at(-1)!.position);
   });
 
   it("when one of two relays stops, then the other takes over all partitions and keeps publishing", async () => {
@@ -163,7 +156,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     const aggregates = await createJobs(bed.db, 30);
     const relayA = await bed.startRelay();
     const relayB = await bed.startRelay();
-    await waitFor(
+    await waitUntil(
       "the two relays share the partitions",
       () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
     );
@@ -174,7 +167,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     await writeEvents(bed.db, { aggregates, total: 500 });
 
     // Assert
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
     expect(relayB.ownedPartitions()).toHaveLength(OUTBOX_PARTITIONS);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(1000);
@@ -188,7 +181,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Act
     await bed.startRelay({ config: { streamMaxLen: 300 } });
-    await waitFor("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
+    await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
     // Assert: `MAXLEN ~` trims whole stream nodes (100 entries each by default), so up to one node more.
     const length = await bed.redis.xlen(bed.keys.eventsStream);

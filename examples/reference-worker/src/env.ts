@@ -1,5 +1,5 @@
 /** The worker's configuration: read once at start-up, and the only reader of `process.env` and the arguments here. */
-import { MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS } from "./worker-client";
+import { MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS } from "@hub/worker";
 
 export interface WorkerEnv {
   /** HUB_URL: the hub's base URL. */

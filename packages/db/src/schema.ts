@@ -8,6 +8,7 @@ import {
   bigint,
   boolean,
   check,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -18,6 +19,11 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { AUTOMATION_LIMITS, JOB_STATUSES, ROLES, WORKER_STATUSES } from "@hub/shared";
+import { sqlLiteralList } from "./sql-literals";
+
+/** `column between min and max`, for a check constraint that keeps a setting within its limits. */
+const within = (column: AnyPgColumn, { min, max }: { min: number; max: number }) => sql`${column} between ${sql.raw(String(min))} and ${sql.raw(String(max))}`;
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
 const tz = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
@@ -46,7 +52,7 @@ export const users = pgTable(
     /** Stored lower-case; the login identifier. */
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
-    role: text("role", { enum: ["admin", "employee"] }).notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
     deactivatedAt: tz("deactivated_at"),
@@ -55,7 +61,7 @@ export const users = pgTable(
     uniqueIndex("users_email_key").on(t.email),
     // GET /identity/users: active users, oldest first, keyset-paged.
     index("users_active_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive}`),
-    check("users_role_check", sql`${t.role} in ('admin','employee')`),
+    check("users_role_check", sql`${t.role} in (${sql.raw(sqlLiteralList(ROLES))})`),
   ],
 );
 
@@ -70,14 +76,14 @@ export const automations = pgTable(
       .references(() => sectors.id),
     description: text("description").notNull().default(""),
     parameters: jsonb("parameters").$type<AutomationParameter[]>().notNull().default([]),
-    maxConcurrentJobs: integer("max_concurrent_jobs").notNull().default(1),
+    maxConcurrentJobs: integer("max_concurrent_jobs").notNull().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
     /**
      * Attempts a job gets (CONTRACT §6.4). `null` = the hub's default, HUB_JOB_MAX_ATTEMPTS, read
      * by whoever decides (so changing the variable changes every automation that never set it).
      */
     maxAttempts: integer("max_attempts"),
     /** Back-off base: a failed attempt n waits this × 2^(n−1) seconds (±20 %, at most 1 h). */
-    retryBackoffSeconds: integer("retry_backoff_seconds").notNull().default(10),
+    retryBackoffSeconds: integer("retry_backoff_seconds").notNull().default(AUTOMATION_LIMITS.retryBackoffSeconds.default),
     /** A job running longer than this fails with `timeout` (retryable); `null` = no limit. */
     timeoutSeconds: integer("timeout_seconds"),
     isActive: boolean("is_active").notNull().default(true),
@@ -90,10 +96,10 @@ export const automations = pgTable(
     index("automations_sector_idx").on(t.sectorId),
     // GET /automations: oldest first, keyset-paged.
     index("automations_created_idx").on(t.createdAt, t.id),
-    check("automations_max_concurrent_jobs_check", sql`${t.maxConcurrentJobs} between 1 and 1000`),
-    check("automations_max_attempts_check", sql`${t.maxAttempts} between 1 and 100`),
-    check("automations_retry_backoff_seconds_check", sql`${t.retryBackoffSeconds} between 0 and 3600`),
-    check("automations_timeout_seconds_check", sql`${t.timeoutSeconds} between 1 and 86400`),
+    check("automations_max_concurrent_jobs_check", within(t.maxConcurrentJobs, AUTOMATION_LIMITS.maxConcurrentJobs)),
+    check("automations_max_attempts_check", within(t.maxAttempts, AUTOMATION_LIMITS.maxAttempts)),
+    check("automations_retry_backoff_seconds_check", within(t.retryBackoffSeconds, AUTOMATION_LIMITS.retryBackoffSeconds)),
+    check("automations_timeout_seconds_check", within(t.timeoutSeconds, AUTOMATION_LIMITS.timeoutSeconds)),
   ],
 );
 
@@ -107,7 +113,7 @@ export const workers = pgTable(
     cloudInstanceId: text("cloud_instance_id").notNull(),
     /** SHA-256 (hex) of the api key; the key itself is never stored. */
     apiKeyHash: text("api_key_hash").notNull(),
-    status: text("status", { enum: ["stopped", "running"] }).notNull().default("stopped"),
+    status: text("status", { enum: WORKER_STATUSES }).notNull().default("stopped"),
     lastSeenAt: tz("last_seen_at"),
     createdAt: createdAt(),
     /** Set when the worker is unregistered; the row is kept for the jobs and events that name it. */
@@ -121,6 +127,49 @@ export const workers = pgTable(
   ],
 );
 
+/**
+ * Recurring jobs (CONTRACT §6.9). A schedule is never removed: DELETE marks it `deleted_at`, so the
+ * jobs it made keep a `schedule_id` that names it.
+ */
+export const schedules = pgTable(
+  "schedules",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    automationId: uuid("automation_id")
+      .notNull()
+      .references(() => automations.id),
+    /** Optional name a deploy script sets the schedule up by; unique per automation among schedules not deleted. */
+    key: text("key"),
+    /** As sent; checked against the contract's syntax when set. */
+    cron: text("cron").notNull(),
+    /** As sent: any name Intl.DateTimeFormat accepts. */
+    timezone: text("timezone").notNull(),
+    context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
+    priority: integer("priority").notNull().default(0),
+    enabled: boolean("enabled").notNull().default(true),
+    overlap: text("overlap", { enum: ["skip", "allow"] }).notNull().default("skip"),
+    description: text("description").notNull().default(""),
+    /** The next fire time; null while disabled or deleted, so "due" is `next_run_at <= now()` alone. */
+    nextRunAt: tz("next_run_at"),
+    /** The fire time of the last job made. */
+    lastRunAt: tz("last_run_at"),
+    lastJobId: uuid("last_job_id").references((): AnyPgColumn => jobs.id),
+    createdAt: createdAt(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+    deletedAt: tz("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("schedules_automation_key_key").on(t.automationId, t.key).where(sql`${t.key} is not null and ${t.deletedAt} is null`),
+    // GET /schedules and GET /automations/{id}/schedules: oldest first, keyset-paged.
+    index("schedules_created_idx").on(t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("schedules_automation_created_idx").on(t.automationId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    // The dispatchers' timer: the earliest next fire, and the due schedules in fire order.
+    index("schedules_next_run_idx").on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`),
+    check("schedules_priority_check", sql`${t.priority} between -100 and 100`),
+    check("schedules_overlap_check", sql`${t.overlap} in ('skip','allow')`),
+  ],
+);
+
 export const jobs = pgTable(
   "jobs",
   {
@@ -128,7 +177,7 @@ export const jobs = pgTable(
     automationId: uuid("automation_id")
       .notNull()
       .references(() => automations.id),
-    status: text("status", { enum: ["queued", "running", "completed", "failed", "cancelled"] })
+    status: text("status", { enum: JOB_STATUSES })
       .notNull()
       .default("queued"),
     context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
@@ -150,6 +199,12 @@ export const jobs = pgTable(
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
     /** The failed or cancelled job this one retries (POST /jobs/{id}/retry, CONTRACT §6.4). */
     retryOf: uuid("retry_of").references((): AnyPgColumn => jobs.id),
+    /** When the creator (or a reschedule) asked the job to run, as sent; null = as soon as possible (CONTRACT §6.8). */
+    runAt: tz("run_at"),
+    /** The schedule whose fire created the job (CONTRACT §6.9); null for jobs made by a request. */
+    scheduleId: uuid("schedule_id"),
+    /** The fire time of that schedule this job was made for (CONTRACT §6.9). */
+    fireTime: tz("fire_time"),
   },
   (t) => [
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.
@@ -160,15 +215,21 @@ export const jobs = pgTable(
     // GET /automations/{id}/stats: jobs finished in the last hour, by outcome.
     index("jobs_automation_finished_idx").on(t.automationId, t.status, t.finishedAt).where(sql`${t.finishedAt} is not null`),
     index("jobs_running_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
-    // Reconciliation: every queued job, oldest first.
-    index("jobs_queued_idx").on(t.createdAt, t.id).where(sql`${t.status} = 'queued'`),
+    // Reconciliation and the dispatcher's horizon: the queued jobs that are due, or come due soon, by
+    // when; a job set for next week is not read until it nears (CONTRACT §6.8).
+    index("jobs_queued_available_idx").on(t.availableAt, t.id).where(sql`${t.status} = 'queued'`),
     // GET /jobs: newest first, optionally by status.
     // Ascending, read backward for "newest first": an index built DESC NULLS LAST never matches
     // ORDER BY … DESC (which is NULLS FIRST), so the earlier DESC ones served no GET /jobs.
     index("jobs_created_idx").on(t.createdAt, t.id),
     index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
-    check("jobs_status_check", sql`${t.status} in ('queued','running','completed','failed','cancelled')`),
+    check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),
+    foreignKey({ name: "jobs_schedule_id_schedules_id_fk", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
+    // Exactly one job per fire, however many dispatchers fire at once.
+    uniqueIndex("jobs_schedule_fire_key").on(t.scheduleId, t.fireTime).where(sql`${t.scheduleId} is not null`),
+    // A schedule's overlap check: its jobs still queued or running.
+    index("jobs_schedule_active_idx").on(t.scheduleId).where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','running')`),
   ],
 );
 
@@ -211,9 +272,126 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );
 
+/**
+ * Users' api keys for programs (CONTRACT §6.10). The key is 256 random bits shown once; only its
+ * SHA-256 digest is stored (a slow password hash would buy nothing against 256 random bits and
+ * cost milliseconds on every request: see README "API keys"). Revoked keys keep their row (for
+ * `last_used_at` and the logs' `api_key_id`) and leave every list and lookup.
+ */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    /** The first 8 characters after `hub_`: shown in lists so a leaked key can be found. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 (hex) of the whole key; the key itself is never stored. */
+    digest: text("digest").notNull(),
+    createdAt: createdAt(),
+    expiresAt: tz("expires_at").notNull(),
+    /** Written at most once a minute per key, never on every request. */
+    lastUsedAt: tz("last_used_at"),
+    /** Set by DELETE /identity/api-keys/{id}: the key stops working and leaves the lists. */
+    revokedAt: tz("revoked_at"),
+  },
+  (t) => [
+    // Every request authenticated by a key: one unique-index lookup.
+    uniqueIndex("api_keys_digest_key").on(t.digest),
+    // GET /identity/api-keys: newest first, a user's keys, everyone's, or by prefix.
+    index("api_keys_user_created_idx").on(t.userId, t.createdAt, t.id).where(sql`${t.revokedAt} is null`),
+    index("api_keys_created_idx").on(t.createdAt, t.id).where(sql`${t.revokedAt} is null`),
+    index("api_keys_prefix_idx").on(t.prefix).where(sql`${t.revokedAt} is null`),
+  ],
+);
+
+/**
+ * Webhook subscriptions (CONTRACT §6.7). The signing secret is stored encrypted (AES-256-GCM with
+ * HUB_WEBHOOK_ENCRYPTION_KEY, see @hub/shared/webhook-secrets), never in clear and never hashed:
+ * the relay needs it to sign. A deleted subscription keeps its row (and its delivery log) with
+ * `deleted_at` set; the API no longer shows it.
+ */
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    url: text("url").notNull(),
+    /** Catalogue event types, or `{*}` for every type. */
+    eventTypes: text("event_types").array().notNull(),
+    description: text("description").notNull().default(""),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    /** The secret replaced by the last rotation: deliveries are signed with it too until `previous_secret_expires_at`. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: tz("previous_secret_expires_at"),
+    createdBy: uuid("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    /** Set when its deliveries had failed for 24 h (`webhook.disabled`); nothing is delivered after. */
+    disabledAt: tz("disabled_at"),
+    deletedAt: tz("deleted_at"),
+    /** First failed attempt since the last delivered one; null while deliveries succeed. */
+    failingSince: tz("failing_since"),
+    /** Failed attempts in a row (the failure streak metric). */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+  },
+  // GET /webhooks: subscriptions not deleted, oldest first, keyset-paged.
+  (t) => [index("webhooks_listed_idx").on(t.createdAt, t.id).where(sql`${t.deletedAt} is null`)],
+);
+
+/**
+ * One event to deliver to one subscription, created by the event relay in the statement that
+ * stamps the event's `dispatched_at` (so exactly the committed events get one), sent by the
+ * relay's delivery loop. A delivery is sent only while no earlier pending delivery of the same
+ * subscription and aggregate exists (`event_position` order), and only under a lease.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    webhookId: uuid("webhook_id")
+      .notNull()
+      .references(() => webhooks.id),
+    eventId: uuid("event_id")
+      .notNull()
+      .references(() => events.id),
+    /** Copied from the event: per-aggregate order without a join. */
+    aggregateId: uuid("aggregate_id").notNull(),
+    eventPosition: bigint("event_position", { mode: "number" }).notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    /** Every attempt ever made, redeliveries included. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts since the delivery was created or last redelivered: the step of the retry schedule. */
+    scheduleStep: integer("schedule_step").notNull().default(0),
+    /** When the next attempt is due; null once delivered or failed. */
+    nextAttemptAt: tz("next_attempt_at").defaultNow(),
+    /** A relay sending it holds it until then; a relay that died loses it then. */
+    leaseExpiresAt: tz("lease_expires_at"),
+    /** Names the claim: only the holder of the current lease records the attempt's outcome. */
+    leaseToken: uuid("lease_token"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    deliveredAt: tz("delivered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_webhook_event_key").on(t.webhookId, t.eventId),
+    // The delivery loop: a subscription's pending deliveries in event order; also the order check.
+    index("webhook_deliveries_pending_idx").on(t.webhookId, t.eventPosition).where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_pending_aggregate_idx").on(t.webhookId, t.aggregateId, t.eventPosition).where(sql`${t.status} = 'pending'`),
+    // GET /webhooks/{id}/deliveries: newest first, keyset-paged.
+    index("webhook_deliveries_list_idx").on(t.webhookId, t.createdAt, t.id),
+    check("webhook_deliveries_status_check", sql`${t.status} in ('pending','delivered','failed')`),
+  ],
+);
+
 export type Sector = typeof sectors.$inferSelect;
 export type User = typeof users.$inferSelect;
 export type Automation = typeof automations.$inferSelect;
 export type Worker = typeof workers.$inferSelect;
 export type Job = typeof jobs.$inferSelect;
+export type Schedule = typeof schedules.$inferSelect;
 export type HubEvent = typeof events.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Webhook = typeof webhooks.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;

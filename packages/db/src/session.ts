@@ -34,6 +34,8 @@ export interface DedicatedSessionOptions {
   onLost?: (reason: string) => void;
   /** Longest wait for the connection to open. Default 10 000 ms. */
   connectTimeoutMs?: number;
+  /** Called for each `NOTIFY` on a channel this session `LISTEN`s to. */
+  onNotification?: (channel: string, payload: string) => void;
 }
 
 /**
@@ -60,6 +62,8 @@ export async function openDedicatedSession(url: string, options: DedicatedSessio
   };
   client.on("error", (error) => markLost(`connection failed: ${error.message}`));
   client.on("end", () => markLost("connection ended"));
+  const { onNotification } = options;
+  if (onNotification) client.on("notification", (message) => onNotification(message.channel, message.payload ?? ""));
   try {
     await client.connect();
   } catch (error) {
@@ -78,4 +82,28 @@ export async function openDedicatedSession(url: string, options: DedicatedSessio
       await client.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Runs `work` in one transaction on a connection of `pool`: committed when `work` resolves, rolled
+ * back when it throws (the connection is discarded when even the rollback fails: it is broken).
+ * For statement groups that need pg's named statements and array parameters, which drizzle's
+ * transactions do not send.
+ */
+export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("begin");
+    const result = await work(client);
+    await client.query("commit");
+    return result;
+  } catch (error) {
+    await client.query("rollback").catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

@@ -2,14 +2,29 @@ import { describe, expect, it } from "vitest";
 import { jobsOfDispatchPayload } from "./dispatch";
 
 describe("jobsOfDispatchPayload", () => {
-  it("when a message carries a batch, then every job comes back with its automation and creation time", () => {
-    expect(jobsOfDispatchPayload("17", { jobs: [["a", "x", 1000], ["b", "y", 2000]] })).toEqual([
-      { id: "a", automationId: "x", createdAt: new Date(1000) },
-      { id: "b", automationId: "y", createdAt: new Date(2000) },
+  it("when a message carries a batch, then every job comes back with its automation, due time, priority and creation order", () => {
+    expect(
+      jobsOfDispatchPayload("17", {
+        jobs: [
+          ["a", "x", 1000, 5, 41],
+          ["b", "y", 2000, -3, 42],
+        ],
+      }),
+    ).toEqual([
+      { id: "a", automationId: "x", availableAt: new Date(1000), priority: 5, seq: 41 },
+      { id: "b", automationId: "y", availableAt: new Date(2000), priority: -3, seq: 42 },
+    ]);
+  });
+
+  it("when a batch comes from an older API process without priorities, then its jobs are due at their creation with priority 0", () => {
+    expect(jobsOfDispatchPayload("17", { jobs: [["a", "x", 1000]] })).toEqual([
+      { id: "a", automationId: "x", availableAt: new Date(1000), priority: 0, seq: 0 },
     ]);
   });
 
   it("when a message is in the one-job form of older API processes, then its BullMQ id is the job id", () => {
-    expect(jobsOfDispatchPayload("job-1", { automationId: "x", createdAtMs: 5 })).toEqual([{ id: "job-1", automationId: "x", createdAt: new Date(5) }]);
+    expect(jobsOfDispatchPayload("job-1", { automationId: "x", createdAtMs: 5 })).toEqual([
+      { id: "job-1", automationId: "x", availableAt: new Date(5), priority: 0, seq: 0 },
+    ]);
   });
 });

@@ -1,37 +1,24 @@
-/** Domain vocabulary shared by every app: roles, statuses and the event catalogue (CONTRACT §3–4). */
+/**
+ * Domain vocabulary shared by every app: roles and worker statuses (CONTRACT §2–3). Jobs have
+ * their own module (job-lifecycle.ts), events theirs (event-catalogue.ts).
+ */
 
 export const ROLES = ["admin", "employee"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
 export const WORKER_STATUSES = ["stopped", "running"] as const;
 export type WorkerStatus = (typeof WORKER_STATUSES)[number];
 
-export const EVENT_TYPES = [
-  "sector.created",
-  "automation.created",
-  "automation.updated",
-  "automation.deactivated",
-  "automation.development_mode_entered",
-  "automation.development_mode_exited",
-  "worker.registered",
-  "worker.unregistered",
-  "worker.api_key_rotated",
-  "worker.status_changed",
-  "job.created",
-  "job.started",
-  "job.completed",
-  "job.failed",
-  "job.requeued",
-  "job.cancelled",
-  "user.created",
-  "user.deactivated",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** A job's `priority` (CONTRACT §6.8): claims hand out higher priorities first. */
+export const JOB_PRIORITY_MIN = -100;
+export const JOB_PRIORITY_MAX = 100;
+export const JOB_PRIORITY_DEFAULT = 0;
+/** Furthest ahead a job's `run_at` may be (CONTRACT §6.8). */
+export const RUN_AT_MAX_DAYS_AHEAD = 365;
 
-/** Why a job went back to `queued`. */
-export type RequeueReason = "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered";
-/** Why a job was cancelled. */
-export type CancelReason = "cancelled_by_user" | "automation_deactivated";
+/** What a schedule does at a fire time while a job of it is still queued or running (CONTRACT §6.9). */
+export const SCHEDULE_OVERLAP_POLICIES = ["skip", "allow"] as const;
+export type ScheduleOverlapPolicy = (typeof SCHEDULE_OVERLAP_POLICIES)[number];
+
+/** Why a schedule's fire created no job (`schedule.skipped`). */
+export type ScheduleSkipReason = "overlap" | "invalid_context";

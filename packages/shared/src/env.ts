@@ -3,6 +3,8 @@
  * `env.ts`, the only module that touches `process.env`) and parses it once with {@link parseEnv}.
  */
 import { z } from "zod";
+import { parseWebhookEncryptionKey } from "./webhooks/secrets";
+import { AUTOMATION_LIMITS, JOB_DEFAULTS } from "./limits";
 
 export class EnvError extends Error {
   constructor(message: string) {
@@ -30,6 +32,10 @@ const intFromEnv = (fallback: number, min: number, max: number) =>
 
 const optionalString = () => z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
 
+/** `true` or `false` (unset or empty: `fallback`); anything else is refused rather than guessed. */
+const boolFromEnv = (fallback: boolean) =>
+  z.preprocess((v) => (v === undefined || v === "" ? String(fallback) : v), z.enum(["true", "false"], "expected true or false")).transform((v) => v === "true");
+
 /** Variables every process of the hub shares (CONTRACT §5). */
 export const commonEnvShape = {
   DATABASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().default("postgres://postgres@127.0.0.1:5432/automation_hub")),
@@ -40,9 +46,34 @@ export const commonEnvShape = {
   ),
   /** Prefix of every Redis key the hub owns; lets tests and several hubs share one Redis. */
   HUB_REDIS_PREFIX: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^[A-Za-z0-9_-]+$/).default("hub")),
-  HUB_JOB_LEASE_SECONDS: intFromEnv(60, 1, 86_400),
-  HUB_JOB_MAX_ATTEMPTS: intFromEnv(3, 1, 100),
-  HUB_WORKER_TTL_SECONDS: intFromEnv(30, 1, 86_400),
+  HUB_JOB_LEASE_SECONDS: intFromEnv(JOB_DEFAULTS.leaseSeconds, 1, 86_400),
+  HUB_JOB_MAX_ATTEMPTS: intFromEnv(JOB_DEFAULTS.maxAttempts, AUTOMATION_LIMITS.maxAttempts.min, AUTOMATION_LIMITS.maxAttempts.max),
+  HUB_WORKER_TTL_SECONDS: intFromEnv(JOB_DEFAULTS.workerTtlSeconds, 1, 86_400),
 };
 
-export const envHelpers = { intFromEnv, optionalString };
+/**
+ * Webhook variables shared by the API (which encrypts secrets and checks URLs at creation) and the
+ * event relay (which decrypts, checks again and delivers): CONTRACT §6.7.
+ */
+export const webhookEnvShape = {
+  /**
+   * 32 bytes (base64 or hex) encrypting the subscriptions' signing secrets at rest (AES-256-GCM).
+   * Unset: the API refuses to create webhooks and the relay delivers none.
+   */
+  HUB_WEBHOOK_ENCRYPTION_KEY: optionalString().pipe(
+    z
+      .string()
+      .transform((value, ctx) => {
+        const key = parseWebhookEncryptionKey(value);
+        if (!key) ctx.addIssue({ code: "custom", message: "must be 32 bytes as base64 (44 characters) or hex (64 characters): openssl rand -base64 32" });
+        return key ?? Buffer.alloc(0);
+      })
+      .optional(),
+  ),
+  /** Development and tests only: accept `http://` webhook URLs. */
+  HUB_WEBHOOKS_ALLOW_INSECURE: boolFromEnv(false),
+  /** Development and tests only: accept webhook hosts on loopback, private and link-local addresses. */
+  HUB_WEBHOOKS_ALLOW_PRIVATE: boolFromEnv(false),
+};
+
+export const envHelpers = { intFromEnv, optionalString, boolFromEnv };

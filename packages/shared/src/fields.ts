@@ -34,10 +34,12 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([
 
 /**
  * An ISO 8601 date-time; values without an offset are taken as UTC. Parsed to a Date;
- * 422 `datetime_parsing` otherwise.
+ * 422 `datetime_parsing` otherwise. `examples` are shown in OpenAPI (on the text a client sends:
+ * JSON Schema drops examples of a transformed value's input).
  */
-export function isoDateTime() {
-  const parsed = z.string().transform((value, ctx) => {
+export function isoDateTime(examples?: string[]) {
+  const text = examples ? z.string().meta({ examples }) : z.string();
+  const parsed = text.transform((value, ctx) => {
     const trimmed = value.trim();
     const hasOffset = /([Zz]|[+-]\d{2}:?\d{2})$/.test(trimmed);
     const isDateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);

@@ -90,13 +90,18 @@ export function redisKeys(prefix: string) {
     /** BullMQ prefix; the dispatch queue's keys live under `${prefix}:bull:dispatch:*`. */
     bullPrefix: `${prefix}:bull`,
     dispatchQueue: "dispatch",
-    /** Sorted set of job ids ready to be claimed by an automation's worker, scored by creation time. */
+    /** Sorted set of the jobs an automation's worker may claim, in claim order (claim-order.ts). */
     readyJobs: (automationId: string) => `${prefix}:ready:${automationId}`,
     /**
-     * Sorted set of queued jobs not due yet (back-off), every automation's, scored by when they come
-     * due (ms); members `automationId|jobId|createdAtMs`. Dispatchers move due ones to ready sets.
+     * Sorted set of queued jobs due within about a minute, every automation's, scored by when they
+     * come due (ms); members `automationId|jobId|seq|priority`. Dispatchers move due ones to ready sets.
      */
     delayedJobs: `${prefix}:delayed`,
+    /**
+     * PostgreSQL time (ms) up to which the dispatchers' horizon pass has brought queued jobs into
+     * the delayed set; the next pass continues from there.
+     */
+    delayedHorizon: `${prefix}:delayed-horizon`,
     /** Pub/sub channel whose messages are automation ids: "a claim may now succeed". */
     wakeChannel: `${prefix}:wake`,
     /** Present while Redis holds the hub's dispatch state; its absence means Redis lost it. */

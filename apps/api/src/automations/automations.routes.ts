@@ -24,17 +24,34 @@ export const automationRoutes = [
   defineRoute({
     method: "post",
     path: "/automations",
+    operationId: "createAutomation",
     summary: "Create an automation",
+    description:
+      "Admins only. The slug (lower-case words joined by hyphens) is unique (409 when taken) and never changes; `sector_id` must exist (422). Each parameter becomes a required string of every job's context (`context_schema`). New automations are active, not in development mode, without a worker.",
     tag: "automations",
     auth: "admin",
     body: createAutomationBody,
+    example: {
+      name: "Invoice export",
+      slug: "invoice-export",
+      sector_id: "7b1e4d2c-5a9f-4e3b-8c6d-0f2a4b6c8d9e",
+      description: "Exports a month's invoices to the ERP",
+      parameters: [{ name: "month", description: "YYYY-MM" }],
+      max_concurrent_jobs: 2,
+      max_attempts: 3,
+      retry_backoff_seconds: 10,
+      timeout_seconds: 3600,
+    },
     responses: { 201: { description: "Created: active, not in development mode, no worker", schema: createdIdResponse }, 409: { description: "Slug taken" } },
     handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createAutomation(ctx.db, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
     path: "/automations",
+    operationId: "listAutomations",
     summary: "List automations",
+    description:
+      "Automations oldest first, optionally of one sector or only the active ones, a page at a time (follow the `Link` header).",
     tag: "automations",
     auth: "user",
     query: listAutomationsQuery,
@@ -50,7 +67,10 @@ export const automationRoutes = [
   defineRoute({
     method: "get",
     path: "/automations/{automation_id}",
+    operationId: "getAutomation",
     summary: "Get an automation",
+    description:
+      "One automation with its parameters, the derived context_schema, its settings and its worker (null until one is registered). Deactivated automations stay readable.",
     tag: "automations",
     auth: "user",
     params: automationIdParams,
@@ -60,7 +80,10 @@ export const automationRoutes = [
   defineRoute({
     method: "get",
     path: "/automations/{automation_id}/stats",
-    summary: "Queue depth of an automation: due and scheduled jobs, running jobs, the last hour, its worker",
+    operationId: "getAutomationStats",
+    summary: "Queue depth of an automation",
+    description:
+      "Right now: due queued jobs, scheduled ones (delayed or in retry back-off), running ones against max_concurrent_jobs, the oldest due job, the last hour's completions and failures, and the worker's status.",
     tag: "automations",
     auth: "user",
     params: automationIdParams,
@@ -70,11 +93,21 @@ export const automationRoutes = [
   defineRoute({
     method: "put",
     path: "/automations/{automation_id}",
-    summary: "Replace an automation's editable fields (the slug never changes; omitted retry settings stay as they were)",
+    operationId: "replaceAutomation",
+    summary: "Replace an automation's editable fields",
+    description:
+      "Admins only. Replaces name, description, sector_id, max_concurrent_jobs and parameters (all required); the slug never changes, and omitted retry settings (max_attempts, retry_backoff_seconds, timeout_seconds) stay as they were. A new max_concurrent_jobs governs dispatch at once (lowering it stops no running job). A PUT that changes nothing writes no event.",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,
     body: replaceAutomationBody,
+    example: {
+      name: "Invoice export",
+      description: "Exports a month's invoices to the ERP",
+      sector_id: "7b1e4d2c-5a9f-4e3b-8c6d-0f2a4b6c8d9e",
+      max_concurrent_jobs: 4,
+      parameters: [{ name: "month", description: "YYYY-MM" }],
+    },
     responses: { 200: { description: "The automation after the change", schema: automationRecord }, 404: { description: "Unknown automation" } },
     handler: async ({ params, body, caller, ctx }) => ({
       status: 200,
@@ -84,7 +117,10 @@ export const automationRoutes = [
   defineRoute({
     method: "delete",
     path: "/automations/{automation_id}",
-    summary: "Deactivate an automation (idempotent): its queued jobs are cancelled, running ones may finish",
+    operationId: "deactivateAutomation",
+    summary: "Deactivate an automation",
+    description:
+      "Admins only; idempotent. The automation stays readable with is_active false; its queued jobs are cancelled, running ones may finish; new jobs and worker registrations are refused (409).",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,
@@ -97,7 +133,10 @@ export const automationRoutes = [
   defineRoute({
     method: "post",
     path: "/automations/{automation_id}/development-mode",
-    summary: "Enter development mode (idempotent): jobs are accepted but not dispatched",
+    operationId: "enterDevelopmentMode",
+    summary: "Enter development mode",
+    description:
+      "Admins only; idempotent. Jobs are still accepted but stay queued: dispatch to the worker pauses until development mode ends.",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,
@@ -110,7 +149,10 @@ export const automationRoutes = [
   defineRoute({
     method: "delete",
     path: "/automations/{automation_id}/development-mode",
-    summary: "Leave development mode (idempotent): held jobs are released oldest first",
+    operationId: "exitDevelopmentMode",
+    summary: "Leave development mode",
+    description:
+      "Admins only; idempotent. The jobs held meanwhile are released to the worker in claim order.",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,

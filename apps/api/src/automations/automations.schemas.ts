@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
+import { AUTOMATION_LIMITS, pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 import { sectorRecord } from "../sectors/sectors.schemas";
 
@@ -13,18 +13,20 @@ const slugField = () => z.string().min(1, { abort: true }).max(100, { abort: tru
 
 const automationName = () => z.string().trim().min(1).max(200);
 
-const maxConcurrentJobs = () => z.int().min(1).max(1000);
+/** An integer within one of {@link AUTOMATION_LIMITS}. */
+const within = ({ min, max }: { min: number; max: number }) => z.int().min(min).max(max);
+
+const maxConcurrentJobs = () => within(AUTOMATION_LIMITS.maxConcurrentJobs);
 
 // Retries, back-off and timeouts (CONTRACT §6.4).
 const maxAttempts = () =>
-  z.int().min(1).max(100).describe("Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS");
+  within(AUTOMATION_LIMITS.maxAttempts).describe("Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS");
 const retryBackoffSeconds = () =>
-  z.int().min(0).max(3600).describe("Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h)");
+  within(AUTOMATION_LIMITS.retryBackoffSeconds).describe(
+    `Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h); default ${AUTOMATION_LIMITS.retryBackoffSeconds.default}`,
+  );
 const timeoutSeconds = () =>
-  z
-    .int()
-    .min(1)
-    .max(86_400)
+  within(AUTOMATION_LIMITS.timeoutSeconds)
     .nullable()
     .describe("A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit");
 
@@ -70,9 +72,9 @@ export const createAutomationBody = z.object({
   sector_id: uuid(),
   parameters: parameterList().default([]),
   description: z.string().default(""),
-  max_concurrent_jobs: maxConcurrentJobs().default(1),
+  max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
   ...retrySettings,
-});
+}).meta({ id: "CreateAutomationRequest" });
 export type CreateAutomationInput = z.output<typeof createAutomationBody>;
 
 /**
@@ -86,7 +88,7 @@ export const replaceAutomationBody = z.object({
   max_concurrent_jobs: maxConcurrentJobs(),
   parameters: parameterList(),
   ...retrySettings,
-});
+}).meta({ id: "ReplaceAutomationRequest" });
 export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
 
 export const listAutomationsQuery = z.object({
@@ -96,12 +98,22 @@ export const listAutomationsQuery = z.object({
 });
 export type AutomationListQuery = z.output<typeof listAutomationsQuery>;
 
+/** An automation's registered worker, as the automation record shows it. */
+const workerRecord = z
+  .object({
+    cloud_instance_id: z.string(),
+    status: z.enum(WORKER_STATUSES),
+    created_at: z.iso.datetime(),
+    last_seen_at: z.iso.datetime().nullable().describe("When the worker last called the hub; null until it first does"),
+  })
+  .meta({ id: "Worker", description: "`running` while it has called the hub within HUB_WORKER_TTL_SECONDS, else `stopped`" });
+
 export const automationRecord = z.object({
   id: z.uuid(),
   name: z.string(),
   slug: z.string(),
   sector: sectorRecord.pick({ id: true, name: true, color: true }),
-  parameters: z.array(z.object({ name: z.string(), type: z.literal("text"), description: z.string() })),
+  parameters: z.array(z.object({ name: z.string(), type: z.literal("text"), description: z.string() }).meta({ id: "AutomationParameter" })),
   context_schema: z.record(z.string(), z.unknown()).describe("JSON Schema of a job's context, derived from the parameters"),
   description: z.string(),
   max_concurrent_jobs: z.int(),
@@ -110,15 +122,7 @@ export const automationRecord = z.object({
   timeout_seconds: timeoutSeconds(),
   is_active: z.boolean(),
   is_development: z.boolean(),
-  worker: z
-    .object({
-      cloud_instance_id: z.string(),
-      status: z.enum(WORKER_STATUSES),
-      created_at: z.iso.datetime(),
-      last_seen_at: z.iso.datetime().nullable().describe("When the worker last called the hub; null until it first does"),
-    })
-    .nullable()
-    .describe("The registered worker; null until one is registered"),
+  worker: workerRecord.nullable().describe("The registered worker; null until one is registered"),
   created_at: z.iso.datetime(),
-});
+}).meta({ id: "Automation", description: "What jobs run for: its parameters, limits, retry settings and worker" });
 export type AutomationRecord = z.infer<typeof automationRecord>;

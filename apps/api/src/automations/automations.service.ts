@@ -1,5 +1,6 @@
 import {
   cancelQueuedJobsOfAutomation,
+  disableSchedulesOfAutomation,
   findAutomationView,
   insertAutomation,
   listAutomationViews,
@@ -20,7 +21,7 @@ import {
   isForeignKeyViolation,
   isUniqueViolation,
 } from "@hub/db";
-import { ConflictError, NotFoundError, RequestValidationError } from "@hub/shared";
+import { ConflictError, NotFoundError, RequestValidationError, type EventPayload } from "@hub/shared";
 import type { AppContext } from "../context";
 import { clearOffers, wakeClaims } from "../dispatch/signals";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
@@ -78,9 +79,12 @@ function sameParameters(a: readonly AutomationParameter[], b: readonly Automatio
   return a.length === b.length && a.every((parameter, i) => parameter.name === b[i]?.name && parameter.description === b[i]?.description);
 }
 
+/** The fields an automation event carries (those set or changed). */
+type AutomationEventFields = EventPayload<"automation.updated">;
+
 /** The retry settings a body set (CONTRACT §6.4), for the event: only those it gave. */
-function retrySettingsGiven(input: CreateAutomationInput): Record<string, unknown> {
-  const given: Record<string, unknown> = {};
+function retrySettingsGiven(input: CreateAutomationInput): AutomationEventFields {
+  const given: AutomationEventFields = {};
   if (input.max_attempts !== undefined) given.max_attempts = input.max_attempts;
   if (input.retry_backoff_seconds !== undefined) given.retry_backoff_seconds = input.retry_backoff_seconds;
   if (input.timeout_seconds !== undefined) given.timeout_seconds = input.timeout_seconds;
@@ -170,7 +174,7 @@ export async function replaceAutomation(
       if (input.sector_id !== current.sectorId) await assertSectorExists(tx, input.sector_id);
 
       const changes: AutomationChanges = {};
-      const changedFields: Record<string, unknown> = {};
+      const changedFields: AutomationEventFields = {};
       if (input.name !== current.name) changedFields.name = changes.name = input.name;
       if (input.description !== current.description) changedFields.description = changes.description = input.description;
       if (input.sector_id !== current.sectorId) changedFields.sector_id = changes.sectorId = input.sector_id;
@@ -205,8 +209,9 @@ export async function replaceAutomation(
 }
 
 /**
- * DELETE = deactivate, idempotent. Its queued jobs are cancelled in the same transaction (running
- * ones may finish); `automation.deactivated` is recorded only when the automation was active.
+ * DELETE = deactivate, idempotent. Its queued jobs are cancelled and its schedules disabled (a
+ * `schedule.updated {enabled: false}` each) in the same transaction (running jobs may finish);
+ * `automation.deactivated` is recorded only when the automation was active.
  */
 export async function deactivateAutomation(ctx: AutomationServiceContext, id: string, actorId: string): Promise<void> {
   const changed = await ctx.db.transaction(async (tx) => {
@@ -217,6 +222,7 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
     await updateAutomation(tx, id, { isActive: false });
     await recordEvent(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
     await cancelQueuedJobsOfAutomation(tx, id, actorId);
+    await disableSchedulesOfAutomation(tx, id, actorId);
     return true;
   });
   if (changed) await clearOffers(ctx, id);

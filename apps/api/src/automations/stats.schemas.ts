@@ -16,5 +16,5 @@ export const automationStatsRecord = z.object({
   failed_last_hour: z.int().describe("Jobs that failed for good (finished_at) within the last hour"),
   worker_status: z.enum(WORKER_STATUSES).nullable().describe("The registered worker's status; null when none is registered"),
   worker_last_seen_at: z.iso.datetime().nullable().describe("When the worker last called the hub; null when never, or no worker"),
-});
+}).meta({ id: "AutomationStats" });
 export type AutomationStatsRecord = z.infer<typeof automationStatsRecord>;

@@ -8,12 +8,13 @@
  */
 import type { JobRef } from "@hub/db";
 import { settleWithin } from "@hub/shared";
+import type { ReadyJobKey } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 
 /** How long a request waits for a Redis signal before answering anyway. */
 export const SIGNAL_TIMEOUT_MS = 1000;
 
-export type SignalOperation = "enqueue" | "offer" | "wake" | "remove" | "clear";
+export type SignalOperation = "enqueue" | "offer" | "wake" | "remove" | "clear" | "reschedule";
 
 /** What sending a signal needs from the app context. */
 export type SignalContext = Pick<AppContext, "dispatch" | "logger" | "metrics">;
@@ -51,7 +52,7 @@ export function reportLostEnqueues(ctx: Pick<SignalContext, "logger" | "metrics"
   ctx.logger.warn({ err: error, jobs: count, reason }, "handing committed jobs to the dispatch queue failed; the dispatcher's reconciler will offer them");
 }
 
-/** Jobs of one automation are queued again: make them claimable at once, in their original place (oldest first). */
+/** Jobs of one automation are queued again: make them claimable at once (or once due), in their place in claim order. */
 export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>
   jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offerAgain(jobs));
 
@@ -63,12 +64,19 @@ export const wakeClaims = (ctx: SignalContext, automationId: string, slots = 1) 
   sendSignal(ctx, "wake", automationId, () => ctx.dispatch.ready.wake(...Array<string>(slots).fill(automationId)));
 
 /** These jobs are no longer queued: stop offering them. */
-export const withdrawOffers = (ctx: SignalContext, automationId: string, jobIds: string[]) =>
-  sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.remove(automationId, jobIds));
+export const withdrawOffers = (ctx: SignalContext, automationId: string, jobs: readonly ReadyJobKey[]) =>
+  sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.remove(automationId, jobs));
 
 /** These jobs were just claimed: stop offering them, and drop an offer of them that arrives late. */
-export const withdrawClaimed = (ctx: SignalContext, automationId: string, jobIds: string[]) =>
-  sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.markClaimed(automationId, jobIds));
+export const withdrawClaimed = (ctx: SignalContext, automationId: string, jobs: readonly ReadyJobKey[]) =>
+  sendSignal(ctx, "remove", automationId, () => ctx.dispatch.ready.markClaimed(automationId, jobs));
+
+/**
+ * A queued job's priority or time changed: move its offer to its new place in claim order (or to
+ * the delayed set, or out of Redis until its time nears). `previous` is the job before the change.
+ */
+export const moveOffer = (ctx: SignalContext, previous: JobRef, current: JobRef) =>
+  sendSignal(ctx, "reschedule", current.automationId, () => ctx.dispatch.ready.reschedule(previous, current));
 
 /** The automation was deactivated: forget every offer it had. */
 export const clearOffers = (ctx: SignalContext, automationId: string) =>

@@ -1,25 +1,37 @@
 import { z } from "zod";
-import { isoDateTime, uuid } from "@hub/shared";
+import type { EventRecordJson } from "@hub/db";
+import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
-
-export const EVENTS_DEFAULT_LIMIT = 200;
 
 export const listEventsQuery = z.object({
   aggregate_id: uuid().optional(),
-  event_type: z.string().optional(),
+  event_type: z.string().optional().describe(`One event type of the catalogue (an unknown type matches nothing): ${EVENT_TYPES.join(", ")}`),
   since: isoDateTime().optional().describe("Inclusive lower bound on created_at"),
   until: isoDateTime().optional().describe("Exclusive upper bound on created_at"),
   ...pageQueryShape(EVENTS_DEFAULT_LIMIT),
 });
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
 
-export const eventRecord = z.object({
-  id: z.uuid(),
-  aggregate_id: z.uuid(),
-  event_type: z.string(),
-  actor_id: z.uuid().nullable(),
-  payload: z.record(z.string(), z.unknown()),
-  dispatched_at: z.iso.datetime().nullable(),
-  created_at: z.iso.datetime(),
-});
-export type EventRecord = z.infer<typeof eventRecord>;
+/** The Event record of one catalogue type: its `event_type`, and the payload that type carries. */
+function eventRecordOf(eventType: EventType) {
+  const { aggregate, payload, visibility } = EVENT_CATALOGUE[eventType];
+  return z
+    .object({
+      id: z.uuid(),
+      aggregate_id: z.uuid().describe(`The ${aggregate}'s id`),
+      event_type: z.literal(eventType),
+      actor_id: z.uuid().nullable().describe("The user who caused it; null for worker and system actions"),
+      payload,
+      dispatched_at: z.iso.datetime().nullable().describe("When the event relay published it to the Redis stream; null until then"),
+      created_at: z.iso.datetime(),
+    })
+    .describe(visibility === "admins" ? `${eventType} (admins only)` : eventType);
+}
+
+/** An Event record (CONTRACT §4), one variant per type of the event catalogue: for the OpenAPI document. */
+export const eventRecord = z.discriminatedUnion(
+  "event_type",
+  EVENT_TYPES.map(eventRecordOf) as [ReturnType<typeof eventRecordOf>, ...ReturnType<typeof eventRecordOf>[]],
+).meta({ id: "Event", description: "One state change, from the outbox: one variant per event type, with its payload" });
+/** An Event record as served: the JSON @hub/db builds from a row (the relay publishes the same). */
+export type EventRecord = EventRecordJson;

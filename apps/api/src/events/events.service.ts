@@ -6,31 +6,27 @@ import {
   type KeysetPage,
   type KeysetPageRequest,
 } from "@hub/db";
-import type { Role } from "@hub/shared";
+import { ADMIN_ONLY_EVENT_FAMILIES, type Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
-
-/**
- * Event families only admins read: `user.*` carry every user's e-mail, `webhook.*` the webhook
- * URLs, `api_key.*` other users' key names and prefixes (CONTRACT §6.1). For anyone else they
- * are left out of the results, never a 403.
- */
-export const ADMIN_ONLY_EVENT_FAMILIES = ["user", "webhook", "api_key"] as const;
 
 /** The record shape is defined once in @hub/db (the relay publishes the same JSON). */
 const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
 
 /**
  * The event log as `readerRole` may see it, oldest first by (created_at, id); `since` inclusive,
- * `until` exclusive. Hidden families are filtered in SQL, so `limit` counts visible events only.
+ * `until` exclusive. The catalogue's admin-only families (`user.*` carry every user's e-mail,
+ * `webhook.*` the webhook URLs, `api_key.*` other users' key names and prefixes: CONTRACT §6.1)
+ * are left out for anyone else, never a 403; they are filtered in SQL, so `limit` counts visible
+ * events only.
  */
 export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
   const { items, next } = await listEventsPage(
     db,
     {
-    hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
-    aggregateId: query.aggregate_id,
-    eventType: query.event_type,
-    since: query.since,
+      hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
+      aggregateId: query.aggregate_id,
+      eventType: query.event_type,
+      since: query.since,
       until: query.until,
     },
     page,

@@ -14,14 +14,14 @@ import { defineRoute } from "../http/route";
 const PROBE_TIMEOUT_MS = 1000;
 
 const dependencyState = z.enum(["ok", "down"]);
-const healthResponse = z.object({ status: z.string() });
+const healthResponse = z.object({ status: z.string() }).meta({ id: "Health" });
 const checks = z.object({ database: dependencyState, redis: dependencyState });
-const readyResponse = z.object({ status: z.literal("ok"), checks });
+const readyResponse = z.object({ status: z.literal("ok"), checks }).meta({ id: "Readiness" });
 const notReadyResponse = z.object({
   detail: z.string().describe('"Service temporarily unavailable"'),
   status: z.literal("unavailable"),
   checks: checks.describe("Which dependency is down"),
-});
+}).meta({ id: "NotReady" });
 
 async function probe(attempt: () => Promise<unknown>): Promise<"ok" | "down"> {
   try {
@@ -36,7 +36,11 @@ export const healthRoutes = [
   defineRoute({
     method: "get",
     path: "/healthz",
+    operationId: "checkLiveness",
     summary: "Liveness",
+    description:
+      "200 while the process serves HTTP, also while PostgreSQL or Redis is down (the process reconnects by itself): restart the process only when this fails. No credentials.",
+    servedWithoutDependencies: true,
     tag: "operations",
     auth: "none",
     responses: { 200: { description: "The process is alive", schema: healthResponse } },
@@ -45,7 +49,10 @@ export const healthRoutes = [
   defineRoute({
     method: "get",
     path: "/readyz",
+    operationId: "checkReadiness",
     summary: "Readiness: PostgreSQL and Redis reachable",
+    description:
+      "Probes PostgreSQL and Redis at once, each bounded to a second: 200 when both answer, else 503 naming the one that is down. Take the process out of a load balancer while it fails. No credentials.",
     tag: "operations",
     auth: "none",
     responses: {

@@ -1,32 +1,53 @@
 /**
- * Who is calling. Bearer routes take only `Authorization: Bearer <jwt>` of an active user (looked up
- * on every request, so deactivation takes effect at once); worker routes take only
- * `X-Worker-Api-Key` of a registered worker. Anything else is 401.
+ * Who is calling. Bearer routes take `Authorization: Bearer <jwt>` of an active user or
+ * `Bearer hub_…`, a user's api key (CONTRACT §6.10: one lookup per request, so revocation, expiry
+ * and deactivation apply at once); worker routes take only `X-Worker-Api-Key` of a registered
+ * worker. Anything else is 401. Users behind tokens and workers behind keys are remembered by a
+ * CredentialCache that PostgreSQL empties on every change (deactivation takes effect at once).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { markWorkerSeen, prepareAuthLookups, type AuthLookups, type Db, type User, type Worker } from "@hub/db";
+import {
+  markWorkerSeen,
+  prepareApiKeyLookup,
+  prepareAuthLookups,
+  touchApiKeyLastUsed,
+  type ApiKeyLookup,
+  type AuthLookups,
+  type CredentialChangeHandlers,
+  type Db,
+  type User,
+  type Worker,
+} from "@hub/db";
 import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
+import { CredentialCache } from "./credential-cache";
 import { addRequestLogFields } from "./request-log";
+import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey } from "../identity/secret-keys";
 
-export type AuthRequirement = "none" | "user" | "admin" | "worker";
+/**
+ * Who may call a route. `user` and `admin` take a login token or an api key;
+ * `user-login-token` is any signed-in user, with a login token only (an api key → 403).
+ */
+export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "worker";
 
 export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
 export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudInstanceId" | "status" | "lastSeenAt">;
 
-export type Caller<A extends AuthRequirement> = A extends "user" | "admin"
-  ? { user: AuthenticatedUser; worker?: undefined }
+/** A signed-in user, and the api key it authenticated with (undefined for a login token). */
+export interface UserCaller {
+  user: AuthenticatedUser;
+  apiKeyId?: string | undefined;
+  worker?: undefined;
+}
+
+export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token"
+  ? UserCaller
   : A extends "worker"
     ? { user?: undefined; worker: AuthenticatedWorker }
     : { user?: undefined; worker?: undefined };
 
 export const WORKER_KEY_HEADER = "x-worker-api-key";
-
-/** SHA-256 of a worker api key: keys carry 256 random bits, so a fast hash is the right tool. */
-export function hashApiKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey, "utf8").digest("hex");
-}
 
 /** Most verified tokens remembered per process; beyond, the oldest is forgotten. */
 const VERIFIED_TOKENS_MAX = 10_000;
@@ -83,16 +104,43 @@ export class VerifiedTokens {
   }
 }
 
+/**
+ * Authenticates requests. The user behind a token and the worker behind a key are read through
+ * {@link CredentialCache}s that PostgreSQL empties on every credential change (see there), so a
+ * steady stream of requests costs no PostgreSQL transaction for authentication.
+ */
 export class Authenticator {
   private readonly lookups: AuthLookups;
+  private readonly apiKeyLookup: ApiKeyLookup;
+  /** Keys whose `last_used_at` this process is writing now: concurrent requests leave it to that one write. */
+  private readonly apiKeyTouchesInFlight = new Set<string>();
   private readonly verifiedTokens: VerifiedTokens;
+  private readonly usersById = new CredentialCache<AuthenticatedUser>();
+  private readonly workersByKeyHash = new CredentialCache<AuthenticatedWorker & { apiKeyHash: string }>();
 
   constructor(
     private readonly db: Db,
     tokens: TokenService,
   ) {
     this.lookups = prepareAuthLookups(db);
+    this.apiKeyLookup = prepareApiKeyLookup(db);
     this.verifiedTokens = new VerifiedTokens(tokens);
+  }
+
+  /** Wire to @hub/db `watchCredentialChanges`: the caches hold entries only while it listens. */
+  readonly credentialChanges: CredentialChangeHandlers = {
+    onListening: () => this.eachCache((cache) => cache.startTrusting()),
+    onLost: () => this.eachCache((cache) => cache.stopTrusting()),
+    onChange: () => this.forgetCredentials(),
+  };
+
+  /**
+   * Forgets every cached credential. The notification does this in every process; a request that
+   * deactivated or unregistered someone also calls it before answering, so this process refuses
+   * the credential from the very next request whatever order the sockets are read in.
+   */
+  forgetCredentials(): void {
+    this.eachCache((cache) => cache.forgetAll());
   }
 
   async authenticate<A extends AuthRequirement>(req: Request, requirement: A): Promise<Caller<A>> {
@@ -100,12 +148,16 @@ export class Authenticator {
       case "none":
         return {} as Caller<A>;
       case "user":
-      case "admin": {
-        const user = await this.bearerUser(req);
+      case "admin":
+      case "user-login-token": {
+        const caller = await this.bearerCaller(req);
         // Logged before the role check, so a 403 names who was refused.
-        addRequestLogFields(req, { user_id: user.id });
-        if (requirement === "admin" && user.role !== "admin") throw new ForbiddenError();
-        return { user } as Caller<A>;
+        addRequestLogFields(req, caller.apiKeyId ? { user_id: caller.user.id, api_key_id: caller.apiKeyId } : { user_id: caller.user.id });
+        if (requirement === "admin" && caller.user.role !== "admin") throw new ForbiddenError();
+        if (requirement === "user-login-token" && caller.apiKeyId) {
+          throw new ForbiddenError("Not allowed with an api key: sign in with a login token (POST /identity/token)");
+        }
+        return caller as Caller<A>;
       }
       case "worker": {
         const worker = await this.worker(req);
@@ -119,16 +171,57 @@ export class Authenticator {
     }
   }
 
-  private async bearerUser(req: Request): Promise<AuthenticatedUser> {
+  private eachCache(action: (cache: CredentialCache<unknown>) => void): void {
+    action(this.usersById as CredentialCache<unknown>);
+    action(this.workersByKeyHash as CredentialCache<unknown>);
+  }
+
+  private async bearerCaller(req: Request): Promise<UserCaller> {
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) throw new UnauthorizedError("Not authenticated");
-    const claims = await this.verifiedTokens.verify(match[1]);
+    if (isUserApiKeyCredential(match[1])) return this.apiKeyCaller(match[1]);
+    return { user: await this.tokenUser(match[1]) };
+  }
+
+  private async tokenUser(token: string): Promise<AuthenticatedUser> {
+    const claims = await this.verifiedTokens.verify(token);
     if (!claims) throw new UnauthorizedError("Could not validate credentials");
-    const [user] = await this.lookups.userById.execute({ id: claims.userId });
-    if (!user || !user.isActive) throw new UnauthorizedError("Could not validate credentials");
+    const user = await this.usersById.read(claims.userId, async () => {
+      const [row] = await this.lookups.userById.execute({ id: claims.userId });
+      return row && row.isActive ? { ...row, role: row.role as Role } : null;
+    });
+    if (!user) throw new UnauthorizedError("Could not validate credentials");
     // The role is read from the database, not the token: a changed role applies at once.
-    return { ...user, role: user.role as Role };
+    return user;
+  }
+
+  /**
+   * One indexed lookup of the key's digest, joined with its user; it answers only for a usable
+   * key (see prepareApiKeyLookup). The digest is compared by the index, not in constant time:
+   * timing could at most reveal digest bytes, and a SHA-256 digest gives no way back to a key.
+   */
+  private async apiKeyCaller(key: string): Promise<UserCaller> {
+    if (!isWellFormedUserApiKey(key)) throw new UnauthorizedError("Could not validate credentials");
+    const [found] = await this.apiKeyLookup.execute({ digest: hashApiKey(key) });
+    if (!found) throw new UnauthorizedError("Could not validate credentials");
+    const { apiKeyId, lastUsedStale, ...user } = found;
+    if (lastUsedStale) await this.touchApiKey(apiKeyId);
+    return { user: { ...user, role: user.role as Role }, apiKeyId };
+  }
+
+  /**
+   * At most one write per key a minute: the lookup says when it is due, one request per process
+   * issues it, and the statement's own condition lets one process of many write.
+   */
+  private async touchApiKey(apiKeyId: string): Promise<void> {
+    if (this.apiKeyTouchesInFlight.has(apiKeyId)) return;
+    this.apiKeyTouchesInFlight.add(apiKeyId);
+    try {
+      await touchApiKeyLastUsed(this.db, apiKeyId);
+    } finally {
+      this.apiKeyTouchesInFlight.delete(apiKeyId);
+    }
   }
 
   private async worker(req: Request): Promise<AuthenticatedWorker> {
@@ -136,14 +229,20 @@ export class Authenticator {
     const apiKey = req.headers[WORKER_KEY_HEADER];
     if (typeof apiKey !== "string" || apiKey.length === 0) throw new UnauthorizedError("Missing X-Worker-Api-Key", "WorkerApiKey");
     const keyHash = hashApiKey(apiKey);
-    const [worker] = await this.lookups.workerByKeyHash.execute({ keyHash });
+    const worker = await this.workersByKeyHash.read(keyHash, async () => {
+      const [row] = await this.lookups.workerByKeyHash.execute({ keyHash });
+      return row ?? null;
+    });
     // The index lookup already matched; the constant-time comparison keeps that true for any future lookup scheme.
     if (!worker || !timingSafeEqual(Buffer.from(worker.apiKeyHash), Buffer.from(keyHash))) {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");
     }
+    // Any worker call marks the worker seen (and `running`); see markWorkerSeen. What it wrote is
+    // remembered, so the next calls within the write interval cost nothing.
+    if (await markWorkerSeen(this.db, worker)) {
+      this.workersByKeyHash.update(keyHash, { ...worker, status: "running", lastSeenAt: new Date() });
+    }
     const { apiKeyHash: _omit, ...rest } = worker;
-    // Any worker call marks the worker seen (and `running`); see markWorkerSeen.
-    await markWorkerSeen(this.db, rest);
     return rest;
   }
 }

@@ -12,12 +12,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { KeysetPosition } from "@hub/db";
-import { queryInt, type ValidationIssue } from "@hub/shared";
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, queryInt, type ValidationIssue } from "@hub/shared";
 
-/** Most items one page holds (CONTRACT §6.2). */
-export const LIST_MAX_LIMIT = 1000;
-/** Items of a page when the client names no `limit`; GET /events has its own (200). */
-export const LIST_DEFAULT_LIMIT = 100;
 /** Cursors we issue are ~120 characters; anything much longer is not one of ours. */
 const CURSOR_MAX_LENGTH = 512;
 /** Bumped when the payload changes shape: older cursors are then refused, never misread. */

@@ -14,15 +14,22 @@ declare module "node:http" {
   }
 }
 
-/** The fields added to a request's log line. Caller: `user_id`, or `worker_id` and `automation_id`. */
+/**
+ * The fields added to a request's log line. Caller: `user_id` (and `api_key_id` when the user
+ * sent an api key), or `worker_id` and `automation_id`.
+ */
 export interface RequestLogFields {
   user_id?: string;
+  /** The api key the caller authenticated with (CONTRACT §6.10); never the key itself. */
+  api_key_id?: string;
   worker_id?: string;
   automation_id?: string;
   job_id?: string;
   sector_id?: string;
   /** The user a request acted on (`/identity/users/{user_id}`), distinct from the calling `user_id`. */
   target_user_id?: string;
+  /** The api key a request acted on (`/identity/api-keys/{api_key_id}`), distinct from the caller's `api_key_id`. */
+  target_api_key_id?: string;
   [id: `${string}_id`]: string | undefined;
 }
 
@@ -39,22 +46,29 @@ export function requestLogFields(req: IncomingMessage): RequestLogFields {
   return fieldsByRequest.get(req) ?? {};
 }
 
+/** Log fields that name the caller: a path id of the same name is logged as `target_<name>`. */
+const CALLER_LOG_FIELDS: ReadonlySet<string> = new Set(["user_id", "api_key_id"]);
+
 /**
- * The log field of a path parameter: ids under their own name, except the path's `user_id`,
- * which would be mistaken for the caller's.
+ * The log field of a path parameter: ids under their own name, except the path's `user_id` and
+ * `api_key_id`, which would be mistaken for the caller's.
  */
 export function pathParamLogField(name: string): `${string}_id` | undefined {
   if (!name.endsWith("_id")) return undefined;
-  return name === "user_id" ? "target_user_id" : (name as `${string}_id`);
+  const field = name as `${string}_id`;
+  return CALLER_LOG_FIELDS.has(field) ? `target_${field}` : field;
 }
 
-/** Routes whose response `id` is the job or automation they created or handed out. */
+/** Routes whose response `id` is the resource they created or handed out. */
 export const RESPONSE_ID_LOG_FIELD: Readonly<Record<string, `${string}_id`>> = {
   "POST /jobs": "job_id",
   "POST /jobs/claim": "job_id",
   "POST /automations": "automation_id",
   "POST /sectors": "sector_id",
+  "POST /automations/{automation_id}/schedules": "schedule_id",
   "POST /identity/users": "target_user_id",
+  "POST /identity/api-keys": "target_api_key_id",
+  "POST /webhooks": "webhook_id",
 };
 
 /** Paths that get no request line: probes and scrapes. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { KeysetPosition } from "@hub/db";
 import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
 import type { AppContext } from "../context";
+import type { ApiTag } from "../openapi/tags";
 import type { AuthRequirement, Caller } from "./auth";
 import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
 import { CursorCodec, foreignCursorIssue, nextPageLink } from "./pagination";
@@ -55,8 +56,13 @@ export interface RouteSpec<
   method: HttpMethod;
   /** OpenAPI-style path: `/automations/{automation_id}`. */
   path: string;
+  /** The OpenAPI operationId: camelCase, named for what it does (`createJob`, `claimJob`); generated clients call it by this name. */
+  operationId: string;
+  /** One line for lists of operations (/docs, a client's method list). */
   summary: string;
-  tag: string;
+  /** What it does and when to use it, in a sentence or a few: the rules a caller must know beyond the schemas. */
+  description: string;
+  tag: ApiTag;
   auth: A;
   params?: P;
   /**
@@ -83,6 +89,10 @@ export interface RouteSpec<
   formBody?: z.ZodType<z.output<B>>;
   /** Content types the body may arrive in (OpenAPI only); JSON by default. */
   bodyContentTypes?: string[];
+  /** A request body the route accepts, shown in the OpenAPI document (and /docs's "Try it out"). */
+  example?: z.input<B>;
+  /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
+  servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
   handler(input: HandlerInput<A, z.output<P>, z.output<Q>, z.output<B>, z.output<H>>): Promise<HandlerResult>;
 }

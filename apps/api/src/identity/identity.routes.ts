@@ -7,10 +7,14 @@ export const identityRoutes = [
   defineRoute({
     method: "post",
     path: "/identity/token",
+    operationId: "logIn",
     summary: "Log in: exchange an e-mail and password for an access token",
+    description:
+      "Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401; after 10 failures for one e-mail within 5 minutes it answers 429 with Retry-After.",
     tag: "identity",
     auth: "none",
     body: loginJsonBody,
+    example: { email: "ana@example.com", password: "correct horse battery staple" },
     formBody: loginFormBody,
     responses: {
       200: { description: "An access token", schema: tokenResponse },
@@ -22,7 +26,10 @@ export const identityRoutes = [
   defineRoute({
     method: "get",
     path: "/identity/me",
+    operationId: "getCurrentUser",
     summary: "The caller's user record",
+    description:
+      "The user the credentials belong to: id, e-mail, role and whether it is active.",
     tag: "identity",
     auth: "user",
     responses: { 200: { description: "The caller", schema: userRecord } },

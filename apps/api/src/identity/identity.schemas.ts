@@ -21,14 +21,14 @@ export const createUserBody = z.object({
   email: emailField(),
   password: passwordField(),
   role: z.enum(ROLES),
-});
+}).meta({ id: "CreateUserRequest" });
 export type CreateUserInput = z.output<typeof createUserBody>;
 
 /** POST /identity/token as JSON. Login takes any string: a malformed e-mail simply never matches. */
 export const loginJsonBody = z.object({
   email: z.string(),
   password: z.string(),
-});
+}).meta({ id: "LoginRequest" });
 export type LoginInput = z.output<typeof loginJsonBody>;
 
 /**
@@ -41,13 +41,14 @@ export const loginFormBody = z
     password: z.string(),
     grant_type: z.preprocess((value) => (value === "" ? undefined : value), z.string().regex(/^password$/).optional()),
   })
-  .transform(({ username, password }): LoginInput => ({ email: username, password }));
+  .transform(({ username, password }): LoginInput => ({ email: username, password }))
+  .meta({ id: "LoginForm", description: "The OAuth2 password form: the e-mail as username" });
 
 export const tokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal("bearer"),
   expires_in: z.int().describe("Seconds until the token expires"),
-});
+}).meta({ id: "AccessToken" });
 
 export const userRecord = z.object({
   id: z.uuid(),
@@ -55,5 +56,5 @@ export const userRecord = z.object({
   role: z.enum(ROLES),
   is_active: z.boolean(),
   created_at: z.iso.datetime(),
-});
+}).meta({ id: "User", description: "A hub user; never a password or its hash" });
 export type UserRecord = z.infer<typeof userRecord>;

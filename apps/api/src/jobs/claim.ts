@@ -11,7 +11,7 @@
  */
 import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
 import { settleWithin } from "@hub/shared";
-import type { WakeReason } from "@hub/shared/dispatch";
+import type { ReadyJobKey, WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { withdrawClaimed, withdrawOffers } from "../dispatch/signals";
@@ -50,7 +50,8 @@ export async function claimNextJobs(
     const outcome = jobs.length > 0 ? "claimed" : "empty";
     metrics.jobs.claims.inc({ outcome });
     stopTimer({ outcome });
-    for (const job of jobs) if (job.startedAt) metrics.jobs.queueWait.observe((job.startedAt.getTime() - job.createdAt.getTime()) / 1000);
+    // Measured from available_at (CONTRACT §6.3): a job set to run next week did not wait a week.
+    for (const job of jobs) if (job.startedAt) metrics.jobs.queueWait.observe(Math.max(0, job.startedAt.getTime() - job.availableAt.getTime()) / 1000);
     return jobs;
   } finally {
     metrics.jobs.claimsWaiting.dec();
@@ -89,7 +90,7 @@ async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<
 }
 
 interface Look {
-  candidateIds: string[];
+  candidates: ReadyJobKey[];
   outcome: ClaimOutcome;
 }
 
@@ -108,42 +109,43 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
     let leaving = true;
     try {
       const mayWait = deadline > Date.now();
-      const { candidateIds, outcome } = await inTurn(automationId, async (): Promise<Look> => {
+      const { candidates, outcome } = await inTurn(automationId, async (): Promise<Look> => {
         // A claim that may wait and arrives while another of this process waits for room queues
         // behind it without looking: its look could only find the limit full, or take the slot the
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
         // lost wake-up still costs at most RECHECK_INTERVAL_MS.
         if (signal.aborted || (firstLook && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
-          return { candidateIds: [], outcome: { kind: "blocked" } };
+          return { candidates: [], outcome: { kind: "blocked" } };
         }
-        const candidateIds = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
+        const candidates = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
         // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
-        if (!candidateIds.some((id) => !claimedBeingWithdrawn.has(id))) return { candidateIds, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
+        if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
         const claimed = await claimJobs(ctx.database.pool, {
           automationId,
           workerId: worker.id,
           maxJobs,
           leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS,
-          candidateIds,
+          candidateIds: candidates.map(({ id }) => id),
         });
         ctx.metrics.jobs.claimStatements.inc({ outcome: claimed.kind });
         if (claimed.kind === "claimed") for (const job of claimed.jobs) claimedBeingWithdrawn.add(job.id);
         // Seen by the next claim's turn: it should queue behind this one rather than look.
         if (claimed.kind === "blocked") waiter.waitingForRoom();
-        return { candidateIds, outcome: claimed };
+        return { candidates, outcome: claimed };
       });
       firstLook = false;
+      const staleOffers = (staleIds: string[]) => candidates.filter(({ id }) => staleIds.includes(id));
       switch (outcome.kind) {
         case "claimed": {
           const claimedIds = outcome.jobs.map((job) => job.id);
           try {
-            await withdrawClaimed(ctx, automationId, claimedIds);
+            await withdrawClaimed(ctx, automationId, outcome.jobs);
           } finally {
             for (const id of claimedIds) claimedBeingWithdrawn.delete(id);
           }
-          if (outcome.staleIds.length > 0) await withdrawOffers(ctx, automationId, outcome.staleIds);
+          if (outcome.staleIds.length > 0) await withdrawOffers(ctx, automationId, staleOffers(outcome.staleIds));
           const gone = new Set([...claimedIds, ...outcome.staleIds]);
-          const moreReady = candidateIds.some((id) => !gone.has(id));
+          const moreReady = candidates.some(({ id }) => !gone.has(id));
           // Room and ready jobs left: the next claim should look. No room left: an offer that
           // reached this claim would only send another into a claim bound to find the limit full.
           if (outcome.slotsLeft > 0 && moreReady) passOn = "slot";
@@ -152,7 +154,7 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
         }
         case "none":
           // Stale ids hid what lies behind them: drop them and look again at once.
-          if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, outcome.staleIds))) {
+          if (outcome.staleIds.length > 0 && (await withdrawOffers(ctx, automationId, staleOffers(outcome.staleIds)))) {
             leaving = false;
             continue;
           }
@@ -177,10 +179,10 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
 }
 
 /**
- * The oldest ids offered to the automation; bounded, so while Redis is away a claim finds nothing
- * and still answers 204 in time.
+ * The first jobs offered to the automation, in claim order; bounded, so while Redis is away a claim
+ * finds nothing and still answers 204 in time.
  */
-async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<string[]> {
+async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<ReadyJobKey[]> {
   try {
     return await settleWithin(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BULK_ACTION_BATCH_SIZE } from "@hub/db";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
@@ -14,19 +15,33 @@ import {
   jobIdParams,
   jobRecord,
   listJobsQuery,
+  rescheduleJobBody,
 } from "./jobs.schemas";
 import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
+import { rescheduleJobAsUser } from "./reschedule.service";
+
+/** What POST /jobs and POST /jobs/batch say about run_at and priority (CONTRACT §6.8). */
+const SCHEDULING_DESCRIPTION =
+  "`run_at` (RFC 3339, at most 365 days ahead) holds the job back until then: it is queued with `waiting_reason` " +
+  "`scheduled` and handed out within about a second after `available_at` (the later of `run_at` and the creation, " +
+  "PostgreSQL's clock). `priority` (−100 to 100, default 0) orders the due jobs of an automation: higher first, " +
+  "then earlier `available_at`, then creation order (a batch in input order).";
 
 /** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
 export const jobRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs",
+    operationId: "createJob",
     summary: "Create a job",
+    description:
+      "Queues a job of an automation; its context is checked against the automation's context_schema (422 under body.context), and a deactivated automation refuses it (409). With an Idempotency-Key, a repeat by the same user within 24 h answers the first job's id with 200 and creates nothing: safe to retry after a timeout or a 503. " +
+      SCHEDULING_DESCRIPTION,
     tag: "jobs",
     auth: "user",
     headers: createJobHeaders,
     body: createJobBody,
+    example: { automation_id: "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c", context: { month: "2026-10" } },
     responses: {
       201: { description: "Created", schema: createdIdResponse },
       200: { description: "An earlier request with the same Idempotency-Key created this job; nothing new was created", schema: createdIdResponse },
@@ -41,11 +56,21 @@ export const jobRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/batch",
+    operationId: "createJobBatch",
     summary: "Create many jobs at once, all or none",
+    description:
+      "Up to 500 jobs, all or none: an invalid item is a 422 at body.jobs[i] (every problem at once) and a deactivated automation a 409, and then nothing is created. The ids come in input order; an Idempotency-Key covers the whole batch. Each item is checked as a POST /jobs body (its own run_at and priority). " +
+      SCHEDULING_DESCRIPTION,
     tag: "jobs",
     auth: "user",
     headers: createJobHeaders,
     body: createJobBatchBody,
+    example: {
+      jobs: [
+        { automation_id: "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c", context: { month: "2026-10" } },
+        { automation_id: "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c", context: { month: "2026-11" } },
+      ],
+    },
     responses: {
       201: { description: "Created, ids in input order", schema: createdJobBatchResponse },
       200: { description: "An earlier request with the same Idempotency-Key created these jobs; nothing new was created", schema: createdJobBatchResponse },
@@ -60,15 +85,19 @@ export const jobRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/bulk-cancel",
-    summary: "Cancel many queued or running jobs at once, selected by filters (admins)",
+    operationId: "bulkCancelJobs",
+    summary: "Cancel queued or running jobs by filter",
+    description:
+      "Admins only. Selects up to `limit` queued or running jobs by automation, status and creation time (at least one filter), oldest first, and cancels them in batches of 500, each its own transaction; jobs that finished meanwhile are skipped. `dry_run` counts and lists them and changes nothing.",
     tag: "jobs",
     auth: "admin",
     body: bulkCancelBody,
+    example: { automation_id: "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c", status: ["queued"], dry_run: true },
     responses: {
       200: {
         description:
           "What matched and what was cancelled; each cancelled job has its job.cancelled event (reason cancelled_by_user). " +
-          "Works in batches of 500 jobs, each its own transaction; jobs that finished meanwhile are skipped",
+          `Works in batches of ${BULK_ACTION_BATCH_SIZE} jobs, each its own transaction; jobs that finished meanwhile are skipped`,
         schema: bulkActionResponse,
       },
       403: { description: "Only admins run bulk actions" },
@@ -78,15 +107,19 @@ export const jobRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/bulk-retry",
-    summary: "Retry many failed or cancelled jobs at once, selected by filters (admins)",
+    operationId: "bulkRetryJobs",
+    summary: "Retry failed or cancelled jobs by filter",
+    description:
+      "Admins only. Selects up to `limit` failed or cancelled jobs by filters (at least one) and creates a new queued job for each, with the same automation and context and retry_of set; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped. `dry_run` only counts and lists.",
     tag: "jobs",
     auth: "admin",
     body: bulkRetryBody,
+    example: { automation_id: "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c", status: ["failed"], created_after: "2026-10-01T00:00:00Z" },
     responses: {
       200: {
         description:
           "What matched and which jobs were retried: each gets a new queued job with retry_of = its id and a job.created event. " +
-          "Works in batches of 500 jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped",
+          `Works in batches of ${BULK_ACTION_BATCH_SIZE} jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped`,
         schema: bulkActionResponse,
       },
       403: { description: "Only admins run bulk actions" },
@@ -96,7 +129,12 @@ export const jobRoutes = [
   defineRoute({
     method: "get",
     path: "/jobs",
+    operationId: "listJobs",
     summary: "List jobs, newest first",
+    description:
+      "Jobs newest first, filtered by automation, one or more statuses and creation time, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. " +
+      "Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), " +
+      "`priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created.",
     tag: "jobs",
     auth: "user",
     query: listJobsQuery,
@@ -110,7 +148,10 @@ export const jobRoutes = [
   defineRoute({
     method: "get",
     path: "/jobs/{job_id}",
+    operationId: "getJob",
     summary: "Get a job",
+    description:
+      "The job with its status, context, result or error and attempts; while it is queued, why it waits (waiting_reason) and its place in line (queue_position).",
     tag: "jobs",
     auth: "user",
     params: jobIdParams,
@@ -120,7 +161,10 @@ export const jobRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/{job_id}/cancel",
-    summary: "Cancel a queued or running job",
+    operationId: "cancelJob",
+    summary: "Cancel a job",
+    description:
+      "Cancels a queued or running job; a finished one answers 409. A running job's slot frees at once and its worker's later calls get 409. Employees may cancel only the jobs they created.",
     tag: "jobs",
     auth: "user",
     params: jobIdParams,
@@ -135,8 +179,35 @@ export const jobRoutes = [
 
   defineRoute({
     method: "post",
+    path: "/jobs/{job_id}/reschedule",
+    operationId: "rescheduleJob",
+    summary: "Move a queued job to another time or priority",
+    description:
+      "Give `run_at` (a new time, at most 365 days ahead; `null` = now), `priority` (−100 to 100), or both; what is " +
+      "omitted stays as it is. A new `run_at` sets `available_at` to the later of it and now (PostgreSQL's clock), " +
+      "so the job keeps no earlier place in line. The next claims follow the new order at once. Writes `job.rescheduled` " +
+      "`{automation_id, run_at, priority, available_at}` (the values after the change). Admins reschedule any job, " +
+      "employees the jobs they created.",
+    tag: "jobs",
+    auth: "user",
+    params: jobIdParams,
+    body: rescheduleJobBody,
+    example: { run_at: "2026-12-24T06:00:00Z", priority: 50 },
+    responses: {
+      200: { description: "The job after the change, with its waiting_reason and queue_position", schema: jobRecord },
+      403: { description: "An employee may reschedule only the jobs it created" },
+      404: { description: "Unknown job" },
+      409: { description: "The job is not queued (running or finished): there is nothing to reschedule" },
+    },
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await rescheduleJobAsUser(ctx, caller.user, params.job_id, body) }),
+  }),
+  defineRoute({
+    method: "post",
     path: "/jobs/{job_id}/retry",
-    summary: "Retry a failed or cancelled job: a new queued job with the same automation, context and priority, retry_of = this job",
+    operationId: "retryJob",
+    summary: "Retry a failed or cancelled job",
+    description:
+      "Creates a new queued job with the same automation, context and priority and retry_of = this job (its job.created event carries retry_of). Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created.",
     tag: "jobs",
     auth: "user",
     params: jobIdParams,

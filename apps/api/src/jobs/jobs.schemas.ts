@@ -1,6 +1,23 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
-import { isoDateTime, JOB_STATUSES, jsonObject, pydanticIssue, uuid, type JobStatus } from "@hub/shared";
+import {
+  CANCELLABLE_JOB_STATUSES,
+  IDEMPOTENCY_WINDOW_HOURS,
+  isJobStatus,
+  isoDateTime,
+  JOB_PRIORITY_DEFAULT,
+  JOB_PRIORITY_MAX,
+  JOB_PRIORITY_MIN,
+  JOB_STATUSES,
+  jsonObject,
+  pydanticIssue,
+  queryBool,
+  queryInt,
+  RETRYABLE_JOB_STATUSES,
+  RUN_AT_MAX_DAYS_AHEAD,
+  uuid,
+  type JobStatus,
+} from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
@@ -8,10 +25,48 @@ export const FAILURE_ERROR_MAX_LENGTH = 10_000;
 
 export const jobIdParams = z.object({ job_id: uuid() });
 
+const MS_PER_DAY = 86_400_000;
+const RUN_AT_EXAMPLE = "2026-12-24T06:00:00Z";
+
+/**
+ * `run_at` (CONTRACT §6.8): an RFC 3339 time, at most {@link RUN_AT_MAX_DAYS_AHEAD} days ahead of
+ * this API process's clock (a `value_error` otherwise); a past time means now.
+ */
+const runAt = () =>
+  isoDateTime([RUN_AT_EXAMPLE, "2026-12-24T07:00:00+01:00"]).superRefine((date, ctx) => {
+    // Not a date when the text did not parse: that issue is reported already.
+    if (!(date instanceof Date)) return;
+    if (date.getTime() > Date.now() + RUN_AT_MAX_DAYS_AHEAD * MS_PER_DAY) {
+      ctx.addIssue({
+        code: "custom",
+        input: date,
+        ...pydanticIssue("value_error", `Value error, run_at may be at most ${RUN_AT_MAX_DAYS_AHEAD} days ahead`),
+      });
+    }
+  });
+
+/** `priority` (CONTRACT §6.8): higher is handed out first. */
+const priority = () => z.int().min(JOB_PRIORITY_MIN).max(JOB_PRIORITY_MAX);
+
+/** `priority` with its default, for requests that may omit it (a schedule's, CONTRACT §6.9). */
+export const jobPriority = () =>
+  priority().default(JOB_PRIORITY_DEFAULT).describe("Claim order: −100 to 100, higher first (then the earliest available_at, then creation order)");
+
 export const createJobBody = z.object({
   automation_id: uuid(),
   context: jsonObject().default({}).describe("Checked against the automation's context_schema"),
-});
+  run_at: runAt()
+    .nullable()
+    .optional()
+    .describe(
+      `Run the job no earlier than this time (RFC 3339, at most ${RUN_AT_MAX_DAYS_AHEAD} days ahead). ` +
+        "Omitted, null or past: as soon as possible. Until then the job is queued with waiting_reason scheduled.",
+    ),
+  priority: priority()
+    .default(JOB_PRIORITY_DEFAULT)
+    .describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`)
+    .meta({ examples: [10] }),
+}).meta({ id: "CreateJobRequest" });
 export type CreateJobBody = z.output<typeof createJobBody>;
 
 /** Most jobs one POST /jobs/batch creates (CONTRACT §6.6). */
@@ -23,10 +78,10 @@ export const createJobBatchBody = z.object({
     .min(1)
     .max(JOB_BATCH_MAX_JOBS)
     .describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
-});
+}).meta({ id: "CreateJobBatchRequest" });
 export type CreateJobBatchBody = z.output<typeof createJobBatchBody>;
 
-export const createdJobBatchResponse = z.object({ ids: z.array(z.uuid()).describe("The new jobs' ids, in input order") });
+export const createdJobBatchResponse = z.object({ ids: z.array(z.uuid()).describe("The new jobs' ids, in input order") }).meta({ id: "CreatedJobBatch" });
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
@@ -38,7 +93,7 @@ export const createJobHeaders = z.object({
     .max(255, { abort: true })
     .regex(/^[\x21-\x7e]+$/, "visible ASCII characters only")
     .optional()
-    .describe("The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing"),
+    .describe(`The same key from the same user within ${IDEMPOTENCY_WINDOW_HOURS} h returns the first request's id(s) (200) and creates nothing`),
 });
 
 /**
@@ -60,15 +115,16 @@ const statusList = () =>
     // What a client sends: text, not the list it is parsed into.
     .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
 
-function isJobStatus(value: string): value is JobStatus {
-  return (JOB_STATUSES as readonly string[]).includes(value);
-}
-
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
   status: statusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
+  priority_min: queryInt().optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
+  scheduled: queryBool()
+    .optional()
+    .describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
+  schedule_id: uuid().optional().describe("Only the jobs this schedule created"),
   ...pageQueryShape(),
 });
 export type ListJobsQuery = z.output<typeof listJobsQuery>;
@@ -106,10 +162,37 @@ export const jobRecord = z.object({
     ),
   available_at: z.iso
     .datetime()
-    .describe("When the job may be handed out (creation, or later while it waits out a retry back-off); PostgreSQL's clock"),
+    .describe(
+      "When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock",
+    ),
   retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
-});
+  run_at: z.iso
+    .datetime()
+    .nullable()
+    .describe("The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given"),
+  priority: z.int().describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}; among due jobs, higher priorities are handed out first`),
+  schedule_id: z.uuid().nullable().describe("The schedule whose fire created the job; null for jobs created by a request"),
+  fire_time: z.iso.datetime().nullable().describe("The schedule's fire time this job was created for; null otherwise"),
+}).meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;
+
+/** POST /jobs/{job_id}/reschedule: a new run_at, a new priority, or both (CONTRACT §6.8). */
+export const rescheduleJobBody = z
+  .object({
+    run_at: runAt()
+      .nullable()
+      .optional()
+      .describe(
+        "The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is",
+      ),
+    priority: priority().optional().describe("The new priority; omitted: it stays as it is").meta({ examples: [50] }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.run_at === undefined && body.priority === undefined) {
+      ctx.addIssue({ code: "custom", input: body, ...pydanticIssue("value_error", "Value error, give run_at, priority or both") });
+    }
+  }).meta({ id: "RescheduleJobRequest" });
+export type RescheduleJobBody = z.output<typeof rescheduleJobBody>;
 
 /** An absent body means `{}`: a worker may POST /jobs/claim with no body at all. */
 export const claimJobBody = z
@@ -121,7 +204,8 @@ export const claimJobBody = z
       .default(0)
       .describe("Long-poll: how long to wait for a job before answering 204"),
   })
-  .default({ wait_seconds: 0 });
+  .default({ wait_seconds: 0 })
+  .meta({ id: "ClaimJobRequest" });
 
 /**
  * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
@@ -133,23 +217,23 @@ const attemptFence = z
   .optional()
   .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
 
-export const completeJobBody = z.object({ result: jsonObject(), attempt: attemptFence });
+export const completeJobBody = z.object({ result: jsonObject(), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
 
 export const failJobBody = z.object({
   error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
   retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),
   attempt: attemptFence,
-});
+}).meta({ id: "FailJobRequest" });
 
 /** An absent body means `{}`. */
-export const heartbeatJobBody = z.object({ attempt: attemptFence }).default({});
+export const heartbeatJobBody = z.object({ attempt: attemptFence }).default({}).meta({ id: "HeartbeatJobRequest" });
 
-export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() });
+export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() }).meta({ id: "Lease" });
 
 /** The two bulk actions (CONTRACT §6.5) and the statuses each applies to. */
 export const BULK_ACTION_STATUSES = {
-  cancel: ["queued", "running"],
-  retry: ["failed", "cancelled"],
+  cancel: CANCELLABLE_JOB_STATUSES,
+  retry: RETRYABLE_JOB_STATUSES,
 } as const satisfies Record<string, readonly JobStatus[]>;
 export type BulkAction = keyof typeof BULK_ACTION_STATUSES;
 
@@ -192,8 +276,8 @@ function bulkActionBody<A extends BulkAction>(action: A) {
     });
 }
 
-export const bulkCancelBody = bulkActionBody("cancel");
-export const bulkRetryBody = bulkActionBody("retry");
+export const bulkCancelBody = bulkActionBody("cancel").meta({ id: "BulkCancelRequest" });
+export const bulkRetryBody = bulkActionBody("retry").meta({ id: "BulkRetryRequest" });
 export type BulkActionBody = z.output<typeof bulkCancelBody> | z.output<typeof bulkRetryBody>;
 
 export const bulkActionResponse = z.object({
@@ -202,5 +286,5 @@ export const bulkActionResponse = z.object({
   job_ids: z
     .array(z.uuid())
     .describe(`Up to ${BULK_ACTION_LISTED_IDS} of the affected jobs (of the matched ones on a dry run), oldest first`),
-});
+}).meta({ id: "BulkActionResult" });
 export type BulkActionResponse = z.infer<typeof bulkActionResponse>;

@@ -11,13 +11,15 @@ import {
   waitingReasonsOf,
   retryJobs,
   type AutomationSeen,
+  type CancelledJob,
   type DbOrTx,
   type Job,
   type JobWaiting,
   type KeysetPage,
   type KeysetPageRequest,
+  type NewJob,
 } from "@hub/db";
-import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { ConflictError, ForbiddenError, isRetryable, NotFoundError, RequestValidationError, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
@@ -63,6 +65,10 @@ export function toJobRecordWithWaiting(job: Job, waiting: JobWaiting): JobRecord
     queue_position: waiting.queuePosition,
     available_at: job.availableAt.toISOString(),
     retry_of: job.retryOf,
+    run_at: job.runAt?.toISOString() ?? null,
+    priority: job.priority,
+    schedule_id: job.scheduleId,
+    fire_time: job.fireTime?.toISOString() ?? null,
   };
 }
 
@@ -78,6 +84,14 @@ export interface CreatedJobBatch {
   /** True when an earlier request with the same Idempotency-Key created the batch. */
   replayed: boolean;
 }
+
+/** A validated POST /jobs body (or batch item) as the creating statement takes it. */
+const newJobOf = (input: CreateJobBody): NewJob => ({
+  automationId: input.automation_id,
+  context: input.context,
+  runAt: input.run_at,
+  priority: input.priority,
+});
 
 const inactiveAutomation = () => new ConflictError("Automation is deactivated and accepts no new jobs");
 
@@ -117,7 +131,7 @@ export async function createJob(
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  const outcome = await insertJob(ctx.database.pool, creator.id, { automationId: input.automation_id, context: input.context }, idempotencyKey);
+  const outcome = await insertJob(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
@@ -148,7 +162,7 @@ export async function createJobBatch(
   const outcome = await insertJobBatch(
     ctx.database.pool,
     creator.id,
-    input.jobs.map((item) => ({ automationId: item.automation_id, context: item.context })),
+    input.jobs.map(newJobOf),
     idempotencyKey,
   );
   switch (outcome.kind) {
@@ -171,7 +185,15 @@ export async function createJobBatch(
 export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
   const { items, next } = await selectJobs(
     db,
-    { automationId: query.automation_id, statuses: query.status, createdAfter: query.created_after, createdBefore: query.created_before },
+    {
+      automationId: query.automation_id,
+      statuses: query.status,
+      createdAfter: query.created_after,
+      createdBefore: query.created_before,
+      priorityMin: query.priority_min,
+      scheduled: query.scheduled,
+      scheduleId: query.schedule_id,
+    },
     page,
   );
   // One more statement for the whole page, only when it holds queued jobs; positions stay null in lists.
@@ -210,7 +232,7 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
   const { job } = cancelled;
   // A running job freed a concurrency slot; a queued one must no longer be offered.
   if (cancelled.wasRunning) await wakeClaims(ctx, job.automationId);
-  else await withdrawOffers(ctx, job.automationId, [job.id]);
+  else await withdrawOffers(ctx, job.automationId, [job]);
   return toJobRecord(job);
 }
 
@@ -223,7 +245,7 @@ export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, j
   const job = await findJob(ctx.db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
-  if (job.status !== "failed" && job.status !== "cancelled") throw new ConflictError(`Only failed or cancelled jobs can be retried; this one is ${job.status}`);
+  if (!isRetryable(job.status)) throw new ConflictError(`Only ${RETRYABLE_JOB_STATUSES.join(" or ")} jobs can be retried; this one is ${job.status}`);
   const [retry] = await retryJobs(ctx.database.pool, user.id, [jobId]);
   // Failed and cancelled are final, so the statement refused only for the automation.
   if (!retry) throw inactiveAutomation();
@@ -245,16 +267,16 @@ function slicesOf<T>(ids: readonly T[], size: number): T[][] {
  */
 async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
   const cancelled = await ctx.db.transaction((tx) => cancelJobs(tx, ids, user.id));
-  const byAutomation = new Map<string, { freedSlots: number; queuedIds: string[] }>();
+  const byAutomation = new Map<string, { freedSlots: number; queued: CancelledJob[] }>();
   for (const job of cancelled) {
-    const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queuedIds: [] };
+    const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queued: [] };
     if (job.wasRunning) signals.freedSlots += 1;
-    else signals.queuedIds.push(job.id);
+    else signals.queued.push(job);
     byAutomation.set(job.automationId, signals);
   }
-  for (const [automationId, { freedSlots, queuedIds }] of byAutomation) {
+  for (const [automationId, { freedSlots, queued }] of byAutomation) {
     if (freedSlots > 0) await wakeClaims(ctx, automationId, freedSlots);
-    if (queuedIds.length > 0) await withdrawOffers(ctx, automationId, queuedIds);
+    if (queued.length > 0) await withdrawOffers(ctx, automationId, queued);
   }
   return cancelled.map((job) => job.id);
 }

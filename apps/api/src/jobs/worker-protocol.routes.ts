@@ -35,10 +35,14 @@ export const workerProtocolRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/claim",
-    summary: "Claim the oldest available job of the worker's automation (long-poll)",
+    operationId: "claimJob",
+    summary: "Claim the next job (long-poll)",
+    description:
+      "Hands the worker its automation's next available job in claim order, now running under a lease of HUB_JOB_LEASE_SECONDS, or 204 when none arrives within wait_seconds. Never beyond the automation's max_concurrent_jobs, and nothing while it is in development mode. The body may be left out (wait_seconds 0).",
     tag: TAG,
     auth: "worker",
     body: claimJobBody,
+    example: { wait_seconds: 20 },
     responses: {
       200: { description: "The job, now running under a lease", schema: jobRecord },
       204: { description: "No job became available within wait_seconds" },
@@ -51,10 +55,14 @@ export const workerProtocolRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/claim-batch",
-    summary: "Claim up to max_jobs available jobs of the worker's automation, in claim order (long-poll)",
+    operationId: "claimJobBatch",
+    summary: "Claim up to max_jobs jobs (long-poll)",
+    description:
+      "As POST /jobs/claim for up to max_jobs jobs at once, in claim order and never beyond max_concurrent_jobs; 204 when none arrives within wait_seconds. For workers that want throughput.",
     tag: TAG,
     auth: "worker",
     body: claimBatchBody,
+    example: { max_jobs: 10, wait_seconds: 20 },
     responses: {
       200: { description: "1 to max_jobs jobs, now running under leases; never beyond max_concurrent_jobs", schema: claimBatchResponse },
       204: { description: "No job became available within wait_seconds" },
@@ -67,42 +75,58 @@ export const workerProtocolRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/complete-batch",
-    summary: "Report the results of several jobs; each is recorded or refused on its own",
+    operationId: "completeJobBatch",
+    summary: "Report several results",
+    description:
+      "Each item is recorded or refused on its own, in input order: `completed`, `conflict` where a single complete would answer 409 (not running under this worker's lease, or another attempt), `not_found` for a job of another automation.",
     tag: TAG,
     auth: "worker",
     body: completeBatchBody,
+    example: { items: [{ id: "c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f", result: { rows: 42 }, attempt: 1 }] },
     responses: { 200: { description: "One result per item, in input order", schema: completeBatchResponse } },
     handler: async ({ body, caller, ctx }) => ({ status: 200, body: await completeJobsAsWorker(ctx, caller.worker, body.items) }),
   }),
   defineRoute({
     method: "post",
     path: "/jobs/heartbeat-batch",
-    summary: "Extend the leases of several running jobs; each is extended or refused on its own",
+    operationId: "heartbeatJobBatch",
+    summary: "Extend several leases",
+    description:
+      "Each id is extended (`ok`, with its new lease_expires_at) or refused on its own (`conflict`, `not_found`), in input order.",
     tag: TAG,
     auth: "worker",
     body: heartbeatBatchBody,
+    example: { ids: ["c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f", "e4f6a8b0-2c4d-4e6f-8a1b-3c5d7e9f0a2b"] },
     responses: { 200: { description: "One result per id, in input order", schema: heartbeatBatchResponse } },
     handler: async ({ body, caller, ctx }) => ({ status: 200, body: await heartbeatJobsAsWorker(ctx, caller.worker, body.ids) }),
   }),
   defineRoute({
     method: "post",
     path: "/jobs/{job_id}/heartbeat",
-    summary: "Extend the lease of a running job",
+    operationId: "heartbeatJob",
+    summary: "Extend a job's lease",
+    description:
+      "Extends the lease of a job running under this worker to HUB_JOB_LEASE_SECONDS from now. Send one every third of the lease while working: a job whose lease lapses is queued again (or failed after its last attempt) and its later calls get 409. `attempt` (the job's attempts as claimed) also refuses a late call of an earlier attempt. The body may be left out.",
     tag: TAG,
     auth: "worker",
     params: jobIdParams,
     body: heartbeatJobBody,
+    example: { attempt: 1 },
     responses: { 200: { description: "The new lease expiry", schema: heartbeatResponse }, 404: notYours, 409: notLeased },
     handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id, body.attempt) }),
   }),
   defineRoute({
     method: "post",
     path: "/jobs/{job_id}/complete",
+    operationId: "completeJob",
     summary: "Report a job's result",
+    description:
+      "Records the result (a JSON object) and completes the job, once: a job that is not running under this worker's current lease (cancelled, timed out, queued again, already reported) is refused with 409 and nothing changes.",
     tag: TAG,
     auth: "worker",
     params: jobIdParams,
     body: completeJobBody,
+    example: { result: { rows: 42 }, attempt: 1 },
     responses: { 200: { description: "The job, now completed", schema: jobRecord }, 404: notYours, 409: notLeased },
     handler: async ({ params, body, caller, ctx }) => ({
       status: 200,
@@ -112,11 +136,15 @@ export const workerProtocolRoutes = [
   defineRoute({
     method: "post",
     path: "/jobs/{job_id}/fail",
+    operationId: "failJob",
     summary: "Report a job's failure",
+    description:
+      "Records the error. With retryable true the job is queued again after the automation's back-off (retry_backoff_seconds × 2^(attempts−1), ±20 %) while attempts remain; otherwise, or after the last attempt, it is failed. Refused with 409 as complete is.",
     tag: TAG,
     auth: "worker",
     params: jobIdParams,
     body: failJobBody,
+    example: { error: "the ERP answered 503", retryable: true, attempt: 1 },
     responses: {
       200: { description: "The job: queued again after a retryable failure while attempts remain, else failed", schema: jobRecord },
       404: notYours,

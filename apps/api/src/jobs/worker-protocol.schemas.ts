@@ -20,16 +20,17 @@ export const claimBatchBody = z
     max_jobs: z.int().min(1).max(CLAIM_BATCH_MAX_JOBS).default(CLAIM_BATCH_DEFAULT_JOBS).describe("At most this many jobs, and never beyond max_concurrent_jobs"),
     wait_seconds: z.int().min(0).max(CLAIM_MAX_WAIT_SECONDS).default(0).describe("Long-poll: how long to wait for a first job before answering 204"),
   })
-  .default({ max_jobs: CLAIM_BATCH_DEFAULT_JOBS, wait_seconds: 0 });
+  .default({ max_jobs: CLAIM_BATCH_DEFAULT_JOBS, wait_seconds: 0 })
+  .meta({ id: "ClaimJobBatchRequest" });
 
-export const claimBatchResponse = z.object({ jobs: z.array(jobRecord).describe("Now running under leases, in claim order") });
+export const claimBatchResponse = z.object({ jobs: z.array(jobRecord).describe("Now running under leases, in claim order") }).meta({ id: "ClaimedJobBatch" });
 
 export const completeBatchBody = z.object({
   items: z
     .array(z.object({ id: uuid(), result: jsonObject(), attempt: attemptFence }))
     .min(1)
     .max(WORKER_BATCH_MAX_ITEMS),
-});
+}).meta({ id: "CompleteJobBatchRequest" });
 
 export const completeBatchResponse = z.object({
   results: z
@@ -40,9 +41,9 @@ export const completeBatchResponse = z.object({
       }),
     )
     .describe("One per item, in input order"),
-});
+}).meta({ id: "CompleteJobBatchResult" });
 
-export const heartbeatBatchBody = z.object({ ids: z.array(uuid()).min(1).max(WORKER_BATCH_MAX_ITEMS) });
+export const heartbeatBatchBody = z.object({ ids: z.array(uuid()).min(1).max(WORKER_BATCH_MAX_ITEMS) }).meta({ id: "HeartbeatJobBatchRequest" });
 
 export const heartbeatBatchResponse = z.object({
   results: z
@@ -54,7 +55,7 @@ export const heartbeatBatchResponse = z.object({
       }),
     )
     .describe("One per id, in input order"),
-});
+}).meta({ id: "HeartbeatJobBatchResult" });
 
 export type CompleteBatchResponse = z.infer<typeof completeBatchResponse>;
 export type HeartbeatBatchResponse = z.infer<typeof heartbeatBatchResponse>;

@@ -1,83 +1,128 @@
 /**
  * GET /openapi.json — OpenAPI 3.1.0 built from the same zod schemas that validate requests
- * (zod 4 emits JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
+ * (zod 4 emits JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Named zod schemas become
+ * components (./components.ts), the answers every route shares are ./responses.ts, tags
+ * ./tags.ts. Spectral's OpenAPI ruleset finds nothing to report (apps/api/test/openapi-lint.test.ts).
  */
 import { z } from "zod";
 import { FORM_CONTENT_TYPE } from "../http/body";
-import type { AnyRoute } from "../http/route";
-import { errorResponse, validationErrorResponse } from "../http/common-schemas";
+import { errorResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
+import type { AnyRoute } from "../http/route";
+import { ComponentSchemas, type JsonSchema } from "./components";
+import { sharedResponses, sharedResponsesOf } from "./responses";
+import { API_TAGS } from "./tags";
 
-type JsonSchema = Record<string, unknown>;
-
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" }) as JsonSchema;
-  return rest;
-}
-
+/** Path, query or header parameters from a zod object (no named parts: rendered inline). */
 function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" | "header") {
   if (!schema) return [];
   // Output side: query preprocessors (string → int) are described by what they produce.
-  const objectSchema = jsonSchema(schema, "output") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const { properties = {} } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "inline" }) as { properties?: Record<string, JsonSchema> };
   // Input side for "required": a parameter with a default (limit=200) may be left out.
-  const required = (jsonSchema(schema, "input") as { required?: string[] }).required ?? [];
-  return Object.entries(objectSchema.properties ?? {}).map(([name, property]) => ({
+  const { required = [] } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "inline" }) as { required?: string[] };
+  return Object.entries(properties).map(([name, { description, ...property }]) => ({
     name,
     in: location,
     required: location === "path" || required.includes(name),
+    ...(typeof description === "string" ? { description } : {}),
     schema: property,
   }));
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  401: "Missing, malformed, expired or revoked credentials",
-  403: "Not allowed for this caller",
-  422: "Validation error",
+/**
+ * Who may call, by route auth: either bearer credential — a login token (`OAuth2`) or a user's api
+ * key (`ApiKey`) — or the login token only, or the worker key.
+ */
+const SECURITY: Record<AnyRoute["auth"], Record<string, never[]>[] | undefined> = {
+  none: undefined,
+  user: [{ OAuth2: [] }, { ApiKey: [] }],
+  admin: [{ OAuth2: [] }, { ApiKey: [] }],
+  "user-login-token": [{ OAuth2: [] }],
+  worker: [{ WorkerApiKey: [] }],
+};
+
+/** The operation's answers: its own (a 4xx/5xx without a schema carries HTTPError), then the shared ones it lacks. */
+function responsesOf(route: AnyRoute, schemas: ComponentSchemas): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const schema = spec.schema ?? (Number(status) >= 400 ? errorResponse : undefined);
+    const headers: Record<string, unknown> = {};
+    if (route.paginated && status === "200") headers.Link = { description: LINK_HEADER_DESCRIPTION, schema: { type: "string" } };
+    responses[status] = {
+      description: spec.description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(schema ? { content: { "application/json": { schema: schemas.render(schema, "output") } } } : {}),
+    };
+  }
+  for (const [status, shared] of Object.entries(sharedResponsesOf(route))) responses[status] ??= shared;
+  return responses;
+}
+
+function requestBodyOf(route: AnyRoute, schemas: ComponentSchemas) {
+  if (!route.body) return undefined;
+  const schema = schemas.render(route.body, "input");
+  const example = route.example === undefined ? {} : { example: route.example };
+  const content: Record<string, unknown> = Object.fromEntries((route.bodyContentTypes ?? ["application/json"]).map((type) => [type, { schema, ...example }]));
+  if (route.formBody) content[FORM_CONTENT_TYPE] = { schema: schemas.render(route.formBody, "input") };
+  // A body schema that accepts "no body" (POST /jobs/claim) makes the body optional.
+  return { required: !route.body.safeParse(undefined).success, content };
+}
+
+function securityOf(route: AnyRoute) {
+  const security = SECURITY[route.auth];
+  return security ? { security } : {};
+}
+
+/** Served outside the route list (no body, no validation): documented by hand. */
+const OPERATIONAL_PATHS = {
+  "/openapi.json": {
+    get: {
+      operationId: "getOpenApiDocument",
+      summary: "This document",
+      description: "The OpenAPI 3.1.0 description of every endpoint, generated from the schemas that validate requests. `/docs` renders it.",
+      tags: ["operations"],
+      responses: { 200: { description: "The document", content: { "application/json": { schema: { type: "object" } } } } },
+    },
+  },
+  "/metrics": {
+    get: {
+      operationId: "getMetrics",
+      summary: "Prometheus metrics",
+      description:
+        "Request durations, job outcomes and per-automation queue gauges in the Prometheus text format. Open unless HUB_METRICS_TOKEN is set; keep the port internal.",
+      tags: ["operations"],
+      security: [{}, { MetricsToken: [] }],
+      responses: {
+        200: { description: "The metrics", content: { "text/plain": { schema: { type: "string" } } } },
+        401: {
+          description: "HUB_METRICS_TOKEN is set and the request does not carry it",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPError" } } },
+        },
+      },
+    },
+  },
 };
 
 export function buildOpenApiDocument(routes: AnyRoute[]) {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
-      responses[status] = spec.schema
-        ? { description: spec.description, content: { "application/json": { schema: jsonSchema(spec.schema, "output") } } }
-        : Number(status) >= 400
-          ? { description: spec.description, content: { "application/json": { schema: jsonSchema(errorResponse, "output") } } }
-          : { description: spec.description };
-    }
-    if (route.auth !== "none") {
-      responses["401"] ??= { description: STATUS_TEXT[401], content: { "application/json": { schema: jsonSchema(errorResponse, "output") } } };
-    }
-    if (route.auth === "admin") {
-      responses["403"] ??= { description: STATUS_TEXT[403], content: { "application/json": { schema: jsonSchema(errorResponse, "output") } } };
-    }
-    if (route.paginated && responses["200"]) {
-      responses["200"] = { ...(responses["200"] as object), headers: { Link: { description: LINK_HEADER_DESCRIPTION, schema: { type: "string" } } } };
-    }
-    responses["422"] = { description: STATUS_TEXT[422], content: { "application/json": { schema: jsonSchema(validationErrorResponse, "output") } } };
-
-    const operation: Record<string, unknown> = {
-      operationId: `${route.method}${route.path.replace(/[{}]/g, "").replace(/[/_-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
+  const schemas = new ComponentSchemas();
+  const responses = sharedResponses(schemas);
+  const operations = routes.map((route) => ({
+    route,
+    operation: {
+      operationId: route.operationId,
       summary: route.summary,
+      description: route.description,
       tags: [route.tag],
-      parameters: [
-        ...parametersOf(route.params, "path"),
-        ...parametersOf(route.query, "query"),
-        ...parametersOf(route.headers, "header"),
-      ],
-      responses,
-    };
-    if (route.body) {
-      const schema = jsonSchema(route.body, "input");
-      const types = route.bodyContentTypes ?? ["application/json"];
-      const content: Record<string, unknown> = Object.fromEntries(types.map((type) => [type, { schema }]));
-      if (route.formBody) content[FORM_CONTENT_TYPE] = { schema: jsonSchema(route.formBody, "input") };
-      // A body schema that accepts "no body" (POST /jobs/claim) makes the body optional.
-      operation.requestBody = { required: !route.body.safeParse(undefined).success, content };
-    }
-    if (route.auth === "worker") operation.security = [{ WorkerApiKey: [] }];
-    else if (route.auth !== "none") operation.security = [{ BearerAuth: [] }];
+      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query"), ...parametersOf(route.headers, "header")],
+      ...securityOf(route),
+      responses: responsesOf(route, schemas),
+    } as Record<string, unknown>,
+  }));
+  // Requests after every response, so a schema named for both keeps its name for the response.
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { route, operation } of operations) {
+    const requestBody = requestBodyOf(route, schemas);
+    if (requestBody) operation.requestBody = requestBody;
     paths[route.path] = { ...paths[route.path], [route.method]: operation };
   }
   return {
@@ -85,13 +130,32 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
     info: {
       title: "Automation Hub",
       version: "1.0.0",
-      description: "Registry of automations, jobs, remote workers, hub users and an event log.",
+      description:
+        "Registry of automations, jobs, remote workers, hub users and an event log. Log in with `POST /identity/token` (on /docs: Authorize, " +
+        "with your e-mail as username); workers authenticate with the `X-Worker-Api-Key` their registration returned.",
+      contact: { name: "The hub's operators" },
     },
-    paths,
+    servers: [{ url: "/", description: "This hub" }],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
+    paths: { ...paths, ...OPERATIONAL_PATHS },
     components: {
+      schemas: schemas.all(),
+      responses,
       securitySchemes: {
-        BearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "POST /identity/token" },
-        WorkerApiKey: { type: "apiKey", in: "header", name: "X-Worker-Api-Key" },
+        OAuth2: {
+          type: "oauth2",
+          description:
+            "E-mail (as username) and password, exchanged at POST /identity/token for a login token (JWT) sent as `Authorization: Bearer <token>` (what /docs's Authorize does)",
+          flows: { password: { tokenUrl: "/identity/token", scopes: {} } },
+        },
+        ApiKey: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "hub_…",
+          description: "A user's api key from POST /identity/api-keys, sent as `Authorization: Bearer hub_…`: the user's role, on every bearer endpoint",
+        },
+        WorkerApiKey: { type: "apiKey", in: "header", name: "X-Worker-Api-Key", description: "The api key POST /automations/{automation_id}/worker returned" },
+        MetricsToken: { type: "http", scheme: "bearer", description: "HUB_METRICS_TOKEN, when the hub sets one" },
       },
     },
   };

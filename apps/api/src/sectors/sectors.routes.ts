@@ -9,17 +9,24 @@ export const sectorRoutes = [
   defineRoute({
     method: "post",
     path: "/sectors",
+    operationId: "createSector",
     summary: "Create a sector",
+    description:
+      "Admins only. The name is unique (409 when taken); the colour is `#RRGGBB`. Writes a sector.created event.",
     tag: "sectors",
     auth: "admin",
     body: createSectorBody,
+    example: { name: "Finance", color: "#1F77B4" },
     responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "Name taken" } },
     handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createSector(ctx.db, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
     path: "/sectors",
+    operationId: "listSectors",
     summary: "List sectors",
+    description:
+      "Every sector, oldest first, a page at a time: follow the `Link` header until a response has none.",
     tag: "sectors",
     auth: "user",
     query: listSectorsQuery,
@@ -33,7 +40,10 @@ export const sectorRoutes = [
   defineRoute({
     method: "get",
     path: "/sectors/{sector_id}",
+    operationId: "getSector",
     summary: "Get a sector",
+    description:
+      "One sector by id; 404 when there is none.",
     tag: "sectors",
     auth: "user",
     params: sectorIdParams,

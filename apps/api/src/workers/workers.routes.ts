@@ -7,11 +7,15 @@ export const workerRoutes = [
   defineRoute({
     method: "post",
     path: "/automations/{automation_id}/worker",
-    summary: "Register the automation's worker; its api key is shown only in this response",
+    operationId: "registerWorker",
+    summary: "Register the automation's worker",
+    description:
+      "Admins only. An automation has one worker: a second registration, or one for an inactive automation, is 409. The answer holds the worker's api key, shown only here (the hub keeps a hash): the worker sends it as `X-Worker-Api-Key`. The worker's status is stopped until it first calls the hub.",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
     body: registerWorkerBody,
+    example: { cloud_instance_id: "i-0abc123" },
     responses: {
       201: { description: "Registered (status stopped until the worker calls the hub)", schema: workerCredentials },
       404: { description: "Unknown automation" },
@@ -25,7 +29,10 @@ export const workerRoutes = [
   defineRoute({
     method: "post",
     path: "/automations/{automation_id}/worker/api-key",
-    summary: "Rotate the worker's api key; the old key stops working at once",
+    operationId: "rotateWorkerApiKey",
+    summary: "Rotate the worker's api key",
+    description:
+      "Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
@@ -33,18 +40,26 @@ export const workerRoutes = [
       200: { description: "The new key, shown only in this response", schema: workerCredentials },
       404: { description: "Unknown automation, or no registered worker" },
     },
-    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id) }),
+    handler: async ({ params, caller, ctx }) => {
+      const credentials = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id);
+      ctx.auth.forgetCredentials();
+      return { status: 200, body: credentials };
+    },
   }),
   defineRoute({
     method: "delete",
     path: "/automations/{automation_id}/worker",
-    summary: "Unregister the worker: its key stops working, its running jobs go back to queued",
+    operationId: "unregisterWorker",
+    summary: "Unregister the worker",
+    description:
+      "Admins only. Its key stops working at once and its running jobs go back to queued, without counting as failed attempts.",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
     responses: { 204: { description: "Unregistered" }, 404: { description: "Unknown automation, or no registered worker" } },
     handler: async ({ params, caller, ctx }) => {
       await unregisterWorker(ctx, params.automation_id, caller.user.id);
+      ctx.auth.forgetCredentials();
       return { status: 204 };
     },
   }),

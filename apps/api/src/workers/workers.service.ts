@@ -2,7 +2,6 @@
  * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
  * Each change locks the automation row first, then the worker and job rows.
  */
-import { randomBytes } from "node:crypto";
 import {
   insertWorker,
   lockRegisteredWorker,
@@ -18,15 +17,10 @@ import {
 import { ConflictError, NotFoundError } from "@hub/shared";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
-import { hashApiKey } from "../http/auth";
+import { hashApiKey, newSecretKey } from "../identity/secret-keys";
 import type { RegisterWorkerInput, WorkerCredentials } from "./workers.schemas";
 
-const API_KEY_PREFIX = "whk_";
-
-/** 256 random bits, base64url; the prefix makes a leaked key recognisable to secret scanners. */
-function newApiKey(): string {
-  return `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
-}
+const WORKER_API_KEY_PREFIX = "whk_";
 
 function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
   return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };
@@ -46,7 +40,7 @@ export async function registerWorker(
   input: RegisterWorkerInput,
   actorId: string,
 ): Promise<WorkerCredentials> {
-  const apiKey = newApiKey();
+  const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   const alreadyRegistered = () => new ConflictError("A worker is already registered for this automation");
   try {
     return await ctx.db.transaction(async (tx) => {
@@ -66,7 +60,7 @@ export async function registerWorker(
 
 /** Issues a new api key for the registered worker; the old one stops working at commit. */
 export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<WorkerCredentials> {
-  const apiKey = newApiKey();
+  const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
     await replaceWorkerApiKeyHash(tx, worker.id, hashApiKey(apiKey));

@@ -4,10 +4,11 @@
  * results, and the development-mode pause.
  */
 import { describe, expect, it } from "vitest";
-import { LeaseLostError } from "@hub/reference-worker";
+import { LeaseLostError } from "@hub/worker";
 import { createRedis } from "@hub/shared";
-import { auditJobs, CompletionLedger, ConcurrencySampler } from "./audit";
-import { DRAIN_TIMEOUT_MS, eventually, startWorker, SYSTEM_TEST_TIMEOUT_MS, useSystemHub } from "./system-hub";
+import { auditJobs, CompletionLedger, ConcurrencySampler, eventually } from "@hub/testing";
+import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
+import { startWorker, useSystemHub } from "./system-hub";
 
 const system = useSystemHub({ dispatchers: 1 });
 

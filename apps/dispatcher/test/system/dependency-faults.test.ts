@@ -15,20 +15,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { HubClient } from "../../../api/test/harness";
-import { findPostgresBinDir } from "../../../../tooling/hub-processes";
 import { createRedis } from "@hub/shared";
-import { auditJobs, CompletionLedger, ConcurrencySampler } from "./audit";
-import {
-  DRAIN_TIMEOUT_MS,
-  eventually,
-  readMetric,
-  sleep,
-  startWorker,
-  useSystemHub,
-  type SystemAutomation,
-  type SystemHub,
-} from "./system-hub";
+import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, findPostgresBinDir, readMetric, sleep, type HubClient } from "@hub/testing";
+import { DRAIN_TIMEOUT_MS } from "@hub/testing/vitest";
+import { startWorker, useSystemHub, type SystemAutomation, type SystemHub } from "./system-hub";
 
 /** The hub's own sessions, by the application_name each process gives its pool. */
 const HUB_APPLICATION_NAMES = ["hub-api", "hub-dispatcher", "hub-event-relay", "hub-event-relay-locks"];

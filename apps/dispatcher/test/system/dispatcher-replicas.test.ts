@@ -4,8 +4,9 @@
  * or re-offered by a surviving replica's reconciler).
  */
 import { describe, expect, it } from "vitest";
-import { auditJobs, CompletionLedger, ConcurrencySampler } from "./audit";
-import { DRAIN_TIMEOUT_MS, eventually, readMetric, startWorker, SYSTEM_TEST_TIMEOUT_MS, useSystemHub } from "./system-hub";
+import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, readMetric } from "@hub/testing";
+import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
+import { startWorker, useSystemHub } from "./system-hub";
 
 const system = useSystemHub({ dispatchers: 3 });
 

@@ -6,9 +6,10 @@
  * last 1 s here.
  */
 import { describe, expect, it } from "vitest";
-import { LeaseLostError } from "@hub/reference-worker";
-import { auditJobs, CompletionLedger } from "./audit";
-import { eventually, SYSTEM_TEST_TIMEOUT_MS, useSystemHub } from "./system-hub";
+import { LeaseLostError } from "@hub/worker";
+import { auditJobs, CompletionLedger, eventually } from "@hub/testing";
+import { SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
+import { useSystemHub } from "./system-hub";
 
 const system = useSystemHub({ env: { HUB_JOB_LEASE_SECONDS: "1" } });
 

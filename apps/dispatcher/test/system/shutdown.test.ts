@@ -6,9 +6,9 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ManagedProcess, nodeEntryPoint } from "../../../../tooling/hub-processes";
-import { auditJobs, CompletionLedger, ConcurrencySampler } from "./audit";
-import { DRAIN_TIMEOUT_MS, eventually, readMetric, startWorker, SYSTEM_TEST_TIMEOUT_MS, useSystemHub } from "./system-hub";
+import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, ManagedProcess, nodeEntryPoint, readMetric } from "@hub/testing";
+import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
+import { startWorker, useSystemHub } from "./system-hub";
 
 const system = useSystemHub({ dispatchers: 2, dispatcherEnv: { HUB_RECONCILE_INTERVAL_MS: "3600000" } });
 

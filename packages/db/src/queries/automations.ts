@@ -11,12 +11,14 @@ import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest }
 
 /**
  * How strongly to lock an automation row:
+ * - `"key share"` only keeps it from being deactivated meanwhile (what a job insert takes): schedule
+ *   changes take it, so `is_active` holds until they commit;
  * - `"no key update"` serialises with claims (which take the same lock) but not with job
  *   creation, which holds only `FOR KEY SHARE` (insertJobIfActive);
  * - `"update"` also conflicts with `FOR KEY SHARE`: deactivation takes it so no job can be
- *   inserted under a stale `is_active`.
+ *   inserted, and no schedule enabled, under a stale `is_active`.
  */
-export type AutomationLockStrength = "update" | "no key update";
+export type AutomationLockStrength = "update" | "no key update" | "key share";
 
 /** Locks the automation row for the rest of the transaction; undefined when it does not exist. */
 export async function lockAutomation(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {

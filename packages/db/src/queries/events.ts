@@ -1,15 +1,16 @@
 import { and, eq, gte, lt, notLike, type SQL } from "drizzle-orm";
-import type { EventType } from "@hub/shared";
+import { EVENTS_DEFAULT_LIMIT, type EventPayload, type EventType } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { events, type HubEvent } from "../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
-export interface NewEvent {
-  eventType: EventType;
-  aggregateId: string;
-  actorId: string | null;
-  payload: Record<string, unknown>;
-}
+/**
+ * An outbox event to write, typed by the catalogue of @hub/shared: the payload is the one its
+ * event type defines (`NewEvent<"job.cancelled">`; plain `NewEvent` is any of them).
+ */
+export type NewEvent<T extends EventType = EventType> = {
+  [K in T]: { eventType: K; aggregateId: string; actorId: string | null; payload: EventPayload<K> };
+}[T];
 
 /**
  * Writes one outbox event. Call it with the transaction that makes the change the event
@@ -34,7 +35,7 @@ export interface EventFilter {
    * statement, so `limit` counts only visible events.
    */
   hiddenTypeFamilies?: readonly string[] | undefined;
-  /** {@link listEvents} only (a page's size is its request's): the most rows, 200 by default. */
+  /** {@link listEvents} only (a page's size is its request's): the most rows, {@link EVENTS_DEFAULT_LIMIT} by default. */
   limit?: number | undefined;
 }
 
@@ -65,7 +66,7 @@ export async function listEventsPage(db: DbOrTx, filter: EventFilter, page: Keys
 
 /** The first `limit` events of {@link listEventsPage}'s order (the relay's tests read the log this way). */
 export async function listEvents(db: DbOrTx, filter: EventFilter): Promise<HubEvent[]> {
-  return (await listEventsPage(db, filter, { limit: filter.limit ?? 200 })).items;
+  return (await listEventsPage(db, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
 }
 
 /** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */

@@ -7,7 +7,7 @@
  * job rows in id order (as the worker batch statements lock them, jobs-lease-batch.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { CancelReason, RequeueReason } from "@hub/shared";
+import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason, type RequeueReason } from "@hub/shared";
 import type { DbOrTx, Tx } from "../client";
 import { jobs, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
@@ -39,7 +39,7 @@ export async function cancelJob(
   const rows = await tx.execute<{ status: string }>(sql`select status from ${jobs} where id = ${jobId} for update`);
   const status = rows.rows[0]?.status;
   if (!status) return { ok: false, refusal: "not_found" };
-  if (status !== "queued" && status !== "running") return { ok: false, refusal: "finished" };
+  if (!isJobStatus(status) || !canTransition(status, "cancelled")) return { ok: false, refusal: "finished" };
   const [job] = await tx
     .update(jobs)
     .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
@@ -110,6 +110,8 @@ export async function findJobIdsForBulkAction(db: DbOrTx, filter: JobFilter, lim
 export interface CancelledJob {
   id: string;
   automationId: string;
+  /** Creation order: with the id, what names the job's offer in its ready set. */
+  seq: number;
   wasRunning: boolean;
 }
 
@@ -124,7 +126,7 @@ export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: str
   const locked = await tx
     .select({ id: jobs.id, status: jobs.status })
     .from(jobs)
-    .where(and(inArray(jobs.id, [...jobIds]), inArray(jobs.status, ["queued", "running"])))
+    .where(and(inArray(jobs.id, [...jobIds]), inArray(jobs.status, CANCELLABLE_JOB_STATUSES)))
     .orderBy(jobs.id)
     .for("update");
   if (locked.length === 0) return [];
@@ -138,10 +140,10 @@ export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: str
           jobs.id,
           locked.map((row) => row.id),
         ),
-        inArray(jobs.status, ["queued", "running"]),
+        inArray(jobs.status, CANCELLABLE_JOB_STATUSES),
       ),
     )
-    .returning({ id: jobs.id, automationId: jobs.automationId });
+    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
   await recordEvents(
     tx,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),

@@ -28,9 +28,18 @@ export interface ClaimRequest {
   candidateIds: string[];
 }
 
+/**
+ * The function's rows, in its order, with the job columns it does not return (`run_at`,
+ * `schedule_id`, `fire_time`, CONTRACT §6.8) joined from the jobs it started. The join reads the
+ * rows as they were when the statement began — before the function started them — which holds
+ * those columns as they are: a claim does not change them (only a reschedule committed in the
+ * instant between the two would show here with its earlier `run_at`). Leaves the function as it
+ * is, so this needs no migration.
+ */
 const claimJobsStatement: NamedStatement = {
-  name: "hub_claim_jobs",
-  text: "select * from hub_claim_jobs($1, $2, $3, $4, $5::uuid[])",
+  name: "hub_claim_jobs_with_schedule",
+  text: `with claimed as (select * from hub_claim_jobs($1, $2, $3, $4, $5::uuid[]) with ordinality as c)
+  select c.*, j.run_at, j.schedule_id, j.fire_time from claimed c left join jobs j on j.id = c.id order by c.ordinality`,
 };
 
 interface ClaimRow extends Record<string, unknown> {

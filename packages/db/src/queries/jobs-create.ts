@@ -20,17 +20,30 @@
  * an index range scan from the first: no column beyond the current schema is needed.
  */
 import { randomUUID } from "node:crypto";
+import { IDEMPOTENCY_WINDOW_HOURS, RETRYABLE_JOB_STATUSES } from "@hub/shared";
 import type { AutomationParameter } from "../schema";
+import { sqlLiteralList } from "../sql-literals";
 import type { JobRef } from "./jobs";
 import type { Queryable } from "./jobs-row";
 
-/** How long an Idempotency-Key remembers its job(s) (CONTRACT §3 "Job"). */
-const IDEMPOTENCY_WINDOW = "interval '24 hours'";
+/** How long an Idempotency-Key remembers its job(s), as SQL. */
+const IDEMPOTENCY_WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
 
 /** Forgets Idempotency-Key bindings past their window (the dispatcher runs this now and then). */
 export async function forgetExpiredIdempotencyKeys(db: Queryable): Promise<number> {
   const result = await db.query(`delete from idempotency_keys where created_at <= now() - ${IDEMPOTENCY_WINDOW}`);
   return result.rowCount ?? 0;
+}
+
+/**
+ * SQL that is true when the jsonb `context` holds every parameter named in the jsonb array
+ * `parameters` as a string: the rule a job's context must meet (CONTRACT §3 "Job"), checked by
+ * POST /jobs, its batch form and a schedule's fire against the parameters as they are now.
+ */
+export function contextFitsParameters(context: string, parameters: string): string {
+  return `not exists (
+      select 1 from jsonb_array_elements(${parameters}) as parameter
+      where jsonb_typeof(${context} -> (parameter ->> 'name')) is distinct from 'string')`;
 }
 
 /** Most jobs one batch may create (CONTRACT §6.6); also bounds the consecutive-id range. */
@@ -64,6 +77,10 @@ export interface PgSession {
 export interface NewJob {
   automationId: string;
   context: Record<string, unknown>;
+  /** When to run it (CONTRACT §6.8); absent or null = now. `available_at` = the later of it and now, on PostgreSQL's clock. */
+  runAt?: Date | null | undefined;
+  /** Claim priority, −100 to 100; default 0. */
+  priority?: number | undefined;
 }
 
 // `accepted` is empty unless the automation exists, is active, every parameter is a string in
@@ -82,9 +99,7 @@ with automation as (
 ), accepted as (
   select id from automation
   where is_active and not exists (select 1 from earlier)
-    and not exists (
-      select 1 from jsonb_array_elements(automation.parameters) as parameter
-      where jsonb_typeof($2::jsonb -> (parameter ->> 'name')) is distinct from 'string')
+    and ${contextFitsParameters("$2::jsonb", "automation.parameters")}
 ), bound as (
   insert into idempotency_keys (user_id, key, job_id)
   select $3, $5, $4 from accepted where $5::text is not null
@@ -93,15 +108,15 @@ with automation as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by)
-  select $4, id, $2::jsonb, $3 from accepted
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at)
+  select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()) from accepted
   where $5::text is null or exists (select 1 from bound where job_id = $4)
-  returning id, automation_id, created_at
+  returning id, automation_id, created_at, available_at, seq, priority
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $3, jsonb_build_object('automation_id', automation_id, 'context', $2::jsonb) from created
 )
-select created.id, created.created_at,
+select created.id, created.created_at, created.available_at, created.seq, created.priority,
        coalesce((select job_id from earlier), (select job_id from bound where job_id <> $4)) as earlier_job_id,
        automation.id as automation_id, automation.is_active,
        case when created.id is null then automation.parameters end as parameters
@@ -112,6 +127,9 @@ left join created on true`;
 interface CreateOneRow {
   id: string | null;
   created_at: Date | null;
+  available_at: Date | null;
+  seq: string | null;
+  priority: number | null;
   earlier_job_id: string | null;
   automation_id: string | null;
   is_active: boolean | null;
@@ -127,11 +145,16 @@ export async function createJob(db: PgSession, createdBy: string, job: NewJob, i
   const { rows } = await db.query<CreateOneRow>({
     name: "jobs_create_one",
     text: CREATE_ONE,
-    values: [job.automationId, JSON.stringify(job.context), createdBy, id, idempotencyKey ?? null],
+    values: [job.automationId, JSON.stringify(job.context), createdBy, id, idempotencyKey ?? null, job.runAt ?? null, job.priority ?? 0],
   });
   const row = rows[0]!;
   if (row.earlier_job_id) return { kind: "replayed", jobIds: [row.earlier_job_id] };
-  if (row.id) return { kind: "created", jobs: [{ id: row.id, automationId: job.automationId, createdAt: row.created_at! }] };
+  if (row.id) {
+    return {
+      kind: "created",
+      jobs: [{ id: row.id, automationId: job.automationId, seq: Number(row.seq), priority: row.priority!, availableAt: row.available_at! }],
+    };
+  }
   return {
     kind: "refused",
     automations: row.automation_id ? [{ id: row.automation_id, parameters: row.parameters ?? [], isActive: row.is_active === true }] : [],
@@ -139,13 +162,13 @@ export async function createJob(db: PgSession, createdBy: string, job: NewJob, i
 }
 
 // The batch form of CREATE_ONE: the items come as parallel arrays (automation ids, contexts as a
-// jsonb array, job ids), zipped WITH ORDINALITY so every row keeps its input position. All or
+// jsonb array, job ids, run_at, priorities), zipped WITH ORDINALITY so every row keeps its input position. All or
 // nothing: `accepted` holds a row only when every item passes. Jobs are inserted in input order
 // (a per-row default sequence then follows it).
 const CREATE_BATCH = `
 with item as (
-  select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]))
-    with ordinality as item(automation_id, context, job_id, position)
+  select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]), unnest($6::timestamptz[]), unnest($7::int[]))
+    with ordinality as item(automation_id, context, job_id, run_at, priority, position)
 ), automation as (
   select id, parameters, is_active from automations
   where id = any(array(select distinct automation_id from item)) order by id for key share
@@ -155,9 +178,8 @@ with item as (
 ), accepted as (
   select 1 where not exists (select 1 from earlier) and not exists (
     select 1 from item left join automation on automation.id = item.automation_id
-    where automation.id is null or not automation.is_active or exists (
-      select 1 from jsonb_array_elements(automation.parameters) as parameter
-      where jsonb_typeof(item.context -> (parameter ->> 'name')) is distinct from 'string'))
+    where automation.id is null or not automation.is_active
+      or not ${contextFitsParameters("item.context", "automation.parameters")})
 ), bound as (
   insert into idempotency_keys (user_id, key, job_id)
   select $4, $5, ($3::uuid[])[1] from accepted where $5::text is not null
@@ -166,18 +188,18 @@ with item as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by)
-  select job_id, automation_id, context, $4 from item
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at)
+  select job_id, automation_id, context, $4, run_at, priority, greatest(run_at, now()) from item
   where exists (select 1 from accepted)
     and ($5::text is null or exists (select 1 from bound where job_id = ($3::uuid[])[1]))
   order by position
-  returning id, automation_id, context, created_at
+  returning id, automation_id, context, created_at, available_at, seq, priority
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $4, jsonb_build_object('automation_id', automation_id, 'context', context) from created
 )
 select (select count(*) from created)::int as created,
-       (select min(created_at) from created) as created_at,
+       (select jsonb_object_agg(id, jsonb_build_array(seq, (extract(epoch from available_at) * 1000)::bigint)) from created) as placed,
        coalesce((select job_id from earlier), (select job_id from bound where job_id <> ($3::uuid[])[1])) as earlier_job_id,
        case when not exists (select 1 from created) then
          (select coalesce(jsonb_agg(jsonb_build_object('id', id, 'parameters', parameters, 'is_active', is_active)), '[]') from automation)
@@ -185,7 +207,8 @@ select (select count(*) from created)::int as created,
 
 interface CreateBatchRow {
   created: number;
-  created_at: Date | null;
+  /** Per created job id: its `seq` and `available_at` (ms). */
+  placed: Record<string, [seq: number, availableAtMs: number]> | null;
   earlier_job_id: string | null;
   automations: Array<{ id: string; parameters: AutomationParameter[]; is_active: boolean }> | null;
 }
@@ -201,13 +224,28 @@ export async function createJobBatch(db: PgSession, createdBy: string, batch: Ne
   const { rows } = await db.query<CreateBatchRow>({
     name: "jobs_create_batch",
     text: CREATE_BATCH,
-    values: [batch.map((job) => job.automationId), JSON.stringify(batch.map((job) => job.context)), ids, createdBy, idempotencyKey ?? null],
+    values: [
+      batch.map((job) => job.automationId),
+      JSON.stringify(batch.map((job) => job.context)),
+      ids,
+      createdBy,
+      idempotencyKey ?? null,
+      batch.map((job) => job.runAt ?? null),
+      batch.map((job) => job.priority ?? 0),
+    ],
   });
   const row = rows[0]!;
   if (row.earlier_job_id) return { kind: "replayed", jobIds: await findBatchJobIds(db, row.earlier_job_id) };
   if (row.created > 0) {
-    const createdAt = row.created_at!;
-    return { kind: "created", jobs: batch.map((job, index) => ({ id: ids[index]!, automationId: job.automationId, createdAt })) };
+    const placed = row.placed ?? {};
+    return {
+      kind: "created",
+      jobs: batch.map((job, index) => {
+        const id = ids[index]!;
+        const [seq, availableAtMs] = placed[id]!;
+        return { id, automationId: job.automationId, seq: Number(seq), priority: job.priority ?? 0, availableAt: new Date(Number(availableAtMs)) };
+      }),
+    };
   }
   return {
     kind: "refused",
@@ -263,14 +301,15 @@ async function findBatchJobIds(db: PgSession, firstJobId: string): Promise<strin
 
 // Retrying finished jobs (CONTRACT §6.4, §6.5): for each id that names a `failed` or `cancelled`
 // job of an active automation, a new queued job with the same automation, context and priority,
-// `retry_of` = that id, and its `job.created` event. One statement for any number of ids, so
+// `retry_of` = that id, and its `job.created` event; the retry runs now: its `run_at`,
+// `schedule_id` and `fire_time` stay null (CONTRACT §6.8). One statement for any number of ids, so
 // bulk-retry runs it per batch. The automations are read FOR KEY SHARE, as POST /jobs does, so a
 // deactivation either waits and cancels the new jobs or committed first and is seen here. The
 // source jobs need no lock: `failed` and `cancelled` are final.
 const RETRY_JOBS = `
 with source as (
   select j.id, j.automation_id, j.context, j.priority from jobs j
-  where j.id = any($1::uuid[]) and j.status in ('failed', 'cancelled')
+  where j.id = any($1::uuid[]) and j.status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)})
 ), automation as (
   select id from automations
   where id = any(array(select distinct automation_id from source)) and is_active order by id for key share
@@ -279,13 +318,13 @@ with source as (
   select source.automation_id, source.context, source.priority, $2, source.id
   from source join automation on automation.id = source.automation_id
   order by source.id
-  returning id, automation_id, context, retry_of, created_at, available_at
+  returning id, automation_id, context, retry_of, available_at, seq, priority
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $2, jsonb_build_object('automation_id', automation_id, 'context', context, 'retry_of', retry_of)
   from created order by retry_of
 )
-select id, automation_id, retry_of, created_at, available_at from created`;
+select id, automation_id, retry_of, available_at, seq, priority from created`;
 
 /** A job created by {@link retryJobs}: what dispatch needs, and the job it retries. */
 export interface RetryJobRef extends JobRef {
@@ -300,7 +339,7 @@ export interface RetryJobRef extends JobRef {
  */
 export async function retryJobs(db: PgSession, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
   if (jobIds.length === 0) return [];
-  const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; created_at: Date; available_at: Date }>({
+  const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
     name: "jobs_retry",
     text: RETRY_JOBS,
     values: [jobIds, retriedBy],
@@ -309,7 +348,8 @@ export async function retryJobs(db: PgSession, retriedBy: string, jobIds: readon
     id: row.id,
     automationId: row.automation_id,
     retryOf: row.retry_of,
-    createdAt: row.created_at,
+    seq: Number(row.seq),
+    priority: row.priority,
     availableAt: row.available_at,
   }));
 }

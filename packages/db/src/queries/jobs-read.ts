@@ -2,7 +2,7 @@
  * Reads behind the job endpoints: one job by id, and the `GET /jobs` list. State changes live in
  * the other `jobs-*.ts` modules, each with its outbox event.
  */
-import { and, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
 import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
@@ -41,7 +41,16 @@ export interface JobFilter {
   createdAfter?: Date | undefined;
   /** Exclusive upper bound on created_at. */
   createdBefore?: Date | undefined;
+  /** Inclusive lower bound on priority. */
+  priorityMin?: number | undefined;
+  /** true: queued with `available_at` still ahead (PostgreSQL's clock); false: every other job. */
+  scheduled?: boolean | undefined;
+  /** Jobs made by this schedule's fires (CONTRACT §6.9). */
+  scheduleId?: string | undefined;
 }
+
+/** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
+const isScheduled = and(eq(jobs.status, "queued"), gt(jobs.availableAt, sql`now()`))!;
 
 /** The WHERE conditions of `filter` (and-ed), shared by GET /jobs and the bulk actions. */
 export function jobFilterConditions(filter: JobFilter): SQL[] {
@@ -52,6 +61,9 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
   else if (statuses.length > 1) conditions.push(inArray(jobs.status, [...statuses]));
   if (filter.createdAfter) conditions.push(gte(jobs.createdAt, filter.createdAfter));
   if (filter.createdBefore) conditions.push(lt(jobs.createdAt, filter.createdBefore));
+  if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
+  if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
+  if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
   return conditions;
 }
 

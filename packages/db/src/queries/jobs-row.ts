@@ -49,6 +49,9 @@ export function jobFromRow(row: Record<string, unknown>): Job {
     availableAt: toDate(row.available_at)!,
     seq: Number(row.seq),
     retryOf: (row.retry_of as string | null | undefined) ?? null,
+    runAt: toDate(row.run_at),
+    scheduleId: (row.schedule_id as string | null | undefined) ?? null,
+    fireTime: toDate(row.fire_time),
   };
 }
 

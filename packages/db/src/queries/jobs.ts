@@ -1,57 +1,73 @@
 /**
- * What dispatch needs to know about jobs (JobRef, the reconciler's scan). The other job queries
+ * What dispatch needs to know about jobs (JobRef, the dispatcher's scans). The other job queries
  * live beside this file, by concern: jobs-create.ts (POST /jobs, batches, Idempotency-Key),
  * jobs-read.ts (GET /jobs), jobs-claim.ts (claims), jobs-lease.ts and jobs-lease-batch.ts (a worker's heartbeat, complete,
- * fail; the lease sweeper), jobs-admin.ts (cancel, deactivation, unregistering); jobs-row.ts maps
- * rows and runs named statements.
+ * fail; the lease sweeper), jobs-admin.ts (cancel, deactivation, unregistering),
+ * jobs-reschedule.ts (POST /jobs/{id}/reschedule); jobs-row.ts maps rows and runs named statements.
  *
  * Locking order, to stay deadlock-free: an automation row before any of its job rows. Claims take
  * the automation row `FOR NO KEY UPDATE`, which serialises the claims of one automation without
  * blocking job inserts, whose foreign key only needs `FOR KEY SHARE` on it.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
+import type { DispatchableJob } from "@hub/shared/dispatch";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
 
-/** What the dispatch layer needs to know about a job to offer it to its automation's worker. */
-export interface JobRef {
-  id: string;
-  automationId: string;
-  createdAt: Date;
-  /** When it may be claimed (PostgreSQL's clock); absent = now. Dispatch holds back jobs not due yet. */
-  availableAt?: Date | undefined;
-}
+/** What the dispatch layer needs to know about a job to offer it to its automation's worker, in claim order. */
+export type JobRef = DispatchableJob;
 
-export const toJobRef = (job: Pick<Job, "id" | "automationId" | "createdAt" | "availableAt">): JobRef => ({
+export const toJobRef = (job: Pick<Job, "id" | "automationId" | "seq" | "priority" | "availableAt">): JobRef => ({
   id: job.id,
   automationId: job.automationId,
-  createdAt: job.createdAt,
+  seq: job.seq,
+  priority: job.priority,
   availableAt: job.availableAt,
 });
 
 /**
- * Reconciliation: one page of queued jobs, oldest first, after `after` (keyset pagination), that
- * come due within `horizonSeconds` (PostgreSQL's clock). Later ones are left for a later pass: an
- * offer made long ahead would only sit in Redis. `availableAt` comes back in the page's clock
- * frame: this process's clock plus what PostgreSQL says is left, so a skew between the clocks does
- * not move when dispatch hands a job out.
+ * PostgreSQL's clock (`now()`: in a transaction, its start). The dispatcher bounds its scans with
+ * it and every schedule time is reckoned on it, never on a process's own clock (CONTRACT §6.8).
  */
-export async function listQueuedJobRefs(
-  db: DbOrTx,
-  after: { createdAt: Date; id: string } | null,
-  limit: number,
-  horizonSeconds = 60,
-): Promise<JobRef[]> {
-  const rows = await db.execute<{ id: string; automation_id: string; created_at: Date; due_in_ms: number | string }>(sql`
-    select id, automation_id, created_at, greatest(extract(epoch from available_at - now()) * 1000, 0) as due_in_ms from ${jobs}
-    where status = 'queued' and available_at <= now() + make_interval(secs => ${horizonSeconds})
-      ${after ? sql`and (created_at, id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : sql``}
-    order by created_at, id limit ${limit}`);
-  const now = Date.now();
+export async function databaseNow(db: DbOrTx): Promise<Date> {
+  const result = await db.execute<{ now: Date | string }>(sql`select now() as now`);
+  return new Date(result.rows[0]!.now);
+}
+
+/** A range of `available_at`: after `from` (exclusive; null = from the start) up to `until` (inclusive). */
+export interface AvailableWindow {
+  from: Date | null;
+  until: Date;
+}
+
+/** Where a scan of queued jobs by `(available_at, id)` continues. */
+export type QueuedJobCursor = Pick<JobRef, "availableAt" | "id">;
+
+/**
+ * One page of the queued jobs whose `available_at` lies in `window`, by `(available_at, id)`
+ * after `cursor` (keyset pagination over `jobs_queued_available_idx`): the dispatcher's reconciler
+ * (jobs due by now) and its horizon pass (jobs coming due within the next minute). Reads only the
+ * window, so 100,000 jobs due next week cost these scans nothing until they near.
+ */
+export async function listQueuedJobRefs(db: DbOrTx, window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): Promise<JobRef[]> {
+  const rows = await db.execute<{ id: string; automation_id: string; seq: string | number; priority: number; available_at: string }>(
+    queuedJobRefsQuery(window, cursor, limit),
+  );
   return rows.rows.map((row) => ({
     id: row.id,
     automationId: row.automation_id,
-    createdAt: new Date(row.created_at),
-    availableAt: new Date(now + Number(row.due_in_ms)),
+    seq: Number(row.seq),
+    priority: row.priority,
+    availableAt: new Date(row.available_at),
   }));
+}
+
+/** The statement behind {@link listQueuedJobRefs} (exported for EXPLAIN in tests). */
+export function queuedJobRefsQuery(window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): SQL {
+  return sql`
+    select id, automation_id, seq, priority, available_at from ${jobs}
+    where status = 'queued' and available_at <= ${window.until.toISOString()}::timestamptz
+      ${window.from ? sql`and available_at > ${window.from.toISOString()}::timestamptz` : sql``}
+      ${cursor ? sql`and (available_at, id) > (${cursor.availableAt.toISOString()}::timestamptz, ${cursor.id}::uuid)` : sql``}
+    order by available_at, id limit ${limit}`;
 }

@@ -75,24 +75,53 @@ export async function selectUndispatchedEvents(
   return rows;
 }
 
+// The stamp also queues the event's webhook deliveries, in the same statement: a delivery exists
+// exactly for the events that committed and were stamped (never one rolled back, never one
+// missed), and the stamp never waits for an endpoint. Only the rows this statement stamps get
+// deliveries, so an event two relays published is queued once. A subscription gets every event
+// stamped once it is visible (no cut-off by time: a subscription committing while the relay stamps
+// an event written after it began must not miss that event; the price is that while the relay
+// catches up a backlog, a new subscription also gets events written shortly before it). The
+// subscriptions are read without a lock, so the stamp never waits for webhook bookkeeping; a
+// delivery queued for a subscription disabled or deleted at that very moment is failed by the
+// delivery loop's sweep (failPendingDeliveriesOfInactiveWebhooks).
 const MARK_DISPATCHED = {
   name: "relay_mark_dispatched",
-  text: `update events
-   set dispatched_at = clock_timestamp()
- where id = any($1::uuid[]) and dispatched_at is null
-returning extract(epoch from dispatched_at - created_at)::float8 as "lagSeconds"`,
+  text: `with stamped as (
+  update events
+     set dispatched_at = clock_timestamp()
+   where id = any($1::uuid[]) and dispatched_at is null
+  returning id, position, aggregate_id, event_type, created_at, dispatched_at
+), queued as (
+  insert into webhook_deliveries (webhook_id, event_id, aggregate_id, event_position, next_attempt_at)
+  select w.id, s.id, s.aggregate_id, s.position, s.dispatched_at
+    from stamped s
+    join webhooks w on w.disabled_at is null and w.deleted_at is null
+                   and (s.event_type = any(w.event_types) or '*' = any(w.event_types))
+  on conflict (webhook_id, event_id) do nothing
+  returning 1
+)
+select extract(epoch from dispatched_at - created_at)::float8 as "lagSeconds", (select count(*) from queued)::int as "webhookDeliveries"
+  from stamped`,
 };
 
+/** What a stamp did. */
+export interface DispatchStamp {
+  /** For each event this call stamped: `dispatched_at − created_at` (database clock), in seconds. */
+  lagSeconds: number[];
+  /** Webhook deliveries queued for those events (CONTRACT §6.7). */
+  webhookDeliveries: number;
+}
+
 /**
- * Stamps `dispatched_at` on the given events, after they were published: one statement for the
- * whole batch. Rows another relay stamped already keep their first stamp. Returns, for the rows
- * this call stamped, the relay lag (`dispatched_at − created_at`, both from the database clock)
- * in seconds.
+ * Stamps `dispatched_at` on the given events, after they were published, and queues their webhook
+ * deliveries for the matching active subscriptions: one statement for the whole batch. Rows
+ * another relay stamped already keep their first stamp (and get no second deliveries).
  */
-export async function markEventsDispatched(db: SqlQueryable, ids: readonly string[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<{ lagSeconds: number }>({ ...MARK_DISPATCHED, values: [ids] });
-  return rows.map((row) => row.lagSeconds);
+export async function markEventsDispatched(db: SqlQueryable, ids: readonly string[]): Promise<DispatchStamp> {
+  if (ids.length === 0) return { lagSeconds: [], webhookDeliveries: 0 };
+  const { rows } = await db.query<{ lagSeconds: number; webhookDeliveries: number }>({ ...MARK_DISPATCHED, values: [ids] });
+  return { lagSeconds: rows.map((row) => row.lagSeconds), webhookDeliveries: rows[0]?.webhookDeliveries ?? 0 };
 }
 
 export interface OutboxBacklog {

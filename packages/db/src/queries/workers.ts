@@ -8,13 +8,20 @@ const SEEN_WRITE_INTERVAL_MS = 1000;
 
 /**
  * Any worker call marks the worker seen (CONTRACT §3): a `stopped` worker becomes `running`, with
- * its `worker.status_changed` event in the same transaction.
+ * its `worker.status_changed` event in the same transaction. True when it wrote (the worker is now
+ * `running`, seen now).
  */
-export async function markWorkerSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<void> {
+export async function markWorkerSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
   if (worker.status === "running") {
-    if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return;
-    await db.update(workers).set({ lastSeenAt: sql`now()` }).where(eq(workers.id, worker.id));
-    return;
+    if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return false;
+    // `worker` may be a cached copy (apps/api credential cache): the dispatcher may have stopped
+    // the worker since, so only a row still `running` is refreshed here; otherwise flip it below.
+    const refreshed = await db
+      .update(workers)
+      .set({ lastSeenAt: sql`now()` })
+      .where(and(eq(workers.id, worker.id), eq(workers.status, "running")))
+      .returning({ id: workers.id });
+    if (refreshed.length > 0) return true;
   }
   await db.transaction(async (tx) => {
     const [changed] = await tx
@@ -34,6 +41,7 @@ export async function markWorkerSeen(db: Db, worker: { id: string; automationId:
       await tx.update(workers).set({ lastSeenAt: sql`now()` }).where(eq(workers.id, worker.id));
     }
   });
+  return true;
 }
 
 /** Workers silent for longer than `ttlSeconds` become `stopped` (dispatcher, any replica). */

@@ -1,0 +1,60 @@
+/**
+ * Users' api keys for programs (CONTRACT §6.10): created with a login token, listed and revoked
+ * by their user (admins: anyone's). How a key authenticates is in ../http/auth.ts.
+ */
+import { insertApiKey, listApiKeysPage, revokeApiKey, type ApiKeyListing, type Db, type KeysetPage, type KeysetPageRequest } from "@hub/db";
+import { ForbiddenError, NotFoundError } from "@hub/shared";
+import type { UserCaller } from "../http/auth";
+import { hashApiKey, newSecretKey, shownPrefixOf, USER_API_KEY_PREFIX } from "./secret-keys";
+import type { ApiKeyRecord, CreateApiKeyBody, CreatedApiKey, ListApiKeysQuery } from "./api-keys.schemas";
+
+export function toApiKeyRecord(key: ApiKeyListing): ApiKeyRecord {
+  return {
+    id: key.id,
+    user_id: key.userId,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+    expires_at: key.expiresAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** Mints a key for the caller with its `api_key.created` event; the key is in this answer only. */
+export async function createApiKey(db: Db, userId: string, input: CreateApiKeyBody): Promise<CreatedApiKey> {
+  const key = newSecretKey(USER_API_KEY_PREFIX);
+  const created = await db.transaction((tx) =>
+    insertApiKey(tx, { userId, name: input.name, prefix: shownPrefixOf(key), digest: hashApiKey(key), expiresInDays: input.expires_in_days }, userId),
+  );
+  return { id: created.id, key, expires_at: created.expiresAt.toISOString() };
+}
+
+/**
+ * One page of the keys the caller asked for and may see, newest first. Whose: the caller's own;
+ * an admin's `user_id` names another user, `all` (or a `prefix` without `user_id`) every user.
+ * A caller authenticated by an api key sees that key only, whatever it asks.
+ */
+export async function listApiKeys(db: Db, caller: UserCaller, query: ListApiKeysQuery, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyRecord>> {
+  const isAdmin = caller.user.role === "admin";
+  if (!isAdmin && query.user_id !== undefined && query.user_id !== caller.user.id) throw new ForbiddenError("Only admins may list another user's api keys");
+  if (!isAdmin && query.all) throw new ForbiddenError("Only admins may list every user's api keys");
+  const everyUser = isAdmin && (query.all || query.prefix !== undefined);
+  const { items, next } = await listApiKeysPage(
+    db,
+    { userId: query.user_id ?? (everyUser ? undefined : caller.user.id), prefix: query.prefix, id: caller.apiKeyId },
+    page,
+  );
+  return { items: items.map(toApiKeyRecord), next };
+}
+
+/**
+ * Revokes a key with its `api_key.revoked` event: the caller's own, or (admins) anyone's. Another
+ * user's key, an unknown or an already revoked one → 404. With an api key, only that key (→ 403
+ * for any other, before anything is looked up).
+ */
+export async function revokeApiKeyAsUser(db: Db, caller: UserCaller, apiKeyId: string): Promise<void> {
+  if (caller.apiKeyId !== undefined && caller.apiKeyId !== apiKeyId) throw new ForbiddenError("With an api key, only that same key can be deleted");
+  const ownerId = caller.user.role === "admin" ? undefined : caller.user.id;
+  const revoked = await db.transaction((tx) => revokeApiKey(tx, { id: apiKeyId, ownerId }, caller.user.id));
+  if (!revoked) throw new NotFoundError("API key not found");
+}

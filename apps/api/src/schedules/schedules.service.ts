@@ -1,0 +1,211 @@
+/**
+ * Schedules (CONTRACT §6.9): the records people set up. The dispatcher fires them
+ * (apps/dispatcher/src/schedules.ts); here they are checked, stored and changed, each change with
+ * its event in the same transaction.
+ *
+ * Lock order (as everywhere): the automation row first — `FOR KEY SHARE`, which only keeps it from
+ * being deactivated until the change commits — then the schedule row.
+ */
+import { isDeepStrictEqual } from "node:util";
+import {
+  databaseNow,
+  findAutomationView,
+  findSchedule,
+  insertSchedule,
+  isUniqueViolation,
+  listSchedules as selectSchedules,
+  lockSchedule,
+  markScheduleDeleted,
+  recordEvent,
+  SCHEDULE_KEY_CONSTRAINT,
+  updateSchedule,
+  type Automation,
+  type Db,
+  type DbOrTx,
+  type KeysetPage,
+  type KeysetPageRequest,
+  type Schedule,
+  type ScheduleSettings,
+} from "@hub/db";
+import { ConflictError, NotFoundError, RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
+import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
+import { lockAutomationOrNotFound } from "../automations/automations.service";
+import { jobContextSchemaOf } from "../automations/context-schema";
+import type { AppContext } from "../context";
+import type { ListSchedulesQuery, ScheduleBody, ScheduleRecord } from "./schedules.schemas";
+
+/** An expression must fire within this many years of now (CONTRACT §6.9). */
+const FIRE_WITHIN_YEARS = 4;
+
+export type ScheduleServiceContext = Pick<AppContext, "db" | "env">;
+
+export function toScheduleRecord(schedule: Schedule): ScheduleRecord {
+  return {
+    id: schedule.id,
+    automation_id: schedule.automationId,
+    key: schedule.key,
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    context: schedule.context,
+    priority: schedule.priority,
+    enabled: schedule.enabled,
+    overlap: schedule.overlap,
+    description: schedule.description,
+    next_run_at: schedule.nextRunAt?.toISOString() ?? null,
+    last_run_at: schedule.lastRunAt?.toISOString() ?? null,
+    last_job_id: schedule.lastJobId,
+    created_at: schedule.createdAt.toISOString(),
+  };
+}
+
+/** The body as stored: only the fields a client sets. */
+function settingsOf(body: ScheduleBody): ScheduleSettings {
+  return {
+    key: body.key,
+    cron: body.cron,
+    timezone: body.timezone,
+    context: body.context,
+    priority: body.priority,
+    enabled: body.enabled,
+    overlap: body.overlap,
+    description: body.description,
+  };
+}
+
+/** The settings as an event payload and a record show them (snake_case). */
+function settingsPayload(settings: Partial<ScheduleSettings>): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(settings)) if (value !== undefined) payload[field] = value;
+  return payload;
+}
+
+const cronIssue = (problem: string): ValidationIssue => ({ loc: ["body", "cron"], msg: `Value error, ${problem}`, type: "value_error" });
+
+/**
+ * What the body's shape could not tell (CONTRACT §6.9), every problem at once: a seconds field
+ * where the hub does not allow one, an expression with no fire within {@link FIRE_WITHIN_YEARS}
+ * years of `now` in its time zone, a context that does not fit the automation's parameters.
+ * Returns the timetable when the expression and the time zone are usable.
+ */
+function checkAgainstHub(
+  body: ScheduleBody,
+  automation: Automation,
+  allowSeconds: boolean,
+  now: Date,
+): { issues: ValidationIssue[]; timetable: CronTimetable | undefined } {
+  const issues: ValidationIssue[] = [];
+  let timetable: CronTimetable | undefined;
+  const parsed = parseCronExpression(body.cron);
+  if (!parsed.ok) throw new Error("the body schema accepted a cron expression the parser refuses");
+  if (parsed.expression.hasSeconds && !allowSeconds) {
+    issues.push(cronIssue("a leading seconds field is not enabled on this hub (HUB_SCHEDULES_ALLOW_SECONDS): use five fields"));
+  } else if (timeZoneProblem(body.timezone) === undefined) {
+    timetable = new CronTimetable(parsed.expression, body.timezone);
+    const horizon = new Date(now);
+    horizon.setUTCFullYear(horizon.getUTCFullYear() + FIRE_WITHIN_YEARS);
+    const next = timetable.nextAfter(now);
+    if (!next || next > horizon) issues.push(cronIssue(`the expression has no fire time in the next ${FIRE_WITHIN_YEARS} years`));
+  }
+  const context = validate(jobContextSchemaOf(automation.parameters), body.context, ["body", "context"]);
+  if (!context.ok) issues.push(...context.issues);
+  return { issues, timetable };
+}
+
+const inactiveAutomation = () => new ConflictError("Automation is deactivated: its schedules cannot be created or enabled");
+const keyTaken = (key: string | null) => new ConflictError(`This automation already has a schedule with key '${key}'`);
+
+/** POST /automations/{automation_id}/schedules: 404 unknown automation, 422, 409 inactive or key taken. */
+export async function createSchedule(ctx: ScheduleServiceContext, automationId: string, body: ScheduleBody, actorId: string): Promise<string> {
+  const settings = settingsOf(body);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const automation = await lockAutomationOrNotFound(tx, automationId, "key share");
+      const now = await databaseNow(tx);
+      const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      if (!automation.isActive) throw inactiveAutomation();
+      const schedule = await insertSchedule(tx, { ...settings, automationId, nextRunAt: body.enabled ? timetable!.nextAfter(now) : null });
+      await recordEvent(tx, {
+        eventType: "schedule.created",
+        aggregateId: schedule.id,
+        actorId,
+        payload: { automation_id: automationId, ...settingsPayload(settings) },
+      });
+      return schedule.id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
+    throw error;
+  }
+}
+
+export async function getSchedule(db: DbOrTx, id: string): Promise<ScheduleRecord> {
+  const schedule = await findSchedule(db, id);
+  if (!schedule) throw new NotFoundError("Schedule not found");
+  return toScheduleRecord(schedule);
+}
+
+/** GET /schedules and GET /automations/{automation_id}/schedules (404 for an unknown automation): oldest first. */
+export async function listSchedules(
+  db: Db,
+  filter: Pick<ListSchedulesQuery, "automation_id" | "enabled">,
+  page: KeysetPageRequest,
+  { automationMustExist = false } = {},
+): Promise<KeysetPage<ScheduleRecord>> {
+  if (automationMustExist && filter.automation_id && !(await findAutomationView(db, filter.automation_id))) {
+    throw new NotFoundError("Automation not found");
+  }
+  const { items, next } = await selectSchedules(db, { automationId: filter.automation_id, enabled: filter.enabled }, page);
+  return { items: items.map(toScheduleRecord), next };
+}
+
+/** The settings `body` changes, with their new values; empty when the PUT changes nothing. */
+function changedSettings(current: Schedule, next: ScheduleSettings): Partial<ScheduleSettings> {
+  const changes: Partial<ScheduleSettings> = {};
+  for (const field of Object.keys(next) as Array<keyof ScheduleSettings>) {
+    if (!isDeepStrictEqual(current[field], next[field])) Object.assign(changes, { [field]: next[field] });
+  }
+  return changes;
+}
+
+/**
+ * PUT /schedules/{schedule_id}: replaces every setting (omitted ones take their defaults).
+ * `next_run_at` is the next fire after now when the schedule is enabled, or its expression or time
+ * zone changes; it stays as it was otherwise, and is null while disabled. A PUT that changes
+ * nothing writes nothing and records no event.
+ */
+export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, body: ScheduleBody, actorId: string): Promise<ScheduleRecord> {
+  const settings = settingsOf(body);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const found = await findSchedule(tx, id);
+      if (!found) throw new NotFoundError("Schedule not found");
+      const automation = await lockAutomationOrNotFound(tx, found.automationId, "key share");
+      const current = await lockSchedule(tx, id);
+      if (!current) throw new NotFoundError("Schedule not found");
+      const now = await databaseNow(tx);
+      const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      if (body.enabled && !automation.isActive) throw inactiveAutomation();
+
+      const changes = changedSettings(current, settings);
+      if (Object.keys(changes).length === 0) return toScheduleRecord(current);
+      const restarts = changes.enabled === true || changes.cron !== undefined || changes.timezone !== undefined;
+      const nextRunAt = !body.enabled ? null : restarts ? timetable!.nextAfter(now) : current.nextRunAt;
+      const updated = await updateSchedule(tx, id, { ...changes, nextRunAt });
+      await recordEvent(tx, { eventType: "schedule.updated", aggregateId: id, actorId, payload: settingsPayload(changes) });
+      return toScheduleRecord(updated);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
+    throw error;
+  }
+}
+
+/** DELETE /schedules/{schedule_id}: it stops firing; its queued jobs stay. 404 when unknown or already deleted. */
+export async function deleteSchedule(db: Db, id: string, actorId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await markScheduleDeleted(tx, id))) throw new NotFoundError("Schedule not found");
+    await recordEvent(tx, { eventType: "schedule.deleted", aggregateId: id, actorId, payload: {} });
+  });
+}

@@ -1,0 +1,32 @@
+/** Arrange helpers for the api key tests (CONTRACT §6.10). */
+import { eq, sql } from "drizzle-orm";
+import { apiKeys } from "@hub/db";
+import type { TestHub } from "./harness";
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  expires_at: string;
+}
+
+let sequence = 0;
+
+/** POST /identity/api-keys that must succeed, as the holder of `token`. */
+export async function createApiKey(hub: TestHub, token: string, body: Record<string, unknown> = {}): Promise<CreatedKey> {
+  sequence += 1;
+  const created = await hub.client.post<CreatedKey>("/identity/api-keys", { name: `program ${sequence}`, ...body }, { token });
+  if (created.status !== 201) throw new Error(`api key not created: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body;
+}
+
+/** The key's row as stored. */
+export async function storedApiKey(hub: TestHub, id: string) {
+  const [row] = await hub.api.ctx.db.select().from(apiKeys).where(eq(apiKeys.id, id));
+  if (!row) throw new Error(`no api key ${id}`);
+  return row;
+}
+
+/** Moves a key's expiry into the past, as if its days had run out. */
+export async function expireApiKey(hub: TestHub, id: string): Promise<void> {
+  await hub.api.ctx.db.update(apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(apiKeys.id, id));
+}

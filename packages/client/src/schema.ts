@@ -1,0 +1,4787 @@
+/**
+ * Generated from the Automation Hub API's OpenAPI document by openapi-typescript:
+ * `pnpm --filter @hub/client generate`. Do not edit by hand; the package's tests fail when this
+ * file and the document drift apart.
+ */
+
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description 200 while the process serves HTTP, also while PostgreSQL or Redis is down (the process reconnects by itself): restart the process only when this fails. No credentials.
+         */
+        get: operations["checkLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: PostgreSQL and Redis reachable
+         * @description Probes PostgreSQL and Redis at once, each bounded to a second: 200 when both answer, else 503 naming the one that is down. Take the process out of a load balancer while it fails. No credentials.
+         */
+        get: operations["checkReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sectors
+         * @description Every sector, oldest first, a page at a time: follow the `Link` header until a response has none.
+         */
+        get: operations["listSectors"];
+        put?: never;
+        /**
+         * Create a sector
+         * @description Admins only. The name is unique (409 when taken); the colour is `#RRGGBB`. Writes a sector.created event.
+         */
+        post: operations["createSector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sectors/{sector_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sector
+         * @description One sector by id; 404 when there is none.
+         */
+        get: operations["getSector"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in: exchange an e-mail and password for an access token
+         * @description Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401; after 10 failures for one e-mail within 5 minutes it answers 429 with Retry-After.
+         */
+        post: operations["logIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's user record
+         * @description The user the credentials belong to: id, e-mail, role and whether it is active.
+         */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List active users
+         * @description Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users are left out.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description Admins only. The e-mail is stored lower-case and is unique (409 when taken); the password is 1–72 UTF-8 bytes (bcrypt's limit; never silently cut) and is kept only as a bcrypt hash. Writes a user.created event.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an active user
+         * @description Admins only. 404 for an unknown or a deactivated user.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Deactivate a user
+         * @description Admins only. The user's tokens stop working at once; the record stays, and events still name it. An admin cannot deactivate their own account (403) nor the last active admin (409).
+         */
+        delete: operations["deactivateUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List api keys (never the keys themselves)
+         * @description The caller's keys, newest first, a page at a time; admins may add `user_id=`, `all=true`, and `prefix=` (the 8 characters after `hub_`) to find a leaked key. Authenticated with an api key, the list holds that key only.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an api key for a program
+         * @description A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/api-keys/{api_key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an api key
+         * @description Deletes one of the caller's keys (admins: anyone's); it stops working with the next request. Authenticated with an api key, only that same key may be deleted. Writes `api_key.revoked`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (the outbox), oldest first
+         * @description Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate, type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List automations
+         * @description Automations oldest first, optionally of one sector or only the active ones, a page at a time (follow the `Link` header).
+         */
+        get: operations["listAutomations"];
+        put?: never;
+        /**
+         * Create an automation
+         * @description Admins only. The slug (lower-case words joined by hyphens) is unique (409 when taken) and never changes; `sector_id` must exist (422). Each parameter becomes a required string of every job's context (`context_schema`). New automations are active, not in development mode, without a worker.
+         */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an automation
+         * @description One automation with its parameters, the derived context_schema, its settings and its worker (null until one is registered). Deactivated automations stay readable.
+         */
+        get: operations["getAutomation"];
+        /**
+         * Replace an automation's editable fields
+         * @description Admins only. Replaces name, description, sector_id, max_concurrent_jobs and parameters (all required); the slug never changes, and omitted retry settings (max_attempts, retry_backoff_seconds, timeout_seconds) stay as they were. A new max_concurrent_jobs governs dispatch at once (lowering it stops no running job). A PUT that changes nothing writes no event.
+         */
+        put: operations["replaceAutomation"];
+        post?: never;
+        /**
+         * Deactivate an automation
+         * @description Admins only; idempotent. The automation stays readable with is_active false; its queued jobs are cancelled, running ones may finish; new jobs and worker registrations are refused (409).
+         */
+        delete: operations["deactivateAutomation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Queue depth of an automation
+         * @description Right now: due queued jobs, scheduled ones (delayed or in retry back-off), running ones against max_concurrent_jobs, the oldest due job, the last hour's completions and failures, and the worker's status.
+         */
+        get: operations["getAutomationStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}/development-mode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter development mode
+         * @description Admins only; idempotent. Jobs are still accepted but stay queued: dispatch to the worker pauses until development mode ends.
+         */
+        post: operations["enterDevelopmentMode"];
+        /**
+         * Leave development mode
+         * @description Admins only; idempotent. The jobs held meanwhile are released to the worker in claim order.
+         */
+        delete: operations["exitDevelopmentMode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}/worker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the automation's worker
+         * @description Admins only. An automation has one worker: a second registration, or one for an inactive automation, is 409. The answer holds the worker's api key, shown only here (the hub keeps a hash): the worker sends it as `X-Worker-Api-Key`. The worker's status is stopped until it first calls the hub.
+         */
+        post: operations["registerWorker"];
+        /**
+         * Unregister the worker
+         * @description Admins only. Its key stops working at once and its running jobs go back to queued, without counting as failed attempts.
+         */
+        delete: operations["unregisterWorker"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}/worker/api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the worker's api key
+         * @description Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.
+         */
+        post: operations["rotateWorkerApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the next job (long-poll)
+         * @description Hands the worker its automation's next available job in claim order, now running under a lease of HUB_JOB_LEASE_SECONDS, or 204 when none arrives within wait_seconds. Never beyond the automation's max_concurrent_jobs, and nothing while it is in development mode. The body may be left out (wait_seconds 0).
+         */
+        post: operations["claimJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/claim-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim up to max_jobs jobs (long-poll)
+         * @description As POST /jobs/claim for up to max_jobs jobs at once, in claim order and never beyond max_concurrent_jobs; 204 when none arrives within wait_seconds. For workers that want throughput.
+         */
+        post: operations["claimJobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/complete-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report several results
+         * @description Each item is recorded or refused on its own, in input order: `completed`, `conflict` where a single complete would answer 409 (not running under this worker's lease, or another attempt), `not_found` for a job of another automation.
+         */
+        post: operations["completeJobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/heartbeat-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend several leases
+         * @description Each id is extended (`ok`, with its new lease_expires_at) or refused on its own (`conflict`, `not_found`), in input order.
+         */
+        post: operations["heartbeatJobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a job's lease
+         * @description Extends the lease of a job running under this worker to HUB_JOB_LEASE_SECONDS from now. Send one every third of the lease while working: a job whose lease lapses is queued again (or failed after its last attempt) and its later calls get 409. `attempt` (the job's attempts as claimed) also refuses a late call of an earlier attempt. The body may be left out.
+         */
+        post: operations["heartbeatJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a job's result
+         * @description Records the result (a JSON object) and completes the job, once: a job that is not running under this worker's current lease (cancelled, timed out, queued again, already reported) is refused with 409 and nothing changes.
+         */
+        post: operations["completeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a job's failure
+         * @description Records the error. With retryable true the job is queued again after the automation's back-off (retry_backoff_seconds × 2^(attempts−1), ±20 %) while attempts remain; otherwise, or after the last attempt, it is failed. Refused with 409 as complete is.
+         */
+        post: operations["failJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs, newest first
+         * @description Jobs newest first, filtered by automation, one or more statuses and creation time, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), `priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Create a job
+         * @description Queues a job of an automation; its context is checked against the automation's context_schema (422 under body.context), and a deactivated automation refuses it (409). With an Idempotency-Key, a repeat by the same user within 24 h answers the first job's id with 200 and creates nothing: safe to retry after a timeout or a 503. `run_at` (RFC 3339, at most 365 days ahead) holds the job back until then: it is queued with `waiting_reason` `scheduled` and handed out within about a second after `available_at` (the later of `run_at` and the creation, PostgreSQL's clock). `priority` (−100 to 100, default 0) orders the due jobs of an automation: higher first, then earlier `available_at`, then creation order (a batch in input order).
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many jobs at once, all or none
+         * @description Up to 500 jobs, all or none: an invalid item is a 422 at body.jobs[i] (every problem at once) and a deactivated automation a 409, and then nothing is created. The ids come in input order; an Idempotency-Key covers the whole batch. Each item is checked as a POST /jobs body (its own run_at and priority). `run_at` (RFC 3339, at most 365 days ahead) holds the job back until then: it is queued with `waiting_reason` `scheduled` and handed out within about a second after `available_at` (the later of `run_at` and the creation, PostgreSQL's clock). `priority` (−100 to 100, default 0) orders the due jobs of an automation: higher first, then earlier `available_at`, then creation order (a batch in input order).
+         */
+        post: operations["createJobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/bulk-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel queued or running jobs by filter
+         * @description Admins only. Selects up to `limit` queued or running jobs by automation, status and creation time (at least one filter), oldest first, and cancels them in batches of 500, each its own transaction; jobs that finished meanwhile are skipped. `dry_run` counts and lists them and changes nothing.
+         */
+        post: operations["bulkCancelJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/bulk-retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry failed or cancelled jobs by filter
+         * @description Admins only. Selects up to `limit` failed or cancelled jobs by filters (at least one) and creates a new queued job for each, with the same automation and context and retry_of set; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped. `dry_run` only counts and lists.
+         */
+        post: operations["bulkRetryJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description The job with its status, context, result or error and attempts; while it is queued, why it waits (waiting_reason) and its place in line (queue_position).
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job
+         * @description Cancels a queued or running job; a finished one answers 409. A running job's slot frees at once and its worker's later calls get 409. Employees may cancel only the jobs they created.
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a queued job to another time or priority
+         * @description Give `run_at` (a new time, at most 365 days ahead; `null` = now), `priority` (−100 to 100), or both; what is omitted stays as it is. A new `run_at` sets `available_at` to the later of it and now (PostgreSQL's clock), so the job keeps no earlier place in line. The next claims follow the new order at once. Writes `job.rescheduled` `{automation_id, run_at, priority, available_at}` (the values after the change). Admins reschedule any job, employees the jobs they created.
+         */
+        post: operations["rescheduleJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed or cancelled job
+         * @description Creates a new queued job with the same automation, context and priority and retry_of = this job (its job.created event carries retry_of). Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created.
+         */
+        post: operations["retryJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/{automation_id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an automation's schedules
+         * @description The automation's schedules (not deleted), oldest first, a page at a time; `enabled=` filters. 404 for an unknown automation.
+         */
+        get: operations["listAutomationSchedules"];
+        put?: never;
+        /**
+         * Create a schedule: a recurring job of this automation (admins)
+         * @description At each fire time the hub makes exactly one job, whatever the number of dispatchers, within 5 s of that time: as POST /jobs would, with the schedule's context and priority, created_by null, and schedule_id and fire_time set on the job and in its job.created event. A fire not made within 5 s (no dispatcher running, database down) is missed; on recovery only the latest missed fire is made.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List schedules across automations
+         * @description Every schedule (not deleted), oldest first, a page at a time; `automation_id=` and `enabled=` filter. `next_run_at` is when it fires next (null when disabled).
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a schedule
+         * @description One schedule with its next fire (`next_run_at`) and its last one (`last_run_at`, `last_job_id`).
+         */
+        get: operations["getSchedule"];
+        /**
+         * Replace a schedule's settings (admins; an omitted optional field takes its default)
+         * @description Replaces cron, timezone, context, priority, enabled, overlap, key and description. Enabling a schedule, or changing its expression or time zone, starts it from the next fire time after now (nothing is caught up); other changes keep its next fire time. A PUT that changes nothing records no event.
+         */
+        put: operations["replaceSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule (admins): it makes no more jobs; the jobs it made stay, queued ones included
+         * @description The schedule makes no more jobs and is gone for every read and PUT (404); the jobs it made keep their schedule_id. Writes `schedule.deleted`.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Every subscription not deleted, active or disabled; never a secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to events
+         * @description Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is shown in this answer only. A URL that is not https://, or whose host resolves to a loopback, private or link-local address, is a 422 on ["body","url"] (unless the hub allows them for development).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description One subscription: its URL, event types, status and failure streak; never its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Nothing more is delivered to it; its pending deliveries end failed. Writes webhook.deleted.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description Answers the new secret, once. For 24 h every delivery carries two signatures (new and replaced secret, space-separated in webhook-signature), so the receiver can switch without losing a delivery.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log
+         * @description Deliveries to this subscription, newest first, a page at a time: status (pending, delivered, failed), attempts, the last status code or error, and when the next attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again
+         * @description The delivery becomes pending and due now, its retry schedule starting over (attempts keep counting); it still waits for earlier pending deliveries of the same aggregate.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document
+         * @description The OpenAPI 3.1.0 description of every endpoint, generated from the schemas that validate requests. `/docs` renders it.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Request durations, job outcomes and per-automation queue gauges in the Prometheus text format. Open unless HUB_METRICS_TOKEN is set; keep the port internal.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        AccessToken: {
+            access_token: string;
+            /** @constant */
+            token_type: "bearer";
+            /** @description Seconds until the token expires */
+            expires_in: number;
+        };
+        /** @description A user's api key as listed: never the key, only its prefix */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            /** @description The first 8 characters after "hub_" */
+            prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Expired keys stay listed (and refused) until deleted
+             */
+            expires_at: string;
+            /** @description Written by the first use after 60 s or more, so up to that far behind */
+            last_used_at: string | null;
+        };
+        /** @description What jobs run for: its parameters, limits, retry settings and worker */
+        Automation: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            sector: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                color: string;
+            };
+            parameters: components["schemas"]["AutomationParameter"][];
+            /** @description JSON Schema of a job's context, derived from the parameters */
+            context_schema: {
+                [key: string]: unknown;
+            };
+            description: string;
+            max_concurrent_jobs: number;
+            /** @description Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS */
+            max_attempts: number;
+            /** @description Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h); default 10 */
+            retry_backoff_seconds: number;
+            /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
+            timeout_seconds: number | null;
+            is_active: boolean;
+            is_development: boolean;
+            /** @description The registered worker; null until one is registered */
+            worker: components["schemas"]["Worker"] | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AutomationParameter: {
+            name: string;
+            /** @constant */
+            type: "text";
+            description: string;
+        };
+        AutomationStats: {
+            /** Format: uuid */
+            automation_id: string;
+            /** @description Queued jobs whose available_at has come (claimable as soon as a slot and a worker are there) */
+            queued: number;
+            running: number;
+            /** @description Queued jobs whose available_at is still ahead: delayed (run_at) or in retry back-off */
+            scheduled: number;
+            max_concurrent_jobs: number;
+            /** @description The earliest available_at among the due queued jobs (a job scheduled for later does not age before then); null when none */
+            oldest_queued_at: string | null;
+            /** @description Jobs that completed (finished_at) within the last hour */
+            completed_last_hour: number;
+            /** @description Jobs that failed for good (finished_at) within the last hour */
+            failed_last_hour: number;
+            /** @description The registered worker's status; null when none is registered */
+            worker_status: ("stopped" | "running") | null;
+            /** @description When the worker last called the hub; null when never, or no worker */
+            worker_last_seen_at: string | null;
+        };
+        BulkActionResult: {
+            /** @description Jobs the filters selected (at most `limit`) in a status the action applies to */
+            matched: number;
+            /** @description Jobs the action changed; 0 on a dry run. Jobs that changed state meanwhile are skipped */
+            affected: number;
+            /** @description Up to 1000 of the affected jobs (of the matched ones on a dry run), oldest first */
+            job_ids: string[];
+        };
+        BulkCancelRequest: {
+            /**
+             * Format: uuid
+             * @description Only this automation's jobs
+             */
+            automation_id?: string;
+            /** @description Only jobs in one of these statuses (queued, running); all of them when omitted */
+            status?: ("queued" | "running")[];
+            /**
+             * Format: date-time
+             * @description Inclusive lower bound on created_at (RFC 3339)
+             */
+            created_after?: string;
+            /**
+             * Format: date-time
+             * @description Exclusive upper bound on created_at (RFC 3339)
+             */
+            created_before?: string;
+            /**
+             * @description Count and list the matching jobs, change nothing
+             * @default false
+             */
+            dry_run?: boolean;
+            /**
+             * @description Most jobs the action selects, oldest first by (created_at, id)
+             * @default 1000
+             */
+            limit?: number;
+        };
+        BulkRetryRequest: {
+            /**
+             * Format: uuid
+             * @description Only this automation's jobs
+             */
+            automation_id?: string;
+            /** @description Only jobs in one of these statuses (failed, cancelled); all of them when omitted */
+            status?: ("failed" | "cancelled")[];
+            /**
+             * Format: date-time
+             * @description Inclusive lower bound on created_at (RFC 3339)
+             */
+            created_after?: string;
+            /**
+             * Format: date-time
+             * @description Exclusive upper bound on created_at (RFC 3339)
+             */
+            created_before?: string;
+            /**
+             * @description Count and list the matching jobs, change nothing
+             * @default false
+             */
+            dry_run?: boolean;
+            /**
+             * @description Most jobs the action selects, oldest first by (created_at, id)
+             * @default 1000
+             */
+            limit?: number;
+        };
+        ClaimedJobBatch: {
+            /** @description Now running under leases, in claim order */
+            jobs: components["schemas"]["Job"][];
+        };
+        /**
+         * @default {
+         *       "max_jobs": 10,
+         *       "wait_seconds": 0
+         *     }
+         */
+        ClaimJobBatchRequest: {
+            /**
+             * @description At most this many jobs, and never beyond max_concurrent_jobs
+             * @default 10
+             */
+            max_jobs?: number;
+            /**
+             * @description Long-poll: how long to wait for a first job before answering 204
+             * @default 0
+             */
+            wait_seconds?: number;
+        };
+        /**
+         * @default {
+         *       "wait_seconds": 0
+         *     }
+         */
+        ClaimJobRequest: {
+            /**
+             * @description Long-poll: how long to wait for a job before answering 204
+             * @default 0
+             */
+            wait_seconds?: number;
+        };
+        CompleteJobBatchRequest: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                result: {
+                    [key: string]: unknown;
+                };
+                /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused (conflict) */
+                attempt?: number;
+            }[];
+        };
+        CompleteJobBatchResult: {
+            /** @description One per item, in input order */
+            results: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * @description conflict: not running under this worker's lease (the 409 of a single complete)
+                 * @enum {string}
+                 */
+                status: "completed" | "conflict" | "not_found";
+            }[];
+        };
+        CompleteJobRequest: {
+            result: {
+                [key: string]: unknown;
+            };
+            /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
+            attempt?: number;
+        };
+        CreateApiKeyRequest: {
+            /** @description What the key is for (the program using it); need not be unique */
+            name: string;
+            /**
+             * @description The key stops working this many days from now
+             * @default 90
+             */
+            expires_in_days?: number;
+        };
+        CreateAutomationRequest: {
+            name: string;
+            slug: string;
+            /** Format: uuid */
+            sector_id: string;
+            /** @default [] */
+            parameters?: {
+                name: string;
+                /** @default  */
+                description?: string;
+            }[];
+            /** @default  */
+            description?: string;
+            /** @default 1 */
+            max_concurrent_jobs?: number;
+            /** @description Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS */
+            max_attempts?: number;
+            /** @description Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h); default 10 */
+            retry_backoff_seconds?: number;
+            /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
+            timeout_seconds?: number | null;
+        };
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @description `hub_…`: send it as `Authorization: Bearer <key>`. Shown only in this response */
+            key: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description The id of what the request created */
+        CreatedId: {
+            /** Format: uuid */
+            id: string;
+        };
+        CreatedJobBatch: {
+            /** @description The new jobs' ids, in input order */
+            ids: string[];
+        };
+        CreateJobBatchRequest: {
+            /** @description Created all or none, in this order; each item is checked as a POST /jobs body */
+            jobs: components["schemas"]["CreateJobRequest"][];
+        };
+        CreateJobRequest: {
+            /** Format: uuid */
+            automation_id: string;
+            /**
+             * @description Checked against the automation's context_schema
+             * @default {}
+             */
+            context?: {
+                [key: string]: unknown;
+            };
+            /** @description Run the job no earlier than this time (RFC 3339, at most 365 days ahead). Omitted, null or past: as soon as possible. Until then the job is queued with waiting_reason scheduled. */
+            run_at?: string | null;
+            /**
+             * @description -100 to 100: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order
+             * @default 0
+             * @example 10
+             */
+            priority?: number;
+        };
+        CreateSectorRequest: {
+            name: string;
+            color: string;
+        };
+        CreateUserRequest: {
+            /** Format: email */
+            email: string;
+            password: string;
+            /** @enum {string} */
+            role: "admin" | "employee";
+        };
+        CreateWebhookRequest: {
+            /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
+            url: string;
+            /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            /** @default  */
+            description?: string;
+        };
+        /** @description One state change, from the outbox: one variant per event type, with its payload */
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The sector's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "sector.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                name: string;
+                color: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "automation.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                name?: string;
+                slug?: string;
+                /** Format: uuid */
+                sector_id?: string;
+                description?: string;
+                parameters?: {
+                    name: string;
+                    description: string;
+                }[];
+                max_concurrent_jobs?: number;
+                max_attempts?: number | null;
+                retry_backoff_seconds?: number;
+                timeout_seconds?: number | null;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "automation.updated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                name?: string;
+                slug?: string;
+                /** Format: uuid */
+                sector_id?: string;
+                description?: string;
+                parameters?: {
+                    name: string;
+                    description: string;
+                }[];
+                max_concurrent_jobs?: number;
+                max_attempts?: number | null;
+                retry_backoff_seconds?: number;
+                timeout_seconds?: number | null;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "automation.deactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: Record<string, never>;
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "automation.development_mode_entered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: Record<string, never>;
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "automation.development_mode_exited";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: Record<string, never>;
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "worker.registered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                worker_id: string;
+                cloud_instance_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "worker.unregistered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                worker_id: string;
+                cloud_instance_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "worker.api_key_rotated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                worker_id: string;
+                cloud_instance_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "worker.status_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                worker_id: string;
+                /** @enum {string} */
+                from: "stopped" | "running";
+                /** @enum {string} */
+                to: "stopped" | "running";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                context: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: uuid
+                 * @description The failed or cancelled job this one retries (§6.4)
+                 */
+                retry_of?: string;
+                /**
+                 * Format: uuid
+                 * @description The schedule that fired it (§6.9)
+                 */
+                schedule_id?: string;
+                /**
+                 * Format: date-time
+                 * @description The schedule's fire time it was made for (§6.9)
+                 */
+                fire_time?: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.started";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                /** Format: uuid */
+                worker_id: string;
+                attempt: number;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.completed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                /** Format: uuid */
+                worker_id: string;
+                result: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.failed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                error: string;
+                attempts: number;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.requeued";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                /** @enum {string} */
+                reason: "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered";
+                attempts: number;
+                /**
+                 * Format: date-time
+                 * @description When it may be claimed again
+                 */
+                available_at: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.cancelled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                /** @enum {string} */
+                reason: "cancelled_by_user" | "automation_deactivated";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "job.rescheduled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id: string;
+                run_at: string | null;
+                priority: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                available_at: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                email: string;
+                /** @enum {string} */
+                role: "admin" | "employee";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.deactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                email: string;
+                /** @enum {string} */
+                role: "admin" | "employee";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "schedule.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id?: string;
+                key?: string | null;
+                cron?: string;
+                timezone?: string;
+                context?: {
+                    [key: string]: unknown;
+                };
+                priority?: number;
+                enabled?: boolean;
+                /** @enum {string} */
+                overlap?: "skip" | "allow";
+                description?: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "schedule.updated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                automation_id?: string;
+                key?: string | null;
+                cron?: string;
+                timezone?: string;
+                context?: {
+                    [key: string]: unknown;
+                };
+                priority?: number;
+                enabled?: boolean;
+                /** @enum {string} */
+                overlap?: "skip" | "allow";
+                description?: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "schedule.deleted";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: Record<string, never>;
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "schedule.skipped";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                fire_time: string;
+                /** @enum {string} */
+                reason: "overlap" | "invalid_context";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "webhook.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                url: string;
+                event_types: string[];
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "webhook.deleted";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                url: string;
+                event_types: string[];
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "webhook.disabled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                url: string;
+                event_types: string[];
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The api_key's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "api_key.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+                name: string;
+                prefix: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The api_key's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "api_key.revoked";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+                name: string;
+                prefix: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        FailJobRequest: {
+            error: string;
+            /**
+             * @description Re-queue the job while attempts remain
+             * @default false
+             */
+            retryable?: boolean;
+            /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
+            attempt?: number;
+        };
+        Health: {
+            status: string;
+        };
+        HeartbeatJobBatchRequest: {
+            ids: string[];
+        };
+        HeartbeatJobBatchResult: {
+            /** @description One per id, in input order */
+            results: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "ok" | "conflict" | "not_found";
+                /** @description The new lease expiry when ok, else null */
+                lease_expires_at: string | null;
+            }[];
+        };
+        /** @default {} */
+        HeartbeatJobRequest: {
+            /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
+            attempt?: number;
+        };
+        /** @description The body of every error other than 422 */
+        HTTPError: {
+            detail: string;
+        };
+        /** @description One run of an automation with a context, from queued to completed, failed or cancelled */
+        Job: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            context: {
+                [key: string]: unknown;
+            };
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: string | null;
+            attempts: number;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            lease_expires_at: string | null;
+            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("development_mode" | "no_worker" | "worker_offline" | "scheduled" | "scheduled_retry" | "concurrency_limit" | "next_in_line") | null;
+            /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation). Null when not queued, while its own available_at is ahead, and in lists. */
+            queue_position: number | null;
+            /**
+             * Format: date-time
+             * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock
+             */
+            available_at: string;
+            /** @description The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise */
+            retry_of: string | null;
+            /** @description The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given */
+            run_at: string | null;
+            /** @description -100 to 100; among due jobs, higher priorities are handed out first */
+            priority: number;
+            /** @description The schedule whose fire created the job; null for jobs created by a request */
+            schedule_id: string | null;
+            /** @description The schedule's fire time this job was created for; null otherwise */
+            fire_time: string | null;
+        };
+        Lease: {
+            /** Format: date-time */
+            lease_expires_at: string;
+        };
+        /** @description The OAuth2 password form: the e-mail as username */
+        LoginForm: {
+            username: string;
+            password: string;
+            grant_type?: string;
+        };
+        LoginRequest: {
+            email: string;
+            password: string;
+        };
+        NotReady: {
+            /** @description "Service temporarily unavailable" */
+            detail: string;
+            /** @constant */
+            status: "unavailable";
+            /** @description Which dependency is down */
+            checks: {
+                /** @enum {string} */
+                database: "ok" | "down";
+                /** @enum {string} */
+                redis: "ok" | "down";
+            };
+        };
+        Readiness: {
+            /** @constant */
+            status: "ok";
+            checks: {
+                /** @enum {string} */
+                database: "ok" | "down";
+                /** @enum {string} */
+                redis: "ok" | "down";
+            };
+        };
+        RegisterWorkerRequest: {
+            cloud_instance_id: string;
+        };
+        ReplaceAutomationRequest: {
+            name: string;
+            description: string;
+            /** Format: uuid */
+            sector_id: string;
+            max_concurrent_jobs: number;
+            parameters: {
+                name: string;
+                /** @default  */
+                description?: string;
+            }[];
+            /** @description Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS */
+            max_attempts?: number;
+            /** @description Back-off base: after failed attempt n a job waits this × 2^(n−1) s (±20 % jitter, at most 1 h); default 10 */
+            retry_backoff_seconds?: number;
+            /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
+            timeout_seconds?: number | null;
+        };
+        RescheduleJobRequest: {
+            /** @description The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is */
+            run_at?: string | null;
+            /**
+             * @description The new priority; omitted: it stays as it is
+             * @example 50
+             */
+            priority?: number;
+        };
+        /**
+         * @description A cron expression in a time zone that makes one job of its automation per fire
+         * @example {
+         *       "id": "3f0c1a52-0d5e-4a8e-9d43-0b7f5b1f2a11",
+         *       "automation_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+         *       "key": "weekday-invoice-export",
+         *       "cron": "0 6 * * MON-FRI",
+         *       "timezone": "Europe/Berlin",
+         *       "context": {
+         *         "month": "current"
+         *       },
+         *       "priority": 0,
+         *       "enabled": true,
+         *       "overlap": "skip",
+         *       "description": "Invoices, every weekday at 06:00 Berlin time",
+         *       "next_run_at": "2026-11-23T05:00:00.000Z",
+         *       "last_run_at": "2026-11-20T05:00:00.000Z",
+         *       "last_job_id": "c4a7e2b9-1d3f-4b6a-8e0c-5f2d9a1b3c7e",
+         *       "created_at": "2026-11-01T09:12:44.120Z"
+         *     }
+         */
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            key: string | null;
+            cron: string;
+            timezone: string;
+            context: {
+                [key: string]: unknown;
+            };
+            priority: number;
+            enabled: boolean;
+            /** @enum {string} */
+            overlap: "skip" | "allow";
+            description: string;
+            /** @description The next fire time; null while disabled */
+            next_run_at: string | null;
+            /** @description The fire time of the last job this schedule made; null before the first */
+            last_run_at: string | null;
+            /** @description The last job this schedule made */
+            last_job_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "cron": "0 6 * * MON-FRI",
+         *       "timezone": "Europe/Berlin",
+         *       "context": {
+         *         "month": "current"
+         *       },
+         *       "key": "weekday-invoice-export",
+         *       "description": "Invoices, every weekday at 06:00 Berlin time"
+         *     }
+         */
+        ScheduleRequest: {
+            /**
+             * @description Five fields: minute hour day-of-month month day-of-week (numbers, JAN–DEC and SUN–SAT, `*`, ranges `1-5`, lists `1,15`, steps `*\/15` and `0-30/10`; 0 and 7 are Sunday; with day-of-month and day-of-week both restricted, either matches), or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly. A leading seconds field only where the hub sets HUB_SCHEDULES_ALLOW_SECONDS=true. Returned as sent.
+             * @example 0 6 * * MON-FRI
+             * @example *\/15 * * * *
+             * @example @daily
+             */
+            cron: string;
+            /**
+             * @description IANA time zone the expression is read in (any name Intl.DateTimeFormat accepts), returned exactly as sent. A fixed time of day that does not exist on a DST day fires when the clocks spring forward; one that occurs twice fires once, at the first.
+             * @default UTC
+             * @example Europe/Berlin
+             * @example UTC
+             * @example US/Eastern
+             */
+            timezone?: string;
+            /**
+             * @description The context of every job the schedule makes; checked against the automation's parameters like POST /jobs
+             * @default {}
+             */
+            context?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Claim order: −100 to 100, higher first (then the earliest available_at, then creation order)
+             * @default 0
+             */
+            priority?: number;
+            /**
+             * @description A disabled schedule makes no job; enabling it starts from its next fire time (nothing is caught up)
+             * @default true
+             */
+            enabled?: boolean;
+            /**
+             * @description skip: a fire while a job of this schedule is still queued or running makes none (event schedule.skipped, reason overlap); allow: it makes one anyway
+             * @default skip
+             * @enum {string}
+             */
+            overlap?: "skip" | "allow";
+            /**
+             * @description Your name for the schedule, unique per automation (a taken key → 409): a set-up script run twice creates one schedule
+             * @default null
+             */
+            key?: string | null;
+            /** @default  */
+            description?: string;
+        };
+        /** @description A group of automations, such as a department */
+        Sector: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            color: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A hub user; never a password or its hash */
+        User: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "employee";
+            is_active: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description 422: every problem of the request at once, in FastAPI/pydantic v2's shape */
+        ValidationError: {
+            detail: components["schemas"]["ValidationIssue"][];
+        };
+        /** @description One problem: where (`loc`, from body, query, path or header), pydantic v2's `type`, and a sentence */
+        ValidationIssue: {
+            loc: (string | number)[];
+            msg: string;
+            type: string;
+        };
+        /** @description A subscription: events of these types are delivered to this URL, signed */
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            event_types: string[];
+            description: string;
+            /**
+             * @description `disabled` once its deliveries had failed for 24 h: nothing is delivered to it any more
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /** Format: date-time */
+            created_at: string;
+            disabled_at: string | null;
+            /** @description First failed attempt since the last delivered one; null while deliveries succeed */
+            failing_since: string | null;
+            /** @description After a rotation, until when deliveries are also signed with the replaced secret; null when none is */
+            previous_secret_expires_at: string | null;
+        };
+        /** @description One event to deliver to one subscription, and how its attempts went */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** @description When the next attempt is due; null once delivered or failed */
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookSecret: {
+            /** Format: uuid */
+            id: string;
+            /** @description `whsec_` + base64 of 32 random bytes: shown this once, never again. Verify deliveries with it (Standard Webhooks). */
+            secret: string;
+        };
+        /** @description `running` while it has called the hub within HUB_WORKER_TTL_SECONDS, else `stopped` */
+        Worker: {
+            cloud_instance_id: string;
+            /** @enum {string} */
+            status: "stopped" | "running";
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the worker last called the hub; null until it first does */
+            last_seen_at: string | null;
+        };
+        WorkerCredentials: {
+            /**
+             * Format: uuid
+             * @description The worker's id
+             */
+            id: string;
+            /** @description Send it in the X-Worker-Api-Key header; it cannot be shown again */
+            api_key: string;
+        };
+    };
+    responses: {
+        /** @description Missing, malformed, expired or revoked credentials (a worker key on a bearer endpoint, or a bearer token on a worker endpoint, too) */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer`, on endpoints that take a bearer token */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+        /** @description Authenticated, but not allowed to do this (admins only) */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+        /** @description The request body is over 1 MiB */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+        /** @description A non-empty request body that is not `application/json` or `application/*+json` (`Unsupported Media Type: send application/json`) */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+        /** @description The request is invalid: every problem at once, in FastAPI/pydantic v2's shape (`loc` starts with body, query, path or header). Also for an unknown query parameter (`extra_forbidden`) and malformed JSON (`json_invalid`) */
+        ValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description PostgreSQL or Redis is unreachable: `Service temporarily unavailable`. Nothing changed; the request may be repeated as it is */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying (2) */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type AccessToken = components['schemas']['AccessToken'];
+export type ApiKey = components['schemas']['ApiKey'];
+export type Automation = components['schemas']['Automation'];
+export type AutomationParameter = components['schemas']['AutomationParameter'];
+export type AutomationStats = components['schemas']['AutomationStats'];
+export type BulkActionResult = components['schemas']['BulkActionResult'];
+export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
+export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
+export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
+export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
+export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
+export type CompleteJobBatchRequest = components['schemas']['CompleteJobBatchRequest'];
+export type CompleteJobBatchResult = components['schemas']['CompleteJobBatchResult'];
+export type CompleteJobRequest = components['schemas']['CompleteJobRequest'];
+export type CreateApiKeyRequest = components['schemas']['CreateApiKeyRequest'];
+export type CreateAutomationRequest = components['schemas']['CreateAutomationRequest'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+export type CreatedId = components['schemas']['CreatedId'];
+export type CreatedJobBatch = components['schemas']['CreatedJobBatch'];
+export type CreateJobBatchRequest = components['schemas']['CreateJobBatchRequest'];
+export type CreateJobRequest = components['schemas']['CreateJobRequest'];
+export type CreateSectorRequest = components['schemas']['CreateSectorRequest'];
+export type CreateUserRequest = components['schemas']['CreateUserRequest'];
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type Event = components['schemas']['Event'];
+export type FailJobRequest = components['schemas']['FailJobRequest'];
+export type Health = components['schemas']['Health'];
+export type HeartbeatJobBatchRequest = components['schemas']['HeartbeatJobBatchRequest'];
+export type HeartbeatJobBatchResult = components['schemas']['HeartbeatJobBatchResult'];
+export type HeartbeatJobRequest = components['schemas']['HeartbeatJobRequest'];
+export type HttpError = components['schemas']['HTTPError'];
+export type Job = components['schemas']['Job'];
+export type Lease = components['schemas']['Lease'];
+export type LoginForm = components['schemas']['LoginForm'];
+export type LoginRequest = components['schemas']['LoginRequest'];
+export type NotReady = components['schemas']['NotReady'];
+export type Readiness = components['schemas']['Readiness'];
+export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest'];
+export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
+export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
+export type Schedule = components['schemas']['Schedule'];
+export type ScheduleRequest = components['schemas']['ScheduleRequest'];
+export type Sector = components['schemas']['Sector'];
+export type User = components['schemas']['User'];
+export type ValidationError = components['schemas']['ValidationError'];
+export type ValidationIssue = components['schemas']['ValidationIssue'];
+export type Webhook = components['schemas']['Webhook'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookSecret = components['schemas']['WebhookSecret'];
+export type Worker = components['schemas']['Worker'];
+export type WorkerCredentials = components['schemas']['WorkerCredentials'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseValidationFailed = components['responses']['ValidationFailed'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
+export type $defs = Record<string, never>;
+export interface operations {
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description PostgreSQL or Redis is down (named in `checks`); Retry-After is set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReady"];
+                };
+            };
+        };
+    };
+    listSectors: {
+        parameters: {
+            query?: {
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sectors, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sector"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Finance",
+                 *       "color": "#1F77B4"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSectorRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sector_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sector */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sector"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown sector */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["LoginForm"];
+            };
+        };
+        responses: {
+            /** @description An access token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description Incorrect email or password (also for a deactivated user) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description Too many failed attempts for this e-mail; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active users, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "role": "employee"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description E-mail taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deactivated user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deactivateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deactivated; the user's tokens stop working at once */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An admin cannot deactivate their own account */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown or already deactivated user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description It would leave the hub without an active admin */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Admins: that user's keys. Anyone else: only their own id */
+                user_id?: string;
+                /** @description Admins: every user's keys */
+                all?: boolean;
+                /** @description The key whose first 8 characters after "hub_" these are (a leaked key). Admins search every user's keys unless user_id is given */
+                prefix?: unknown;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's keys, newest first by (created_at, id); with an api key, that key only. Revoked keys are gone; expired ones stay until deleted. Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An employee asked for another user's keys or every user's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "nightly invoice export",
+                 *       "expires_in_days": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, shown this once: only its SHA-256 digest is kept */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Authenticated with an api key: keys are created with a login token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                api_key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked: the key stops working at once */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Authenticated with an api key, and this is another key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown, already deleted, or another user's key (admins may revoke any) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                aggregate_id?: string;
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                event_type?: string;
+                /** @description Inclusive lower bound on created_at */
+                since?: string;
+                /** @description Exclusive upper bound on created_at */
+                until?: string;
+                /** @description Most items on this page (1–1000, default 200) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching events, oldest first by (created_at, id). Employees never see user.*, webhook.* or api_key.* events (left out, not refused). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: {
+                sector_id?: string;
+                is_active?: boolean;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching automations, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Invoice export",
+                 *       "slug": "invoice-export",
+                 *       "sector_id": "7b1e4d2c-5a9f-4e3b-8c6d-0f2a4b6c8d9e",
+                 *       "description": "Exports a month's invoices to the ERP",
+                 *       "parameters": [
+                 *         {
+                 *           "name": "month",
+                 *           "description": "YYYY-MM"
+                 *         }
+                 *       ],
+                 *       "max_concurrent_jobs": 2,
+                 *       "max_attempts": 3,
+                 *       "retry_backoff_seconds": 10,
+                 *       "timeout_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAutomationRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: active, not in development mode, no worker */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Slug taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Invoice export",
+                 *       "description": "Exports a month's invoices to the ERP",
+                 *       "sector_id": "7b1e4d2c-5a9f-4e3b-8c6d-0f2a4b6c8d9e",
+                 *       "max_concurrent_jobs": 4,
+                 *       "parameters": [
+                 *         {
+                 *           "name": "month",
+                 *           "description": "YYYY-MM"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceAutomationRequest"];
+            };
+        };
+        responses: {
+            /** @description The automation after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deactivateAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Inactive */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomationStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation's queue right now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationStats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    enterDevelopmentMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In development mode */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exitDevelopmentMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Out of development mode */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cloud_instance_id": "i-0abc123"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterWorkerRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered (status stopped until the worker calls the hub) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerCredentials"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The automation is inactive or already has a registered worker */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unregisterWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unregistered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation, or no registered worker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWorkerApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key, shown only in this response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerCredentials"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation, or no registered worker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    claimJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "wait_seconds": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, now running under a lease */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description No job became available within wait_seconds */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    claimJobBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_jobs": 10,
+                 *       "wait_seconds": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimJobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description 1 to max_jobs jobs, now running under leases; never beyond max_concurrent_jobs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimedJobBatch"];
+                };
+            };
+            /** @description No job became available within wait_seconds */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeJobBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f",
+                 *           "result": {
+                 *             "rows": 42
+                 *           },
+                 *           "attempt": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteJobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in input order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompleteJobBatchResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    heartbeatJobBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f",
+                 *         "e4f6a8b0-2c4d-4e6f-8a1b-3c5d7e9f0a2b"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["HeartbeatJobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per id, in input order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatJobBatchResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    heartbeatJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "attempt": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["HeartbeatJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The new lease expiry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lease"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease; nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": {
+                 *         "rows": 42
+                 *       },
+                 *       "attempt": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, now completed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease; nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    failJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the ERP answered 503",
+                 *       "retryable": true,
+                 *       "attempt": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["FailJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job: queued again after a retryable failure while attempts remain, else failed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease; nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                automation_id?: string;
+                /** @description One status or a comma-separated list of queued, running, completed, failed, cancelled */
+                status?: string;
+                /** @description Inclusive lower bound on created_at (RFC 3339) */
+                created_after?: string;
+                /** @description Exclusive upper bound on created_at (RFC 3339) */
+                created_before?: string;
+                /** @description Only jobs whose priority is at least this */
+                priority_min?: number;
+                /** @description true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job */
+                scheduled?: boolean;
+                /** @description Only the jobs this schedule created */
+                schedule_id?: string;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching jobs, newest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "automation_id": "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                 *       "context": {
+                 *         "month": "2026-10"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateJobRequest"];
+            };
+        };
+        responses: {
+            /** @description An earlier request with the same Idempotency-Key created this job; nothing new was created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The automation is deactivated */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createJobBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key from the same user within 24 h returns the first request's id(s) (200) and creates nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jobs": [
+                 *         {
+                 *           "automation_id": "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                 *           "context": {
+                 *             "month": "2026-10"
+                 *           }
+                 *         },
+                 *         {
+                 *           "automation_id": "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                 *           "context": {
+                 *             "month": "2026-11"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateJobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description An earlier request with the same Idempotency-Key created these jobs; nothing new was created */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedJobBatch"];
+                };
+            };
+            /** @description Created, ids in input order */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedJobBatch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An automation is deactivated; nothing was created */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkCancelJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "automation_id": "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                 *       "status": [
+                 *         "queued"
+                 *       ],
+                 *       "dry_run": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkCancelRequest"];
+            };
+        };
+        responses: {
+            /** @description What matched and what was cancelled; each cancelled job has its job.cancelled event (reason cancelled_by_user). Works in batches of 500 jobs, each its own transaction; jobs that finished meanwhile are skipped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkActionResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Only admins run bulk actions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkRetryJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "automation_id": "3f6c2a9e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                 *       "status": [
+                 *         "failed"
+                 *       ],
+                 *       "created_after": "2026-10-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkRetryRequest"];
+            };
+        };
+        responses: {
+            /** @description What matched and which jobs were retried: each gets a new queued job with retry_of = its id and a job.created event. Works in batches of 500 jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkActionResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Only admins run bulk actions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, now cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An employee may cancel only the jobs it created */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job has already finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rescheduleJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "run_at": "2026-12-24T06:00:00Z",
+                 *       "priority": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["RescheduleJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job after the change, with its waiting_reason and queue_position */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An employee may reschedule only the jobs it created */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not queued (running or finished): there is nothing to reschedule */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new job's id; its job.created event carries retry_of */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An employee may retry only the jobs it created */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not failed or cancelled, or its automation is deactivated */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAutomationSchedules: {
+        parameters: {
+            query?: {
+                /** @description Only enabled (true) or disabled (false) schedules */
+                enabled?: boolean;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation's schedules, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                automation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cron": "0 6 * * MON-FRI",
+                 *       "timezone": "Europe/Berlin",
+                 *       "context": {
+                 *         "month": "current"
+                 *       },
+                 *       "key": "weekday-export"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; its first fire is the next fire time after now (when enabled) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The automation is deactivated, or it already has a schedule with this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Only this automation's schedules */
+                automation_id?: string;
+                /** @description Only enabled (true) or disabled (false) schedules */
+                enabled?: boolean;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching schedules, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown or deleted schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cron": "0 6 * * MON-FRI",
+                 *       "timezone": "Europe/Berlin",
+                 *       "context": {
+                 *         "month": "current"
+                 *       },
+                 *       "key": "weekday-export"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deleted schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description enabled: true on a deactivated automation, or another schedule of the automation has this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; its key is free again */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or already deleted schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subscriptions, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/hub",
+                 *       "event_types": [
+                 *         "job.failed",
+                 *         "worker.status_changed"
+                 *       ],
+                 *       "description": "Alert the on-call channel"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; keep the secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description HUB_WEBHOOK_ENCRYPTION_KEY is not set on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deleted subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or already deleted subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deleted subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description HUB_WEBHOOK_ENCRYPTION_KEY is not set on this hub */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries, newest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deleted subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued for delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown subscription or delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The subscription is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description HUB_METRICS_TOKEN is set and the request does not carry it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,5 @@
+DROP INDEX "jobs_queued_idx";--> statement-breakpoint
+ALTER TABLE "jobs" ADD COLUMN "run_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "jobs" ADD COLUMN "schedule_id" uuid;--> statement-breakpoint
+ALTER TABLE "jobs" ADD COLUMN "fire_time" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "jobs_queued_available_idx" ON "jobs" USING btree ("available_at","id") WHERE "jobs"."status" = 'queued';

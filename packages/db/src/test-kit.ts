@@ -1,0 +1,82 @@
+/**
+ * For @hub/db's own tests (the hub's fixtures live in @hub/testing, which depends on this package
+ * and so cannot serve it): a migrated database per test file, rows staged through the package's
+ * own queries, and the events of an aggregate checked against the event catalogue.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
+import { EVENT_CATALOGUE, isEventType } from "@hub/shared";
+import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services";
+import { testServiceUrls } from "@hub/test-services/vitest";
+import { openDatabase, type Database } from "./client";
+import { prepareDatabase } from "./migrate";
+import { insertAutomation, insertWorker } from "./queries/automations";
+import { listEvents } from "./queries/events";
+import type { LeaseHolder } from "./queries/jobs-lease";
+import { insertSector } from "./queries/sectors";
+import { insertUser } from "./queries/users";
+import type { AutomationParameter, HubEvent } from "./schema";
+
+/** Registers the file's hooks: a migrated database of its own, dropped in afterAll. Returns a getter. */
+export function useTestDatabase(): () => Database {
+  let scratch: ScratchDatabase | undefined;
+  let database: Database | undefined;
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(testServiceUrls().databaseServerUrl, { prepare: prepareDatabase });
+    database = openDatabase(scratch.url, { max: 4, applicationName: "db-query-test" });
+  });
+  afterAll(async () => {
+    await database?.close();
+    await scratch?.drop();
+  });
+  return () => {
+    if (!database) throw new Error("the test database is not open (did beforeAll fail?)");
+    return database;
+  };
+}
+
+export interface StagedAutomation {
+  automationId: string;
+  /** The automation's registered worker, as a worker call names it. */
+  worker: LeaseHolder;
+  /** An admin, for `created_by` and `actor_id`. */
+  userId: string;
+}
+
+/** An active automation (its sector, an admin, a registered worker), written with the package's queries. */
+export async function stageAutomation(
+  database: Database,
+  settings: { maxConcurrentJobs?: number; maxAttempts?: number; retryBackoffSeconds?: number; parameters?: AutomationParameter[] } = {},
+): Promise<StagedAutomation> {
+  const suffix = randomBytes(4).toString("hex");
+  return database.db.transaction(async (tx) => {
+    const { id: userId } = await insertUser(tx, { email: `admin-${suffix}@hub.test`, passwordHash: "not-a-hash", role: "admin" });
+    const sectorId = await insertSector(tx, { name: `sector ${suffix}`, color: "#123456" }, userId);
+    const automation = await insertAutomation(tx, {
+      name: `automation ${suffix}`,
+      slug: `automation-${suffix}`,
+      sectorId,
+      parameters: settings.parameters ?? [],
+      maxConcurrentJobs: settings.maxConcurrentJobs ?? 1,
+      maxAttempts: settings.maxAttempts ?? null,
+      ...(settings.retryBackoffSeconds === undefined ? {} : { retryBackoffSeconds: settings.retryBackoffSeconds }),
+    });
+    const worker = await insertWorker(tx, { automationId: automation.id, cloudInstanceId: "i-query-test", apiKeyHash: randomBytes(32).toString("hex") });
+    return { automationId: automation.id, worker: { id: worker.id, automationId: automation.id }, userId };
+  });
+}
+
+/**
+ * The events of `aggregateId`, oldest first; throws when one has a type outside the catalogue or
+ * a payload its catalogue schema refuses, so every statement under test writes what the
+ * contract says.
+ */
+export async function catalogueCheckedEvents(database: Database, aggregateId: string): Promise<HubEvent[]> {
+  const events = await listEvents(database.db, { aggregateId, limit: 1000 });
+  for (const event of events) {
+    if (!isEventType(event.eventType)) throw new Error(`event ${event.id} has the type ${event.eventType}, which the catalogue does not know`);
+    const parsed = EVENT_CATALOGUE[event.eventType].payload.safeParse(event.payload);
+    if (!parsed.success) throw new Error(`${event.eventType} payload ${JSON.stringify(event.payload)} breaks the catalogue: ${parsed.error.message}`);
+  }
+  return events;
+}

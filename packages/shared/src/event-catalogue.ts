@@ -1,0 +1,139 @@
+/**
+ * The event catalogue (CONTRACT §4, §6.7–§6.10), one typed table: for every event type, what its
+ * `aggregate_id` names, the zod schema of its payload (as JSON: ids and times are strings), and
+ * who may read it in `GET /events`. Producers are typed by it (`recordEvent` in @hub/db takes the
+ * payload of the type it writes), the OpenAPI document describes each event with it, and GET
+ * /events hides the admin-only families it names. Payloads never hold passwords, hashes or keys.
+ */
+import { z } from "zod";
+import { ROLES, WORKER_STATUSES } from "./domain";
+import { jsonObject } from "./fields";
+import { CANCEL_REASONS, REQUEUE_REASONS } from "./job-lifecycle";
+
+/** What an event's `aggregate_id` is the id of. */
+export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
+
+/**
+ * Who reads an event in GET /events: every signed-in user, or admins only (left out of anyone
+ * else's results, never a 403: CONTRACT §6.1).
+ */
+export type EventVisibility = "everyone" | "admins";
+
+export interface EventDefinition<P extends z.ZodType = z.ZodType> {
+  aggregate: AggregateType;
+  payload: P;
+  visibility: EventVisibility;
+}
+
+function event<P extends z.ZodType>(aggregate: AggregateType, payload: P, visibility: EventVisibility = "everyone") {
+  return { aggregate, payload, visibility } satisfies EventDefinition<P>;
+}
+
+const id = () => z.uuid();
+const time = () => z.iso.datetime().describe("ISO 8601, UTC");
+const nothing = z.object({});
+
+/** The fields of an automation as its events carry them: those set (created) or changed (updated). */
+const automationFields = z
+  .object({
+    name: z.string(),
+    slug: z.string(),
+    sector_id: id(),
+    description: z.string(),
+    parameters: z.array(z.object({ name: z.string(), description: z.string() })),
+    max_concurrent_jobs: z.int(),
+    max_attempts: z.int().nullable(),
+    retry_backoff_seconds: z.int(),
+    timeout_seconds: z.int().nullable(),
+  })
+  .partial();
+
+const workerIdentity = z.object({ worker_id: id(), cloud_instance_id: z.string() });
+
+/** The fields of a schedule (§6.9) as its events carry them: those set (created) or changed (updated). */
+const scheduleFields = z
+  .object({
+    automation_id: id(),
+    key: z.string().nullable(),
+    cron: z.string(),
+    timezone: z.string(),
+    context: jsonObject(),
+    priority: z.int(),
+    enabled: z.boolean(),
+    overlap: z.enum(["skip", "allow"]),
+    description: z.string(),
+  })
+  .partial();
+
+const webhookIdentity = z.object({ url: z.string(), event_types: z.array(z.string()) });
+const apiKeyIdentity = z.object({ user_id: id(), name: z.string(), prefix: z.string() });
+const userIdentity = z.object({ email: z.string(), role: z.enum(ROLES) });
+
+export const EVENT_CATALOGUE = {
+  "sector.created": event("sector", z.object({ name: z.string(), color: z.string() })),
+  "automation.created": event("automation", automationFields),
+  "automation.updated": event("automation", automationFields),
+  "automation.deactivated": event("automation", nothing),
+  "automation.development_mode_entered": event("automation", nothing),
+  "automation.development_mode_exited": event("automation", nothing),
+  "worker.registered": event("automation", workerIdentity),
+  "worker.unregistered": event("automation", workerIdentity),
+  "worker.api_key_rotated": event("automation", workerIdentity),
+  "worker.status_changed": event("automation", z.object({ worker_id: id(), from: z.enum(WORKER_STATUSES), to: z.enum(WORKER_STATUSES) })),
+  "job.created": event(
+    "job",
+    z.object({
+      automation_id: id(),
+      context: jsonObject(),
+      retry_of: id().optional().describe("The failed or cancelled job this one retries (§6.4)"),
+      schedule_id: id().optional().describe("The schedule that fired it (§6.9)"),
+      fire_time: time().optional().describe("The schedule's fire time it was made for (§6.9)"),
+    }),
+  ),
+  "job.started": event("job", z.object({ automation_id: id(), worker_id: id(), attempt: z.int() })),
+  "job.completed": event("job", z.object({ automation_id: id(), worker_id: id(), result: jsonObject() })),
+  "job.failed": event("job", z.object({ automation_id: id(), error: z.string(), attempts: z.int() })),
+  "job.requeued": event(
+    "job",
+    z.object({ automation_id: id(), reason: z.enum(REQUEUE_REASONS), attempts: z.int(), available_at: time().describe("When it may be claimed again") }),
+  ),
+  "job.cancelled": event("job", z.object({ automation_id: id(), reason: z.enum(CANCEL_REASONS) })),
+  "job.rescheduled": event("job", z.object({ automation_id: id(), run_at: time().nullable(), priority: z.int(), available_at: time() })),
+  "user.created": event("user", userIdentity, "admins"),
+  "user.deactivated": event("user", userIdentity, "admins"),
+  "schedule.created": event("schedule", scheduleFields),
+  "schedule.updated": event("schedule", scheduleFields),
+  "schedule.deleted": event("schedule", nothing),
+  "schedule.skipped": event("schedule", z.object({ fire_time: time(), reason: z.enum(["overlap", "invalid_context"]) })),
+  "webhook.created": event("webhook", webhookIdentity, "admins"),
+  "webhook.deleted": event("webhook", webhookIdentity, "admins"),
+  "webhook.disabled": event("webhook", webhookIdentity, "admins"),
+  "api_key.created": event("api_key", apiKeyIdentity, "admins"),
+  "api_key.revoked": event("api_key", apiKeyIdentity, "admins"),
+} as const satisfies Record<string, EventDefinition>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+
+/** Every event type, in catalogue order. */
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+/** The payload a producer writes for `T` (optional fields may be left out). */
+export type EventPayload<T extends EventType> = z.input<(typeof EVENT_CATALOGUE)[T]["payload"]>;
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_CATALOGUE, value);
+}
+
+/** The family of an event type: `user` for `user.created`. */
+export function eventFamily(eventType: string): string {
+  return eventType.slice(0, eventType.indexOf("."));
+}
+
+/**
+ * The event families only admins read (`user`, `webhook`, `api_key`). GET /events hides them by
+ * family, so a type added to a family later is hidden with it; the catalogue's test checks that
+ * no family mixes visibilities.
+ */
+export const ADMIN_ONLY_EVENT_FAMILIES: readonly string[] = [
+  ...new Set(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].visibility === "admins").map(eventFamily)),
+];

@@ -1,0 +1,352 @@
+/**
+ * The Redis structures a claim reads (see ./dispatch.ts for the whole flow):
+ *
+ * - per automation, a ready set: the jobs its worker may claim now, in claim order (CONTRACT §6.8;
+ *   score and member in ./claim-order.ts). Claims read candidates from it and PostgreSQL decides
+ *   (concurrency limit, development mode, job still queued, `available_at` come);
+ * - one delayed set for every automation: queued jobs not due yet (a `run_at` ahead, a retry
+ *   back-off), scored by when they come due. It holds only jobs due within
+ *   {@link DELAYED_HOLD_MS}: a job due next week costs Redis nothing until it nears, when a
+ *   dispatcher's horizon pass brings it in from PostgreSQL. Each dispatcher's one timer moves due
+ *   jobs to their ready sets ({@link ReadyJobs.promoteDue});
+ * - wake-ups: a message on one pub/sub channel names an automation whose claim may now succeed.
+ */
+import type { Redis } from "ioredis";
+import {
+  delayedMember,
+  jobOfDelayedMember,
+  READY_MEMBER_ID_START,
+  readyKeyOfMember,
+  readyMember,
+  readyScore,
+  type DispatchableJob,
+  type ReadyJobKey,
+} from "./claim-order";
+import type { RedisKeys } from "./redis";
+
+/**
+ * How far ahead the dispatchers' horizon pass brings queued jobs from PostgreSQL into the delayed
+ * set (PostgreSQL's clock).
+ */
+export const DELAYED_HORIZON_MS = 60_000;
+
+/**
+ * Jobs due within this time of this process's clock go to the delayed set when offered; later
+ * ones are left to the horizon pass. Longer than {@link DELAYED_HORIZON_MS}, so a job created
+ * just after a pass, inside the window that pass covered, is held even when this host's clock is
+ * up to 10 s behind PostgreSQL's.
+ */
+export const DELAYED_HOLD_MS = DELAYED_HORIZON_MS + 10_000;
+
+/** How long a claimed id stays refused by {@link ReadyJobs.offer}: longer than any offer can lag its claim. */
+const CLAIMED_MEMORY_MS = 60_000;
+
+/**
+ * KEYS: ready set, claimed ids; ARGV: wake channel, wake message, "1" to offer even recently
+ * claimed ids (they were queued again), then score/member pairs. Adds the members whose job was not
+ * recently claimed and wakes one claim when it added any.
+ */
+const OFFER_SCRIPT = `
+local added = 0
+for i = 4, #ARGV, 2 do
+  local id = string.sub(ARGV[i + 1], ${READY_MEMBER_ID_START})
+  if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], id) end
+  if not redis.call('ZSCORE', KEYS[2], id) then
+    added = added + redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1])
+  end
+end
+if added > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return added`;
+
+/**
+ * KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), "1" to forget ids older than the
+ * memory, then members. Withdraws the members and remembers their job ids.
+ */
+const CLAIMED_SCRIPT = `
+for i = 4, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('ZADD', KEYS[2], ARGV[1], string.sub(ARGV[i], ${READY_MEMBER_ID_START}))
+end
+if ARGV[3] == '1' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+return 0`;
+
+/**
+ * KEYS: delayed set; ARGV: now (ms), most to move. Removes and returns the members due by now with
+ * their scores, earliest first: whoever removed a member offers it (one dispatcher per job).
+ */
+const TAKE_DUE_SCRIPT = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+for i = 1, #due, 2 do redis.call('ZREM', KEYS[1], due[i]) end
+return due`;
+
+/**
+ * KEYS: ready set, claimed ids, delayed set; ARGV: ready member, previous delayed member, where the
+ * job goes now ("ready" | "delayed" | "later"), its score there, its delayed member, wake channel,
+ * wake message. Takes a rescheduled job out of both sets and puts it where its new time says.
+ */
+const RESCHEDULE_SCRIPT = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
+if ARGV[3] == 'ready' then
+  redis.call('ZREM', KEYS[2], string.sub(ARGV[1], ${READY_MEMBER_ID_START}))
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+  redis.call('PUBLISH', ARGV[6], ARGV[7])
+elseif ARGV[3] == 'delayed' then
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+end
+return 0`;
+
+/** How often one process trims an automation's claimed ids (two Redis commands) rather than on every claim. */
+const CLAIMED_TRIM_INTERVAL_MS = 1000;
+
+/** The scripts, defined on the connection once (ioredis sends EVALSHA, falling back to EVAL). */
+interface ReadyScripts {
+  hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+  hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
+  hubTakeDueJobs(delayedKey: string, now: number, max: number): Promise<string[]>;
+  hubRescheduleJob(readyKey: string, claimedKey: string, delayedKey: string, ...args: Array<string | number>): Promise<number>;
+}
+
+/** Where an offered job goes: its ready set (due), the delayed set (due soon), or nowhere yet (later). */
+type Placement = "ready" | "delayed" | "later";
+
+function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
+  const byAutomation = new Map<string, DispatchableJob[]>();
+  for (const job of jobs) {
+    const ofAutomation = byAutomation.get(job.automationId);
+    if (ofAutomation) ofAutomation.push(job);
+    else byAutomation.set(job.automationId, [job]);
+  }
+  return byAutomation;
+}
+
+export class ReadyJobs {
+  private readonly scripts: ReadyScripts;
+  /** When this process last trimmed each automation's claimed ids. */
+  private readonly lastTrimAt = new Map<string, number>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {
+    redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
+    redis.defineCommand("hubMarkClaimed", { numberOfKeys: 2, lua: CLAIMED_SCRIPT });
+    redis.defineCommand("hubTakeDueJobs", { numberOfKeys: 1, lua: TAKE_DUE_SCRIPT });
+    redis.defineCommand("hubRescheduleJob", { numberOfKeys: 3, lua: RESCHEDULE_SCRIPT });
+    this.scripts = redis as unknown as ReadyScripts;
+  }
+
+  /** Claimed ids, remembered for a while so that a late offer of a claimed job is dropped. */
+  private claimedKey(automationId: string): string {
+    return `${this.keys.readyJobs(automationId)}:claimed`;
+  }
+
+  /** Where a job goes by this process's clock (PostgreSQL still refuses it before its `available_at`). */
+  private placementOf(job: DispatchableJob, now: number): Placement {
+    const dueInMs = job.availableAt.getTime() - now;
+    if (dueInMs <= 0) return "ready";
+    return dueInMs <= DELAYED_HOLD_MS ? "delayed" : "later";
+  }
+
+  /**
+   * Makes new jobs claimable by their automation's worker and wakes a waiting claim; jobs not due
+   * yet go to the delayed set, or wait in PostgreSQL for the horizon pass when due later than
+   * {@link DELAYED_HOLD_MS}. Idempotent. Claims pick jobs from PostgreSQL in claim order, so a job
+   * may be claimed before its offer arrives: ids claimed in the last minute ({@link markClaimed})
+   * are not added, else each would send a claim into PostgreSQL for nothing.
+   */
+  async offer(jobs: DispatchableJob[]): Promise<void> {
+    await this.place(jobs, "offer", false);
+  }
+
+  /**
+   * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
+   * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
+   * freed) or re-offered (`offer`). Jobs not due yet are placed as {@link offer} places them (their
+   * automations' claims are still woken once for the slot they freed).
+   */
+  async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
+    await this.place(jobs, reason, true);
+  }
+
+  /**
+   * Offers jobs PostgreSQL found due (the reconciler), even if claimed before, whatever this
+   * process's clock says: a host clock behind PostgreSQL's must not hold a due job back.
+   */
+  async offerDue(jobs: DispatchableJob[]): Promise<void> {
+    await this.offerByAutomation(jobs, "offer", true);
+  }
+
+  /** Puts jobs PostgreSQL found coming due (the horizon pass) in the delayed set, whatever their time. */
+  async holdUntilDue(jobs: DispatchableJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.redis.zadd(this.keys.delayedJobs, ...jobs.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)]));
+  }
+
+  private async place(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
+    const now = Date.now();
+    const due: DispatchableJob[] = [];
+    const delayed: DispatchableJob[] = [];
+    const notDueAutomations = new Set<string>();
+    for (const job of jobs) {
+      const placement = this.placementOf(job, now);
+      if (placement === "ready") {
+        due.push(job);
+        continue;
+      }
+      if (placement === "delayed") delayed.push(job);
+      notDueAutomations.add(job.automationId);
+    }
+    const dueAutomations = new Set(due.map((job) => job.automationId));
+    const slotWakes = reason === "slot" ? [...notDueAutomations].filter((automationId) => !dueAutomations.has(automationId)) : [];
+    if (delayed.length > 0 || slotWakes.length > 0) {
+      const pipeline = this.redis.pipeline();
+      // Back-off never moves a job earlier, so a later score replaces the one a lost signal left
+      // (a reschedule, which may, removes the old entry itself).
+      if (delayed.length > 0) pipeline.zadd(this.keys.delayedJobs, ...delayed.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)]));
+      for (const automationId of slotWakes) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
+      await pipeline.exec();
+    }
+    await this.offerByAutomation(due, reason, evenIfClaimed);
+  }
+
+  /**
+   * Moves up to `max` delayed jobs that are due by now to their ready sets and wakes their claims;
+   * returns how many. Safe with any number of dispatchers (each member is taken once); a crash
+   * between taking and offering loses nothing that the reconciler does not offer again.
+   */
+  async promoteDue(max = 1000): Promise<number> {
+    const taken = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs, Date.now(), max);
+    const due: DispatchableJob[] = [];
+    for (let index = 0; index + 1 < taken.length; index += 2) {
+      const job = jobOfDelayedMember(taken[index]!, Number(taken[index + 1]));
+      if (job) due.push(job);
+    }
+    await this.offerByAutomation(due, "offer", true);
+    return taken.length / 2;
+  }
+
+  /** When the earliest delayed job comes due (ms since the epoch), or null when none waits. */
+  async nextDueAt(): Promise<number | null> {
+    const [, score] = await this.redis.zrange(this.keys.delayedJobs, 0, 0, "WITHSCORES");
+    return score === undefined ? null : Number(score);
+  }
+
+  /**
+   * A queued job's priority or `available_at` changed (POST /jobs/{id}/reschedule): it leaves the
+   * ready and delayed sets and goes where `current` says — its ready set at its new place (waking a
+   * claim), the delayed set, or neither until the horizon pass finds it. `previous` names the
+   * delayed entry it may have had.
+   */
+  async reschedule(previous: DispatchableJob, current: DispatchableJob): Promise<void> {
+    const placement = this.placementOf(current, Date.now());
+    const score = placement === "ready" ? readyScore(current) : current.availableAt.getTime();
+    await this.scripts.hubRescheduleJob(
+      this.keys.readyJobs(current.automationId),
+      this.claimedKey(current.automationId),
+      this.keys.delayedJobs,
+      readyMember(current),
+      delayedMember(previous),
+      placement,
+      score,
+      delayedMember(current),
+      this.keys.wakeChannel,
+      wakeMessage("offer", current.automationId),
+    );
+  }
+
+  /** One script call per automation, in one pipeline. */
+  private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
+    if (jobs.length === 0) return;
+    const pipeline = this.redis.pipeline() as unknown as ReadyScripts & { exec(): Promise<unknown> };
+    const queuedAgain = evenIfClaimed ? "1" : "0";
+    for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {
+      const pairs = ofAutomation.flatMap((job) => [readyScore(job), readyMember(job)]);
+      void pipeline.hubOfferJobs(
+        this.keys.readyJobs(automationId),
+        this.claimedKey(automationId),
+        this.keys.wakeChannel,
+        wakeMessage(reason, automationId),
+        queuedAgain,
+        ...pairs,
+      );
+    }
+    await pipeline.exec();
+  }
+
+  /** Withdraws claimed jobs and remembers them, so a late offer does not bring them back. */
+  async markClaimed(automationId: string, jobs: readonly ReadyJobKey[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = Date.now();
+    // The first claim of an automation in this process trims, so the key always gets its expiry.
+    const trim = now - (this.lastTrimAt.get(automationId) ?? 0) >= CLAIMED_TRIM_INTERVAL_MS;
+    if (trim) this.lastTrimAt.set(automationId, now);
+    await this.scripts.hubMarkClaimed(
+      this.keys.readyJobs(automationId),
+      this.claimedKey(automationId),
+      now,
+      CLAIMED_MEMORY_MS,
+      trim ? "1" : "0",
+      ...jobs.map(readyMember),
+    );
+  }
+
+  /** The first `count` jobs offered to the automation, in claim order. */
+  async candidates(automationId: string, count: number): Promise<ReadyJobKey[]> {
+    const members = await this.redis.zrange(this.keys.readyJobs(automationId), 0, count - 1);
+    return members.map(readyKeyOfMember);
+  }
+
+  /** Drops jobs that were claimed or are no longer queued. */
+  async remove(automationId: string, jobs: readonly ReadyJobKey[]): Promise<void> {
+    if (jobs.length > 0) await this.redis.zrem(this.keys.readyJobs(automationId), ...jobs.map(readyMember));
+  }
+
+  /** Forgets every offer of an automation (it was deactivated). */
+  async clear(automationId: string): Promise<void> {
+    await this.redis.del(this.keys.readyJobs(automationId), this.claimedKey(automationId));
+  }
+
+  /**
+   * Tells waiting claims that a claim may now find room (a slot was freed, a limit raised, a pause
+   * ended): one wake-up per id given, each waking one claim, so name an automation once per slot.
+   */
+  async wake(...automationIds: string[]): Promise<void> {
+    if (automationIds.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const automationId of automationIds) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
+    await pipeline.exec();
+  }
+}
+
+/**
+ * Why a claim may now succeed: `offer` — a job became claimable; `slot` — room appeared (a slot
+ * freed, a limit raised, a pause ended).
+ */
+export type WakeReason = "offer" | "slot";
+
+const SLOT_WAKE_PREFIX = "slot:";
+
+/** The pub/sub message for a wake-up; an offer is the bare automation id. */
+function wakeMessage(reason: WakeReason, automationId: string): string {
+  switch (reason) {
+    case "offer":
+      return automationId;
+    case "slot":
+      return SLOT_WAKE_PREFIX + automationId;
+    default: {
+      const exhaustive: never = reason;
+      throw new Error(`unknown wake reason ${String(exhaustive)}`);
+    }
+  }
+}
+
+/** Reads a wake-up message: which automation, and why. */
+export function parseWakeMessage(message: string): { automationId: string; reason: WakeReason } {
+  return message.startsWith(SLOT_WAKE_PREFIX)
+    ? { automationId: message.slice(SLOT_WAKE_PREFIX.length), reason: "slot" }
+    : { automationId: message, reason: "offer" };
+}

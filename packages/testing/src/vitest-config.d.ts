@@ -1,0 +1,1 @@
+export { baseVitestConfig } from "@hub/test-services/vitest-config";

@@ -1,0 +1,3 @@
+import { baseVitestConfig } from "@hub/test-services/vitest-config";
+
+export default baseVitestConfig;

@@ -1,0 +1,28 @@
+import type { HubJob } from "./hub-client.js";
+
+/** How a worker learns that a job is no longer its own while working it. */
+export type LeaseLossCause = "heartbeat" | "expired";
+
+/** What happened, for logs, metrics and tests; never holds the api key. */
+export type WorkerEvent =
+  | { type: "claimed"; job: HubJob }
+  /** The hub accepted the result: this is the job's one recorded result. */
+  | { type: "completed"; job: HubJob; result: Record<string, unknown> }
+  /** The hub recorded the failure; `job.status` says whether it was queued again or failed for good. */
+  | { type: "failed"; job: HubJob; error: string; retryable: boolean }
+  /**
+   * The job is no longer this worker's: the hub refused a heartbeat or the report (409/404), or
+   * the lease expired before a heartbeat renewed it. The work was dropped; nothing was recorded.
+   */
+  | { type: "lease_lost"; jobId: string; during: LeaseLossCause | "complete" | "fail" }
+  /**
+   * A report whose first attempt went unanswered was refused on retry (409): either that first
+   * attempt was recorded, or the lease was lost meanwhile. `GET /jobs/{id}` tells which.
+   */
+  | { type: "report_unconfirmed"; jobId: string; during: "complete" | "fail" }
+  /** The shutdown deadline passed while the job's handler still ran: it is failed as retryable. */
+  | { type: "abandoned"; jobId: string }
+  /** A call failed; `retryInMs` is the wait before the next try, -1 when it is not retried. */
+  | { type: "hub_error"; operation: string; message: string; retryInMs: number };
+
+export type EmitWorkerEvent = (event: WorkerEvent) => void;

@@ -1,0 +1,208 @@
+/**
+ * A typed client of the hub's worker protocol (header `X-Worker-Api-Key`):
+ *
+ *   claim(waitSeconds) → job | null      POST /jobs/claim {wait_seconds}   200 job | 204
+ *   heartbeat(jobId)   → lease expiry    POST /jobs/{id}/heartbeat         200 {lease_expires_at}
+ *   complete(jobId, result) → job        POST /jobs/{id}/complete {result} 200 job
+ *   fail(jobId, {error, retryable})      POST /jobs/{id}/fail              200 job
+ *   claimBatch(maxJobs, waitSeconds) → jobs   POST /jobs/claim-batch       200 {jobs} | 204
+ *   completeBatch(items) → verdicts      POST /jobs/complete-batch         200 {results}
+ *
+ * Refusals become typed errors: 409 {@link LeaseLostError} (the job is no longer running under
+ * this worker's lease — stop working on it, nothing was recorded), 401
+ * {@link WorkerUnauthorizedError} (key wrong, rotated or unregistered), anything else non-2xx
+ * {@link HubRequestError}; a call whose outcome is unknown (network error, timeout) throws
+ * {@link HubUnreachableError}.
+ *
+ * Connections are reused: Node's built-in fetch keeps them alive in a per-origin pool, so a worker
+ * polling in a loop does not pay a TCP handshake per call. The api key lives in a private field
+ * and is never part of an error or a log line.
+ */
+import { HubRequestError, HubUnreachableError, LeaseLostError, WorkerUnauthorizedError, type WorkerOperation } from "./errors.js";
+
+export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A job as the hub returns it (CONTRACT §3 "Job"); timestamps are ISO 8601 strings. */
+export interface HubJob {
+  id: string;
+  automation_id: string;
+  status: JobStatus;
+  context: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  attempts: number;
+  created_by: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  lease_expires_at: string | null;
+}
+
+/** The longest long-poll the hub accepts. */
+export const MAX_CLAIM_WAIT_SECONDS = 30;
+
+/** The most jobs one claim-batch or complete-batch call handles. */
+export const MAX_BATCH_SIZE = 100;
+
+/** The longest failure message the hub accepts (`POST /jobs/{id}/fail` `error`). */
+export const MAX_FAILURE_ERROR_LENGTH = 10_000;
+
+/** One result of a complete-batch call; `conflict` is the 409 of a single complete. */
+export interface CompleteBatchVerdict {
+  id: string;
+  status: "completed" | "conflict" | "not_found";
+}
+
+export interface HubWorkerClientOptions {
+  /** The hub's base URL, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** The key `POST /automations/{id}/worker` returned. */
+  apiKey: string;
+  /** How long a call may take (a claim: on top of its wait). Default 10 000 ms. */
+  requestTimeoutMs?: number;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  retryAfterMs: number | undefined;
+}
+
+/** `Retry-After` in seconds or as an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(at - nowMs, 0);
+}
+
+export class HubWorkerClient {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #requestTimeoutMs: number;
+
+  constructor(options: HubWorkerClientOptions) {
+    if (!options.apiKey) throw new Error("HubWorkerClient: apiKey is required");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * Asks for the oldest available job of the worker's automation, waiting up to `waitSeconds`
+   * (0–30) for one. Resolves null when none came, or when `signal` aborted the wait — a job the
+   * hub handed out at that very instant is then never seen here; its lease lapses and the hub
+   * queues it again.
+   */
+  async claim(waitSeconds = 0, signal?: AbortSignal): Promise<HubJob | null> {
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_CLAIM_WAIT_SECONDS) {
+      throw new RangeError(`claim: waitSeconds must be a whole number from 0 to ${MAX_CLAIM_WAIT_SECONDS}`);
+    }
+    if (signal?.aborted) return null;
+    let answer: Answer;
+    try {
+      answer = await this.#call("claim", "/jobs/claim", { wait_seconds: waitSeconds }, waitSeconds * 1000, signal);
+    } catch (error) {
+      if (signal?.aborted) return null;
+      throw error;
+    }
+    if (answer.status === 204) return null;
+    return this.#expect("claim", answer, 200) as HubJob;
+  }
+
+  /**
+   * Asks for up to `maxJobs` (1–100) available jobs, never beyond the automation's concurrency
+   * limit, waiting up to `waitSeconds` for at least one; in the hub's claim order. Resolves []
+   * when none came or `signal` aborted the wait (as for {@link claim}).
+   */
+  async claimBatch(maxJobs: number, waitSeconds = 0, signal?: AbortSignal): Promise<HubJob[]> {
+    if (!Number.isInteger(maxJobs) || maxJobs < 1 || maxJobs > MAX_BATCH_SIZE) {
+      throw new RangeError(`claimBatch: maxJobs must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+    }
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_CLAIM_WAIT_SECONDS) {
+      throw new RangeError(`claimBatch: waitSeconds must be a whole number from 0 to ${MAX_CLAIM_WAIT_SECONDS}`);
+    }
+    if (signal?.aborted) return [];
+    let answer: Answer;
+    try {
+      answer = await this.#call("claim-batch", "/jobs/claim-batch", { max_jobs: maxJobs, wait_seconds: waitSeconds }, waitSeconds * 1000, signal);
+    } catch (error) {
+      if (signal?.aborted) return [];
+      throw error;
+    }
+    if (answer.status === 204) return [];
+    return (this.#expect("claim-batch", answer, 200) as { jobs: HubJob[] }).jobs;
+  }
+
+  /**
+   * Reports several results (1–100) in one call; each is recorded or refused on its own, and the
+   * verdicts come back in input order. `attempt` fences each item as for {@link heartbeat}.
+   */
+  async completeBatch(items: Array<{ id: string; result: Record<string, unknown>; attempt?: number }>): Promise<CompleteBatchVerdict[]> {
+    const answer = await this.#call("complete-batch", "/jobs/complete-batch", { items });
+    return (this.#expect("complete-batch", answer, 200) as { results: CompleteBatchVerdict[] }).results;
+  }
+
+  /**
+   * Extends the job's lease by the hub's lease length; resolves with the new expiry. `attempt` (the
+   * job's `attempts` as claimed) fences the call to that attempt: an earlier attempt's late call
+   * is refused (409) even after this worker claimed the job again.
+   */
+  async heartbeat(jobId: string, attempt?: number): Promise<{ lease_expires_at: string }> {
+    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, attempt === undefined ? undefined : { attempt });
+    return this.#expect("heartbeat", answer, 200, jobId) as { lease_expires_at: string };
+  }
+
+  /** Reports the job's result; resolves with the job, now `completed`. `attempt` as for heartbeat. */
+  async complete(jobId: string, result: Record<string, unknown>, attempt?: number): Promise<HubJob> {
+    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result, attempt });
+    return this.#expect("complete", answer, 200, jobId) as HubJob;
+  }
+
+  /**
+   * Reports a failure. With `retryable` the hub queues the job again while attempts remain;
+   * the returned job's status says which happened (`queued` or `failed`).
+   */
+  async fail(jobId: string, failure: { error: string; retryable?: boolean; attempt?: number }): Promise<HubJob> {
+    const answer = await this.#call("fail", `/jobs/${encodeURIComponent(jobId)}/fail`, {
+      error: failure.error,
+      retryable: failure.retryable ?? false,
+      attempt: failure.attempt,
+    });
+    return this.#expect("fail", answer, 200, jobId) as HubJob;
+  }
+
+  async #call(operation: WorkerOperation, path: string, body: unknown, extraTimeoutMs = 0, signal?: AbortSignal): Promise<Answer> {
+    const timeout = AbortSignal.timeout(this.#requestTimeoutMs + extraTimeoutMs);
+    try {
+      const response = await fetch(`${this.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "x-worker-api-key": this.#apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      if (text) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+      }
+      return { status: response.status, body: parsed, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) };
+    } catch (error) {
+      throw new HubUnreachableError(operation, error);
+    }
+  }
+
+  #expect(operation: WorkerOperation, answer: Answer, expected: number, jobId?: string): unknown {
+    if (answer.status === expected) return answer.body;
+    const detail = typeof answer.body === "object" && answer.body !== null && "detail" in answer.body ? answer.body.detail : answer.body;
+    if (answer.status === 409 && jobId !== undefined) throw new LeaseLostError(operation, jobId, detail);
+    if (answer.status === 401) throw new WorkerUnauthorizedError(operation, detail);
+    throw new HubRequestError(operation, answer.status, detail, answer.retryAfterMs);
+  }
+}

@@ -1,0 +1,115 @@
+/** The worker loop's lease keeping against a stand-in hub whose heartbeats succeed or go unanswered. */
+import { describe, expect, it } from "vitest";
+import { HubUnreachableError } from "./errors";
+import type { WorkerEvent } from "./events";
+import type { HubJob } from "./hub-client";
+import { runWorkerLoop, type WorkerLoopOptions, type WorkerProtocol } from "./loop";
+import { outcomeOf } from "./outcome";
+
+const LEASE_MS = 300;
+
+function leasedJob(): HubJob {
+  const now = Date.now();
+  return {
+    id: "6f1c1a56-34a4-4c39-9a1c-5a0c3f0d2b10",
+    automation_id: "0b7a4a3e-9f57-4d4e-8d51-3f1e8c2a9d11",
+    status: "running",
+    context: {},
+    result: null,
+    error: null,
+    attempts: 1,
+    created_by: null,
+    created_at: new Date(now - 1000).toISOString(),
+    started_at: new Date(now).toISOString(),
+    finished_at: null,
+    lease_expires_at: new Date(now + LEASE_MS).toISOString(),
+  };
+}
+
+/** Hands out one job, then long-polls until stopped; `heartbeat` decides whether the lease is kept. */
+function standInHub(heartbeat: WorkerProtocol["heartbeat"]) {
+  let handedOut = false;
+  const completed: string[] = [];
+  const client: WorkerProtocol = {
+    claim: async (_waitSeconds, signal) => {
+      if (!handedOut) {
+        handedOut = true;
+        return leasedJob();
+      }
+      await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+      return null;
+    },
+    heartbeat,
+    complete: async (jobId) => {
+      completed.push(jobId);
+      return { ...leasedJob(), status: "completed" };
+    },
+    fail: async () => {
+      throw new Error("fail is not expected here");
+    },
+    claimBatch: async () => {
+      throw new Error("claimBatch is not expected here");
+    },
+    completeBatch: async () => {
+      throw new Error("completeBatch is not expected here");
+    },
+  };
+  return { client, completed };
+}
+
+/** Runs the loop with one slot until `stop` aborts. */
+function runOneSlot(
+  client: WorkerProtocol,
+  stop: AbortController,
+  events: WorkerEvent[],
+  handler: (job: HubJob, signal: AbortSignal) => Promise<Record<string, unknown>>,
+): Promise<void> {
+  const options: WorkerLoopOptions = {
+    client,
+    run: (job, signal) => outcomeOf(() => handler(job, signal)),
+    concurrency: 1,
+    batch: 1,
+    waitSeconds: 20,
+    stopClaiming: stop.signal,
+    abandon: new AbortController().signal,
+    emit: (event) => events.push(event),
+  };
+  return runWorkerLoop(options);
+}
+
+describe("runWorkerLoop lease keeping", () => {
+  it("when heartbeats renew the lease, then a job working past its first lease is completed", async () => {
+    const hub = standInHub(async () => ({ lease_expires_at: new Date(Date.now() + LEASE_MS).toISOString() }));
+    const stop = new AbortController();
+    const events: WorkerEvent[] = [];
+
+    await runOneSlot(hub.client, stop, events, async () => {
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 3));
+      stop.abort();
+      return { done: true };
+    });
+
+    expect(hub.completed).toHaveLength(1);
+    expect(events.map((event) => event.type)).toEqual(["claimed", "completed"]);
+  });
+
+  it("when no heartbeat is answered within the lease, then the handler's signal aborts and nothing is reported", async () => {
+    const hub = standInHub(
+      () => new Promise((_, reject) => setTimeout(() => reject(new HubUnreachableError("heartbeat", new Error("timeout"))), LEASE_MS * 2)),
+    );
+    const stop = new AbortController();
+    const events: WorkerEvent[] = [];
+    let aborted = false;
+
+    await runOneSlot(hub.client, stop, events, async (_job, signal) => {
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      aborted = true;
+      stop.abort();
+      return { never: "reported" };
+    });
+
+    expect(aborted).toBe(true);
+    expect(hub.completed).toEqual([]);
+    expect(events.find((event) => event.type === "lease_lost")).toMatchObject({ during: "expired" });
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * The worker's loop: claims jobs (one long-poll per free slot, or claim-batch calls), works each
+ * while keeping its lease alive (a heartbeat every lease/3), then reports the outcome.
+ *
+ * Delivery is at least once: a job whose lease lapsed (worker too slow, paused, partitioned) is
+ * queued again by the hub and may be handed to another claim, and the late result of the first
+ * is refused (409). A handler therefore receives a signal that aborts when the lease is lost, and
+ * should be safe to run twice.
+ */
+import { isTransient, type WorkerUnauthorizedError } from "./errors.js";
+import type { EmitWorkerEvent, LeaseLossCause } from "./events.js";
+import type { HubJob, HubWorkerClient } from "./hub-client.js";
+import { keepLeased } from "./lease.js";
+import type { Outcome } from "./outcome.js";
+import { batchReporter, singleReporter } from "./reporting.js";
+import { nextBackoff, sleep } from "./timing.js";
+
+/** What the loop needs of a client: {@link HubWorkerClient}, or a stand-in in tests. */
+export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "claimBatch" | "heartbeat" | "complete" | "completeBatch" | "fail">;
+
+/** Why a handler's signal aborted; the signal's `reason`. */
+export class JobAbortedError extends Error {
+  constructor(readonly why: "lease_lost" | "shutdown") {
+    super(
+      why === "lease_lost"
+        ? "the job is no longer this worker's (cancelled, or its lease lapsed): its result would be refused"
+        : "the worker is shutting down and gave the job back to the hub",
+    );
+    this.name = "JobAbortedError";
+  }
+}
+
+/** The failure reported for a job whose handler outlived the shutdown deadline. */
+export const ABANDONED_AT_SHUTDOWN = "the worker shut down before the job finished";
+
+export interface WorkerLoopOptions {
+  client: WorkerProtocol;
+  /** Works one job; never throws (see outcomeOf). `signal` aborts with a {@link JobAbortedError}. */
+  run(job: HubJob, signal: AbortSignal): Promise<Outcome>;
+  /** Most jobs in hand at once. */
+  concurrency: number;
+  /** Most jobs per claim: 1 claims with POST /jobs/claim, more with claim-batch and complete-batch. */
+  batch: number;
+  /** Long-poll of each claim, 0–30 s. */
+  waitSeconds: number;
+  /** Aborting it: no new claims; the jobs in hand are finished and reported. */
+  stopClaiming: AbortSignal;
+  /** Aborting it: the jobs still in hand are failed as retryable at once, their handlers' signals abort. */
+  abandon: AbortSignal;
+  emit: EmitWorkerEvent;
+}
+
+/**
+ * Runs until `stopClaiming` aborts and every job in hand is reported. Rejects with
+ * {@link WorkerUnauthorizedError} when the key stops working (after finishing the jobs in hand).
+ */
+export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
+  const { client, emit, concurrency, batch, waitSeconds } = options;
+  // Claims stop when the caller stops us, or when an error no retry can fix came back.
+  const claims = new AbortController();
+  const stopClaims = () => claims.abort();
+  options.stopClaiming.addEventListener("abort", stopClaims, { once: true });
+  if (options.stopClaiming.aborted) claims.abort();
+  let fatal: unknown;
+  const giveUp = (error: unknown) => {
+    fatal ??= error;
+    claims.abort();
+  };
+  const reporterOptions = { client, emit, onUnauthorized: (error: WorkerUnauthorizedError) => giveUp(error) };
+  const reporter = batch > 1 ? batchReporter(reporterOptions) : singleReporter(reporterOptions);
+
+  async function work(job: HubJob): Promise<void> {
+    emit({ type: "claimed", job });
+    const interrupt = new AbortController();
+    let lostHow: LeaseLossCause | undefined;
+    const lease = keepLeased(job, {
+      client,
+      emit,
+      onLost: (cause) => {
+        lostHow = cause;
+        interrupt.abort(new JobAbortedError("lease_lost"));
+      },
+      onUnauthorized: giveUp,
+    });
+    let onAbandon = () => undefined as void;
+    const abandoned = new Promise<"abandoned">((resolve) => (onAbandon = () => resolve("abandoned")));
+    if (options.abandon.aborted) onAbandon();
+    else options.abandon.addEventListener("abort", onAbandon, { once: true });
+    let outcome: Outcome;
+    try {
+      const settled = await Promise.race([options.run(job, interrupt.signal), abandoned]);
+      if (settled === "abandoned") {
+        // The handler may go on; its result is no longer wanted.
+        interrupt.abort(new JobAbortedError("shutdown"));
+        emit({ type: "abandoned", jobId: job.id });
+        outcome = { ok: false, error: ABANDONED_AT_SHUTDOWN, retryable: true };
+      } else {
+        outcome = settled;
+      }
+    } finally {
+      options.abandon.removeEventListener("abort", onAbandon);
+      await lease.stop();
+    }
+    if (lostHow !== undefined || !lease.held()) {
+      emit({ type: "lease_lost", jobId: job.id, during: lostHow ?? "expired" });
+      return;
+    }
+    await reporter.report(job, outcome, lease.heldUntilMs());
+  }
+
+  /** One job at a time: long-polls POST /jobs/claim, works what it got, and again. */
+  async function slot(): Promise<void> {
+    let backoffMs = 0;
+    while (!claims.signal.aborted) {
+      let job: HubJob | null;
+      try {
+        job = await client.claim(waitSeconds, claims.signal);
+        backoffMs = 0;
+      } catch (error) {
+        if (!isTransient(error)) return giveUp(error);
+        backoffMs = nextBackoff(backoffMs, error);
+        emit({ type: "hub_error", operation: "claim", message: (error as Error).message, retryInMs: backoffMs });
+        await sleep(backoffMs, claims.signal);
+        continue;
+      }
+      if (job) await work(job);
+    }
+  }
+
+  /**
+   * Keeps up to `concurrency` jobs in hand, claiming up to `batch` per claim-batch call once
+   * enough slots are free (`batch`, or half of them), so one call brings several jobs.
+   */
+  async function batchClaims(): Promise<void> {
+    const inHand = new Set<Promise<void>>();
+    const stopped = new Promise<void>((resolve) => claims.signal.addEventListener("abort", () => resolve(), { once: true }));
+    const enoughFree = Math.min(batch, Math.ceil(concurrency / 2));
+    let backoffMs = 0;
+    while (!claims.signal.aborted) {
+      const free = concurrency - inHand.size;
+      if (free < enoughFree) {
+        await Promise.race([...inHand, stopped]);
+        continue;
+      }
+      let jobs: HubJob[];
+      try {
+        jobs = await client.claimBatch(Math.min(batch, free), waitSeconds, claims.signal);
+        backoffMs = 0;
+      } catch (error) {
+        if (!isTransient(error)) {
+          giveUp(error);
+          break;
+        }
+        backoffMs = nextBackoff(backoffMs, error);
+        emit({ type: "hub_error", operation: "claim-batch", message: (error as Error).message, retryInMs: backoffMs });
+        await sleep(backoffMs, claims.signal);
+        continue;
+      }
+      for (const job of jobs) {
+        const working: Promise<void> = work(job).finally(() => inHand.delete(working));
+        inHand.add(working);
+      }
+    }
+    await Promise.all(inHand);
+  }
+
+  try {
+    if (batch > 1) await batchClaims();
+    else await Promise.all(Array.from({ length: concurrency }, () => slot()));
+  } finally {
+    options.stopClaiming.removeEventListener("abort", stopClaims);
+  }
+  if (fatal) throw fatal;
+}
