@@ -33,13 +33,16 @@ export class TokenService {
   }
 
   async issue(claims: AccessTokenClaims): Promise<string> {
+    // One reading of the clock for both claims: jose reads it again for each, and a second that
+    // ticked between the two made `exp − iat` one more than the TTL, a token `verify` refuses.
+    const issuedAt = Math.floor(Date.now() / 1000);
     return new SignJWT({ role: claims.role })
       .setProtectedHeader({ alg: ALGORITHM, typ: "JWT" })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${this.ttlSeconds}s`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + this.ttlSeconds)
       .sign(this.key);
   }
 
