@@ -255,12 +255,15 @@ export class WakeListener {
         resolveWait?.();
       },
     };
-    let set = this.waiters.get(automationId);
-    if (!set) {
-      set = new Set();
-      this.waiters.set(automationId, set);
-    }
-    set.add(waiter);
+    const enlist = () => {
+      let set = this.waiters.get(automationId);
+      if (!set) {
+        set = new Set();
+        this.waiters.set(automationId, set);
+      }
+      set.add(waiter);
+    };
+    enlist();
     const cancel = () => {
       const current = this.waiters.get(automationId);
       current?.delete(waiter);
@@ -276,6 +279,13 @@ export class WakeListener {
       },
       wait: (timeoutMs, signal, options) =>
         new Promise<void>((resolve) => {
+          // An offer that arrived while the claim looked and found no room cannot help it, nor any
+          // other claim of the automation here: drop it and wait for room (measured: offers arriving
+          // during each look chained one blocked claim statement per new job).
+          if (options?.roomOnly && wokenBy === "offer") {
+            wokenBy = null;
+            enlist();
+          }
           if (wokenBy || signal?.aborted || this.isStopped) {
             cancel();
             return resolve();

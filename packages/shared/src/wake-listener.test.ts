@@ -53,6 +53,23 @@ describe("WakeListener", () => {
     await looking.wait(10_000, undefined, { roomOnly: true });
   });
 
+  it("when a job is offered while a claim is looking and the look finds no room, then the claim waits on for a slot", async () => {
+    const { wakes, publish } = listener();
+    const looking = wakes.register(AUTOMATION);
+    publish(AUTOMATION);
+    expect(looking.wokenBy).toBe("offer");
+
+    let woken = false;
+    const roomWait = looking.wait(10_000, undefined, { roomOnly: true }).then(() => (woken = true));
+    publish(AUTOMATION);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woken).toBe(false);
+
+    publish(`slot:${AUTOMATION}`);
+    await roomWait;
+    expect(looking.wokenBy).toBe("slot");
+  });
+
   it("when a claim marked itself waiting for room, then others see it", () => {
     const { wakes } = listener();
     const claim = wakes.register(AUTOMATION);
