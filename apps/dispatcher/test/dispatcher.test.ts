@@ -169,7 +169,8 @@ describe("dispatcher", () => {
 
       expect(offered).toEqual([job!.id]);
       expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());
-      expect(wakes).toContain(automation.id);
+      // The wake-up is published by the same script, but reaches this subscriber on its own connection.
+      expect(await eventually("a wake-up for the automation", async () => wakes, (messages) => messages.includes(automation.id))).toContain(automation.id);
     } finally {
       subscriber.disconnect();
     }
