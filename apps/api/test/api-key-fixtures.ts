@@ -26,7 +26,13 @@ export async function storedApiKey(hub: TestHub, id: string) {
   return row;
 }
 
-/** Moves a key's expiry into the past, as if its days had run out. */
+/**
+ * Moves a key's expiry into the past, as if its days had run out. The API may have the key cached:
+ * the change's `hub_credentials_changed` notification empties that cache a moment later, on its own
+ * connection (credential-changes.test.ts tests that path), so this empties it now, as the
+ * notification will, and the next request reads the key again.
+ */
 export async function expireApiKey(hub: TestHub, id: string): Promise<void> {
   await hub.api.ctx.db.update(apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(apiKeys.id, id));
+  hub.api.ctx.auth.forgetCredentials();
 }

@@ -5,7 +5,8 @@
  * still takes effect.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApiKey } from "./api-key-fixtures";
 import { startTestHub, type TestHub } from "./harness";
 import { claim, createAutomationWithWorker } from "./job-fixtures";
 
@@ -65,6 +66,50 @@ describe("credentials changed outside this API process", () => {
     expect(await eventually(listening)).toBe(true);
     const other = await hub.createUser("employee");
     expect((await hub.client.get("/identity/me", { token: other.token })).status).toBe(200);
+  });
+
+  it("when an api key is revoked directly in PostgreSQL, then it is refused as soon as the notification arrives", async () => {
+    expect(await eventually(listening)).toBe(true);
+    const user = await hub.createUser("employee");
+    const { id, key } = await createApiKey(hub, user.token);
+    for (let i = 0; i < 3; i += 1) expect((await hub.client.get("/identity/me", { token: key })).status).toBe(200);
+    await sql.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [id]);
+    expect(await eventually(async () => (await hub.client.get("/identity/me", { token: key })).status === 401, 2_000)).toBe(true);
+  });
+
+  it("when a kept api key's expiry passes, then it is refused though nothing changed in PostgreSQL", async () => {
+    expect(await eventually(listening)).toBe(true);
+    const user = await hub.createUser("employee");
+    const { key, expires_at } = await createApiKey(hub, user.token, { expires_in_days: 1 });
+    expect((await hub.client.get("/identity/me", { token: key })).status).toBe(200);
+
+    vi.useFakeTimers({ now: Date.parse(expires_at) + 1_000, toFake: ["Date"] });
+    try {
+      expect((await hub.client.get("/identity/me", { token: key })).status).toBe(401);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("when the api_keys table is locked, then requests with a key already read are still answered (the cache serves them)", async () => {
+    expect(await eventually(listening)).toBe(true);
+    const user = await hub.createUser("employee");
+    const { key } = await createApiKey(hub, user.token);
+    expect((await hub.client.get("/identity/me", { token: key })).status).toBe(200);
+    const locker = new pg.Client({ connectionString: hub.database.url });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
+      const answered = await Promise.race([
+        hub.client.get("/identity/me", { token: key }).then((response) => response.status),
+        new Promise<string>((resolve) => setTimeout(() => resolve("blocked"), 3_000)),
+      ]);
+      expect(answered).toBe(200);
+    } finally {
+      await locker.query("ROLLBACK");
+      await locker.end();
+    }
   });
 
   it("when the users table is locked, then a signed-in user's requests that need no user row are still answered (the cache serves them)", async () => {

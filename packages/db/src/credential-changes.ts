@@ -1,7 +1,8 @@
 /**
- * Tells a process when a credential may have stopped working: migration 0005's triggers NOTIFY
- * `hub_credentials_changed` whenever a user is deactivated or a worker is unregistered or gets a
- * new key, from whichever process (or psql session) made the change.
+ * Tells a process when a credential may have stopped working: the triggers of migrations 0005 and
+ * 0010 NOTIFY `hub_credentials_changed` whenever a user is deactivated, a worker is unregistered
+ * or gets a new key, or an api key is deleted, from whichever process (or psql session) made the
+ * change.
  *
  * What a listener may rely on: while {@link CredentialChangeWatcher.listening} is true, every
  * committed change since `onListening` was last called has been (or is about to be) reported

@@ -1,13 +1,14 @@
 /**
  * Who is calling. Bearer routes take `Authorization: Bearer <jwt>` of an active user or
- * `Bearer hub_…`, a user's api key (CONTRACT §6.10: one lookup per request, so revocation, expiry
- * and deactivation apply at once); worker routes take only `X-Worker-Api-Key` of a registered
- * worker. Anything else is 401. Users behind tokens and workers behind keys are remembered by a
- * CredentialCache that PostgreSQL empties on every change (deactivation takes effect at once).
+ * `Bearer hub_…`, a user's api key (CONTRACT §6.10); worker routes take only `X-Worker-Api-Key`
+ * of a registered worker. Anything else is 401. Users behind tokens, api keys and workers behind
+ * keys are remembered by CredentialCaches that PostgreSQL empties on every change, so revocation,
+ * deactivation and unregistration still take effect from the next request.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
 import {
+  API_KEY_LAST_USED_RESOLUTION_SECONDS,
   markWorkerSeen,
   prepareApiKeyLookup,
   prepareAuthLookups,
@@ -46,6 +47,8 @@ export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "us
   : A extends "worker"
     ? { user?: undefined; worker: AuthenticatedWorker }
     : { user?: undefined; worker?: undefined };
+
+type ApiKeyLookupRow = Awaited<ReturnType<ApiKeyLookup["execute"]>>[number];
 
 export const WORKER_KEY_HEADER = "x-worker-api-key";
 
@@ -117,6 +120,7 @@ export class Authenticator {
   private readonly verifiedTokens: VerifiedTokens;
   private readonly usersById = new CredentialCache<AuthenticatedUser>();
   private readonly workersByKeyHash = new CredentialCache<AuthenticatedWorker & { apiKeyHash: string }>();
+  private readonly apiKeysByDigest = new CredentialCache<ApiKeyLookupRow>();
 
   constructor(
     private readonly db: Db,
@@ -174,6 +178,7 @@ export class Authenticator {
   private eachCache(action: (cache: CredentialCache<unknown>) => void): void {
     action(this.usersById as CredentialCache<unknown>);
     action(this.workersByKeyHash as CredentialCache<unknown>);
+    action(this.apiKeysByDigest as CredentialCache<unknown>);
   }
 
   private async bearerCaller(req: Request): Promise<UserCaller> {
@@ -197,22 +202,32 @@ export class Authenticator {
   }
 
   /**
-   * One indexed lookup of the key's digest, joined with its user; it answers only for a usable
-   * key (see prepareApiKeyLookup). The digest is compared by the index, not in constant time:
-   * timing could at most reveal digest bytes, and a SHA-256 digest gives no way back to a key.
+   * The key's user, read through a CredentialCache by the key's digest: one indexed lookup on a
+   * miss (see prepareApiKeyLookup), none while the key stays cached. A revocation or deactivation
+   * empties the cache (migration 0010's trigger, and this process's own request before it
+   * answers); expiry is checked here against the kept `expires_at`, by this host's clock. The
+   * digest is compared by the index, not in constant time: timing could at most reveal digest
+   * bytes, and a SHA-256 digest gives no way back to a key.
    */
   private async apiKeyCaller(key: string): Promise<UserCaller> {
     if (!isWellFormedUserApiKey(key)) throw new UnauthorizedError("Could not validate credentials");
-    const [found] = await this.apiKeyLookup.execute({ digest: hashApiKey(key) });
-    if (!found) throw new UnauthorizedError("Could not validate credentials");
-    const { apiKeyId, lastUsedStale, ...user } = found;
-    if (lastUsedStale) await this.touchApiKey(apiKeyId);
+    const digest = hashApiKey(key);
+    const found = await this.apiKeysByDigest.read(digest, async () => {
+      const [row] = await this.apiKeyLookup.execute({ digest });
+      return row ?? null;
+    });
+    if (!found || Date.now() >= found.expiresAt.getTime()) throw new UnauthorizedError("Could not validate credentials");
+    const { apiKeyId, expiresAt: _expiresAt, lastUsedAt, ...user } = found;
+    if (lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000) {
+      await this.touchApiKey(apiKeyId);
+      this.apiKeysByDigest.update(digest, { ...found, lastUsedAt: new Date() });
+    }
     return { user: { ...user, role: user.role as Role }, apiKeyId };
   }
 
   /**
-   * At most one write per key a minute: the lookup says when it is due, one request per process
-   * issues it, and the statement's own condition lets one process of many write.
+   * At most one write per key a minute: one request per process issues it, and the statement's own
+   * condition (PostgreSQL's clock) lets one process of many write.
    */
   private async touchApiKey(apiKeyId: string): Promise<void> {
     if (this.apiKeyTouchesInFlight.has(apiKeyId)) return;

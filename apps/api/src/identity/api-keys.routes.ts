@@ -62,6 +62,7 @@ export const apiKeyRoutes = [
     },
     handler: async ({ params, caller, ctx }) => {
       await revokeApiKeyAsUser(ctx.db, caller, params.api_key_id);
+      ctx.auth.forgetCredentials();
       return { status: 204 };
     },
   }),

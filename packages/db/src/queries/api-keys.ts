@@ -15,16 +15,19 @@ export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 const lastUsedIsStale = sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < now() - ${sql.raw(`interval '${API_KEY_LAST_USED_RESOLUTION_SECONDS} seconds'`)})`;
 
 /**
- * The one lookup of a request authenticated by an api key, as a named prepared statement: the
+ * The lookup behind a request authenticated by an api key, as a named prepared statement: the
  * key's unique digest index, joined with its user. Only a usable key answers — not revoked, not
- * expired, its user active — so revocation, expiry and deactivation apply from the next request;
- * nothing about a key is cached. `lastUsedStale` tells the caller to {@link touchApiKeyLastUsed}.
+ * expired, its user active. The API keeps what it found only while PostgreSQL's
+ * `hub_credentials_changed` notifications (migration 0010) can tell it of a revocation or a
+ * deactivation, and uses a kept key only until its `expiresAt`; `lastUsedAt` tells it when
+ * {@link touchApiKeyLastUsed} is due.
  */
 export function prepareApiKeyLookup(db: DbOrTx) {
   return db
     .select({
       apiKeyId: apiKeys.id,
-      lastUsedStale: sql<boolean>`${lastUsedIsStale}`,
+      expiresAt: apiKeys.expiresAt,
+      lastUsedAt: apiKeys.lastUsedAt,
       id: users.id,
       email: users.email,
       role: users.role,
