@@ -16,6 +16,7 @@ import { sql } from "drizzle-orm";
 import { openDatabase, recordEvent } from "@hub/db";
 import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix, type ManagedProcess } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
+import { defaultRelayConfig } from "../src/config";
 
 const serverUrl = process.env.DATABASE_SERVER_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -216,7 +217,7 @@ const before = { relays: cpuSeconds(relayPids), backends: cpuSeconds(backendPids
 await sleep(idleSeconds * 1000);
 const percent = (seconds: number) => Number(((seconds / idleSeconds) * 100).toFixed(1));
 results.idleTwoRelaysCpuPercentOfOneCore = {
-  quietPollMs: Number(process.env.HUB_RELAY_QUIET_POLL_MS ?? 25),
+  quietPollMs: Number(process.env.HUB_RELAY_QUIET_POLL_MS ?? defaultRelayConfig.quietPollMs),
   relayProcesses: percent(cpuSeconds(relayPids) - before.relays),
   postgresBackends: percent(cpuSeconds(backendPids) - before.backends),
 };
