@@ -2,6 +2,7 @@
  * `pnpm bench` — the hub measured end to end, with its baselines measured in the same run.
  * `pnpm bench api` — the API alone under autocannon.
  * `pnpm bench timed` — 100,000 jobs due over 5 minutes and 1,000 schedules: idle CPU and lateness.
+ * `pnpm bench footprint` — bytes per job and per event in PostgreSQL and per queued job in Redis.
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
  */
@@ -87,6 +88,8 @@ async function runMode(): Promise<boolean> {
       return (await import("./api")).runApiMode(config);
     case "timed":
       return (await import("./timed")).runTimedMode(config);
+    case "footprint":
+      return (await import("./footprint")).runFootprintMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type BenchMode = "e2e" | "api" | "timed";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -64,6 +64,8 @@ export interface BenchConfig {
   hubLogLevel: string;
   /** `timed` mode (delayed jobs and schedules): see {@link TimedConfig}. */
   timed: TimedConfig;
+  /** BENCH_FOOTPRINT_JOBS: jobs the `footprint` mode creates, holds queued, then completes. */
+  footprintJobs: number;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
   keepDatabases: boolean;
   /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
@@ -120,9 +122,9 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
-  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed] [--smoke])`);
+  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : argv.includes("footprint") ? "footprint" : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -163,6 +165,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
+    footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
