@@ -222,8 +222,8 @@ describe("an app with migrate-on-start on, older than the database", () => {
 
 describe("the migrate command", () => {
   const run = promisify(execFile);
-  const migrateCommand = (databaseUrl: string) =>
-    run(process.execPath, ["--import", "tsx", "src/migrate-cli.ts"], {
+  const migrateCommand = (databaseUrl: string, ...args: string[]) =>
+    run(process.execPath, ["--import", "tsx", "src/migrate-cli.ts", ...args], {
       cwd: PACKAGE_ROOT,
       env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: "info" },
       timeout: 60_000,
@@ -249,5 +249,31 @@ describe("the migrate command", () => {
 
     expect(failure?.code).toBe(1);
     expect(failure?.stderr).toMatch(/^migrate: database "\w+" has 1 migration\(s\) newer than this build/);
+  });
+
+  it("when --wait runs on a database that lacks migrations, then it applies none itself and exits 0 once another process has applied them", async () => {
+    const { url } = await database();
+
+    const waiting = migrateCommand(url, "--wait");
+    // It must still be waiting after a check or two: nothing applies the migrations but the test.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const appliedMeanwhile = await query(url, "select to_regclass('drizzle.__drizzle_migrations') as journal");
+    await prepareDatabase(url);
+    const waited = await waiting;
+
+    expect(appliedMeanwhile).toEqual([{ journal: null }]);
+    expect(waited.stdout).toContain("the database has every migration of this build");
+  });
+
+  it("when --wait meets a newer schema it cannot run beside, then it exits 1 at once rather than wait forever", async () => {
+    const { url } = await database({ migratedBy: nextBuild("breaking") });
+
+    const failure = await migrateCommand(url, "--wait").then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain("cannot run beside 9001_next_breaking (breaking)");
   });
 });

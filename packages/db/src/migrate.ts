@@ -56,9 +56,17 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
   }
 }
 
-/** The schema does not fit this build: migrations are missing, or newer ones are not additive. The message says what to do. */
+/**
+ * The schema does not fit this build: `missing`, migrations of this build are not applied (or the
+ * database does not exist), which the migrate command repairs; `newer`, the database has migrations
+ * of a newer build that are not all additive, which only a newer build can run on. The message says
+ * what to do.
+ */
 export class SchemaMismatchError extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly reason: "missing" | "newer",
+    message: string,
+  ) {
     super(message);
     this.name = "SchemaMismatchError";
   }
@@ -104,6 +112,7 @@ function checkSchema(databaseName: string, catalogue: CatalogueMigration[], appl
   const missing = catalogue.filter((m) => !appliedAt.has(m.createdAt));
   if (missing.length > 0) {
     throw new SchemaMismatchError(
+      "missing",
       `database "${databaseName}" lacks ${missing.length} of the ${catalogue.length} migrations this build needs (${missing.map((m) => m.tag).join(", ")}): ${MIGRATE_HINT}`,
     );
   }
@@ -111,6 +120,7 @@ function checkSchema(databaseName: string, catalogue: CatalogueMigration[], appl
   const refused = newer.filter((m) => m.additive !== true);
   if (refused.length > 0) {
     throw new SchemaMismatchError(
+      "newer",
       `database "${databaseName}" has ${newer.length} migration(s) newer than this build, and this build cannot run beside ${refused.map(describeApplied).join(", ")}: ` +
         "deploy the build that applied them (or a newer one); a build may only run on a newer schema when every newer migration is additive",
     );
@@ -137,7 +147,7 @@ export async function prepareDatabase(url: string, options: PrepareDatabaseOptio
     await client.connect();
   } catch (error) {
     // 3D000 = invalid_catalog_name: only reachable without migrate, which would have created it.
-    if ((error as { code?: string }).code === "3D000") throw new SchemaMismatchError(`database "${databaseName}" does not exist: ${MIGRATE_HINT}`);
+    if ((error as { code?: string }).code === "3D000") throw new SchemaMismatchError("missing", `database "${databaseName}" does not exist: ${MIGRATE_HINT}`);
     throw new DatabaseUnreachableError(url, error);
   }
   try {
