@@ -28,14 +28,14 @@ afterAll(async () => {
 });
 
 /** A copy of this build's migrations plus one more, of `kind`: the migrations of the next build. */
-function nextBuild(kind: MigrationKind | "unmarked", tag = `9001_next_${kind}`): string {
+function nextBuild(kind: MigrationKind | "unmarked", tag = `9001_next_${kind}`, options: { whenBeforeTheLast?: boolean } = {}): string {
   const folder = mkdtempSync(path.join(tmpdir(), "hub-next-build-"));
   scratchFolders.push(folder);
   cpSync(migrationsFolder, folder, { recursive: true });
   const journalFile = path.join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number; when: number; tag: string }[] };
   const last = journal.entries.at(-1)!;
-  journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1000, tag });
+  journal.entries.push({ ...last, idx: last.idx + 1, when: options.whenBeforeTheLast ? last.when - 1 : last.when + 1000, tag });
   writeFileSync(journalFile, JSON.stringify(journal, null, 2));
   const statements = {
     additive: `-- migration: additive. A new nullable column and a new table.\nALTER TABLE "jobs" ADD COLUMN "next_build_note" text;--> statement-breakpoint\nCREATE TABLE "next_build_things" ("id" integer PRIMARY KEY);`,
@@ -116,6 +116,16 @@ describe("migrating", () => {
     const kinds = await query<{ tag: string; additive: boolean }>(url, "select tag, additive from drizzle.hub_migration_kinds order by created_at");
 
     expect(kinds).toEqual(thisBuild.map((m) => ({ tag: m.tag, additive: m.kind === "additive" })));
+  });
+
+  it("when a migration merged from another branch is dated before the newest applied one, then migrating refuses, saying drizzle skipped it and how to fix it", async () => {
+    const { url } = await database({ migratedBy: migrationsFolder });
+    const merged = nextBuild("additive", "9001_merged_late", { whenBeforeTheLast: true });
+
+    const error = await refusal(prepareDatabase(url, { migrationsFolder: merged }));
+
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect(error?.message).toContain('still lacks 9001_merged_late after migrating: drizzle applies only migrations whose journal "when" is later than the newest one applied');
   });
 });
 

@@ -106,10 +106,19 @@ function describeApplied(migration: AppliedMigration): string {
  * is missing, or when the database has a migration the build does not know that is not recorded as
  * additive; answers the newer additive ones otherwise.
  */
-function checkSchema(databaseName: string, catalogue: CatalogueMigration[], applied: AppliedMigration[]): SchemaStatus["newerAdditive"] {
+function checkSchema(databaseName: string, catalogue: CatalogueMigration[], applied: AppliedMigration[], migrated: boolean): SchemaStatus["newerAdditive"] {
   const appliedAt = new Set(applied.map((m) => m.createdAt));
   const knownAt = new Set(catalogue.map((m) => m.createdAt));
   const missing = catalogue.filter((m) => !appliedAt.has(m.createdAt));
+  if (missing.length > 0 && migrated) {
+    // drizzle applies only the migrations whose `when` is later than the newest one applied: one
+    // merged from another branch with an earlier `when` is skipped, and migrating again cannot help.
+    throw new SchemaMismatchError(
+      "missing",
+      `database "${databaseName}" still lacks ${missing.map((m) => m.tag).join(", ")} after migrating: drizzle applies only migrations whose journal "when" ` +
+        `is later than the newest one applied (${new Date(Math.max(...applied.map((m) => m.createdAt))).toISOString()}); give them a later "when" in drizzle/meta/_journal.json`,
+    );
+  }
   if (missing.length > 0) {
     throw new SchemaMismatchError(
       "missing",
@@ -165,7 +174,7 @@ export async function prepareDatabase(url: string, options: PrepareDatabaseOptio
         await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
       }
     }
-    const newerAdditive = checkSchema(databaseName, catalogue, await listAppliedMigrations(client));
+    const newerAdditive = checkSchema(databaseName, catalogue, await listAppliedMigrations(client), shouldMigrate);
     if (newerAdditive.length > 0) {
       options.logger?.warn(
         { newerMigrations: newerAdditive.map((m) => m.tag) },
