@@ -3,7 +3,11 @@
 # DATABASE_URL / REDIS_URL are unset or point at localhost (a remote server is the user's to run).
 # Installs the servers with apt-get when they are missing and starts them when they are not
 # answering. Idempotent: when both already answer it only checks, in well under a second.
+# With --test-tools (scripts/test.sh) it also makes sure of the programs the tests call: kubectl,
+# which renders deploy/kubernetes (Debian's kubernetes-client, installed when missing).
 set -euo pipefail
+WITH_TEST_TOOLS=false
+[[ ${1:-} == --test-tools ]] && WITH_TEST_TOOLS=true
 
 HUB_SCRIPT=ensure-services
 log() { printf '%s: %s\n' "$HUB_SCRIPT" "$*" >&2; }
@@ -189,6 +193,18 @@ ensure_redis() {
     fail "Redis did not answer on $REDIS_HOST:$REDIS_PORT within 15 s; see $logfile"
 }
 
+# ---- programs the tests call -----------------------------------------------------------------
+
+ensure_kubectl() {
+  # KUBECTL names another kubectl (deploy/test/kubernetes-objects.ts renders with it).
+  [[ -n ${KUBECTL:-} ]] && return 0
+  command -v kubectl >/dev/null 2>&1 && return 0
+  if ! command -v apt-get >/dev/null 2>&1 || ! can_be_root; then
+    fail "the tests render deploy/kubernetes with kubectl, which is missing: install it (Debian/Ubuntu: apt-get install kubernetes-client), or set KUBECTL to one; then run this again."
+  fi
+  apt_install kubernetes-client
+}
+
 # ---- main ------------------------------------------------------------------------------------
 
 if [[ $PG_MANAGED == true ]]; then
@@ -200,4 +216,7 @@ if [[ $REDIS_MANAGED == true ]]; then
   ensure_redis
 else
   log "REDIS_URL points at another machine: not managing Redis"
+fi
+if [[ $WITH_TEST_TOOLS == true ]]; then
+  ensure_kubectl
 fi

@@ -1,6 +1,8 @@
-// Bundles one app (src/main.ts) into dist/main.js for production: workspace packages (@hub/*) are
-// inlined because they ship TypeScript source; third-party packages stay external and are loaded
-// from node_modules at run time.
+// Bundles one app (src/main.ts) into dist/main.js for production, and beside it the `migrate`
+// command (@hub/db's migrate-cli.ts) into dist/migrate.js, so every app's image can run the
+// migrations once per release (the Kubernetes Job does: `node dist/migrate.js`). Workspace packages
+// (@hub/*) are inlined because they ship TypeScript source; third-party packages stay external and
+// are loaded from node_modules at run time.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -19,8 +21,8 @@ for (const workspaceDep of Object.keys(pkg.dependencies ?? {}).filter((n) => n.s
 }
 
 await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/main.js",
+  entryPoints: { main: "src/main.ts", migrate: appRequire.resolve("@hub/db/migrate-cli") },
+  outdir: "dist",
   bundle: true,
   platform: "node",
   format: "esm",

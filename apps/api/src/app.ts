@@ -75,7 +75,7 @@ export interface StartApiOptions {
 }
 
 export async function startApi(env: ApiEnv, logger: Logger = createLogger("api", env.LOG_LEVEL), options: StartApiOptions = {}): Promise<RunningApi> {
-  await prepareDatabase(env.DATABASE_URL);
+  await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
   // Every hot request is one statement now, and the claims of one automation take turns in the
   // process: sampling pg_stat_activity under `pnpm bench` (N=1500) showed 0 statements running at
   // p50, 2 at p90, 8 at p99 (20 at p99 before, 10–17 of them waiting on the automation row lock).

@@ -7,7 +7,7 @@ await runHubProcess({
   name: "dispatcher",
   loadEnv: loadDispatcherEnv,
   async start(env, logger) {
-    await prepareDatabase(env.DATABASE_URL);
+    await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
     const database = openDatabase(env.DATABASE_URL, { max: 5, applicationName: "hub-dispatcher", logger });
     const redis = createRedis(env.REDIS_URL, "hub-dispatcher", { logger });
     await assertRedisReachable(redis, env.REDIS_URL);

@@ -10,7 +10,7 @@ await runHubProcess({
   name: "event-relay",
   loadEnv: loadRelayEnv,
   async start(env, logger) {
-    await prepareDatabase(env.DATABASE_URL);
+    await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
     const database = openDatabase(env.DATABASE_URL, { max: 4, applicationName: "hub-event-relay", logger });
     // Redis being down at start-up is no reason to exit: the relay backs off and catches up later.
     const redis = createRedis(env.REDIS_URL, "hub-event-relay");

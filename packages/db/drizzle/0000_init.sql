@@ -1,3 +1,4 @@
+-- migration: breaking. The first schema: no build runs without it.
 CREATE TABLE "automations" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,

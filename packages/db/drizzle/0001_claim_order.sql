@@ -1,3 +1,4 @@
+-- migration: additive. New columns with defaults and a new index: a build before it inserts jobs without them and gets the defaults.
 ALTER TABLE "jobs" ADD COLUMN "priority" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "jobs" ADD COLUMN "available_at" timestamp (3) with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
 -- Jobs created before this migration keep their place: available since they were created.

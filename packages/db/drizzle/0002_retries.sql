@@ -1,3 +1,4 @@
+-- migration: additive. New nullable or defaulted columns, their checks and a foreign key on the new column: a build before it never writes them.
 ALTER TABLE "automations" ADD COLUMN "max_attempts" integer;--> statement-breakpoint
 ALTER TABLE "automations" ADD COLUMN "retry_backoff_seconds" integer DEFAULT 10 NOT NULL;--> statement-breakpoint
 ALTER TABLE "automations" ADD COLUMN "timeout_seconds" integer;--> statement-breakpoint

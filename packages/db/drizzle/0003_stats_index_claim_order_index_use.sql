@@ -1,3 +1,4 @@
+-- migration: additive. A new index and a new function (hub_claim_jobs) that builds before it never call.
 CREATE INDEX "jobs_automation_finished_idx" ON "jobs" USING btree ("automation_id","status","finished_at") WHERE "jobs"."finished_at" is not null;--> statement-breakpoint
 -- One claim in one round trip (CONTRACT §3 "Worker protocol", §6.8): up to p_max_jobs jobs of the
 -- automation, in claim order, started under a lease for p_worker_id, each with its job.started

@@ -1,3 +1,4 @@
+-- migration: additive. Indexes only (two rebuilt in another order, four new): builds before it read and write the same columns.
 DROP INDEX "jobs_created_idx";--> statement-breakpoint
 DROP INDEX "jobs_status_created_idx";--> statement-breakpoint
 CREATE INDEX "automations_created_idx" ON "automations" USING btree ("created_at","id");--> statement-breakpoint

@@ -1,3 +1,4 @@
+-- migration: additive. Triggers that only NOTIFY a channel builds before it do not listen on; no row changes.
 -- Every change that can make a credential stop working announces itself on the channel
 -- `hub_credentials_changed`, from the database itself, so that no writer (the API, a script, an
 -- operator's psql) can forget to. API processes keep what they verified on this channel's word

@@ -1,3 +1,4 @@
+-- migration: additive. A new table builds before it never touch.
 CREATE TABLE "api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,

@@ -1,3 +1,4 @@
+-- migration: additive. A new table, and a foreign key and indexes on jobs.schedule_id, which builds before it leave null.
 CREATE TABLE "schedules" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"automation_id" uuid NOT NULL,

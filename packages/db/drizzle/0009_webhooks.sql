@@ -1,3 +1,4 @@
+-- migration: additive. New tables builds before it never touch.
 CREATE TABLE "webhook_deliveries" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"webhook_id" uuid NOT NULL,

@@ -3,7 +3,9 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { createRequire } from "node:module";
 import path from "node:path";
 import pg from "pg";
-import { redactUrl } from "@hub/shared";
+import { redactUrl, type Logger } from "@hub/shared";
+import { readMigrationCatalogue, type CatalogueMigration } from "./migration-catalogue";
+import { listAppliedMigrations, recordMigrationKinds, type AppliedMigration } from "./queries/migrations";
 
 /** Folder of the committed SQL migrations, found through the package so bundled apps agree. */
 export const migrationsFolder = path.join(
@@ -55,22 +57,132 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
 }
 
 /**
- * Creates the database if needed and applies every pending migration, under an advisory lock so
- * that the API, dispatchers and relays starting together do not race.
+ * The schema does not fit this build: `missing`, migrations of this build are not applied (or the
+ * database does not exist), which the migrate command repairs; `newer`, the database has migrations
+ * of a newer build that are not all additive, which only a newer build can run on. The message says
+ * what to do.
  */
-export async function prepareDatabase(url: string): Promise<void> {
-  await ensureDatabaseExists(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  await client.connect();
+export class SchemaMismatchError extends Error {
+  constructor(
+    readonly reason: "missing" | "newer",
+    message: string,
+  ) {
+    super(message);
+    this.name = "SchemaMismatchError";
+  }
+}
+
+/** How a database's schema stands against this build once {@link prepareDatabase} accepted it. */
+export interface SchemaStatus {
+  /** Tags of the migrations this call applied, oldest first (none when it only checked). */
+  applied: string[];
+  /** Migrations of a newer build, every one additive: this build runs beside them. */
+  newerAdditive: { tag: string; createdAt: number }[];
+}
+
+export interface PrepareDatabaseOptions {
+  /**
+   * Apply this build's pending migrations first (default true: `HUB_MIGRATE_ON_START`). False:
+   * only check, for deployments that run the `migrate` command once per release.
+   */
+  migrate?: boolean;
+  /** Default: this package's `drizzle/` folder; tests stand in for other builds with their own. */
+  migrationsFolder?: string;
+  /** Warned when the schema has newer additive migrations. */
+  logger?: Pick<Logger, "warn">;
+}
+
+const MIGRATE_HINT =
+  "run the migrate command once against this DATABASE_URL (`node dist/migrate.js` in an app's image, `pnpm migrate` in a checkout), or start with HUB_MIGRATE_ON_START=true";
+
+function describeApplied(migration: AppliedMigration): string {
+  const name = migration.tag ?? `the migration of ${new Date(migration.createdAt).toISOString()}`;
+  if (migration.additive === null) return `${name} (its kind was not recorded)`;
+  return `${name} (${migration.additive ? "additive" : "breaking"})`;
+}
+
+/**
+ * Compares the database's applied migrations with this build's. Throws when one of the build's
+ * is missing, or when the database has a migration the build does not know that is not recorded as
+ * additive; answers the newer additive ones otherwise.
+ */
+function checkSchema(databaseName: string, catalogue: CatalogueMigration[], applied: AppliedMigration[], migrated: boolean): SchemaStatus["newerAdditive"] {
+  const appliedAt = new Set(applied.map((m) => m.createdAt));
+  const knownAt = new Set(catalogue.map((m) => m.createdAt));
+  const missing = catalogue.filter((m) => !appliedAt.has(m.createdAt));
+  if (missing.length > 0 && migrated) {
+    // drizzle applies only the migrations whose `when` is later than the newest one applied: one
+    // merged from another branch with an earlier `when` is skipped, and migrating again cannot help.
+    throw new SchemaMismatchError(
+      "missing",
+      `database "${databaseName}" still lacks ${missing.map((m) => m.tag).join(", ")} after migrating: drizzle applies only migrations whose journal "when" ` +
+        `is later than the newest one applied (${new Date(Math.max(...applied.map((m) => m.createdAt))).toISOString()}); give them a later "when" in drizzle/meta/_journal.json`,
+    );
+  }
+  if (missing.length > 0) {
+    throw new SchemaMismatchError(
+      "missing",
+      `database "${databaseName}" lacks ${missing.length} of the ${catalogue.length} migrations this build needs (${missing.map((m) => m.tag).join(", ")}): ${MIGRATE_HINT}`,
+    );
+  }
+  const newer = applied.filter((m) => !knownAt.has(m.createdAt));
+  const refused = newer.filter((m) => m.additive !== true);
+  if (refused.length > 0) {
+    throw new SchemaMismatchError(
+      "newer",
+      `database "${databaseName}" has ${newer.length} migration(s) newer than this build, and this build cannot run beside ${refused.map(describeApplied).join(", ")}: ` +
+        "deploy the build that applied them (or a newer one); a build may only run on a newer schema when every newer migration is additive",
+    );
+  }
+  return newer.map((m) => ({ tag: m.tag ?? String(m.createdAt), createdAt: m.createdAt }));
+}
+
+/**
+ * Makes the database fit this build, or says why it cannot. With `migrate` (the default): creates
+ * the database if needed and applies every pending migration, under an advisory lock so that the
+ * API, dispatchers, relays and a `migrate` job starting together do not race (drizzle applies the
+ * pending ones in one transaction, so the others then find nothing to do), and records each
+ * migration's kind. Then, migrated or not, checks the schema against the build: a missing
+ * migration, or a newer one that is not additive, throws a {@link SchemaMismatchError}.
+ */
+export async function prepareDatabase(url: string, options: PrepareDatabaseOptions = {}): Promise<SchemaStatus> {
+  const migrationsFolderOfBuild = options.migrationsFolder ?? migrationsFolder;
+  const catalogue = readMigrationCatalogue(migrationsFolderOfBuild);
+  const databaseName = decodeURIComponent(new URL(url).pathname.replace(/^\//, "")) || "postgres";
+  const shouldMigrate = options.migrate ?? true;
+  if (shouldMigrate) await ensureDatabaseExists(url);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: "hub-migrate" });
   try {
-    await client.query("SET client_min_messages TO warning");
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-    try {
-      await migrate(drizzle(client), { migrationsFolder });
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+    await client.connect();
+  } catch (error) {
+    // 3D000 = invalid_catalog_name: only reachable without migrate, which would have created it.
+    if ((error as { code?: string }).code === "3D000") throw new SchemaMismatchError("missing", `database "${databaseName}" does not exist: ${MIGRATE_HINT}`);
+    throw new DatabaseUnreachableError(url, error);
+  }
+  try {
+    let appliedByThisCall: string[] = [];
+    if (shouldMigrate) {
+      await client.query("SET client_min_messages TO warning");
+      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+      try {
+        const before = new Set((await listAppliedMigrations(client)).map((m) => m.createdAt));
+        await migrate(drizzle(client), { migrationsFolder: migrationsFolderOfBuild });
+        await recordMigrationKinds(client, catalogue);
+        const after = new Set((await listAppliedMigrations(client)).map((m) => m.createdAt));
+        appliedByThisCall = catalogue.filter((m) => after.has(m.createdAt) && !before.has(m.createdAt)).map((m) => m.tag);
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+      }
     }
+    const newerAdditive = checkSchema(databaseName, catalogue, await listAppliedMigrations(client), shouldMigrate);
+    if (newerAdditive.length > 0) {
+      options.logger?.warn(
+        { newerMigrations: newerAdditive.map((m) => m.tag) },
+        "the database has additive migrations of a newer build: running beside them",
+      );
+    }
+    return { applied: appliedByThisCall, newerAdditive };
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }

@@ -49,7 +49,18 @@ export const commonEnvShape = {
   HUB_JOB_LEASE_SECONDS: intFromEnv(JOB_DEFAULTS.leaseSeconds, 1, 86_400),
   HUB_JOB_MAX_ATTEMPTS: intFromEnv(JOB_DEFAULTS.maxAttempts, AUTOMATION_LIMITS.maxAttempts.min, AUTOMATION_LIMITS.maxAttempts.max),
   HUB_WORKER_TTL_SECONDS: intFromEnv(JOB_DEFAULTS.workerTtlSeconds, 1, 86_400),
+  /**
+   * Apply pending migrations at start-up (under an advisory lock). `false` for deployments that run
+   * the `migrate` command once per release: the process then only checks the schema fits its build.
+   */
+  HUB_MIGRATE_ON_START: boolFromEnv(true),
 };
+
+/** The variables of the `migrate` command, which only talks to PostgreSQL. */
+export const migrateEnvSchema = z.object({
+  DATABASE_URL: commonEnvShape.DATABASE_URL,
+  LOG_LEVEL: commonEnvShape.LOG_LEVEL,
+});
 
 /**
  * Webhook variables shared by the API (which encrypts secrets and checks URLs at creation) and the

@@ -4,8 +4,9 @@ import type { Registry } from "prom-client";
 
 /**
  * The small HTTP server of a process that has no API of its own (dispatcher, relay): GET /metrics
- * (Prometheus text) and GET /healthz (liveness: 200 while the process runs, with `health()`'s
- * fields). Port 0 disables the server.
+ * (Prometheus text), GET /healthz (liveness: 200 while the process runs, with `health()`'s
+ * fields) and GET /readyz (readiness, the same answer: the server listens only once the process
+ * has checked its schema and started, so answering at all means ready). Port 0 disables the server.
  */
 export async function startMetricsServer(
   registry: Registry,
@@ -22,7 +23,7 @@ export async function startMetricsServer(
       );
       return;
     }
-    if (req.method === "GET" && path === "/healthz") {
+    if (req.method === "GET" && (path === "/healthz" || path === "/readyz")) {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok", ...health() }));
       return;
     }

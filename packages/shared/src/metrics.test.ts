@@ -43,7 +43,7 @@ describe("startMetricsServer", () => {
     expect(await startMetricsServer(createMetricsRegistry("relay", { defaultMetrics: false }), 0)).toBeUndefined();
   });
 
-  it("when it runs, then /metrics answers Prometheus text, /healthz its health fields, anything else 404", async () => {
+  it("when it runs, then /metrics answers Prometheus text, /healthz and /readyz its health fields, anything else 404", async () => {
     const registry = createMetricsRegistry("relay", { defaultMetrics: false });
     metricsOn(registry).counter("test_published_total", "Published").inc(2);
     const server = await startMetricsServer(registry, await freePort(), () => ({ owned_partitions: 32 }));
@@ -52,11 +52,13 @@ describe("startMetricsServer", () => {
 
     const metrics = await fetch(`${base}/metrics`);
     const health = await fetch(`${base}/healthz?probe=1`);
+    const ready = await fetch(`${base}/readyz`);
     const other = await fetch(`${base}/other`);
 
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^test_published_total\{app="relay"\} 2$/m);
     expect(await health.json()).toEqual({ status: "ok", owned_partitions: 32 });
+    expect([ready.status, await ready.json()]).toEqual([200, { status: "ok", owned_partitions: 32 }]);
     expect([other.status, await other.json()]).toEqual([404, { detail: "Not Found" }]);
   });
 });

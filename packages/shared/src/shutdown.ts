@@ -1,10 +1,17 @@
 import type { Logger } from "pino";
 
 /**
+ * The longest a hub process takes to stop after SIGTERM (its drain: requests in flight answered,
+ * webhook attempts finished, connections closed) before it exits anyway. A supervisor's grace
+ * period must be longer (deploy/kubernetes: terminationGracePeriodSeconds; compose: stop_grace_period).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+/**
  * Runs `stop` once on SIGTERM/SIGINT, raced against `timeoutMs`; exits 0 when it finished, 1 when
  * it failed or timed out. A second signal exits at once.
  */
-export function onShutdownSignal(logger: Logger, stop: () => Promise<void>, timeoutMs = 15_000): void {
+export function onShutdownSignal(logger: Logger, stop: () => Promise<void>, timeoutMs = SHUTDOWN_TIMEOUT_MS): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -13,7 +13,7 @@ export interface ScratchDatabaseOptions {
   /** The start of its name (default "hub_test"). */
   label?: string;
   /** Runs once it exists, before it is handed out: migrations, a peer queue's schema… */
-  prepare?: (url: string) => Promise<void>;
+  prepare?: (url: string) => Promise<unknown>;
 }
 
 async function runOnServer(serverUrl: string, statement: string): Promise<void> {
