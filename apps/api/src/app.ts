@@ -18,9 +18,11 @@ import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
+import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
 import { allRoutes } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
+import { LiveEventFeed } from "./events/live-event-feed";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -48,6 +50,7 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
     res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
   mountDocs(app, routes);
+  mountConsole(app, resolveConsoleDir(ctx.env.HUB_CONSOLE_DIR));
 
   // Each route reads its own body after authenticating the caller (./http/body.ts).
   const router = express.Router();
@@ -108,6 +111,15 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   queue.queue.on("error", () => undefined);
   const dispatch = { queue, ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
   await dispatch.wakes.start();
+  const liveEvents = new LiveEventFeed({
+    redisUrl: env.REDIS_URL,
+    // Named after the hub's prefix: in CLIENT LIST, whose reader it is when hubs share a Redis.
+    connectionName: `hub-api-events-${env.HUB_REDIS_PREFIX}`,
+    stream: keys.eventsStream,
+    redis,
+    logger,
+    onClientCount: (count) => metrics.eventStreamClients.set(count),
+  });
   const ctx: AppContext = {
     env,
     database,
@@ -118,6 +130,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     tokens,
     auth: new Authenticator(database.db, tokens),
     metrics,
+    liveEvents,
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
@@ -157,8 +170,9 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     stop: async () => {
       stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s.
-      await dispatch.wakes.stop();
+      // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
+      // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
+      await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is
       // answered, end them all.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventRecordJson } from "@hub/db";
-import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
+import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type AggregateType, type EventType } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 
 export const listEventsQuery = z.object({
@@ -11,6 +11,31 @@ export const listEventsQuery = z.object({
   ...pageQueryShape(EVENTS_DEFAULT_LIMIT),
 });
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
+
+/** What an event's aggregate_id names, across the catalogue: `job`, `automation`, … */
+const AGGREGATE_TYPES = [...new Set(EVENT_TYPES.map((type) => EVENT_CATALOGUE[type].aggregate))] as [AggregateType, ...AggregateType[]];
+
+/** GET /events/stream's filters: GET /events' own (the same schemas), and the aggregate's type. */
+export const eventStreamQuery = z.object({
+  aggregate_id: listEventsQuery.shape.aggregate_id,
+  event_type: listEventsQuery.shape.event_type,
+  aggregate_type: z
+    .enum(AGGREGATE_TYPES)
+    .optional()
+    .describe("Only events about this kind of thing (job, automation, …): what their aggregate_id names"),
+});
+
+export const LAST_EVENT_ID_HEADER = "last-event-id";
+
+export const eventStreamHeaders = z.object({
+  [LAST_EVENT_ID_HEADER]: z
+    .string()
+    .regex(/^\d{1,20}-\d{1,20}$/)
+    .optional()
+    .describe(
+      "The `id` of the last message received: the stream first sends what followed it (at most 1000 events, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects",
+    ),
+});
 
 /** The Event record of one catalogue type: its `event_type`, and the payload that type carries. */
 function eventRecordOf(eventType: EventType) {

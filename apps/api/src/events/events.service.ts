@@ -6,7 +6,7 @@ import {
   type KeysetPage,
   type KeysetPageRequest,
 } from "@hub/db";
-import { ADMIN_ONLY_EVENT_FAMILIES, type Role } from "@hub/shared";
+import { hiddenEventFamilies, type Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
 
 /** The record shape is defined once in @hub/db (the relay publishes the same JSON). */
@@ -23,7 +23,7 @@ export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole:
   const { items, next } = await listEventsPage(
     db,
     {
-      hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
+      hiddenTypeFamilies: hiddenEventFamilies(readerRole),
       aggregateId: query.aggregate_id,
       eventType: query.event_type,
       since: query.since,
