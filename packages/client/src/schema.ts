@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * List events (the outbox), oldest first
-         * @description Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate, type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.
+         * @description Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate (one, or a kind), type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.
          */
         get: operations["listEvents"];
         put?: never;
@@ -2911,6 +2911,8 @@ export interface operations {
                 aggregate_id?: string;
                 /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
+                /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
                 /** @description Inclusive lower bound on created_at */
                 since?: string;
                 /** @description Exclusive upper bound on created_at */
@@ -2950,7 +2952,7 @@ export interface operations {
                 aggregate_id?: string;
                 /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
-                /** @description Only events about this kind of thing (job, automation, …): what their aggregate_id names */
+                /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
             };
             header?: {

@@ -120,6 +120,14 @@ export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 /** The payload a producer writes for `T` (optional fields may be left out). */
 export type EventPayload<T extends EventType> = z.input<(typeof EVENT_CATALOGUE)[T]["payload"]>;
 
+/** Every kind of aggregate the catalogue's events are about, in catalogue order. */
+export const AGGREGATE_TYPES = [...new Set(EVENT_TYPES.map((type) => EVENT_CATALOGUE[type].aggregate))] as [AggregateType, ...AggregateType[]];
+
+/** The event types whose `aggregate_id` names an `aggregate` (`worker.*` are about their automation). */
+export function eventTypesAbout(aggregate: AggregateType): EventType[] {
+  return EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === aggregate);
+}
+
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, value);
 }

@@ -9,7 +9,7 @@
  * deactivated user's, a revoked key's or an expired token's stream ends within one heartbeat.
  */
 import type { Request, Response } from "express";
-import { EVENT_CATALOGUE, isEventType, isEventVisibleTo, UnauthorizedError, type AggregateType, type Role } from "@hub/shared";
+import { eventTypesAbout, isEventVisibleTo, UnauthorizedError, type AggregateType, type Role } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { UserCaller } from "../http/auth";
 import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry } from "./live-event-feed";
@@ -35,9 +35,7 @@ export function streamEntryMatches(entry: StreamEntry, filter: EventStreamFilter
   if (!isEventVisibleTo(role, entry.eventType)) return false;
   if (filter.eventType !== undefined && entry.eventType !== filter.eventType) return false;
   if (filter.aggregateId !== undefined && entry.aggregateId !== filter.aggregateId) return false;
-  if (filter.aggregateType !== undefined && (!isEventType(entry.eventType) || EVENT_CATALOGUE[entry.eventType].aggregate !== filter.aggregateType)) {
-    return false;
-  }
+  if (filter.aggregateType !== undefined && !eventTypesAbout(filter.aggregateType).some((type) => type === entry.eventType)) return false;
   return true;
 }
 

@@ -20,7 +20,7 @@ export const eventRoutes = [
     operationId: "listEvents",
     summary: "List events (the outbox), oldest first",
     description:
-      "Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate, type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.",
+      "Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate (one, or a kind), type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.",
     tag: "events",
     auth: "user",
     query: listEventsQuery,

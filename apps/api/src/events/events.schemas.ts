@@ -1,29 +1,23 @@
 import { z } from "zod";
 import type { EventRecordJson } from "@hub/db";
-import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type AggregateType, type EventType } from "@hub/shared";
+import { AGGREGATE_TYPES, EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 
 export const listEventsQuery = z.object({
   aggregate_id: uuid().optional(),
   event_type: z.string().optional().describe(`One event type of the catalogue (an unknown type matches nothing): ${EVENT_TYPES.join(", ")}`),
+  aggregate_type: z
+    .enum(AGGREGATE_TYPES)
+    .optional()
+    .describe("Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key"),
   since: isoDateTime().optional().describe("Inclusive lower bound on created_at"),
   until: isoDateTime().optional().describe("Exclusive upper bound on created_at"),
   ...pageQueryShape(EVENTS_DEFAULT_LIMIT),
 });
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
 
-/** What an event's aggregate_id names, across the catalogue: `job`, `automation`, … */
-const AGGREGATE_TYPES = [...new Set(EVENT_TYPES.map((type) => EVENT_CATALOGUE[type].aggregate))] as [AggregateType, ...AggregateType[]];
-
-/** GET /events/stream's filters: GET /events' own (the same schemas), and the aggregate's type. */
-export const eventStreamQuery = z.object({
-  aggregate_id: listEventsQuery.shape.aggregate_id,
-  event_type: listEventsQuery.shape.event_type,
-  aggregate_type: z
-    .enum(AGGREGATE_TYPES)
-    .optional()
-    .describe("Only events about this kind of thing (job, automation, …): what their aggregate_id names"),
-});
+/** GET /events/stream's filters: GET /events' own, the same schemas (a time window makes no sense live). */
+export const eventStreamQuery = listEventsQuery.pick({ aggregate_id: true, event_type: true, aggregate_type: true });
 
 export const LAST_EVENT_ID_HEADER = "last-event-id";
 
