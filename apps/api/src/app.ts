@@ -3,6 +3,8 @@
  * on port 0), `startApi` wires real PostgreSQL and Redis, and `stop` closes everything.
  */
 import express, { type Express } from "express";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
@@ -139,6 +141,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
 
   const app = createApp(ctx);
+  const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
   const server = app.listen(env.PORT);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -148,7 +151,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, "api listening");
+  logger.info({ port, console: consoleDir && existsSync(path.join(consoleDir, "index.html")) ? "/console" : "not built (pnpm build)" }, "api listening");
 
   // Requests in flight, so that shutdown can end every kept-alive connection once they are answered.
   let stopping = false;

@@ -9,10 +9,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
+import { resolveConsoleDir } from "../src/console/console.routes";
 import { startTestHub, type TestHub } from "./harness";
 
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const INDEX_HTML = '<!doctype html><html lang="en"><head><script type="module" src="/console/assets/index-Ab12Cd34.js"></script></head><body><div id="root"></div></body></html>';
 
 let hub: TestHub;
@@ -98,6 +101,11 @@ describe("GET /console", () => {
     expect(response.status).toBe(503);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/console is not built: run `pnpm build`/);
     expect(health.status).toBe(200);
+  });
+
+  it("when the API runs from its sources with no HUB_CONSOLE_DIR, then it looks for the console's build in apps/console/dist", () => {
+    expect(resolveConsoleDir(undefined)).toBe(path.join(REPO_ROOT, "apps", "console", "dist"));
+    expect(resolveConsoleDir("relative/dir")).toBe(path.resolve("relative/dir"));
   });
 
   it("when something other than GET is sent to /console, then 404 as for any unknown route", async () => {
