@@ -41,6 +41,8 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   app.use((req, res, next) => {
     const end = ctx.metrics.httpRequestDuration.startTimer();
     res.on("finish", () => {
+      // An event stream lasts as long as its client stays: not a request duration.
+      if (String(res.getHeader("content-type") ?? "").startsWith("text/event-stream")) return;
       const route = (req.route as { path?: string } | undefined)?.path ?? "unmatched";
       end({ method: req.method, route, status: String(res.statusCode) });
     });

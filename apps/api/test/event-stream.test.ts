@@ -191,6 +191,9 @@ describe("GET /events/stream", () => {
 
     await client.closed;
     expect(client.isEnded).toBe(true);
+    // A stream's life is no request duration: the latency histogram leaves it out.
+    const metrics = await (await fetch(`${hub.api.url}/metrics`)).text();
+    expect(metrics).not.toMatch(/hub_http_request_duration_seconds_count\{[^}]*route="\/events\/stream"[^}]*status="200"/);
   });
 
   it("when the request is wrong, then 401 without credentials, 422 for a malformed Last-Event-ID or an unknown aggregate_type", async () => {
