@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
+import { createApiKey } from "./api-key-fixtures";
 import { createSector } from "./automation-fixtures";
 import { SseClient, startRelayFor, type RelayForHub } from "./event-stream-fixtures";
 import { startTestHub, type TestHub, type TestUser } from "./harness";
@@ -194,6 +195,20 @@ describe("GET /events/stream", () => {
     // A stream's life is no request duration: the latency histogram leaves it out.
     const metrics = await (await fetch(`${hub.api.url}/metrics`)).text();
     expect(metrics).not.toMatch(/hub_http_request_duration_seconds_count\{[^}]*route="\/events\/stream"[^}]*status="200"/);
+  });
+
+  it("when a program follows with an employee's api key, then it sees what the employee sees, and once the key is deleted its stream ends", async () => {
+    const key = await createApiKey(hub, employee.token);
+    const client = await follow({ token: key.key });
+
+    const user = await createUser();
+    const sector = await createSector(hub);
+    await client.waitForEvent("sector.created", sector.id);
+    expect(client.events().map((event) => event.aggregate_id)).not.toContain(user.id);
+    expect((await hub.client.delete(`/identity/api-keys/${key.id}`, { token: employee.token })).status).toBe(204);
+
+    await client.closed;
+    expect(client.isEnded).toBe(true);
   });
 
   it("when the request is wrong, then 401 without credentials, 422 for a malformed Last-Event-ID or an unknown aggregate_type", async () => {
