@@ -129,13 +129,21 @@ export function ConfirmButton({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const confirmRef = useRef<HTMLButtonElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const answered = useRef(false);
+  // Focus follows the question: onto its confirm button, and back to the button once answered.
   useEffect(() => {
-    if (asking) confirmRef.current?.focus();
+    if (asking) {
+      answered.current = true;
+      confirmRef.current?.focus();
+    } else if (answered.current) {
+      triggerRef.current?.focus();
+    }
   }, [asking]);
   if (!asking) {
     return (
       <span className="confirm">
-        <button type="button" className={danger ? "danger" : undefined} disabled={disabled} onClick={() => setAsking(true)}>
+        <button type="button" ref={triggerRef} className={danger ? "danger" : undefined} disabled={disabled} onClick={() => setAsking(true)}>
           {label}
         </button>
         {error && <span className="inline-error" role="alert">{error}</span>}

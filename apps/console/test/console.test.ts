@@ -194,7 +194,7 @@ describe("the operator console", () => {
     expect(await admin.getByRole("link", { name: failing.slice(0, 8) }).isVisible()).toBe(true);
   });
 
-  it("when an admin bulk-cancels the queued jobs, then the dry run's count is shown first, and confirming cancels exactly those", async () => {
+  it("when an admin bulk-cancels the queued jobs, then the dry run's count is shown first, and confirming cancels exactly those; a schedule is paused and resumed", async () => {
     await admin.goto(automationUrl);
     await admin.getByRole("button", { name: "Enter development mode" }).click();
     await admin.getByText("development mode", { exact: true }).waitFor();
@@ -216,6 +216,21 @@ describe("the operator console", () => {
     await admin.getByRole("button", { name: "Leave development mode" }).click();
     await admin.getByRole("button", { name: "Enter development mode" }).waitFor();
     await admin.getByLabel("Status", { exact: true }).selectOption("");
+
+    // A schedule made by a set-up script shows up, and the admin pauses and resumes it.
+    const created = await hub.client.post(
+      `/automations/${automationId}/schedules`,
+      { cron: "0 6 * * MON-FRI", timezone: "Europe/Berlin", context: { month: "current" }, key: "weekday-export" },
+      { token: hub.adminToken },
+    );
+    expect(created.status).toBe(201);
+    const schedule = admin.getByRole("row").filter({ hasText: "weekday-export" });
+    await schedule.getByText("enabled", { exact: true }).waitFor();
+    await schedule.getByRole("button", { name: "Pause schedule weekday-export" }).click();
+    await schedule.getByText("paused", { exact: true }).waitFor();
+    expect((await hub.client.get(`/schedules/${created.body.id}`, { token: hub.adminToken })).body.enabled).toBe(false);
+    await schedule.getByRole("button", { name: "Resume schedule weekday-export" }).click();
+    await schedule.getByText("enabled", { exact: true }).waitFor();
     await checkPage(admin, "automation");
   });
 
