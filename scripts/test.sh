@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Everything CI checks: PostgreSQL and Redis (started if needed), the programs tests call (kubectl),
-# dependencies, then typecheck, lint and every test suite (plus the benchmark smoke run once the
-# workspace has one).
+# Everything CI checks: PostgreSQL and Redis (started if needed), the programs tests call (kubectl,
+# and Chromium for the console's browser tests; installed if needed), dependencies, then
+# typecheck, lint and every test suite (plus the benchmark smoke run once the workspace has one).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 HUB_SCRIPT="test"
@@ -9,6 +9,7 @@ source scripts/lib/toolchain.sh
 
 hub_ensure_pnpm
 bash scripts/ensure-services.sh --test-tools
+bash scripts/ensure-browser.sh
 bash scripts/install.sh
 
 step() {

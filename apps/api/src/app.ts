@@ -3,6 +3,8 @@
  * on port 0), `startApi` wires real PostgreSQL and Redis, and `stop` closes everything.
  */
 import express, { type Express } from "express";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
@@ -18,9 +20,11 @@ import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
+import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
 import { allRoutes } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
+import { LiveEventFeed } from "./events/live-event-feed";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -37,6 +41,8 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   app.use((req, res, next) => {
     const end = ctx.metrics.httpRequestDuration.startTimer();
     res.on("finish", () => {
+      // An event stream lasts as long as its client stays: not a request duration.
+      if (String(res.getHeader("content-type") ?? "").startsWith("text/event-stream")) return;
       const route = (req.route as { path?: string } | undefined)?.path ?? "unmatched";
       end({ method: req.method, route, status: String(res.statusCode) });
     });
@@ -48,6 +54,7 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
     res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
   mountDocs(app, routes);
+  mountConsole(app, resolveConsoleDir(ctx.env.HUB_CONSOLE_DIR));
 
   // Each route reads its own body after authenticating the caller (./http/body.ts).
   const router = express.Router();
@@ -108,6 +115,15 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   queue.queue.on("error", () => undefined);
   const dispatch = { queue, ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
   await dispatch.wakes.start();
+  const liveEvents = new LiveEventFeed({
+    redisUrl: env.REDIS_URL,
+    // Named after the hub's prefix: in CLIENT LIST, whose reader it is when hubs share a Redis.
+    connectionName: `hub-api-events-${env.HUB_REDIS_PREFIX}`,
+    stream: keys.eventsStream,
+    redis,
+    logger,
+    onClientCount: (count) => metrics.eventStreamClients.set(count),
+  });
   const ctx: AppContext = {
     env,
     database,
@@ -118,6 +134,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     tokens,
     auth: new Authenticator(database.db, tokens),
     metrics,
+    liveEvents,
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
@@ -126,6 +143,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
 
   const app = createApp(ctx);
+  const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
   const server = app.listen(env.PORT);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -135,7 +153,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, "api listening");
+  logger.info({ port, console: consoleDir && existsSync(path.join(consoleDir, "index.html")) ? "/console" : "not built (pnpm build)" }, "api listening");
 
   // Requests in flight, so that shutdown can end every kept-alive connection once they are answered.
   let stopping = false;
@@ -157,8 +175,9 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     stop: async () => {
       stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s.
-      await dispatch.wakes.stop();
+      // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
+      // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
+      await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is
       // answered, end them all.

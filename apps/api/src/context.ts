@@ -4,6 +4,7 @@ import type { Logger, RedisKeys } from "@hub/shared";
 import type { HostResolver } from "@hub/shared/webhooks";
 import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { ApiEnv } from "./env";
+import type { LiveEventFeed } from "./events/live-event-feed";
 import type { Authenticator } from "./http/auth";
 import type { TokenService } from "./identity/tokens";
 import type { Metrics } from "./metrics";
@@ -19,6 +20,8 @@ export interface AppContext {
   tokens: TokenService;
   auth: Authenticator;
   metrics: Metrics;
+  /** The events stream read once per process and fanned out to GET /events/stream clients. */
+  liveEvents: LiveEventFeed;
   /** Resolves webhook hosts for the SSRF check at creation (the system resolver; tests inject one). */
   webhookResolver: HostResolver;
   /** Redis side of dispatch: BullMQ producer, per-automation ready sets, long-poll wake-ups. */

@@ -15,6 +15,10 @@ export const apiEnvSchema = z.object({
   /** Lets schedules take a leading seconds field (CONTRACT §6.9): for tests and demos, off by default. */
   HUB_SCHEDULES_ALLOW_SECONDS: boolFromEnv(false),
   ...webhookEnvShape,
+  /** Seconds between the comments GET /events/stream sends to keep connections (and proxies) open; the caller's credential is checked again at each. */
+  HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: intFromEnv(15, 1, 300),
+  /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */
+  HUB_CONSOLE_DIR: optionalString(),
 });
 
 export type ApiEnv = z.output<typeof apiEnvSchema>;

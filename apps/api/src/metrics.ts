@@ -85,7 +85,8 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
     ["method", "route", "status"],
   );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
-  return { registry, httpRequestDuration, jobs: createJobMetrics(registry) };
+  const eventStreamClients = metricsOn(registry).gauge("hub_event_stream_clients", "Clients connected to GET /events/stream in this API process");
+  return { registry, httpRequestDuration, eventStreamClients, jobs: createJobMetrics(registry) };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

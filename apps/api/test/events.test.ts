@@ -107,6 +107,21 @@ describe("GET /events", () => {
     expect(result.body.map((event: { payload: { n: number } }) => event.payload.n)).toEqual([1]);
   });
 
+  it("when aggregate_type is given, then only the catalogue's events about that kind of aggregate are returned", async () => {
+    const sector = await hub.client.post("/sectors", { name: `Kinds ${randomBytes(3).toString("hex")}`, color: "#00AA00" }, { token: hub.adminToken });
+    const since = (await list(`aggregate_id=${sector.body.id}`)).body[0].created_at;
+    await seed(uniqueType(), [{ createdAt: new Date(Date.parse(since) + 1).toISOString() }]);
+
+    const sectors = await list(`aggregate_type=sector&since=${since}`);
+    const jobs = await list(`aggregate_type=job&aggregate_id=${sector.body.id}`);
+    const unknown = await list("aggregate_type=planet");
+
+    expect(sectors.body.map((event: { event_type: string }) => event.event_type)).toEqual(["sector.created"]);
+    expect(jobs.body).toEqual([]);
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0]).toMatchObject({ loc: ["query", "aggregate_type"], type: "enum" });
+  });
+
   it("when an event was dispatched, then dispatched_at is its ISO time", async () => {
     const type = uniqueType();
     await seed(type, [{ createdAt: "2026-04-01T00:00:00Z", dispatchedAt: "2026-04-01T00:00:00.250Z" }]);
@@ -174,6 +189,7 @@ describe("GET /events", () => {
     expect(parameters.map((parameter) => [parameter.name, parameter.required])).toEqual([
       ["aggregate_id", false],
       ["event_type", false],
+      ["aggregate_type", false],
       ["since", false],
       ["until", false],
       ["limit", false],

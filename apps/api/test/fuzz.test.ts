@@ -363,6 +363,11 @@ async function send(route: AnyRoute, request: FuzzRequest) {
   // Bytes, not a string: fetch would label a string body text/plain.
   const body = request.body === undefined ? undefined : new TextEncoder().encode(request.body);
   const response = await fetch(`${hub.client.baseUrl}${path}${request.query ? `?${request.query}` : ""}`, { method: route.method.toUpperCase(), headers, body });
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    // GET /events/stream stays open: its status and headers are the whole answer.
+    await response.body?.cancel();
+    return { status: response.status, contentType: "text/event-stream", text: "" };
+  }
   const text = await response.text();
   return { status: response.status, contentType: response.headers.get("content-type") ?? "", text };
 }

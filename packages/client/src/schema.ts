@@ -230,9 +230,29 @@ export interface paths {
         };
         /**
          * List events (the outbox), oldest first
-         * @description Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate, type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.
+         * @description Every state change (job.created, job.completed, automation.updated, …), written in the same transaction as the change, oldest first, filtered by aggregate (one, or a kind), type and time, a page at a time (follow the `Link` header). `dispatched_at` is set once the event relay has published the event to the Redis stream `hub:events`. Employees never see user.*, webhook.* or api_key.* events.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow events live (server-sent events)
+         * @description The event log as it happens, as server-sent events (`text/event-stream`): one message per event, its `data` the event record of GET /events (`dispatched_at` is null: the relay publishes an event before it stamps it) and its `id` the position in the Redis stream `hub:events`. Send that id back as `Last-Event-ID` when reconnecting to get what was missed first (at most 1000 events; beyond that, or when the stream no longer holds them, an `event: reset` message says to read GET /events instead). A comment line arrives every HUB_EVENTS_STREAM_HEARTBEAT_SECONDS (15 s); at each, the credential is checked again and the stream ends once it is no longer valid. Employees never see user.*, webhook.* or api_key.* events, as in GET /events. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2891,6 +2911,8 @@ export interface operations {
                 aggregate_id?: string;
                 /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
+                /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
                 /** @description Inclusive lower bound on created_at */
                 since?: string;
                 /** @description Exclusive upper bound on created_at */
@@ -2915,6 +2937,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Event"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                aggregate_id?: string;
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                event_type?: string;
+                /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
+            };
+            header?: {
+                /** @description The `id` of the last message received: the stream first sends what followed it (at most 1000 events, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (an Event, as JSON), `event: reset` (resuming was not possible), and `:` comments (heartbeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     : connected
+                     *
+                     *     id: 1767225600000-0
+                     *     data: {"id":"0b6f3c52-8c1e-4c3e-9d55-3f1b2a6f7e01","aggregate_id":"e67b45d3-2f0a-4d7b-9a43-6c1d1b0c9f10","event_type":"job.completed","actor_id":null,"payload":{"automation_id":"5b0c7a2e-1d3f-4e8a-b6c9-0a1b2c3d4e5f","worker_id":"9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b","result":{"rows":42}},"dispatched_at":null,"created_at":"2026-01-01T00:00:00.000Z"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, eventFamily, isEventType } from "./event-catalogue";
+import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, eventFamily, isEventType, isEventVisibleTo } from "./event-catalogue";
 
 /** The event types of CONTRACT §4's table, as the contract spells them. */
 const CONTRACT_EVENT_TYPES = [
@@ -53,6 +53,14 @@ describe("the event catalogue", () => {
 
     expect([...visibilityOfFamily].filter(([, visibilities]) => visibilities.size > 1)).toEqual([]);
     expect([...ADMIN_ONLY_EVENT_FAMILIES].sort()).toEqual(["api_key", "user", "webhook"]);
+  });
+
+  it("when an employee's visibility is asked, then the admin-only families are hidden from it and nothing from an admin", () => {
+    expect(isEventVisibleTo("employee", "job.created")).toBe(true);
+    expect(isEventVisibleTo("employee", "user.created")).toBe(false);
+    expect(isEventVisibleTo("employee", "api_key.revoked")).toBe(false);
+    expect(isEventVisibleTo("employee", "webhook.disabled")).toBe(false);
+    expect(EVENT_TYPES.every((type) => isEventVisibleTo("admin", type))).toBe(true);
   });
 
   it("when a job event carries the contract's payload, then its schema accepts it; without a required field, it refuses it", () => {

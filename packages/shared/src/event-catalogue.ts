@@ -6,7 +6,7 @@
  * /events hides the admin-only families it names. Payloads never hold passwords, hashes or keys.
  */
 import { z } from "zod";
-import { ROLES, WORKER_STATUSES } from "./domain";
+import { ROLES, WORKER_STATUSES, type Role } from "./domain";
 import { jsonObject } from "./fields";
 import { CANCEL_REASONS, REQUEUE_REASONS } from "./job-lifecycle";
 
@@ -120,6 +120,14 @@ export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 /** The payload a producer writes for `T` (optional fields may be left out). */
 export type EventPayload<T extends EventType> = z.input<(typeof EVENT_CATALOGUE)[T]["payload"]>;
 
+/** Every kind of aggregate the catalogue's events are about, in catalogue order. */
+export const AGGREGATE_TYPES = [...new Set(EVENT_TYPES.map((type) => EVENT_CATALOGUE[type].aggregate))] as [AggregateType, ...AggregateType[]];
+
+/** The event types whose `aggregate_id` names an `aggregate` (`worker.*` are about their automation). */
+export function eventTypesAbout(aggregate: AggregateType): EventType[] {
+  return EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === aggregate);
+}
+
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, value);
 }
@@ -137,3 +145,17 @@ export function eventFamily(eventType: string): string {
 export const ADMIN_ONLY_EVENT_FAMILIES: readonly string[] = [
   ...new Set(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].visibility === "admins").map(eventFamily)),
 ];
+
+/**
+ * The event families `role` never reads (CONTRACT §6.1): none for an admin, the admin-only ones
+ * for anyone else. The one rule both readers of events apply: GET /events in SQL, and the live
+ * stream (GET /events/stream) per entry through {@link isEventVisibleTo}.
+ */
+export function hiddenEventFamilies(role: Role): readonly string[] {
+  return role === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES;
+}
+
+/** Whether `role` may read an event of `eventType` ({@link hiddenEventFamilies}). */
+export function isEventVisibleTo(role: Role, eventType: string): boolean {
+  return !hiddenEventFamilies(role).includes(eventFamily(eventType));
+}

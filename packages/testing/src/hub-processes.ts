@@ -106,7 +106,10 @@ function builtBundleOf(app: HubApp): string {
   return bundle;
 }
 
-/** Builds the three apps' production bundles (turbo skips what is up to date). */
+/**
+ * Builds the three apps' production bundles, and what they depend on: the console the API serves
+ * at /console among them (turbo skips what is up to date).
+ */
 export function buildHubApps(): void {
   const filters = Object.keys(ENTRY_POINTS).flatMap((app) => ["--filter", `@hub/${app}`]);
   const result = spawnSync("pnpm", ["turbo", "run", "build", ...filters, "--output-logs=errors-only"], { cwd: REPO_ROOT, stdio: "inherit" });

@@ -19,7 +19,7 @@ import { deleteRedisKeys } from "./redis-cleanup";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 /** The processes to run (as {@link HubProcessesOptions} says), and on which servers. */
-export interface SystemHubOptions extends Pick<HubProcessesOptions, "dispatchers" | "relays" | "env" | "dispatcherEnv"> {
+export interface SystemHubOptions extends Pick<HubProcessesOptions, "dispatchers" | "relays" | "env" | "dispatcherEnv" | "runBuilt"> {
   /** Runs the hub on a redis-server of its own, which the test may wreck (FLUSHDB); default the shared test server. */
   privateRedis?: boolean;
   /** Runs the hub on a PostgreSQL cluster of its own, which the test may stop and start; default the shared test server. */
@@ -91,6 +91,7 @@ async function startSystemHub(
     relays: options.relays ?? 0,
     env: options.env ?? {},
     dispatcherEnv: options.dispatcherEnv ?? {},
+    runBuilt: options.runBuilt ?? false,
   };
   const processes = await HubProcesses.start(processOptions);
   const client = new HubClient(processes.apiUrl);

@@ -1,16 +1,35 @@
 import { z } from "zod";
 import type { EventRecordJson } from "@hub/db";
-import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
+import { AGGREGATE_TYPES, EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 
 export const listEventsQuery = z.object({
   aggregate_id: uuid().optional(),
   event_type: z.string().optional().describe(`One event type of the catalogue (an unknown type matches nothing): ${EVENT_TYPES.join(", ")}`),
+  aggregate_type: z
+    .enum(AGGREGATE_TYPES)
+    .optional()
+    .describe("Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key"),
   since: isoDateTime().optional().describe("Inclusive lower bound on created_at"),
   until: isoDateTime().optional().describe("Exclusive upper bound on created_at"),
   ...pageQueryShape(EVENTS_DEFAULT_LIMIT),
 });
 export type ListEventsQuery = z.output<typeof listEventsQuery>;
+
+/** GET /events/stream's filters: GET /events' own, the same schemas (a time window makes no sense live). */
+export const eventStreamQuery = listEventsQuery.pick({ aggregate_id: true, event_type: true, aggregate_type: true });
+
+export const LAST_EVENT_ID_HEADER = "last-event-id";
+
+export const eventStreamHeaders = z.object({
+  [LAST_EVENT_ID_HEADER]: z
+    .string()
+    .regex(/^\d{1,20}-\d{1,20}$/)
+    .optional()
+    .describe(
+      "The `id` of the last message received: the stream first sends what followed it (at most 1000 events, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects",
+    ),
+});
 
 /** The Event record of one catalogue type: its `event_type`, and the payload that type carries. */
 function eventRecordOf(eventType: EventType) {

@@ -6,7 +6,7 @@ import {
   type KeysetPage,
   type KeysetPageRequest,
 } from "@hub/db";
-import { ADMIN_ONLY_EVENT_FAMILIES, type Role } from "@hub/shared";
+import { eventTypesAbout, hiddenEventFamilies, type Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
 
 /** The record shape is defined once in @hub/db (the relay publishes the same JSON). */
@@ -14,7 +14,7 @@ const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
 
 /**
  * The event log as `readerRole` may see it, oldest first by (created_at, id); `since` inclusive,
- * `until` exclusive. The catalogue's admin-only families (`user.*` carry every user's e-mail,
+ * `until` exclusive; `aggregate_type` keeps the catalogue's types about that kind of aggregate. The catalogue's admin-only families (`user.*` carry every user's e-mail,
  * `webhook.*` the webhook URLs, `api_key.*` other users' key names and prefixes: CONTRACT §6.1)
  * are left out for anyone else, never a 403; they are filtered in SQL, so `limit` counts visible
  * events only.
@@ -23,9 +23,10 @@ export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole:
   const { items, next } = await listEventsPage(
     db,
     {
-      hiddenTypeFamilies: readerRole === "admin" ? [] : ADMIN_ONLY_EVENT_FAMILIES,
+      hiddenTypeFamilies: hiddenEventFamilies(readerRole),
       aggregateId: query.aggregate_id,
       eventType: query.event_type,
+      eventTypes: query.aggregate_type === undefined ? undefined : eventTypesAbout(query.aggregate_type),
       since: query.since,
       until: query.until,
     },

@@ -17,8 +17,12 @@ export type HttpMethod = "get" | "post" | "put" | "delete";
 
 export interface ResponseSpec {
   description: string;
-  /** Omitted for bodiless responses (204) or non-JSON ones. */
+  /** Omitted for bodiless responses (204). */
   schema?: z.ZodType;
+  /** The body's media type; default `application/json` (`text/event-stream` for GET /events/stream). */
+  contentType?: string;
+  /** An example body, shown in the OpenAPI document. */
+  example?: unknown;
 }
 
 export interface HandlerResult {
@@ -30,6 +34,11 @@ export interface HandlerResult {
    * response then carries `Link: <…cursor=…>; rel="next"`.
    */
   next?: KeysetPosition | undefined;
+  /**
+   * The handler answered on `res` itself and keeps it open (a server-sent event stream): nothing
+   * more is sent here. `status` is what it answered with.
+   */
+  streaming?: true;
 }
 
 export interface HandlerInput<A extends AuthRequirement, P, Q, B, H = undefined> {
@@ -155,6 +164,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       if (issues.length > 0) throw new RequestValidationError(issues);
       addRequestLogFields(req, touchedIds(params, body));
       const result = await route.handler({ params, query, body, headers, caller, after, ctx, req, res });
+      if (result.streaming) return;
       if (responseIdLogField && result.status < 300) {
         const id = (result.body as { id?: unknown } | undefined)?.id;
         if (typeof id === "string") addRequestLogFields(req, { [responseIdLogField]: id });

@@ -51,7 +51,16 @@ function responsesOf(route: AnyRoute, schemas: ComponentSchemas): Record<string,
     responses[status] = {
       description: spec.description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      ...(schema ? { content: { "application/json": { schema: schemas.render(schema, "output") } } } : {}),
+      ...(schema
+        ? {
+            content: {
+              [spec.contentType ?? "application/json"]: {
+                schema: schemas.render(schema, "output"),
+                ...(spec.example === undefined ? {} : { example: spec.example }),
+              },
+            },
+          }
+        : {}),
     };
   }
   for (const [status, shared] of Object.entries(sharedResponsesOf(route))) responses[status] ??= shared;

@@ -1,4 +1,4 @@
-import { and, eq, gte, lt, notLike, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, notLike, type SQL } from "drizzle-orm";
 import { EVENTS_DEFAULT_LIMIT, type EventPayload, type EventType } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { events, type HubEvent } from "../schema";
@@ -28,6 +28,8 @@ export async function recordEvents(tx: DbOrTx, batch: NewEvent[]): Promise<void>
 export interface EventFilter {
   aggregateId?: string | undefined;
   eventType?: string | undefined;
+  /** Only these event types (GET /events' `aggregate_type`: the types about that kind of aggregate). */
+  eventTypes?: readonly string[] | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   /**
@@ -47,6 +49,7 @@ export async function listEventsPage(db: DbOrTx, filter: EventFilter, page: Keys
   const conditions: SQL[] = [];
   if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
+  if (filter.eventTypes !== undefined) conditions.push(inArray(events.eventType, [...filter.eventTypes]));
   if (filter.since) conditions.push(gte(events.createdAt, filter.since));
   if (filter.until) conditions.push(lt(events.createdAt, filter.until));
   for (const family of filter.hiddenTypeFamilies ?? []) conditions.push(notLike(events.eventType, `${family}.%`));

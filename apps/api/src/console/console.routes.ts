@@ -1,0 +1,90 @@
+/**
+ * The operator console (apps/console), served at /console from its build output on the API's own
+ * origin, so it calls the API with no CORS and no second server to run.
+ *
+ * - `/console/assets/*`: Vite's content-hashed files, cached for a year (`immutable`); a missing
+ *   one is a 404, never the page.
+ * - Any other GET under /console: a file of the build's root (favicon), else `index.html`, the
+ *   single-page app, which routes on the client (`/console/jobs/<id>` loads the page, then the
+ *   job). Both `no-cache`: a new build is picked up on the next load.
+ * - A Content-Security-Policy that allows only this origin (scripts, styles, images, fetch), no
+ *   framing, no plugins.
+ * - Not built (`pnpm build` builds it): 503 saying so, rather than a blank page or a crash.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import express, { type Express, type RequestHandler } from "express";
+
+export const CONSOLE_PATH = "/console";
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+  });
+  next();
+};
+
+/**
+ * Where the built console is: `HUB_CONSOLE_DIR`, else the `dist` of the @hub/console package the
+ * API depends on (found from the API's own location, so running from source and from the bundle
+ * agree). Undefined when neither exists.
+ */
+export function resolveConsoleDir(configured: string | undefined): string | undefined {
+  if (configured) return path.resolve(configured);
+  try {
+    return path.join(path.dirname(createRequire(import.meta.url).resolve("@hub/console/package.json")), "dist");
+  } catch {
+    return undefined;
+  }
+}
+
+const NOT_BUILT_DETAIL = "The console is not built: run `pnpm build` (or `pnpm --filter @hub/console build`), or set HUB_CONSOLE_DIR to a built console";
+
+/** Mounts /console on `app` (before the API's routes and the 404 handler). */
+export function mountConsole(app: Express, consoleDir: string | undefined): void {
+  const router = express.Router();
+  router.use(securityHeaders);
+  if (consoleDir) {
+    router.use("/assets", express.static(path.join(consoleDir, "assets"), { index: false, immutable: true, maxAge: "365d", redirect: false }));
+    router.use("/assets", (_req, res) => {
+      res.status(404).json({ detail: "Not Found" });
+    });
+    router.use(
+      express.static(consoleDir, {
+        index: false,
+        redirect: false,
+        setHeaders: (res) => res.set("Cache-Control", "no-cache"),
+      }),
+    );
+  }
+  router.use((req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      next();
+      return;
+    }
+    const indexFile = consoleDir ? path.join(consoleDir, "index.html") : undefined;
+    if (!indexFile || !existsSync(indexFile)) {
+      res.status(503).set("Cache-Control", "no-store").json({ detail: NOT_BUILT_DETAIL });
+      return;
+    }
+    res.sendFile(indexFile, { headers: { "Cache-Control": "no-cache" } });
+  });
+  app.use(CONSOLE_PATH, router);
+}

@@ -1,0 +1,161 @@
+/**
+ * GET /events/stream: the event log live, as server-sent events (text/event-stream), for the
+ * console and any program that follows the hub. Every message is one event record (the JSON of
+ * GET /events) with the Redis stream entry id as its SSE `id`, so a client that reconnects with
+ * `Last-Event-ID` gets what it missed (at most {@link RESUME_MAX_ENTRIES}), then the live feed.
+ *
+ * Who sees what is GET /events' rule (`isEventVisibleTo`, one function for both), applied to each
+ * entry with the role the caller has now: the credential is checked again at every heartbeat, so a
+ * deactivated user's, a revoked key's or an expired token's stream ends within one heartbeat.
+ */
+import type { Request, Response } from "express";
+import { eventTypesAbout, isEventVisibleTo, UnauthorizedError, type AggregateType, type Role } from "@hub/shared";
+import type { AppContext } from "../context";
+import type { UserCaller } from "../http/auth";
+import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry } from "./live-event-feed";
+
+/** Most entries a resuming client is sent from before it connected; beyond, it gets a `reset`. */
+export const RESUME_MAX_ENTRIES = 1000;
+/** What a browser's EventSource waits before reconnecting (the SSE `retry` field), in ms. */
+const CLIENT_RETRY_MS = 2000;
+/**
+ * Bytes a client may leave unread before it is cut off: a stalled client must not make the
+ * process buffer the event log for it. It reconnects with Last-Event-ID and resumes.
+ */
+const MAX_UNREAD_BYTES = 1024 * 1024;
+
+export interface EventStreamFilter {
+  aggregateId?: string | undefined;
+  aggregateType?: AggregateType | undefined;
+  eventType?: string | undefined;
+}
+
+/** Whether `role` is shown `entry` under `filter`. */
+export function streamEntryMatches(entry: StreamEntry, filter: EventStreamFilter, role: Role): boolean {
+  if (!isEventVisibleTo(role, entry.eventType)) return false;
+  if (filter.eventType !== undefined && entry.eventType !== filter.eventType) return false;
+  if (filter.aggregateId !== undefined && entry.aggregateId !== filter.aggregateId) return false;
+  if (filter.aggregateType !== undefined && !eventTypesAbout(filter.aggregateType).some((type) => type === entry.eventType)) return false;
+  return true;
+}
+
+/** One SSE message: the event record as `data`, its stream entry id as `id`. */
+export function formatStreamMessage(entry: StreamEntry): string {
+  // The relay writes JSON.stringify's output, which has no line breaks; split anyway, as SSE requires.
+  return `id: ${entry.streamId}\n${entry.data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}`)
+    .join("\n")}\n\n`;
+}
+
+export interface EventStreamRequest {
+  ctx: AppContext;
+  req: Request;
+  res: Response;
+  caller: UserCaller;
+  filter: EventStreamFilter;
+  /** The `Last-Event-ID` header: resume after this stream entry id. */
+  lastEventId: string | undefined;
+}
+
+/**
+ * Answers the request with the stream and keeps it open until the client leaves, its credential
+ * stops being valid, or the API shuts down. Throws (before anything is sent, so the error handler
+ * answers 503) when Redis cannot position the stream.
+ */
+export async function serveEventStream({ ctx, req, res, caller, filter, lastEventId }: EventStreamRequest): Promise<void> {
+  let role = caller.user.role;
+  /** Entries that arrive while the backfill is read; null once live. */
+  let pending: StreamEntry[] | null = [];
+  /** The newest stream id handled (sent or filtered out): what the backfill already covered. */
+  let position = lastEventId;
+  let ended = false;
+
+  const end = (how: "end" | "destroy" = "end") => {
+    if (ended) return;
+    ended = true;
+    if (how === "destroy") res.destroy();
+    else res.end();
+  };
+  const write = (chunk: string) => {
+    if (ended) return;
+    res.write(chunk);
+    if (res.writableLength > MAX_UNREAD_BYTES) {
+      req.log.warn({ unread_bytes: res.writableLength }, "event stream client is not reading: disconnected (it may resume with Last-Event-ID)");
+      end("destroy");
+    }
+  };
+  const send = (entries: readonly StreamEntry[]) => {
+    for (const entry of entries) {
+      if (position !== undefined && compareStreamIds(entry.streamId, position) <= 0) continue;
+      position = entry.streamId;
+      if (streamEntryMatches(entry, filter, role)) write(formatStreamMessage(entry));
+    }
+  };
+  const subscriber: FeedSubscriber = {
+    deliver: (entries) => (pending ? pending.push(...entries) : send(entries)),
+    close: () => end(),
+  };
+
+  let unsubscribe: (() => void) | undefined = undefined;
+  let heartbeat: NodeJS.Timeout | undefined = undefined;
+  // Listened to before anything is awaited: a client that leaves meanwhile is still let go.
+  res.once("close", () => {
+    ended = true;
+    clearInterval(heartbeat);
+    unsubscribe?.();
+  });
+
+  unsubscribe = await ctx.liveEvents.subscribe(subscriber);
+  let backfill: Backfill | undefined;
+  try {
+    if (lastEventId !== undefined) backfill = await ctx.liveEvents.readAfter(lastEventId, RESUME_MAX_ENTRIES);
+  } catch (error) {
+    unsubscribe();
+    throw error;
+  }
+  if (ended) {
+    unsubscribe();
+    return;
+  }
+
+  res.status(200).set({
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache, no-transform",
+    Connection: "keep-alive",
+    // Reverse proxies (nginx) would otherwise buffer the stream.
+    "X-Accel-Buffering": "no",
+  });
+  res.flushHeaders();
+  req.socket.setNoDelay(true);
+  write(`retry: ${CLIENT_RETRY_MS}\n: connected\n\n`);
+
+  if (backfill?.kind === "gap") {
+    // What the client missed is no longer in the stream (or is too much to replay): it should
+    // read the state afresh (GET /events has every event), then follow the live feed.
+    position = undefined;
+    const detail =
+      backfill.reason === "too_many"
+        ? `More than ${RESUME_MAX_ENTRIES} events followed Last-Event-ID: read what you missed from GET /events`
+        : "The events after Last-Event-ID are no longer in the stream: read what you missed from GET /events";
+    write(`event: reset\ndata: ${JSON.stringify({ reason: backfill.reason, detail })}\n\n`);
+  } else if (backfill) {
+    send(backfill.entries);
+  }
+  const buffered = pending;
+  pending = null;
+  send(buffered);
+
+  heartbeat = setInterval(() => {
+    write(": heartbeat\n\n");
+    // The credential as it is now: deactivated users, revoked keys and expired tokens are cut off,
+    // and a changed role changes what the stream shows.
+    ctx.auth.authenticate(req, "user").then(
+      (current) => (role = current.user.role),
+      (error: unknown) => {
+        if (error instanceof UnauthorizedError) end();
+        // Anything else (PostgreSQL unreachable): keep streaming, check again at the next heartbeat.
+      },
+    );
+  }, ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { Job } from "./api";
+import { ago, duration, waitingExplanation } from "./format";
+
+const NOW = Date.parse("2026-11-23T12:00:00.000Z");
+
+function queuedJob(change: Partial<Job>): Job {
+  return {
+    id: "0b6f3c52-8c1e-4c3e-9d55-3f1b2a6f7e01",
+    automation_id: "5b0c7a2e-1d3f-4e8a-b6c9-0a1b2c3d4e5f",
+    status: "queued",
+    context: {},
+    result: null,
+    error: null,
+    attempts: 0,
+    created_by: null,
+    created_at: "2026-11-23T11:59:00.000Z",
+    started_at: null,
+    finished_at: null,
+    lease_expires_at: null,
+    waiting_reason: "next_in_line",
+    queue_position: 1,
+    available_at: "2026-11-23T11:59:00.000Z",
+    retry_of: null,
+    run_at: null,
+    priority: 0,
+    schedule_id: null,
+    fire_time: null,
+    ...change,
+  };
+}
+
+const context = { maxConcurrentJobs: 4, running: 4, workerLastSeenAt: "2026-11-23T11:57:00.000Z", now: NOW };
+
+describe("why a job waits, in words", () => {
+  it("when every slot runs a job and 12 due jobs are ahead, then it says so with the numbers", () => {
+    expect(waitingExplanation(queuedJob({ waiting_reason: "concurrency_limit", queue_position: 13 }), context)).toBe(
+      "Waiting: all 4 slots are busy; 12 jobs ahead.",
+    );
+  });
+
+  it("when some slots are free but the jobs ahead take them, then it says how many are busy", () => {
+    expect(waitingExplanation(queuedJob({ waiting_reason: "concurrency_limit", queue_position: 2 }), { ...context, running: 3 })).toBe(
+      "Waiting: 3 of 4 slots are busy and the jobs ahead take the rest; 1 job ahead.",
+    );
+  });
+
+  it("when the worker is offline, then it says when it was last seen", () => {
+    expect(waitingExplanation(queuedJob({ waiting_reason: "worker_offline" }), context)).toBe("Waiting: the worker is offline (last seen 3 min ago).");
+  });
+
+  it("when the job is not queued, then there is nothing to explain", () => {
+    expect(waitingExplanation(queuedJob({ status: "running", waiting_reason: null, queue_position: null }), context)).toBeUndefined();
+  });
+});
+
+describe("times", () => {
+  it("when durations are shown, then they use the largest sensible units", () => {
+    expect([duration(12_000), duration(240_000), duration(3 * 3600_000 + 300_000), duration(50 * 3600_000)]).toEqual(["12 s", "4 min", "3 h 5 min", "2 d 2 h"]);
+  });
+
+  it("when a past time is a little ahead of the browser's clock, then it reads just now", () => {
+    expect(ago("2026-11-23T12:00:01.000Z", NOW)).toBe("just now");
+    expect(ago("2026-11-23T11:58:00.000Z", NOW)).toBe("2 min ago");
+    expect(ago(null, NOW)).toBe("never");
+  });
+});

@@ -1,0 +1,94 @@
+/** How times, durations and the hub's reasons read in the console. */
+import type { Job } from "./api";
+
+/** "12 s", "4 min", "3 h 5 min", "2 d 4 h". */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
+}
+
+/** "3 min ago", "in 5 min", or "never". */
+export function relative(iso: string | null | undefined, now: number): string {
+  if (!iso) return "never";
+  const delta = Date.parse(iso) - now;
+  if (Math.abs(delta) < 1000) return "just now";
+  return delta < 0 ? `${duration(-delta)} ago` : `in ${duration(delta)}`;
+}
+
+/**
+ * How long ago something happened: "3 min ago". The hub's clock (PostgreSQL's) may run a little
+ * ahead of the browser's, so a time slightly in the future reads "just now", never "in 1 s".
+ */
+export function ago(iso: string | null | undefined, now: number): string {
+  if (!iso) return "never";
+  return Date.parse(iso) >= now ? "just now" : relative(iso, now);
+}
+
+/** A full local date and time, for titles and tables. */
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
+/** `n thing` / `n things`. */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+export interface WaitingContext {
+  maxConcurrentJobs: number | undefined;
+  running: number | undefined;
+  /** When the worker last called the hub; null: never; undefined: not known (yet). */
+  workerLastSeenAt: string | null | undefined;
+  now: number;
+}
+
+/**
+ * Why a queued job is not running, in plain words: "Waiting: all 4 slots are busy; 12 jobs ahead".
+ * `queue_position` counts the job itself (1 = next), so the jobs ahead are one fewer.
+ */
+export function waitingExplanation(job: Job, context: WaitingContext): string | undefined {
+  const ahead = job.queue_position === null ? undefined : Math.max(0, job.queue_position - 1);
+  const aheadText = ahead === undefined ? "" : `; ${count(ahead, "job")} ahead`;
+  switch (job.waiting_reason) {
+    case null:
+      return undefined;
+    case "development_mode":
+      return "Waiting: the automation is in development mode, so no job is handed to its worker.";
+    case "no_worker":
+      return "Waiting: no worker is registered for this automation.";
+    case "worker_offline":
+      if (context.workerLastSeenAt === undefined) return "Waiting: the worker is offline.";
+      return context.workerLastSeenAt === null
+        ? "Waiting: the worker is offline (it has not called the hub yet)."
+        : `Waiting: the worker is offline (last seen ${ago(context.workerLastSeenAt, context.now)}).`;
+    case "scheduled":
+      return `Waiting: scheduled to run ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+    case "scheduled_retry":
+      return `Waiting: retrying after a failed attempt, ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+    case "concurrency_limit": {
+      const { maxConcurrentJobs: limit, running } = context;
+      if (limit === undefined) return `Waiting: every slot is taken${aheadText}.`;
+      const slots = count(limit, "slot");
+      if (running === undefined || running >= limit) return `Waiting: all ${slots} are busy${aheadText}.`;
+      return `Waiting: ${running} of ${slots} are busy and the jobs ahead take the rest${aheadText}.`;
+    }
+    case "next_in_line":
+      return "Next in line: a slot is free, and the worker's next claim takes this job.";
+    default: {
+      const unknown: never = job.waiting_reason;
+      return `Waiting: ${String(unknown)}.`;
+    }
+  }
+}
+
+/** Pretty JSON for context, result and payloads. */
+export function prettyJson(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}

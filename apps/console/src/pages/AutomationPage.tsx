@@ -1,0 +1,382 @@
+/**
+ * One automation: its stats, settings, parameters, worker, schedules and jobs, and what an admin
+ * can do to it. Live: its events re-read the record and stats, job events the jobs page, schedule
+ * events the schedules.
+ */
+import { useState, type FormEvent } from "react";
+import { call, describeError, hub, type Automation, type Schedule } from "../api";
+import { ago, dateTime, duration, relative } from "../format";
+import { automationIdOf, useLiveEvents } from "../live";
+import { Link } from "../router";
+import { useUser } from "../session";
+import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource } from "../ui";
+import { readStats } from "./AutomationsPage";
+import { JobsSection } from "./JobsSection";
+
+export function AutomationPage({ automationId }: { automationId: string }) {
+  const user = useUser();
+  const now = useNow();
+  const path = { params: { path: { automation_id: automationId } } };
+  const automation = useResource(() => call(hub.GET("/automations/{automation_id}", path)), [automationId]);
+  const stats = useResource(() => readStats(automationId), [automationId]);
+  const schedules = useResource(
+    () => call(hub.GET("/automations/{automation_id}/schedules", { params: { path: { automation_id: automationId }, query: { limit: 1000 } } })),
+    [automationId],
+  );
+  const [jobsVersion, setJobsVersion] = useState(0);
+  const [actionError, setActionError] = useState<string>();
+
+  const reloadAutomation = useCoalesced(() => {
+    automation.reload();
+    stats.reload();
+  });
+  const reloadSchedules = useCoalesced(() => schedules.reload());
+  const reloadJobs = useCoalesced(() => setJobsVersion((version) => version + 1));
+
+  useLiveEvents((event) => {
+    if (event === "reset") {
+      reloadAutomation();
+      reloadSchedules();
+      reloadJobs();
+      return;
+    }
+    if (event.event_type.startsWith("schedule.") || (event.event_type === "job.created" && "schedule_id" in event.payload)) reloadSchedules();
+    if (automationIdOf(event) !== automationId) return;
+    reloadAutomation();
+    if (event.event_type.startsWith("job.")) reloadJobs();
+  });
+
+  const act = async (action: () => Promise<unknown>) => {
+    setActionError(undefined);
+    try {
+      await action();
+    } catch (error) {
+      setActionError(describeError(error));
+    }
+    reloadAutomation();
+  };
+
+  if (automation.error && !automation.data) return <ErrorMessage error={automation.error} onRetry={automation.reload} />;
+  if (!automation.data) return <Loading what="the automation" />;
+  const record = automation.data;
+
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/automations">Automations</Link> /
+      </p>
+      <div className="page-head">
+        <h1>{record.name}</h1>
+        <span className="badges">
+          {record.is_active ? <Badge tone="good">active</Badge> : <Badge tone="neutral">deactivated</Badge>}
+          {record.is_development && <Badge tone="warn">development mode</Badge>}
+        </span>
+        {record.is_active && (
+          <Link className="button primary" to={`/automations/${automationId}/new-job`}>
+            New job
+          </Link>
+        )}
+      </div>
+      <p className="sub">
+        {record.slug} · sector {record.sector.name}
+        {record.description && ` · ${record.description}`}
+      </p>
+
+      {user.isAdmin && record.is_active && (
+        <section aria-labelledby="actions-title" className="panel">
+          <h2 id="actions-title">Actions</h2>
+          <div className="actions">
+            {record.is_development ? (
+              <button type="button" onClick={() => void act(() => call(hub.DELETE("/automations/{automation_id}/development-mode", path)))}>
+                Leave development mode
+              </button>
+            ) : (
+              <button type="button" onClick={() => void act(() => call(hub.POST("/automations/{automation_id}/development-mode", path)))}>
+                Enter development mode
+              </button>
+            )}
+            <ConfirmButton
+              label="Deactivate"
+              danger
+              question="Deactivate this automation? New jobs are refused, its queued jobs are cancelled and its schedules disabled; running jobs may finish."
+              confirmLabel="Deactivate it"
+              onConfirm={() => act(() => call(hub.DELETE("/automations/{automation_id}", path)))}
+            />
+          </div>
+          {record.is_development && <p className="hint">In development mode jobs are accepted but stay queued; leaving it releases them in order.</p>}
+          {actionError && <ErrorMessage error={actionError} />}
+        </section>
+      )}
+
+      <section aria-labelledby="stats-title">
+        <h2 id="stats-title">Queue</h2>
+        {stats.error && <ErrorMessage error={stats.error} onRetry={stats.reload} />}
+        {stats.data ? (
+          <dl className="stats">
+            <div>
+              <dt>Queued</dt>
+              <dd>{stats.data.queued}</dd>
+            </div>
+            <div>
+              <dt>Running / limit</dt>
+              <dd>
+                {stats.data.running} / {stats.data.max_concurrent_jobs}
+              </dd>
+            </div>
+            <div>
+              <dt>Scheduled later</dt>
+              <dd>{stats.data.scheduled}</dd>
+            </div>
+            <div>
+              <dt>Oldest queued</dt>
+              <dd>{stats.data.oldest_queued_at ? duration(now - Date.parse(stats.data.oldest_queued_at)) : "none"}</dd>
+            </div>
+            <div>
+              <dt>Completed (1 h)</dt>
+              <dd>{stats.data.completed_last_hour}</dd>
+            </div>
+            <div>
+              <dt>Failed (1 h)</dt>
+              <dd>{stats.data.failed_last_hour}</dd>
+            </div>
+          </dl>
+        ) : (
+          !stats.error && <Loading what="the queue" />
+        )}
+      </section>
+
+      <WorkerSection automation={record} workerStatus={stats.data?.worker_status ?? null} lastSeenAt={stats.data?.worker_last_seen_at ?? null} onChange={reloadAutomation} />
+
+      <section aria-labelledby="settings-title">
+        <h2 id="settings-title">Settings</h2>
+        <dl className="settings">
+          <dt>Jobs running at once</dt>
+          <dd>{record.max_concurrent_jobs}</dd>
+          <dt>Attempts per job</dt>
+          <dd>{record.max_attempts}</dd>
+          <dt>Retry back-off</dt>
+          <dd>{record.retry_backoff_seconds} s, doubling per attempt</dd>
+          <dt>Timeout</dt>
+          <dd>{record.timeout_seconds === null ? "none" : `${record.timeout_seconds} s`}</dd>
+          <dt>Created</dt>
+          <dd>{dateTime(record.created_at)}</dd>
+        </dl>
+        <h3>Parameters</h3>
+        {record.parameters.length === 0 ? (
+          <Empty>No parameters: its jobs carry an empty context.</Empty>
+        ) : (
+          <table>
+            <caption className="visually-hidden">Parameters</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {record.parameters.map((parameter) => (
+                <tr key={parameter.name}>
+                  <th scope="row">
+                    <code>{parameter.name}</code>
+                  </th>
+                  <td>{parameter.description || <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <SchedulesSection schedules={schedules.data} error={schedules.error} canChange={user.isAdmin} now={now} onChange={reloadSchedules} />
+
+      <JobsSection automation={record} version={jobsVersion} stats={stats.data} />
+    </>
+  );
+}
+
+function WorkerSection({
+  automation,
+  workerStatus,
+  lastSeenAt,
+  onChange,
+}: {
+  automation: Automation;
+  workerStatus: "running" | "stopped" | null;
+  lastSeenAt: string | null;
+  onChange: () => void;
+}) {
+  const user = useUser();
+  const now = useNow();
+  const [cloudInstanceId, setCloudInstanceId] = useState("");
+  const [secret, setSecret] = useState<{ title: string; key: string }>();
+  const [error, setError] = useState<string>();
+  const path = { params: { path: { automation_id: automation.id } } };
+  const worker = automation.worker;
+
+  const register = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const created = await call(hub.POST("/automations/{automation_id}/worker", { ...path, body: { cloud_instance_id: cloudInstanceId } }));
+      setSecret({ title: "The new worker's api key", key: created.api_key });
+      setCloudInstanceId("");
+      onChange();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
+  return (
+    <section aria-labelledby="worker-title">
+      <h2 id="worker-title">Worker</h2>
+      {secret && (
+        <SecretOnce
+          title={secret.title}
+          secret={secret.key}
+          warning="Copy it now and give it to the worker (X-Worker-Api-Key). The hub keeps only a hash: it cannot show this key again. Lost it? Rotate the key."
+          onDone={() => setSecret(undefined)}
+        />
+      )}
+      {worker === null ? (
+        <>
+          <Empty>No worker is registered: jobs wait until one is.</Empty>
+          {user.isAdmin && automation.is_active && (
+            <form className="inline-form" onSubmit={(event) => void register(event)}>
+              <Field label="Cloud instance id" hint="Where the worker runs, e.g. i-0abc123 (1–64 characters).">
+                {(props) => <input {...props} required maxLength={64} value={cloudInstanceId} onChange={(event) => setCloudInstanceId(event.target.value)} />}
+              </Field>
+              <button type="submit" className="primary">
+                Register worker
+              </button>
+            </form>
+          )}
+        </>
+      ) : (
+        <>
+          <dl className="settings">
+            <dt>Status</dt>
+            <dd>
+              <Badge tone={(workerStatus ?? worker.status) === "running" ? "good" : "bad"}>{workerStatus ?? worker.status}</Badge>
+            </dd>
+            <dt>Last seen</dt>
+            <dd title={dateTime(lastSeenAt ?? worker.last_seen_at)}>{ago(lastSeenAt ?? worker.last_seen_at, now)}</dd>
+            <dt>Cloud instance</dt>
+            <dd>
+              <code>{worker.cloud_instance_id}</code>
+            </dd>
+            <dt>Registered</dt>
+            <dd>{dateTime(worker.created_at)}</dd>
+          </dl>
+          {user.isAdmin && (
+            <div className="actions">
+              <ConfirmButton
+                label="Rotate key"
+                question="The worker's current key stops working at once. Rotate it?"
+                confirmLabel="Rotate the key"
+                onConfirm={async () => {
+                  const rotated = await call(hub.POST("/automations/{automation_id}/worker/api-key", path));
+                  setSecret({ title: "The worker's new api key", key: rotated.api_key });
+                  onChange();
+                }}
+              />
+              <ConfirmButton
+                label="Unregister worker"
+                danger
+                question="Unregister the worker? Its key stops working and its running jobs go back to the queue."
+                confirmLabel="Unregister it"
+                onConfirm={async () => {
+                  await call(hub.DELETE("/automations/{automation_id}/worker", path));
+                  onChange();
+                }}
+              />
+            </div>
+          )}
+        </>
+      )}
+      {error && <ErrorMessage error={error} />}
+    </section>
+  );
+}
+
+function SchedulesSection({
+  schedules,
+  error,
+  canChange,
+  now,
+  onChange,
+}: {
+  schedules: Schedule[] | undefined;
+  error: string | undefined;
+  canChange: boolean;
+  now: number;
+  onChange: () => void;
+}) {
+  const [actionError, setActionError] = useState<string>();
+  /** Pause or resume: PUT replaces the schedule, so everything else is sent as it is. */
+  const setEnabled = async (schedule: Schedule, enabled: boolean) => {
+    setActionError(undefined);
+    try {
+      const { cron, timezone, context, priority, overlap, key, description } = schedule;
+      await call(
+        hub.PUT("/schedules/{schedule_id}", {
+          params: { path: { schedule_id: schedule.id } },
+          body: { cron, timezone, context, priority, overlap, key, description, enabled },
+        }),
+      );
+    } catch (failure) {
+      setActionError(describeError(failure));
+    }
+    onChange();
+  };
+  return (
+    <section aria-labelledby="schedules-title">
+      <h2 id="schedules-title">Schedules</h2>
+      {error && <ErrorMessage error={error} />}
+      {actionError && <ErrorMessage error={actionError} />}
+      {schedules === undefined ? (
+        !error && <Loading what="schedules" />
+      ) : schedules.length === 0 ? (
+        <Empty>No schedules: jobs are made only on request.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Schedules</caption>
+            <thead>
+              <tr>
+                <th scope="col">Schedule</th>
+                <th scope="col">When</th>
+                <th scope="col">Next run</th>
+                <th scope="col">Last run</th>
+                <th scope="col">State</th>
+                {canChange && <th scope="col">Action</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {schedules.map((schedule) => (
+                <tr key={schedule.id}>
+                  <th scope="row">{schedule.key || schedule.description || schedule.id.slice(0, 8)}</th>
+                  <td>
+                    <code>{schedule.cron}</code> <span className="sub">{schedule.timezone}</span>
+                  </td>
+                  <td>{schedule.next_run_at ? relative(schedule.next_run_at, now) : "—"}</td>
+                  <td>
+                    {schedule.last_job_id ? <Link to={`/jobs/${schedule.last_job_id}`}>{ago(schedule.last_run_at, now)}</Link> : "never"}
+                  </td>
+                  <td>{schedule.enabled ? <Badge tone="good">enabled</Badge> : <Badge tone="neutral">paused</Badge>}</td>
+                  {canChange && (
+                    <td>
+                      <button type="button" onClick={() => void setEnabled(schedule, !schedule.enabled)}>
+                        {schedule.enabled ? "Pause" : "Resume"}
+                        <span className="visually-hidden"> schedule {schedule.key ?? schedule.cron}</span>
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

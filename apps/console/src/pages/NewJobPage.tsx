@@ -1,0 +1,94 @@
+/**
+ * A new job, its form generated from the automation's parameters (each one a required text
+ * field, as the hub checks them). The form's Idempotency-Key makes a double submit one job.
+ */
+import { useState, type FormEvent } from "react";
+import { ApiError, call, describeError, hub } from "../api";
+import { Link, navigate } from "../router";
+import { ErrorMessage, Field, Loading, useResource } from "../ui";
+
+export function NewJobPage({ automationId }: { automationId: string }) {
+  const automation = useResource(() => call(hub.GET("/automations/{automation_id}", { params: { path: { automation_id: automationId } } })), [automationId]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [runAt, setRunAt] = useState("");
+  const [priority, setPriority] = useState("0");
+  const [issues, setIssues] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [idempotencyKey] = useState(() => crypto.randomUUID());
+
+  if (automation.error && !automation.data) return <ErrorMessage error={automation.error} onRetry={automation.reload} />;
+  if (!automation.data) return <Loading what="the automation" />;
+  const record = automation.data;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setIssues({});
+    try {
+      const context = Object.fromEntries(record.parameters.map((parameter) => [parameter.name, values[parameter.name] ?? ""]));
+      const created = await call(
+        hub.POST("/jobs", {
+          params: { header: { "idempotency-key": idempotencyKey } },
+          body: { automation_id: automationId, context, priority: Number(priority), ...(runAt ? { run_at: new Date(runAt).toISOString() } : {}) },
+        }),
+      );
+      navigate(`/jobs/${created.id}`);
+    } catch (failure) {
+      if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])));
+      setError(describeError(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/automations">Automations</Link> / <Link to={`/automations/${automationId}`}>{record.name}</Link> /
+      </p>
+      <h1>New job for {record.name}</h1>
+      {!record.is_active ? (
+        <p>This automation is deactivated: it takes no new jobs.</p>
+      ) : (
+        <form className="form" onSubmit={(event) => void submit(event)}>
+          {record.parameters.length === 0 ? (
+            <p className="muted">This automation has no parameters: the job carries an empty context.</p>
+          ) : (
+            <fieldset>
+              <legend>Context</legend>
+              {record.parameters.map((parameter) => (
+                <Field key={parameter.name} label={parameter.name} hint={parameter.description || undefined} error={issues[`context.${parameter.name}`]}>
+                  {(props) => (
+                    <input
+                      {...props}
+                      required
+                      value={values[parameter.name] ?? ""}
+                      onChange={(event) => setValues((previous) => ({ ...previous, [parameter.name]: event.target.value }))}
+                    />
+                  )}
+                </Field>
+              ))}
+            </fieldset>
+          )}
+          <fieldset>
+            <legend>When</legend>
+            <Field label="Run at" hint="Leave empty to run as soon as possible." error={issues.run_at}>
+              {(props) => <input {...props} type="datetime-local" value={runAt} onChange={(event) => setRunAt(event.target.value)} />}
+            </Field>
+            <Field label="Priority" hint="−100 to 100: higher runs first among waiting jobs." error={issues.priority}>
+              {(props) => <input {...props} type="number" min={-100} max={100} value={priority} onChange={(event) => setPriority(event.target.value)} />}
+            </Field>
+          </fieldset>
+          {error && <ErrorMessage error={error} />}
+          <div className="actions">
+            <button type="submit" className="primary" disabled={busy}>
+              {busy ? "Creating…" : "Create job"}
+            </button>
+            <Link to={`/automations/${automationId}`}>Cancel</Link>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}

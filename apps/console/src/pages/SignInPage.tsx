@@ -1,0 +1,63 @@
+import { useState, type FormEvent } from "react";
+import { describeError } from "../api";
+import { useSession } from "../session";
+import { ErrorMessage } from "../ui";
+
+export function SignInPage() {
+  const { signIn, notice } = useSession();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await signIn(email, password);
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="sign-in">
+      <h1>Automation Hub</h1>
+      <p>Sign in to see and run the hub&rsquo;s automations.</p>
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <form onSubmit={(event) => void submit(event)} aria-describedby={error ? "sign-in-error" : undefined}>
+        <div className="field">
+          <label htmlFor="email">Email</label>
+          <input id="email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="password">Password</label>
+          <input
+            id="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+      {error && (
+        <div id="sign-in-error">
+          <ErrorMessage error={error} />
+        </div>
+      )}
+      <p className="hint">Your session lasts as long as this tab (or until the hub&rsquo;s token expires).</p>
+    </main>
+  );
+}
