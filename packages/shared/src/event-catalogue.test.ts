@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, eventFamily, isEventType } from "./event-catalogue";
+import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, EVENT_TYPES_REMOVED_BY_AGE, eventFamily, isEventType } from "./event-catalogue";
 
 /** The event types of CONTRACT §4's table, as the contract spells them. */
 const CONTRACT_EVENT_TYPES = [
@@ -53,6 +53,13 @@ describe("the event catalogue", () => {
 
     expect([...visibilityOfFamily].filter(([, visibilities]) => visibilities.size > 1)).toEqual([]);
     expect([...ADMIN_ONLY_EVENT_FAMILIES].sort()).toEqual(["api_key", "user", "webhook"]);
+  });
+
+  it("when retention is read, then job events go with their job, the two the hub repeats by itself go by age, and the rest are kept", () => {
+    const withJob = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].retention === "with_job");
+
+    expect(withJob).toEqual(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === "job"));
+    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual(["schedule.skipped", "worker.status_changed"]);
   });
 
   it("when a job event carries the contract's payload, then its schema accepts it; without a required field, it refuses it", () => {
