@@ -33,3 +33,4 @@ export * from "./queries/api-keys";
 export * from "./queries/webhooks";
 export * from "./queries/webhook-deliveries";
 export * from "./queries/webhook-delivery-loop";
+export * from "./queries/retention";
