@@ -19,6 +19,8 @@
  * - reconcile: every queued job in PostgreSQL that is due is (re-)offered, repairing any lost
  *   signal — on an interval, and at once, with a full horizon pass, when the epoch key shows that
  *   Redis lost its data (restart without persistence, FLUSHDB).
+ * - retention: finished jobs, their events and other history older than HUB_RETENTION_DAYS are
+ *   removed in short batches (./retention.ts), one dispatcher at a time.
  */
 import { Worker as BullWorker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -27,6 +29,7 @@ import {
   expireLapsedLeases,
   expireTimedOutJobs,
   forgetExpiredIdempotencyKeys,
+  IDEMPOTENCY_KEYS_FORGET_BATCH,
   listQueuedJobRefs,
   stopSilentWorkers,
   toJobRef,
@@ -40,6 +43,7 @@ import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayl
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
+import { createRetentionSweeper } from "./retention";
 import { createScheduleFirer, SCHEDULE_PROBE_MAX_MS } from "./schedules";
 
 export interface DispatcherConfig {
@@ -61,6 +65,12 @@ export interface DispatcherConfig {
   horizonPassIntervalMs?: number;
   /** How often the epoch key is checked to notice a Redis that lost its data. */
   epochCheckIntervalMs?: number;
+  /** HUB_RETENTION_DAYS: finished jobs and other history older than this many days are removed; 0 keeps everything. */
+  retentionDays?: number;
+  /** HUB_RETENTION_INTERVAL_MS: pause between retention sweeps. */
+  retentionIntervalMs?: number;
+  /** HUB_RETENTION_BATCH_SIZE: most jobs, events or deliveries one retention transaction picks. */
+  retentionBatchSize?: number;
 }
 
 export interface DispatcherDeps {
@@ -82,6 +92,9 @@ export const DISPATCHER_DEFAULTS = {
   reconcileIntervalMs: 5000,
   epochCheckIntervalMs: 1000,
   horizonPassIntervalMs: 10_000,
+  retentionDays: 30,
+  retentionIntervalMs: 60_000,
+  retentionBatchSize: 1000,
 } satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds">>;
 
 const LEASE_SWEEP_BATCH = 200;
@@ -104,6 +117,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
     epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
     horizonPassIntervalMs: config.horizonPassIntervalMs ?? DISPATCHER_DEFAULTS.horizonPassIntervalMs,
+    retentionDays: config.retentionDays ?? DISPATCHER_DEFAULTS.retentionDays,
+    retentionIntervalMs: config.retentionIntervalMs ?? DISPATCHER_DEFAULTS.retentionIntervalMs,
+    retentionBatchSize: config.retentionBatchSize ?? DISPATCHER_DEFAULTS.retentionBatchSize,
   };
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
@@ -212,8 +228,22 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function forgetOldIdempotencyKeys(): Promise<void> {
-    await forgetExpiredIdempotencyKeys(database.pool);
+    // In bounded statements: after a long outage there may be days of them.
+    for (;;) {
+      const forgotten = await forgetExpiredIdempotencyKeys(database.pool, IDEMPOTENCY_KEYS_FORGET_BATCH);
+      if (forgotten < IDEMPOTENCY_KEYS_FORGET_BATCH) return;
+    }
   }
+
+  const retention = createRetentionSweeper({
+    database,
+    logger,
+    metrics,
+    settings: { retentionDays: settings.retentionDays, batchSize: settings.retentionBatchSize },
+  });
+  const sweepRetention = async () => {
+    await retention.sweep();
+  };
 
   const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics });
 
@@ -228,12 +258,15 @@ export function createDispatcher(deps: DispatcherDeps) {
     periodic("horizon", settings.horizonPassIntervalMs, horizonPassOnInterval, logger, onError("horizon")),
     periodic("schedules", SCHEDULE_PROBE_MAX_MS, scheduleFirer.tick, logger, onError("schedules")),
     periodic("idempotency-keys", 600_000, forgetOldIdempotencyKeys, logger, onError("idempotency-keys")),
+    ...(settings.retentionDays > 0 ? [periodic("retention", settings.retentionIntervalMs, sweepRetention, logger, onError("retention"))] : []),
   ];
 
   return {
     metrics,
     /** Runs a horizon pass now, continuing from where the last one stopped (tests). */
     horizonPassNow: () => bringJobsNearingDue("continue"),
+    /** Runs a retention sweep now (tests, benchmarks); with HUB_RETENTION_DAYS=0 it removes nothing. */
+    sweepRetentionNow: () => retention.sweep(),
     /** Offers every due queued job and runs a full horizon pass now (tests, operators). */
     reconcileNow: async () => {
       await reconcileAll("interval");
@@ -262,9 +295,10 @@ export function createDispatcher(deps: DispatcherDeps) {
       );
       offerWorker.on("error", (error) => logger.warn({ err: error }, "dispatch queue worker error"));
       for (const task of tasks) task.start();
-      logger.info("dispatcher started");
+      logger.info({ retentionDays: settings.retentionDays }, "dispatcher started");
     },
     async stop(): Promise<void> {
+      retention.stop();
       await Promise.all(tasks.map((task) => task.stop()));
       // Waits for the offers in flight; unstarted ones stay in BullMQ for another replica.
       await offerWorker?.close();

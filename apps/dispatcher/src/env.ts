@@ -19,6 +19,12 @@ export const dispatcherEnvSchema = z.object({
   HUB_LEASE_SWEEP_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.leaseSweepIntervalMs, 50, 60_000),
   /** How often every queued job is re-offered from PostgreSQL (a lost Redis is noticed within 1 s regardless). */
   HUB_RECONCILE_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.reconcileIntervalMs, 500, 3_600_000),
+  /** Finished jobs with their events, and other history, are removed this many days after they ended; 0 keeps everything. */
+  HUB_RETENTION_DAYS: intFromEnv(DISPATCHER_DEFAULTS.retentionDays, 0, 36_500),
+  /** Pause between retention sweeps (each runs until nothing more is due). */
+  HUB_RETENTION_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.retentionIntervalMs, 1000, 86_400_000),
+  /** Most jobs, events or deliveries one retention transaction picks. */
+  HUB_RETENTION_BATCH_SIZE: intFromEnv(DISPATCHER_DEFAULTS.retentionBatchSize, 10, 100_000),
 });
 
 export type DispatcherEnv = z.output<typeof dispatcherEnvSchema>;

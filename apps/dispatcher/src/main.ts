@@ -22,6 +22,9 @@ await runHubProcess({
         offerConcurrency: env.HUB_DISPATCHER_CONCURRENCY,
         leaseSweepIntervalMs: env.HUB_LEASE_SWEEP_INTERVAL_MS,
         reconcileIntervalMs: env.HUB_RECONCILE_INTERVAL_MS,
+        retentionDays: env.HUB_RETENTION_DAYS,
+        retentionIntervalMs: env.HUB_RETENTION_INTERVAL_MS,
+        retentionBatchSize: env.HUB_RETENTION_BATCH_SIZE,
       },
     });
     await dispatcher.start();

@@ -27,6 +27,25 @@ export function createDispatcherMetrics() {
       "Schedule fires this dispatcher made, by outcome (created = a job, overlap or invalid_context = skipped)",
       ["outcome"],
     ),
+    retentionRowsRemoved: metric.counter(
+      "hub_dispatcher_retention_rows_removed_total",
+      "Rows the retention sweep removed (HUB_RETENTION_DAYS), by table (jobs, events, webhook_deliveries)",
+      ["table"],
+    ),
+    retentionSweeps: metric.counter(
+      "hub_dispatcher_retention_sweeps_total",
+      "Retention sweeps this dispatcher ran, by outcome (completed, lock_taken = another dispatcher was sweeping, stopped = shutdown)",
+      ["outcome"],
+    ),
+    retentionSweepDuration: metric.histogram(
+      "hub_dispatcher_retention_sweep_duration_seconds",
+      "Duration of this dispatcher's completed retention sweeps",
+      [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+    ),
+    retentionLastSweep: metric.gauge(
+      "hub_dispatcher_retention_last_sweep_timestamp_seconds",
+      "Unix time at which this dispatcher last completed a retention sweep (0 = not yet)",
+    ),
     taskErrors: metric.counter("hub_dispatcher_task_errors_total", "Failed runs of a periodic task (retried on its next tick)", ["task"]),
   };
 }

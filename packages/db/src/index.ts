@@ -34,3 +34,4 @@ export * from "./queries/api-keys";
 export * from "./queries/webhooks";
 export * from "./queries/webhook-deliveries";
 export * from "./queries/webhook-delivery-loop";
+export * from "./queries/retention";

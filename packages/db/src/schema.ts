@@ -19,7 +19,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { AUTOMATION_LIMITS, JOB_STATUSES, ROLES, WORKER_STATUSES } from "@hub/shared";
+import { AUTOMATION_LIMITS, FINISHED_JOB_STATUSES, JOB_STATUSES, ROLES, WORKER_STATUSES } from "@hub/shared";
 import { sqlLiteralList } from "./sql-literals";
 
 /** `column between min and max`, for a check constraint that keeps a setting within its limits. */
@@ -153,7 +153,11 @@ export const schedules = pgTable(
     nextRunAt: tz("next_run_at"),
     /** The fire time of the last job made. */
     lastRunAt: tz("last_run_at"),
-    lastJobId: uuid("last_job_id").references((): AnyPgColumn => jobs.id),
+    /**
+     * The job of the last fire. No foreign key: retention removes old finished jobs (apps/dispatcher
+     * retention), and the schedule keeps naming it; reading that job then answers 404.
+     */
+    lastJobId: uuid("last_job_id"),
     createdAt: createdAt(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
     deletedAt: tz("deleted_at"),
@@ -197,8 +201,12 @@ export const jobs = pgTable(
     availableAt: tz("available_at").notNull().defaultNow(),
     /** Creation order, so claim-order ties never fall to random ids (items of a batch in input order). */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
-    /** The failed or cancelled job this one retries (POST /jobs/{id}/retry, CONTRACT §6.4). */
-    retryOf: uuid("retry_of").references((): AnyPgColumn => jobs.id),
+    /**
+     * The failed or cancelled job this one retries (POST /jobs/{id}/retry, CONTRACT §6.4). No
+     * foreign key: retention removes the old job in its time while the retry stays, so the id may
+     * name a job that is gone (reading it answers 404).
+     */
+    retryOf: uuid("retry_of"),
     /** When the creator (or a reschedule) asked the job to run, as sent; null = as soon as possible (CONTRACT §6.8). */
     runAt: tz("run_at"),
     /** The schedule whose fire created the job (CONTRACT §6.9); null for jobs made by a request. */
@@ -224,6 +232,8 @@ export const jobs = pgTable(
     index("jobs_created_idx").on(t.createdAt, t.id),
     index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
+    // Retention: finished jobs, oldest outcome first, so a sweep reads only what is due to go.
+    index("jobs_finished_idx").on(t.finishedAt).where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
     check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),
     foreignKey({ name: "jobs_schedule_id_schedules_id_fk", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
     // Exactly one job per fire, however many dispatchers fire at once.
@@ -264,9 +274,11 @@ export const idempotencyKeys = pgTable(
       .notNull()
       .references(() => users.id),
     key: text("key").notNull(),
-    jobId: uuid("job_id")
-      .notNull()
-      .references(() => jobs.id),
+    /**
+     * No foreign key: a binding lives 24 h (IDEMPOTENCY_WINDOW_HOURS), far less than any retention
+     * period, so an expired binding may outlive its job; it is never read after its window.
+     */
+    jobId: uuid("job_id").notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
@@ -381,6 +393,9 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_pending_aggregate_idx").on(t.webhookId, t.aggregateId, t.eventPosition).where(sql`${t.status} = 'pending'`),
     // GET /webhooks/{id}/deliveries: newest first, keyset-paged.
     index("webhook_deliveries_list_idx").on(t.webhookId, t.createdAt, t.id),
+    // An event's deliveries: retention checks that none is pending before removing the event, and
+    // the foreign key's check on each removed event reads it (without it, a sequential scan each).
+    index("webhook_deliveries_event_idx").on(t.eventId),
     check("webhook_deliveries_status_check", sql`${t.status} in ('pending','delivered','failed')`),
   ],
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, eventFamily, isEventType, isEventVisibleTo } from "./event-catalogue";
+import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, EVENT_TYPES_REMOVED_BY_AGE, eventFamily, isEventType, isEventVisibleTo } from "./event-catalogue";
 
 /** The event types of CONTRACT §4's table, as the contract spells them. */
 const CONTRACT_EVENT_TYPES = [
@@ -61,6 +61,13 @@ describe("the event catalogue", () => {
     expect(isEventVisibleTo("employee", "api_key.revoked")).toBe(false);
     expect(isEventVisibleTo("employee", "webhook.disabled")).toBe(false);
     expect(EVENT_TYPES.every((type) => isEventVisibleTo("admin", type))).toBe(true);
+  });
+
+  it("when retention is read, then job events go with their job, the two the hub repeats by itself go by age, and the rest are kept", () => {
+    const withJob = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].retention === "with_job");
+
+    expect(withJob).toEqual(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === "job"));
+    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual(["schedule.skipped", "worker.status_changed"]);
   });
 
   it("when a job event carries the contract's payload, then its schema accepts it; without a required field, it refuses it", () => {

@@ -19,14 +19,31 @@ export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule
  */
 export type EventVisibility = "everyone" | "admins";
 
+/**
+ * How long an event stays under HUB_RETENTION_DAYS (README "Retention"):
+ * - `with_job`: as long as its job — removed with it, once the job finished more than the period ago;
+ * - `age`: until it is older than the period — what the hub writes by itself, again and again, about
+ *   an aggregate that lives on (a worker going up and down, a schedule whose fires keep overlapping),
+ *   so that it would grow without bound;
+ * - `kept`: for good — the record of what people set up and changed, which grows only with their
+ *   actions (and which an aggregate's later reads, such as an automation's history, need).
+ */
+export type EventRetention = "with_job" | "age" | "kept";
+
 export interface EventDefinition<P extends z.ZodType = z.ZodType> {
   aggregate: AggregateType;
   payload: P;
   visibility: EventVisibility;
+  retention: EventRetention;
 }
 
-function event<P extends z.ZodType>(aggregate: AggregateType, payload: P, visibility: EventVisibility = "everyone") {
-  return { aggregate, payload, visibility } satisfies EventDefinition<P>;
+function event<P extends z.ZodType>(
+  aggregate: AggregateType,
+  payload: P,
+  visibility: EventVisibility = "everyone",
+  retention: EventRetention = aggregate === "job" ? "with_job" : "kept",
+) {
+  return { aggregate, payload, visibility, retention } satisfies EventDefinition<P>;
 }
 
 const id = () => z.uuid();
@@ -79,7 +96,12 @@ export const EVENT_CATALOGUE = {
   "worker.registered": event("automation", workerIdentity),
   "worker.unregistered": event("automation", workerIdentity),
   "worker.api_key_rotated": event("automation", workerIdentity),
-  "worker.status_changed": event("automation", z.object({ worker_id: id(), from: z.enum(WORKER_STATUSES), to: z.enum(WORKER_STATUSES) })),
+  "worker.status_changed": event(
+    "automation",
+    z.object({ worker_id: id(), from: z.enum(WORKER_STATUSES), to: z.enum(WORKER_STATUSES) }),
+    "everyone",
+    "age",
+  ),
   "job.created": event(
     "job",
     z.object({
@@ -104,7 +126,7 @@ export const EVENT_CATALOGUE = {
   "schedule.created": event("schedule", scheduleFields),
   "schedule.updated": event("schedule", scheduleFields),
   "schedule.deleted": event("schedule", nothing),
-  "schedule.skipped": event("schedule", z.object({ fire_time: time(), reason: z.enum(["overlap", "invalid_context"]) })),
+  "schedule.skipped": event("schedule", z.object({ fire_time: time(), reason: z.enum(["overlap", "invalid_context"]) }), "everyone", "age"),
   "webhook.created": event("webhook", webhookIdentity, "admins"),
   "webhook.deleted": event("webhook", webhookIdentity, "admins"),
   "webhook.disabled": event("webhook", webhookIdentity, "admins"),
@@ -131,6 +153,9 @@ export function eventTypesAbout(aggregate: AggregateType): EventType[] {
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, value);
 }
+
+/** The event types retention removes once older than the period, whatever their aggregate ({@link EventRetention} `age`). */
+export const EVENT_TYPES_REMOVED_BY_AGE: readonly EventType[] = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].retention === "age");
 
 /** The family of an event type: `user` for `user.created`. */
 export function eventFamily(eventType: string): string {

@@ -16,4 +16,5 @@ export * from "./prometheus";
 export * from "./redis-cleanup";
 export * from "./test-database";
 export * from "./seed";
+export * from "./history";
 export * from "./packed-package";

@@ -138,4 +138,21 @@ describe("forgetExpiredIdempotencyKeys", () => {
     expect(forgotten).toBe(2);
     expect(kept.map((row) => row.key)).toEqual(["young"]);
   });
+
+  it("when more bindings expired than one call takes, then each call forgets at most its limit, oldest first", async () => {
+    const { automationId, userId } = await stageAutomation(hub());
+    const created = await createJob(hub().pool, userId, { automationId, context: {} });
+    const jobId = created.kind === "created" ? created.jobs[0]!.id : undefined;
+    await hub().db.execute(sql`
+      insert into idempotency_keys (user_id, key, job_id, created_at)
+      select ${userId}::uuid, 'batch-' || i, ${jobId}::uuid, now() - interval '2 days' - i * interval '1 minute'
+      from generate_series(1, 5) as i`);
+
+    const first = await forgetExpiredIdempotencyKeys(hub().pool, 3);
+
+    const kept = await hub().db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.userId, userId));
+    expect(first).toBe(3);
+    expect(kept.map((row) => row.key).sort()).toEqual(["batch-1", "batch-2"]);
+    expect(await forgetExpiredIdempotencyKeys(hub().pool, 3)).toBe(2);
+  });
 });
