@@ -3,6 +3,7 @@
  * `pnpm bench api` — the API alone under autocannon.
  * `pnpm bench timed` — 100,000 jobs due over 5 minutes and 1,000 schedules: idle CPU and lateness.
  * `pnpm bench footprint` — bytes per job and per event in PostgreSQL and per queued job in Redis.
+ * `pnpm bench scale` — a large history (BENCH_SCALE × 5M jobs, 20M events): lists, gauges, retention. Never in CI.
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
  */
@@ -79,6 +80,8 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
 }
 
 const config = loadBenchConfig(process.argv.slice(2));
+// The scale mode refuses before anything is built or seeded when it must not run (CI, too little disk).
+if (config.mode === "scale" && !(await (await import("./scale")).scalePreflight(config))) process.exit(1);
 // The hub runs as operators run it: the apps' production bundles (see HubProcesses' runBuilt).
 console.error("bench: building the apps (pnpm build)");
 buildHubApps();
@@ -90,6 +93,8 @@ async function runMode(): Promise<boolean> {
       return (await import("./timed")).runTimedMode(config);
     case "footprint":
       return (await import("./footprint")).runFootprintMode(config);
+    case "scale":
+      return (await import("./scale")).runScaleMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

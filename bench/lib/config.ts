@@ -5,7 +5,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -66,6 +66,8 @@ export interface BenchConfig {
   timed: TimedConfig;
   /** BENCH_FOOTPRINT_JOBS: jobs the `footprint` mode creates, holds queued, then completes. */
   footprintJobs: number;
+  /** `scale` mode (a large history, lists, gauges and retention): see {@link ScaleConfig}. */
+  scale: ScaleConfig;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
   keepDatabases: boolean;
   /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
@@ -91,6 +93,23 @@ export interface TimedConfig {
   /** BENCH_TIMED_AUTOMATIONS / BENCH_TIMED_LIMIT: automations the jobs are spread over, and their `max_concurrent_jobs`. */
   automations: number;
   limit: number;
+}
+
+/**
+ * The `scale` mode: 10,000 automations, 5M jobs and 20M events at BENCH_SCALE=1, seeded with
+ * generate_series; never in CI.
+ */
+export interface ScaleConfig {
+  /** BENCH_SCALE: multiplies the seeded counts (default 0.1: 1,000 automations, 500,000 jobs, 2,000,000 events). */
+  scale: number;
+  /** BENCH_SCALE_RATE: jobs/s created through the API while create→claim is measured. */
+  rate: number;
+  /** BENCH_SCALE_PHASE_SECONDS: length of the create→claim phase without the sweep (the one with it lasts as long as the sweep, at least this). */
+  phaseSeconds: number;
+  /** BENCH_SCALE_REQUESTS: GET /jobs and GET /events requests timed (each). */
+  requests: number;
+  /** BENCH_SCALE_SCRAPES: /metrics scrapes timed, 2.1 s apart (the API caches its gauges for 2 s). */
+  scrapes: number;
 }
 
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -122,9 +141,10 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
-  const mode: BenchMode = argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : argv.includes("footprint") ? "footprint" : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint] [--smoke])`);
+  const mode: BenchMode =
+    argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : argv.includes("footprint") ? "footprint" : argv.includes("scale") ? "scale" : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -166,6 +186,13 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
     footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),
+    scale: {
+      scale: numberVar(env, "BENCH_SCALE", 0.1, 0.0001, 10),
+      rate: numberVar(env, "BENCH_SCALE_RATE", 50, 1, 10_000),
+      phaseSeconds: intVar(env, "BENCH_SCALE_PHASE_SECONDS", 30, 5),
+      requests: intVar(env, "BENCH_SCALE_REQUESTS", 300, 10),
+      scrapes: intVar(env, "BENCH_SCALE_SCRAPES", 20, 2),
+    },
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",

@@ -103,8 +103,8 @@ export interface NewJob {
 // the same key that committed meanwhile is caught by the insert into idempotency_keys: it waits
 // on the primary key, then its ON CONFLICT branch returns the earlier job instead of ours (a
 // stale binding, older than the window, is taken over), and the job insert sees that and skips.
-// The binding is inserted before its job in the plan; the foreign key is checked at the end of
-// the statement, when the job exists.
+// The binding is inserted before its job in the plan; both commit together (the binding has no
+// foreign key to its job since migration 0010: retention may remove the job after the binding's window).
 const CREATE_ONE = `
 with automation as (
   select id, parameters, is_active from automations where id = $1 for key share

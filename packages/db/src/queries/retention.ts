@@ -85,6 +85,9 @@ const PICK_JOBS = {
  for update of j skip locked`,
 };
 
+/** The statement a job batch picks its jobs with ($1 days, $2 batch size), exported for EXPLAIN in benchmarks. */
+export const RETENTION_PICK_JOBS_SQL = PICK_JOBS.text;
+
 const DELETE_DELIVERIES_OF_JOBS = {
   name: "retention_delete_deliveries_of_jobs",
   text: `delete from webhook_deliveries d using events e
