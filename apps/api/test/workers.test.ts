@@ -88,6 +88,19 @@ describe("POST /automations/{automation_id}/worker", () => {
     expect((await hub.client.get(`/automations/${automationId}`, asAdmin())).body.worker.status).toBe("running");
   });
 
+  it("when a stopped worker makes many calls at once, then every call is answered after it shows running, and it went running once", async () => {
+    const automationId = await createAutomation(hub, { sector_id: sectorId });
+    const credentials = await register(automationId);
+
+    const answers = await Promise.all(Array.from({ length: 12 }, () => workerKeyAccepted(credentials.api_key)));
+    const [row] = await hub.api.ctx.db.select({ status: workers.status }).from(workers).where(eq(workers.id, credentials.id));
+
+    expect(answers).toEqual(Array.from({ length: 12 }, () => true));
+    expect(row?.status).toBe("running");
+    const flips = (await eventsOf(hub, automationId)).filter((event) => event.eventType === "worker.status_changed");
+    expect(flips.map((event) => event.payload)).toEqual([{ worker_id: credentials.id, from: "stopped", to: "running" }]);
+  });
+
   it("when two registrations are made, then each key differs", async () => {
     const first = await register(await createAutomation(hub, { sector_id: sectorId }));
     const second = await register(await createAutomation(hub, { sector_id: sectorId }));
