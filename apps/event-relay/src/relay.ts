@@ -4,7 +4,9 @@
  *
  * One loop per relay: (when due) take or give back outbox partitions → read the oldest
  * undispatched events of the owned partitions → XADD them in one MULTI → stamp `dispatched_at` on
- * exactly those ids in one UPDATE. Publishing strictly before stamping is what makes delivery
+ * exactly those ids. The stamp rides on the statement that reads the next batch (one round trip
+ * and one transaction per batch, not two); a stamp still pending when the relay rebalances or
+ * stops is written on its own first. Publishing strictly before stamping is what makes delivery
  * at-least-once: a relay that dies in between leaves the batch unstamped, and it is published
  * again. Why this keeps per-aggregate order, and why partitions: see ../README.md.
  *
@@ -12,9 +14,15 @@
  * scan-floor.ts (where reads start), stream-publisher.ts (the MULTI of XADDs),
  * outage-backoff.ts (retries while a dependency is down).
  */
-import type { Redis } from "ioredis";
-import { markEventsDispatched, measureOutboxBacklog, selectUndispatchedEvents, type HubEvent, type SqlQueryable } from "@hub/db";
-import type { Logger, RedisKeys } from "@hub/shared";
+import {
+  markEventsDispatched,
+  measureOutboxBacklog,
+  stampAndSelectUndispatchedEvents,
+  type DispatchStamp,
+  type HubEvent,
+  type SqlQueryable,
+} from "@hub/db";
+import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
 import { defaultRelayConfig, type EventRelayConfig } from "./config";
 import { createRelayMetrics, type RelayMetrics } from "./metrics";
 import { backoffMs, createOutageLog, createWakeableSleep, DependencyFailure } from "./outage-backoff";
@@ -39,7 +47,7 @@ export interface EventRelayOptions {
   db: SqlQueryable;
   /** URL for the relay's own lock session (one extra connection, held for the relay's life). */
   databaseUrl: string;
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   logger: Logger;
   config?: Partial<EventRelayConfig>;
@@ -83,6 +91,8 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   let loop: Promise<void> | undefined;
   let consecutiveFailures = 0;
   let lastEventSeenAt = 0;
+  /** The batch published last and not stamped yet: the next read stamps it. */
+  let unstamped: HubEvent[] = [];
   const sleep = createWakeableSleep(() => stopping);
   // Redis is back: end a back-off at once rather than waiting it out.
   const onRedisReady = () => {
@@ -98,8 +108,28 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     }
   }
 
+  /** What a stamp did: metrics, and a nudge to the webhook delivery loop. */
+  function stamped(stamp: DispatchStamp): void {
+    unstamped = [];
+    metrics.dispatched.inc(stamp.lagSeconds.length);
+    for (const lag of stamp.lagSeconds) metrics.lag.observe(lag);
+    if (stamp.webhookDeliveries > 0) options.onWebhookDeliveriesQueued?.();
+  }
+
+  /**
+   * Stamps the published batch now, on its own: before partitions may be given back (their next
+   * owner would publish it again) and on the way out. Stamped even if the partitions were lost
+   * meanwhile: the batch did reach the stream.
+   */
+  async function stampNow(): Promise<void> {
+    if (unstamped.length === 0) return;
+    const ids = unstamped.map((event) => event.id);
+    stamped(await database(() => markEventsDispatched(db, ids)));
+  }
+
   async function rebalance(): Promise<void> {
     try {
+      await stampNow();
       await ownership.rebalance();
       outages.recovered("database");
     } catch (error) {
@@ -112,12 +142,18 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     const partitions = ownership.owned();
     const epoch = ownership.epoch();
     if (!session || partitions.length === 0) return "idle";
-    const batch = await database(async () => {
+    // Published but not stamped until this statement succeeds: if it fails, the batch is stamped
+    // by the next one (or, should the relay die first, published again: consumers dedupe by id).
+    // The stamp queues the batch's webhook deliveries too: the delivery loop sends them on its
+    // own, so no endpoint ever holds up the stream or the stamp.
+    const stampIds = unstamped.map((event) => event.id);
+    const { stamp, next: batch } = await database(async () => {
       await scanFloor.refreshIfDue();
       // On the lock session: if it answers, it (and every lock it holds) was alive at the read.
-      return selectUndispatchedEvents(session, { partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
+      return stampAndSelectUndispatchedEvents(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
     });
     outages.recovered("database");
+    stamped(stamp);
     if (batch.length === 0) return "idle";
     lastEventSeenAt = Date.now();
     // The lock session died since the read: another relay may own these partitions now. Skip
@@ -134,20 +170,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
       await ownership.releaseAll();
       return "crashed";
     }
-
-    // Published but not stamped if this fails: these events will be published again (consumers
-    // dedupe by id). Stamped even if the partitions were lost meanwhile: they did reach the stream.
-    // The stamp queues the batch's webhook deliveries too (same statement): the delivery loop
-    // sends them on its own, so no endpoint ever holds up the stream or the stamp.
-    const stamp = await database(() =>
-      markEventsDispatched(
-        db,
-        batch.map((event) => event.id),
-      ),
-    );
-    metrics.dispatched.inc(stamp.lagSeconds.length);
-    for (const lag of stamp.lagSeconds) metrics.lag.observe(lag);
-    if (stamp.webhookDeliveries > 0) options.onWebhookDeliveriesQueued?.();
+    unstamped = batch;
     return batch.length === config.batchSize ? "full" : "partial";
   }
 
@@ -208,6 +231,10 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
       await loop?.catch(() => undefined);
       loop = undefined;
       redis.off("ready", onRedisReady);
+      await stampNow().catch((error: unknown) => {
+        // Left unstamped: the next owner of these partitions publishes the batch again.
+        logger.warn({ err: error }, "stamping the last published batch failed");
+      });
       await ownership.releaseAll();
     },
   };

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { events } from "../schema";
 import { useTestDatabase } from "../test-kit";
 import { recordEvents, type NewEvent } from "./events";
-import { markEventsDispatched, measureOutboxBacklog, OUTBOX_PARTITIONS, selectUndispatchedEvents } from "./outbox";
+import { markEventsDispatched, measureOutboxBacklog, OUTBOX_PARTITIONS, selectUndispatchedEvents, stampAndSelectUndispatchedEvents } from "./outbox";
 
 const hub = useTestDatabase();
 const ALL_PARTITIONS = Array.from({ length: OUTBOX_PARTITIONS }, (_, partition) => partition);
@@ -85,5 +85,55 @@ describe("markEventsDispatched and measureOutboxBacklog", () => {
 
   it("when nothing is undispatched, then the backlog is empty and its oldest age 0", async () => {
     expect(await measureOutboxBacklog(hub().pool)).toEqual({ undispatched: 0, oldestAgeSeconds: 0 });
+  });
+});
+
+describe("stampAndSelectUndispatchedEvents", () => {
+  it("when a published batch is stamped with the next read, then the read leaves that batch out and returns the next events in order", async () => {
+    await writeEvents(5);
+    const first = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 2 });
+
+    const { stamp, next } = await stampAndSelectUndispatchedEvents(hub().pool, {
+      stampIds: first.map((event) => event.id),
+      partitions: ALL_PARTITIONS,
+      limit: 2,
+    });
+
+    expect(stamp.lagSeconds).toHaveLength(2);
+    expect(stamp.webhookDeliveries).toBe(0);
+    const all = await hub().db.select({ id: events.id, position: events.position, dispatchedAt: events.dispatchedAt }).from(events).orderBy(events.position);
+    expect(next.map((event) => event.id)).toEqual(all.slice(2, 4).map((event) => event.id));
+    expect(next[0]).toMatchObject({ eventType: "job.created", dispatchedAt: null });
+    expect(next[0]!.createdAt).toBeInstanceOf(Date);
+    expect(all.map((event) => event.dispatchedAt !== null)).toEqual([true, true, false, false, false]);
+  });
+
+  it("when some partitions are asked for, then the read keeps to them while the stamp covers every id given", async () => {
+    const written = await writeEvents(40);
+    const partitions = [...new Set(written.slice(0, 3).map(partitionOf))];
+    const outside = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS.filter((p) => !partitions.includes(p)), limit: 1 });
+
+    const { stamp, next } = await stampAndSelectUndispatchedEvents(hub().pool, {
+      stampIds: outside.map((event) => event.id),
+      partitions,
+      limit: 100,
+    });
+
+    expect(stamp.lagSeconds).toHaveLength(1);
+    expect(next.map((event) => event.aggregateId)).toEqual(written.filter((aggregateId) => partitions.includes(partitionOf(aggregateId))));
+  });
+
+  it("when there is nothing to stamp and nothing undispatched, then both parts are empty; a batch stamped already is not stamped again", async () => {
+    expect(await stampAndSelectUndispatchedEvents(hub().pool, { stampIds: [], partitions: ALL_PARTITIONS, limit: 10 })).toEqual({
+      stamp: { lagSeconds: [], webhookDeliveries: 0 },
+      next: [],
+    });
+    await writeEvents(1);
+    const [only] = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 10 });
+    await markEventsDispatched(hub().pool, [only!.id]);
+
+    const again = await stampAndSelectUndispatchedEvents(hub().pool, { stampIds: [only!.id], partitions: ALL_PARTITIONS, limit: 10 });
+
+    expect(again).toEqual({ stamp: { lagSeconds: [], webhookDeliveries: 0 }, next: [] });
   });
 });

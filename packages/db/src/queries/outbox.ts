@@ -35,25 +35,6 @@ const EVENT_COLUMNS = `id, position, aggregate_id as "aggregateId", event_type a
  */
 const PARTITION_OF_AGGREGATE = `(get_byte(uuid_send(aggregate_id), 15) % ${OUTBOX_PARTITIONS})`;
 
-// Both read through the partial index events_undispatched_idx (position) where dispatched_at is
-// null, entered at the scan floor $1, already in position order.
-const SELECT_UNDISPATCHED_ALL = {
-  name: "relay_select_undispatched_all",
-  text: `select ${EVENT_COLUMNS}
-  from events
- where dispatched_at is null and position >= $1
- order by position
- limit $2`,
-};
-const SELECT_UNDISPATCHED_SOME = {
-  name: "relay_select_undispatched_some",
-  text: `select ${EVENT_COLUMNS}
-  from events
- where dispatched_at is null and position >= $1 and ${PARTITION_OF_AGGREGATE} = any($3::int[])
- order by position
- limit $2`,
-};
-
 /**
  * The oldest undispatched events of `partitions`, in insertion (`position`) order, at most
  * `limit`, from position `fromPosition` on. Uses the partial index `events_undispatched_idx`.
@@ -67,12 +48,8 @@ export async function selectUndispatchedEvents(
   options: { partitions: readonly number[]; limit: number; fromPosition?: number },
 ): Promise<HubEvent[]> {
   if (options.partitions.length === 0) return [];
-  const from = options.fromPosition ?? 0;
-  const { rows } =
-    options.partitions.length >= OUTBOX_PARTITIONS
-      ? await db.query<HubEvent>({ ...SELECT_UNDISPATCHED_ALL, values: [from, options.limit] })
-      : await db.query<HubEvent>({ ...SELECT_UNDISPATCHED_SOME, values: [from, options.limit, options.partitions] });
-  return rows;
+  // The relay's own statement with nothing to stamp: one statement reads the outbox, whoever asks.
+  return (await stampAndSelectUndispatchedEvents(db, { ...options, stampIds: [] })).next;
 }
 
 // The stamp also queues the event's webhook deliveries, in the same statement: a delivery exists
@@ -85,9 +62,7 @@ export async function selectUndispatchedEvents(
 // subscriptions are read without a lock, so the stamp never waits for webhook bookkeeping; a
 // delivery queued for a subscription disabled or deleted at that very moment is failed by the
 // delivery loop's sweep (failPendingDeliveriesOfInactiveWebhooks).
-const MARK_DISPATCHED = {
-  name: "relay_mark_dispatched",
-  text: `with stamped as (
+const STAMP_CTES = `stamped as (
   update events
      set dispatched_at = clock_timestamp()
    where id = any($1::uuid[]) and dispatched_at is null
@@ -100,10 +75,44 @@ const MARK_DISPATCHED = {
                    and (s.event_type = any(w.event_types) or '*' = any(w.event_types))
   on conflict (webhook_id, event_id) do nothing
   returning 1
-)
+)`;
+
+const MARK_DISPATCHED = {
+  name: "relay_mark_dispatched",
+  text: `with ${STAMP_CTES}
 select extract(epoch from dispatched_at - created_at)::float8 as "lagSeconds", (select count(*) from queued)::int as "webhookDeliveries"
   from stamped`,
 };
+
+/**
+ * Stamps the events of `$1` and reads the next batch, in one statement (one round trip and one
+ * transaction per relay batch rather than two). All its parts see one snapshot, in which the rows
+ * being stamped still look undispatched: the read leaves them out by id. Stamp rows come after the
+ * event rows, which are in position order. The read walks the partial index
+ * events_undispatched_idx (position, where dispatched_at is null), entered at the scan floor $2,
+ * already in position order.
+ */
+function stampAndSelect(name: string, partitionFilter: string) {
+  return {
+    name,
+    text: `with ${STAMP_CTES}, next_batch as (
+  select ${EVENT_COLUMNS}
+    from events
+   where dispatched_at is null and position >= $2 and id <> all($1::uuid[])${partitionFilter}
+   order by position
+   limit $3
+)
+select false as "isStamp", n.*, null::float8 as "lagSeconds", null::int as "webhookDeliveries"
+  from next_batch n
+union all
+select true, null, null, null, null, null, null, null, null,
+       extract(epoch from s.dispatched_at - s.created_at)::float8, (select count(*) from queued)::int
+  from stamped s
+order by "isStamp", position`,
+  };
+}
+const STAMP_AND_SELECT_ALL = stampAndSelect("relay_stamp_and_select_all", "");
+const STAMP_AND_SELECT_SOME = stampAndSelect("relay_stamp_and_select_some", ` and ${PARTITION_OF_AGGREGATE} = any($4::int[])`);
 
 /** What a stamp did. */
 export interface DispatchStamp {
@@ -122,6 +131,37 @@ export async function markEventsDispatched(db: SqlQueryable, ids: readonly strin
   if (ids.length === 0) return { lagSeconds: [], webhookDeliveries: 0 };
   const { rows } = await db.query<{ lagSeconds: number; webhookDeliveries: number }>({ ...MARK_DISPATCHED, values: [ids] });
   return { lagSeconds: rows.map((row) => row.lagSeconds), webhookDeliveries: rows[0]?.webhookDeliveries ?? 0 };
+}
+
+type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null; webhookDeliveries: number | null };
+
+/**
+ * {@link markEventsDispatched} of `stampIds` (the batch published last) and
+ * {@link selectUndispatchedEvents} of the next batch, as one statement: the relay's steady state.
+ * The next batch never holds an event of `stampIds`.
+ */
+export async function stampAndSelectUndispatchedEvents(
+  db: SqlQueryable,
+  options: { stampIds: readonly string[]; partitions: readonly number[]; limit: number; fromPosition?: number },
+): Promise<{ stamp: DispatchStamp; next: HubEvent[] }> {
+  const from = options.fromPosition ?? 0;
+  const { rows } =
+    options.partitions.length >= OUTBOX_PARTITIONS
+      ? await db.query<StampOrEventRow>({ ...STAMP_AND_SELECT_ALL, values: [options.stampIds, from, options.limit] })
+      : await db.query<StampOrEventRow>({ ...STAMP_AND_SELECT_SOME, values: [options.stampIds, from, options.limit, options.partitions] });
+  const next: HubEvent[] = [];
+  const lagSeconds: number[] = [];
+  let webhookDeliveries = 0;
+  for (const row of rows) {
+    if (row.isStamp) {
+      lagSeconds.push(row.lagSeconds!);
+      webhookDeliveries = row.webhookDeliveries!;
+    } else {
+      const { isStamp: _isStamp, lagSeconds: _lag, webhookDeliveries: _deliveries, ...event } = row;
+      next.push(event);
+    }
+  }
+  return { stamp: { lagSeconds, webhookDeliveries }, next };
 }
 
 export interface OutboxBacklog {
