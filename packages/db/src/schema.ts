@@ -391,6 +391,11 @@ export const webhookDeliveries = pgTable(
     // The delivery loop: a subscription's pending deliveries in event order; also the order check.
     index("webhook_deliveries_pending_idx").on(t.webhookId, t.eventPosition).where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_pending_aggregate_idx").on(t.webhookId, t.aggregateId, t.eventPosition).where(sql`${t.status} = 'pending'`),
+    // The delivery loop's in-flight count per subscription: only leased deliveries, however long
+    // the backlog of pending ones behind them.
+    index("webhook_deliveries_leased_idx")
+      .on(t.webhookId, t.leaseExpiresAt)
+      .where(sql`${t.status} = 'pending' and ${t.leaseExpiresAt} is not null`),
     // GET /webhooks/{id}/deliveries: newest first, keyset-paged.
     index("webhook_deliveries_list_idx").on(t.webhookId, t.createdAt, t.id),
     // An event's deliveries: retention checks that none is pending before removing the event, and

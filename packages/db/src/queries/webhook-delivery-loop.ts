@@ -32,6 +32,12 @@ export interface ClaimedWebhookDelivery {
 // aggregate is still pending (in flight or waiting for a retry), at most `$2` minus those the
 // subscription already has in flight, locked SKIP LOCKED so concurrent relays claim different
 // rows. The lease and a fresh token are set in the same statement.
+//
+// Both per-subscription reads stay small however long the backlog: the in-flight count reads
+// webhook_deliveries_leased_idx (leased deliveries only), and the order check is a scalar
+// subquery, one index probe per candidate. Written as NOT EXISTS, the planner turned it into an
+// anti-join that read every pending delivery of the subscription for each candidate (pnpm bench
+// with a `*` subscription at peak: 2.5 ms per claim, 24 ms with 3,000 pending).
 const CLAIM_DUE = {
   name: "webhooks_claim_due",
   text: `with claimed as (
@@ -39,16 +45,15 @@ const CLAIM_DUE = {
     from (select id from webhooks where disabled_at is null and deleted_at is null order by random()) w
     cross join lateral (
       select count(*)::int as n from webhook_deliveries f
-       where f.webhook_id = w.id and f.status = 'pending' and f.lease_expires_at > now()
+       where f.webhook_id = w.id and f.status = 'pending' and f.lease_expires_at is not null and f.lease_expires_at > now()
     ) in_flight
     cross join lateral (
       select d.id from webhook_deliveries d
        where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
          and (d.lease_expires_at is null or d.lease_expires_at <= now())
-         and not exists (
-           select 1 from webhook_deliveries p
-            where p.webhook_id = d.webhook_id and p.aggregate_id = d.aggregate_id
-              and p.status = 'pending' and p.event_position < d.event_position)
+         and d.event_position = (
+           select min(p.event_position) from webhook_deliveries p
+            where p.webhook_id = d.webhook_id and p.aggregate_id = d.aggregate_id and p.status = 'pending')
        order by d.event_position
        limit greatest(0, $2::int - in_flight.n)
        for update of d skip locked
