@@ -18,6 +18,11 @@ export interface WebhookDeliveryConfig {
   maxInFlightPerWebhook: number;
   /** Pause between looks for due deliveries while nothing wakes the loop (retries come due this way). Default 250 ms. */
   pollMs: number;
+  /**
+   * How long a finished attempt waits for others before the loop records them and claims again:
+   * one pass (two statements) then serves several outcomes rather than one each. Default 2 ms.
+   */
+  outcomeCoalesceMs: number;
   /** Multiplies the retry schedule and the 24 h disable window (HUB_WEBHOOK_TIME_SCALE; 1 in production). */
   timeScale: number;
   /** The most bytes of an answer read. Default 64 KiB. */
@@ -35,6 +40,7 @@ export const defaultWebhookDeliveryConfig: WebhookDeliveryConfig = {
   maxInFlight: 64,
   maxInFlightPerWebhook: 8,
   pollMs: 250,
+  outcomeCoalesceMs: 2,
   timeScale: 1,
   maxResponseBytes: 64 * 1024,
   stopGraceMs: 3000,

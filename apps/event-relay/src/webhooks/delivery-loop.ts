@@ -97,6 +97,15 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     wakeRequested = true;
     sleep.wake();
   };
+  /** A finished attempt wakes the loop a moment later, so that attempts finishing together share one pass. */
+  let coalescing: NodeJS.Timeout | undefined;
+  const wakeSoon = () => {
+    if (coalescing) return;
+    coalescing = setTimeout(() => {
+      coalescing = undefined;
+      wake();
+    }, config.outcomeCoalesceMs);
+  };
 
   async function attempt(claim: ClaimedWebhookDelivery, signal: AbortSignal): Promise<AttemptResult> {
     let request;
@@ -128,7 +137,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
         }
         metrics.attempts.inc({ result: result.kind === "delivered" ? "2xx" : result.kind });
         outcomes.push({ claim, result });
-        wake();
+        wakeSoon();
       });
     inFlight.set(claim.id, { claim, abort, done });
   }
@@ -208,6 +217,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
   /** Stops claiming: the pass in progress ends, no other starts. */
   async function endLoop(): Promise<void> {
     stopping = true;
+    clearTimeout(coalescing);
     sleep.wake();
     await loop?.catch(() => undefined);
     loop = undefined;
