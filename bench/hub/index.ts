@@ -102,7 +102,11 @@ export async function runHub(
   const options = {
     dispatchers: 1,
     relays: 1,
-    env: { HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds), ...(mode === "webhooks" ? webhookHubEnv() : {}) },
+    env: {
+      HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds),
+      ...(config.dispatchShards === undefined ? {} : { HUB_DISPATCH_SHARDS: String(config.dispatchShards) }),
+      ...(mode === "webhooks" ? webhookHubEnv() : {}),
+    },
     apiEnv: profileEnv(config, "api"),
     dispatcherEnv: profileEnv(config, "dispatcher"),
     relayEnv: profileEnv(config, "relay"),

@@ -40,6 +40,8 @@ export interface BenchConfig {
   workMs: number;
   /** BENCH_LEASE_SECONDS: the hub's HUB_JOB_LEASE_SECONDS during the run. */
   leaseSeconds: number;
+  /** BENCH_DISPATCH_SHARDS: HUB_DISPATCH_SHARDS of the hub's processes (unset: the hub's default, 1 on one Redis server). */
+  dispatchShards: number | undefined;
   /** BENCH_SLOW_JOBS: jobs that take 1.5 leases, so their worker must heartbeat to keep them. */
   slowJobs: number;
   /** BENCH_CLAIM_WAIT_SECONDS: the long-poll `wait_seconds` of every claim. */
@@ -172,6 +174,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     latencyJobs: intVar(env, "BENCH_LATENCY_N", smoke ? 50 : Math.max(1, Math.floor(jobs / 4)), 1),
     workMs: intVar(env, "BENCH_WORK_MS", 0, 0),
     leaseSeconds: intVar(env, "BENCH_LEASE_SECONDS", smoke ? 3 : 5, 1),
+    dispatchShards: env.BENCH_DISPATCH_SHARDS ? intVar(env, "BENCH_DISPATCH_SHARDS", 1, 1) : undefined,
     slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
     claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
     batchSize,

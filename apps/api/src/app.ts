@@ -8,7 +8,7 @@ import path from "node:path";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
-import { assertRedisReachable, createLogger, createRedis, redisKeys, type Logger } from "@hub/shared";
+import { assertRedisReachable, connectRedis, createLogger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
@@ -92,19 +92,19 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // Requests wait on this connection (login throttling, claims, readiness): a command with no
   // answer within a second fails, so a request that needs Redis answers 503 in time while Redis
   // is away (the long-poll claim and the dispatch signals have their own bounds and degrade instead).
-  const redis = createRedis(env.REDIS_URL, "hub-api", { logger, commandTimeoutMs: REQUEST_REDIS_TIMEOUT_MS });
+  const { target: redisTarget, keys } = redisSetup(env);
+  const redis = connectRedis(redisTarget, "hub-api", { logger, commandTimeoutMs: REQUEST_REDIS_TIMEOUT_MS });
   try {
-    await assertRedisReachable(redis, env.REDIS_URL);
+    await assertRedisReachable(redis, redisTarget);
   } catch (error) {
     redis.disconnect();
     await database.close();
     throw error;
   }
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
-  const keys = redisKeys(env.HUB_REDIS_PREFIX);
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
-  const subscriber = createRedis(env.REDIS_URL, "hub-api-wake", { logger });
+  const subscriber = connectRedis(redisTarget, "hub-api-wake", { logger });
   const metrics = createMetrics({ queueDepth: { read: () => readQueueDepthByAutomation(database.db), logger } });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
@@ -112,11 +112,11 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     onDrop: (count) => reportLostEnqueues(lostEnqueues, count, "buffer_full"),
   });
   // BullMQ re-emits its connection's errors on the queue; the connection already reports them.
-  queue.queue.on("error", () => undefined);
+  for (const shardQueue of queue.queues) shardQueue.on("error", () => undefined);
   const dispatch = { queue, ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
   await dispatch.wakes.start();
   const liveEvents = new LiveEventFeed({
-    redisUrl: env.REDIS_URL,
+    redisTarget,
     // Named after the hub's prefix: in CLIENT LIST, whose reader it is when hubs share a Redis.
     connectionName: `hub-api-events-${env.HUB_REDIS_PREFIX}`,
     stream: keys.eventsStream,

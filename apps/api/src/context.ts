@@ -1,6 +1,5 @@
-import type { Redis } from "ioredis";
 import type { Database, Db } from "@hub/db";
-import type { Logger, RedisKeys } from "@hub/shared";
+import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
 import type { HostResolver } from "@hub/shared/webhooks";
 import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import type { ApiEnv } from "./env";
@@ -14,7 +13,7 @@ export interface AppContext {
   env: ApiEnv;
   database: Database;
   db: Db;
-  redis: Redis;
+  redis: RedisConnection;
   keys: RedisKeys;
   logger: Logger;
   tokens: TokenService;

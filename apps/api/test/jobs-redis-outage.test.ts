@@ -35,7 +35,7 @@ it("when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and t
 
   await redisServer.process.restart();
   const carried = async () => {
-    const messages = await hub.api.ctx.dispatch.queue.queue.getJobs(["waiting", "wait"]);
+    const messages = await hub.api.ctx.dispatch.queue.queues[0]!.getJobs(["waiting", "wait"]);
     return messages.some((message) => message.data.jobs.some(([id]) => id === created.body.id));
   };
   await waitFor(carried, { timeoutMs: 30_000 });

@@ -122,7 +122,7 @@ describe("back-off", () => {
     // Waiting in the delayed set, not in the ready set where claims would take it to PostgreSQL.
     const keys = hub.api.ctx.keys;
     expect((await hub.api.ctx.dispatch.ready.candidates(subject.automationId, 100)).map((offered) => offered.id)).not.toContain(id);
-    expect(await hub.api.ctx.redis.zcard(keys.delayedJobs)).toBeGreaterThan(0);
+    expect(await hub.api.ctx.redis.zcard(keys.delayedJobs(0))).toBeGreaterThan(0);
 
     const early = await claim(hub, subject.workerKey, 0);
     const reclaimed = await claim(hub, subject.workerKey, 10);

@@ -119,7 +119,7 @@ describe("run_at", () => {
     expect(await offered(subject.automationId, 1)).toEqual([dueNow]);
     await hub.dispatcher.reconcileNow();
 
-    const delayed = await hub.api.ctx.redis.zrange(hub.api.ctx.keys.delayedJobs, 0, -1);
+    const delayed = await hub.api.ctx.redis.zrange(hub.api.ctx.keys.delayedJobs(0), 0, -1);
     expect(delayed.some((member) => member.includes(id))).toBe(false);
     expect(await readyJobIds(hub, subject.automationId)).toEqual([dueNow]);
   });

@@ -23,7 +23,6 @@
  *   removed in short batches (./retention.ts), one dispatcher at a time.
  */
 import { Worker as BullWorker } from "bullmq";
-import type { Redis } from "ioredis";
 import {
   databaseNow,
   expireLapsedLeases,
@@ -38,7 +37,7 @@ import {
   type JobRef,
   type QueuedJobCursor,
 } from "@hub/db";
-import type { Logger, RedisKeys } from "@hub/shared";
+import { settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
@@ -75,8 +74,8 @@ export interface DispatcherConfig {
 
 export interface DispatcherDeps {
   database: Database;
-  /** A connection with `maxRetriesPerRequest: null` (createRedis); BullMQ duplicates it for blocking reads. */
-  redis: Redis;
+  /** A connection with `maxRetriesPerRequest: null` (connectRedis: one server or a cluster); BullMQ duplicates it for blocking reads. */
+  redis: RedisConnection;
   keys: RedisKeys;
   logger: Logger;
   config: DispatcherConfig;
@@ -106,6 +105,12 @@ const RECONCILE_PAGE = 1000;
  */
 export const HORIZON_PASS_INTERVAL_MS = DISPATCHER_DEFAULTS.horizonPassIntervalMs;
 const PROMOTE_BATCH = 1000;
+/**
+ * How long stop() waits for each shard's BullMQ worker to close. A worker whose blocking read went
+ * to a cluster master that was killed and came back can wait on it for good; its message in
+ * flight, if any, is re-delivered by BullMQ's stalled check (and re-offered by the reconciler).
+ */
+const OFFER_WORKER_CLOSE_TIMEOUT_MS = 5000;
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { database, redis, keys, logger, config } = deps;
@@ -124,7 +129,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
-  let offerWorker: BullWorker<DispatchPayload | SingleJobDispatchPayload> | undefined;
+  /** Every shard's indices (each dispatcher serves every shard). */
+  const shards = Array.from({ length: keys.shards }, (_, shard) => shard);
+  let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
 
   /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
   async function sweepRunning(sweep: typeof expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
@@ -147,11 +154,15 @@ export function createDispatcher(deps: DispatcherDeps) {
   const sweepTimeouts = () => sweepRunning(expireTimedOutJobs, metrics.jobsTimedOut, "jobs past their timeout ended");
 
   async function promoteDueJobs(): Promise<void> {
-    for (;;) {
-      const promoted = await ready.promoteDue(PROMOTE_BATCH);
-      metrics.jobsOffered.inc({ path: "due" }, promoted);
-      if (promoted < PROMOTE_BATCH) return;
-    }
+    await Promise.all(
+      shards.map(async (shard) => {
+        for (;;) {
+          const promoted = await ready.promoteDue(shard, PROMOTE_BATCH);
+          metrics.jobsOffered.inc({ path: "due" }, promoted);
+          if (promoted < PROMOTE_BATCH) return;
+        }
+      }),
+    );
   }
 
   async function sweepWorkers(): Promise<void> {
@@ -213,11 +224,21 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (taken === "OK") await bringJobsNearingDue("continue");
   }
 
+  /**
+   * Each shard has its own epoch key, in its own slot: on a cluster one master may come back empty
+   * while the others kept their data, and only the lost shards' keys are then missing.
+   */
   async function checkEpoch(): Promise<void> {
-    if ((await redis.exists(keys.dispatchEpoch)) === 1) return;
-    logger.warn("Redis holds no dispatch state (restarted or flushed): re-offering every queued job");
+    const present = await Promise.all(shards.map((shard) => redis.exists(keys.dispatchEpoch(shard))));
+    const lost = shards.filter((shard) => present[shard] !== 1);
+    if (lost.length === 0) return;
+    logger.warn(
+      { shards: lost.length === keys.shards ? "all" : lost },
+      "Redis holds no dispatch state (restarted, flushed, or a cluster master came back empty): re-offering every queued job",
+    );
     await reconcileAll("redis_lost");
-    await redis.set(keys.dispatchEpoch, new Date().toISOString());
+    const epoch = new Date().toISOString();
+    await Promise.all(lost.map((shard) => redis.set(keys.dispatchEpoch(shard), epoch)));
   }
 
   /** Full passes are spread over replicas: whoever takes the short lock does the interval's pass. */
@@ -273,35 +294,49 @@ export function createDispatcher(deps: DispatcherDeps) {
       await bringJobsNearingDue("full");
     },
     async start(): Promise<void> {
-      offerWorker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
-        keys.dispatchQueue,
-        async (message) => {
-          // One message carries every job an API process committed within a couple of
-          // milliseconds: all of them go to their ready sets in one pipeline.
-          const batch = jobsOfDispatchPayload(message.id, message.data);
-          await ready.offer(batch);
-          metrics.jobsOffered.inc({ path: "queue" }, batch.length);
-        },
-        {
-          connection: redis,
-          prefix: keys.bullPrefix,
-          concurrency: settings.offerConcurrency,
-          // A killed replica's in-flight offers are re-delivered within seconds (and the reconciler
-          // would re-offer them anyway).
-          lockDuration: 10_000,
-          stalledInterval: 5_000,
-          maxStalledCount: 10,
-        },
-      );
-      offerWorker.on("error", (error) => logger.warn({ err: error }, "dispatch queue worker error"));
+      // One BullMQ worker per shard's queue (its own blocking connection): every dispatcher serves every shard.
+      offerWorkers = shards.map((shard) => {
+        const worker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
+          keys.dispatchQueue,
+          async (message) => {
+            // One message carries every job an API process committed within a couple of
+            // milliseconds: all of them go to their ready sets in one pipeline.
+            const batch = jobsOfDispatchPayload(message.id, message.data);
+            await ready.offer(batch);
+            metrics.jobsOffered.inc({ path: "queue" }, batch.length);
+          },
+          {
+            connection: redis,
+            prefix: keys.bullPrefix(shard),
+            concurrency: settings.offerConcurrency,
+            // A killed replica's in-flight offers are re-delivered within seconds (and the reconciler
+            // would re-offer them anyway).
+            lockDuration: 10_000,
+            stalledInterval: 5_000,
+            maxStalledCount: 10,
+          },
+        );
+        worker.on("error", (error) => logger.warn({ err: error, shard }, "dispatch queue worker error"));
+        return worker;
+      });
       for (const task of tasks) task.start();
-      logger.info({ retentionDays: settings.retentionDays }, "dispatcher started");
+      logger.info({ retentionDays: settings.retentionDays, dispatchShards: keys.shards }, "dispatcher started");
     },
     async stop(): Promise<void> {
       retention.stop();
       await Promise.all(tasks.map((task) => task.stop()));
       // Waits for the offers in flight; unstarted ones stay in BullMQ for another replica.
-      await offerWorker?.close();
+      const unclosed = (
+        await Promise.all(
+          offerWorkers.map((worker, shard) =>
+            settleWithin(worker.close(), OFFER_WORKER_CLOSE_TIMEOUT_MS).then(
+              () => null,
+              () => shard,
+            ),
+          ),
+        )
+      ).filter((shard) => shard !== null);
+      if (unclosed.length > 0) logger.warn({ shards: unclosed }, "dispatch queue workers did not close in time; leaving their messages to BullMQ's stalled check");
       logger.info("dispatcher stopped");
     },
   };

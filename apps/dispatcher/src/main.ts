@@ -1,5 +1,5 @@
 import { openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
-import { assertRedisReachable, createRedis, redisKeys, startMetricsServer } from "@hub/shared";
+import { assertRedisReachable, connectRedis, redisSetup, startMetricsServer } from "@hub/shared";
 import { createDispatcher } from "./dispatcher";
 import { loadDispatcherEnv } from "./env";
 
@@ -9,12 +9,13 @@ await runHubProcess({
   async start(env, logger) {
     await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
     const database = openDatabase(env.DATABASE_URL, { max: 5, applicationName: "hub-dispatcher", logger });
-    const redis = createRedis(env.REDIS_URL, "hub-dispatcher", { logger });
-    await assertRedisReachable(redis, env.REDIS_URL);
+    const { target, keys } = redisSetup(env);
+    const redis = connectRedis(target, "hub-dispatcher", { logger });
+    await assertRedisReachable(redis, target);
     const dispatcher = createDispatcher({
       database,
       redis,
-      keys: redisKeys(env.HUB_REDIS_PREFIX),
+      keys,
       logger,
       config: {
         maxAttempts: env.HUB_JOB_MAX_ATTEMPTS,

@@ -55,7 +55,7 @@ describe("dispatcher", () => {
     const firstJobs = await seedQueuedJobs(env.database.db, first.id, 3);
     const secondJobs = await seedQueuedJobs(env.database.db, second.id, 2);
     const queue = new DispatchQueue(env.redis, env.keys, { lingerMs: 60_000 });
-    const added = vi.spyOn(queue.queue, "add");
+    const added = vi.spyOn(queue.queues[0]!, "add");
 
     queue.submit([...firstJobs, ...secondJobs].map(toJobRef));
     // Closing sends what is held at once, without waiting for the linger time.
@@ -70,7 +70,7 @@ describe("dispatcher", () => {
   it("when a one-job message of an older API process is in the queue, then its job is offered too", async () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
-    const legacy = new Queue(env.keys.dispatchQueue, { connection: env.redis, prefix: env.keys.bullPrefix });
+    const legacy = new Queue(env.keys.dispatchQueue, { connection: env.redis, prefix: env.keys.bullPrefix(0) });
     await legacy.add("offer", { automationId: automation.id, createdAtMs: job!.createdAt.getTime() }, { jobId: job!.id, removeOnComplete: true });
     await legacy.close();
 
@@ -81,7 +81,7 @@ describe("dispatcher", () => {
   it("when Redis loses its data, then every queued job is offered again, in claim order", async () => {
     const { automation } = await seedAutomation(env.database.db);
     const queued = await seedQueuedJobs(env.database.db, automation.id, 5);
-    await eventually("the dispatch epoch key", () => env.redis.exists(env.keys.dispatchEpoch), (exists) => exists === 1);
+    await eventually("the dispatch epoch key", () => env.redis.exists(env.keys.dispatchEpoch(0)), (exists) => exists === 1);
     // Simulate a Redis restart without persistence: everything under the hub's prefix is gone.
     const all = await env.redis.keys(`${env.prefix}:*`);
     await env.redis.del(...all);
@@ -124,7 +124,7 @@ describe("dispatcher", () => {
 
     const ready = new ReadyJobs(env.redis, env.keys);
     expect(await readyIds(ready, automation.id)).toEqual([due!.id]);
-    const delayed = await env.redis.zrange(env.keys.delayedJobs, 0, -1);
+    const delayed = await env.redis.zrange(env.keys.delayedJobs(0), 0, -1);
     expect(delayed.filter((member) => member.includes(automation.id))).toEqual([`${automation.id}|${soon!.id}|${soon!.seq}|0`]);
   });
 
@@ -133,7 +133,7 @@ describe("dispatcher", () => {
     const [passed, nearing, nextWeek] = await seedQueuedJobs(env.database.db, automation.id, 3);
     await env.database.pool.query("update jobs set available_at = now() + interval '7 days' where automation_id = $1", [automation.id]);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const delayedOfAutomation = async () => (await env.redis.zrange(env.keys.delayedJobs, 0, -1)).filter((member) => member.includes(automation.id));
+    const delayedOfAutomation = async () => (await env.redis.zrange(env.keys.delayedJobs(0), 0, -1)).filter((member) => member.includes(automation.id));
     const rowOf = async (id: string) => (await env.database.db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
 
     await ready.offer([toJobRef(await rowOf(nextWeek!.id))]);

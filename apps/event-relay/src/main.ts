@@ -1,5 +1,5 @@
 import { measureOutboxBacklog, openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
-import { createRedis, redactUrl, redisKeys, startMetricsServer } from "@hub/shared";
+import { connectRedis, describeRedisTarget, redisSetup, startMetricsServer } from "@hub/shared";
 import { WebhookSecretBox } from "@hub/shared/webhooks";
 import { loadRelayEnv } from "./env";
 import { createRelayMetrics } from "./metrics";
@@ -13,7 +13,8 @@ await runHubProcess({
     await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
     const database = openDatabase(env.DATABASE_URL, { max: 4, applicationName: "hub-event-relay", logger });
     // Redis being down at start-up is no reason to exit: the relay backs off and catches up later.
-    const redis = createRedis(env.REDIS_URL, "hub-event-relay");
+    const { target, keys } = redisSetup(env);
+    const redis = connectRedis(target, "hub-event-relay");
     // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
     redis.on("error", () => undefined);
     const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
@@ -38,7 +39,7 @@ await runHubProcess({
       db: database.pool,
       databaseUrl: env.DATABASE_URL,
       redis,
-      keys: redisKeys(env.HUB_REDIS_PREFIX),
+      keys,
       logger,
       metrics,
       config: {
@@ -60,8 +61,8 @@ await runHubProcess({
     }));
     logger.info(
       {
-        stream: redisKeys(env.HUB_REDIS_PREFIX).eventsStream,
-        redis: redactUrl(env.REDIS_URL),
+        stream: keys.eventsStream,
+        redis: describeRedisTarget(target),
         metricsPort: metricsServer?.port ?? null,
         webhooks: webhooks ? "delivering" : "off",
       },

@@ -3,15 +3,14 @@
  * write. The batch is in position order and reaches the stream in that order, all together or
  * (if EXEC is refused) not at all, which is what per-aggregate order rests on (../README.md).
  */
-import type { Redis } from "ioredis";
 import { toEventRecordJson, type HubEvent } from "@hub/db";
-import { settleWithin } from "@hub/shared";
+import { settleWithin, type RedisConnection } from "@hub/shared";
 import { DependencyFailure } from "./outage-backoff";
 
 export type StreamPublisher = (batch: readonly HubEvent[]) => Promise<void>;
 
 export function createStreamPublisher(options: {
-  redis: Redis;
+  redis: RedisConnection;
   stream: string;
   streamMaxLen: number;
   publishTimeoutMs: number;

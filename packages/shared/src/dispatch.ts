@@ -1,7 +1,12 @@
 /**
  * The Redis side of dispatch ("PostgreSQL decides, Redis delivers"):
  *
- *   POST /jobs ──commit──▶ BullMQ `dispatch` queue ──dispatcher──▶ ready set of the automation ──claim──▶ worker
+ *   POST /jobs ──commit──▶ BullMQ `dispatch` queue of the automation's shard ──dispatcher──▶ ready set of the automation ──claim──▶ worker
+ *
+ * - Shards (HUB_DISPATCH_SHARDS, ./redis.ts redisKeys): an automation belongs to one; each shard has
+ *   its own BullMQ queue and delayed set under its hash tag, so on a Redis Cluster the shards spread
+ *   over the masters and every script or pipeline touches one slot. One shard on one server keeps
+ *   the key names of before shards.
  *
  * - {@link DispatchQueue}: the API hands each committed job to an in-process {@link MicroBatcher},
  *   which every couple of milliseconds adds one BullMQ job carrying every job committed meanwhile
@@ -23,11 +28,10 @@
  * re-offers every due queued job and puts back those due within the minute (see apps/dispatcher).
  */
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { DispatchableJob } from "./claim-order";
 import { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
-import { parseWakeMessage, type WakeReason } from "./ready-jobs";
-import type { RedisKeys } from "./redis";
+import { groupByShard, parseWakeMessage, type WakeReason } from "./ready-jobs";
+import type { RedisConnection, RedisKeys } from "./redis";
 
 export { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
 export { DELAYED_HOLD_MS, DELAYED_HORIZON_MS, parseWakeMessage, ReadyJobs, type WakeReason } from "./ready-jobs";
@@ -78,24 +82,29 @@ const DISPATCH_MAX_LINGER_MS = 8;
 const JOBS_PER_DISPATCH_MESSAGE = 500;
 
 export class DispatchQueue {
-  readonly queue: Queue<DispatchPayload>;
+  /** The BullMQ queue of each dispatch shard, by shard number. */
+  readonly queues: ReadonlyArray<Queue<DispatchPayload>>;
   private readonly batcher: MicroBatcher<DispatchableJob>;
 
   constructor(
-    private readonly connection: Redis,
-    keys: RedisKeys,
+    private readonly connection: RedisConnection,
+    private readonly keys: RedisKeys,
     options: MicroBatcherOptions<DispatchableJob> = {},
   ) {
-    this.queue = new Queue<DispatchPayload>(keys.dispatchQueue, {
-      connection,
-      prefix: keys.bullPrefix,
-      defaultJobOptions: {
-        removeOnComplete: true,
-        removeOnFail: 1000,
-        attempts: 10,
-        backoff: { type: "exponential", delay: 200 },
-      },
-    });
+    this.queues = Array.from(
+      { length: keys.shards },
+      (_, shard) =>
+        new Queue<DispatchPayload>(keys.dispatchQueue, {
+          connection,
+          prefix: keys.bullPrefix(shard),
+          defaultJobOptions: {
+            removeOnComplete: true,
+            removeOnFail: 1000,
+            attempts: 10,
+            backoff: { type: "exponential", delay: 200 },
+          },
+        }),
+    );
     // `this.enqueue` is looked up on every send, so a test may replace it on the instance.
     this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", {
       maxLingerMs: DISPATCH_MAX_LINGER_MS,
@@ -118,9 +127,16 @@ export class DispatchQueue {
     return this.batcher.buffered;
   }
 
-  /** Enqueues committed jobs for dispatch now, as few BullMQ jobs as possible, in one round trip. */
+  /**
+   * Enqueues committed jobs for dispatch now, each to its automation's shard, as few BullMQ jobs
+   * as possible: one round trip per shard concerned.
+   */
   async enqueue(jobs: DispatchableJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+    await Promise.all([...groupByShard(this.keys, jobs)].map(([shard, ofShard]) => this.enqueueToShard(shard, ofShard)));
+  }
+
+  private async enqueueToShard(shard: number, jobs: DispatchableJob[]): Promise<void> {
+    const queue = this.queues[shard]!;
     const messages: Array<{ name: string; data: DispatchPayload }> = [];
     for (let start = 0; start < jobs.length; start += JOBS_PER_DISPATCH_MESSAGE) {
       const chunk = jobs.slice(start, start + JOBS_PER_DISPATCH_MESSAGE);
@@ -129,14 +145,14 @@ export class DispatchQueue {
         data: { jobs: chunk.map((job) => [job.id, job.automationId, job.availableAt.getTime(), job.priority, job.seq]) },
       });
     }
-    if (messages.length === 1) await this.queue.add(messages[0]!.name, messages[0]!.data);
-    else await this.queue.addBulk(messages);
+    if (messages.length === 1) await queue.add(messages[0]!.name, messages[0]!.data);
+    else await queue.addBulk(messages);
   }
 
-  /** Sends what is buffered (waiting at most `timeoutMs`), then closes the BullMQ queue. */
+  /** Sends what is buffered (waiting at most `timeoutMs`), then closes the BullMQ queues. */
   async close(timeoutMs = 2000): Promise<void> {
     await this.batcher.close(timeoutMs);
-    await this.queue.close();
+    await Promise.all(this.queues.map((queue) => queue.close()));
   }
 }
 
@@ -175,7 +191,10 @@ export interface WakeRegistration {
 
 /**
  * One subscriber connection per process hands each wake-up to one long-polling claim waiting in
- * it, so waiting costs no Redis connection per automation or per request.
+ * it, so waiting costs no Redis connection per automation or per request. On a Redis Cluster the
+ * subscriber listens on one node (PUBLISH reaches every node) and ioredis subscribes again on
+ * reconnecting or when it moves to another node; a wake-up lost meanwhile costs a claim at most
+ * its 1 s re-check.
  */
 export class WakeListener {
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -187,7 +206,7 @@ export class WakeListener {
   }
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisConnection,
     private readonly keys: RedisKeys,
   ) {
     subscriber.on("message", (channel: string, message: string) => {

@@ -24,11 +24,15 @@ export function parseEnv<S extends z.ZodObject>(schema: S, source: Record<string
   throw new EnvError(`Configuration error: ${name} ${value}`);
 }
 
+const wholeNumber = (min: number, max: number) =>
+  z.int(`expected a whole number between ${min} and ${max}`).min(min, `must be ≥ ${min}`).max(max, `must be ≤ ${max}`);
+
 const intFromEnv = (fallback: number, min: number, max: number) =>
-  z.preprocess(
-    (v) => (v === undefined || v === "" ? fallback : Number(v)),
-    z.int(`expected a whole number between ${min} and ${max}`).min(min, `must be ≥ ${min}`).max(max, `must be ≤ ${max}`),
-  );
+  z.preprocess((v) => (v === undefined || v === "" ? fallback : Number(v)), wholeNumber(min, max));
+
+/** A whole number, or `undefined` when unset or empty (the default then depends on other settings). */
+const optionalIntFromEnv = (min: number, max: number) =>
+  z.preprocess((v) => (v === undefined || v === "" ? undefined : Number(v)), wholeNumber(min, max).optional());
 
 const optionalString = () => z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
 
@@ -40,6 +44,40 @@ const boolFromEnv = (fallback: boolean) =>
 export const commonEnvShape = {
   DATABASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().default("postgres://postgres@127.0.0.1:5432/automation_hub")),
   REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().default("redis://127.0.0.1:6379")),
+  /**
+   * Comma-separated seed nodes of a Redis Cluster, each `redis[s]://[user:password@]host:port`.
+   * When set, every Redis connection is a cluster connection and REDIS_URL is not used.
+   */
+  REDIS_CLUSTER_NODES: optionalString().pipe(
+    z
+      .string()
+      .transform((value, ctx) => {
+        const nodes = value
+          .split(",")
+          .map((node) => node.trim())
+          .filter((node) => node !== "");
+        for (const node of nodes) {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(node);
+          } catch {
+            parsed = undefined;
+          }
+          if (!parsed || !["redis:", "rediss:"].includes(parsed.protocol) || !parsed.hostname || !parsed.port) {
+            ctx.addIssue({ code: "custom", message: "expected comma-separated redis[s]://[user:password@]host:port" });
+            return [];
+          }
+        }
+        if (nodes.length === 0) ctx.addIssue({ code: "custom", message: "expected at least one redis[s]://host:port" });
+        return nodes;
+      })
+      .optional(),
+  ),
+  /**
+   * Dispatch shards (1–1024): each has its own BullMQ queue, delayed set and hash tag, and an
+   * automation belongs to one. Unset: 16 on a cluster, 1 on one server. Every process must agree.
+   */
+  HUB_DISPATCH_SHARDS: optionalIntFromEnv(1, 1024),
   LOG_LEVEL: z.preprocess(
     (v) => (v === "" ? undefined : v),
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -55,6 +93,14 @@ export const commonEnvShape = {
    */
   HUB_MIGRATE_ON_START: boolFromEnv(true),
 };
+
+/** The Redis variables alone (redisSetup in ./redis.ts): for tools that connect as the hub's processes do. */
+export const redisEnvSchema = z.object({
+  REDIS_URL: commonEnvShape.REDIS_URL,
+  REDIS_CLUSTER_NODES: commonEnvShape.REDIS_CLUSTER_NODES,
+  HUB_DISPATCH_SHARDS: commonEnvShape.HUB_DISPATCH_SHARDS,
+  HUB_REDIS_PREFIX: commonEnvShape.HUB_REDIS_PREFIX,
+});
 
 /** The variables of the `migrate` command, which only talks to PostgreSQL. */
 export const migrateEnvSchema = z.object({

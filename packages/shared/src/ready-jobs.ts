@@ -4,14 +4,13 @@
  * - per automation, a ready set: the jobs its worker may claim now, in claim order (CONTRACT §6.8;
  *   score and member in ./claim-order.ts). Claims read candidates from it and PostgreSQL decides
  *   (concurrency limit, development mode, job still queued, `available_at` come);
- * - one delayed set for every automation: queued jobs not due yet (a `run_at` ahead, a retry
- *   back-off), scored by when they come due. It holds only jobs due within
+ * - per dispatch shard (./redis.ts, redisKeys), one delayed set: queued jobs not due yet (a
+ *   `run_at` ahead, a retry back-off), scored by when they come due. It holds only jobs due within
  *   {@link DELAYED_HOLD_MS}: a job due next week costs Redis nothing until it nears, when a
  *   dispatcher's horizon pass brings it in from PostgreSQL. Each dispatcher's one timer moves due
  *   jobs to their ready sets ({@link ReadyJobs.promoteDue});
  * - wake-ups: a message on one pub/sub channel names an automation whose claim may now succeed.
  */
-import type { Redis } from "ioredis";
 import {
   delayedMember,
   jobOfDelayedMember,
@@ -22,7 +21,7 @@ import {
   type DispatchableJob,
   type ReadyJobKey,
 } from "./claim-order";
-import type { RedisKeys } from "./redis";
+import type { RedisConnection, RedisKeys } from "./redis";
 
 /**
  * How far ahead the dispatchers' horizon pass brings queued jobs from PostgreSQL into the delayed
@@ -113,14 +112,29 @@ interface ReadyScripts {
 /** Where an offered job goes: its ready set (due), the delayed set (due soon), or nowhere yet (later). */
 type Placement = "ready" | "delayed" | "later";
 
-function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
-  const byAutomation = new Map<string, DispatchableJob[]>();
+/** Jobs grouped by a key of theirs, in first-seen order. */
+function groupBy<K>(jobs: DispatchableJob[], keyOf: (job: DispatchableJob) => K): Map<K, DispatchableJob[]> {
+  const groups = new Map<K, DispatchableJob[]>();
   for (const job of jobs) {
-    const ofAutomation = byAutomation.get(job.automationId);
-    if (ofAutomation) ofAutomation.push(job);
-    else byAutomation.set(job.automationId, [job]);
+    const key = keyOf(job);
+    const group = groups.get(key);
+    if (group) group.push(job);
+    else groups.set(key, [job]);
   }
-  return byAutomation;
+  return groups;
+}
+
+function groupByAutomation(jobs: DispatchableJob[]): Map<string, DispatchableJob[]> {
+  return groupBy(jobs, (job) => job.automationId);
+}
+
+/**
+ * Jobs grouped by their automation's dispatch shard: a shard's keys share one cluster slot, so each
+ * group can go in one pipeline or one BullMQ message. One shard: every job in shard 0, as it is.
+ */
+export function groupByShard(keys: RedisKeys, jobs: DispatchableJob[]): Map<number, DispatchableJob[]> {
+  if (keys.shards === 1) return new Map(jobs.length > 0 ? [[0, jobs]] : []);
+  return groupBy(jobs, (job) => keys.shardOf(job.automationId));
 }
 
 export class ReadyJobs {
@@ -129,7 +143,7 @@ export class ReadyJobs {
   private readonly lastTrimAt = new Map<string, number>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: RedisKeys,
   ) {
     redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
@@ -141,7 +155,12 @@ export class ReadyJobs {
 
   /** Claimed ids, remembered for a while so that a late offer of a claimed job is dropped. */
   private claimedKey(automationId: string): string {
-    return `${this.keys.readyJobs(automationId)}:claimed`;
+    return this.keys.claimedJobs(automationId);
+  }
+
+  /** The delayed set of the automation's dispatch shard. */
+  private delayedKeyOf(automationId: string): string {
+    return this.keys.delayedJobs(this.keys.shardOf(automationId));
   }
 
   /** Where a job goes by this process's clock (PostgreSQL still refuses it before its `available_at`). */
@@ -180,10 +199,13 @@ export class ReadyJobs {
     await this.offerByAutomation(jobs, "offer", true);
   }
 
-  /** Puts jobs PostgreSQL found coming due (the horizon pass) in the delayed set, whatever their time. */
+  /** Puts jobs PostgreSQL found coming due (the horizon pass) in their shards' delayed sets, whatever their time. */
   async holdUntilDue(jobs: DispatchableJob[]): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.redis.zadd(this.keys.delayedJobs, ...jobs.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)]));
+    await Promise.all(
+      [...groupByShard(this.keys, jobs)].map(([shard, ofShard]) =>
+        this.redis.zadd(this.keys.delayedJobs(shard), ...ofShard.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)])),
+      ),
+    );
   }
 
   private async place(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
@@ -203,23 +225,30 @@ export class ReadyJobs {
     const dueAutomations = new Set(due.map((job) => job.automationId));
     const slotWakes = reason === "slot" ? [...notDueAutomations].filter((automationId) => !dueAutomations.has(automationId)) : [];
     if (delayed.length > 0 || slotWakes.length > 0) {
-      const pipeline = this.redis.pipeline();
-      // Back-off never moves a job earlier, so a later score replaces the one a lost signal left
-      // (a reschedule, which may, removes the old entry itself).
-      if (delayed.length > 0) pipeline.zadd(this.keys.delayedJobs, ...delayed.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)]));
-      for (const automationId of slotWakes) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
-      await pipeline.exec();
+      // One pipeline per shard (its keys share a slot); the wake-ups, which touch no key, ride on
+      // the first, so one shard costs one round trip as before shards.
+      const pipelines = [...groupByShard(this.keys, delayed)].map(([shard, ofShard]) =>
+        // Back-off never moves a job earlier, so a later score replaces the one a lost signal left
+        // (a reschedule, which may, removes the old entry itself).
+        this.redis.pipeline().zadd(this.keys.delayedJobs(shard), ...ofShard.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)])),
+      );
+      if (slotWakes.length > 0) {
+        const withWakes = pipelines[0] ?? this.redis.pipeline();
+        for (const automationId of slotWakes) withWakes.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
+        if (pipelines.length === 0) pipelines.push(withWakes);
+      }
+      await Promise.all(pipelines.map((pipeline) => pipeline.exec()));
     }
     await this.offerByAutomation(due, reason, evenIfClaimed);
   }
 
   /**
-   * Moves up to `max` delayed jobs that are due by now to their ready sets and wakes their claims;
-   * returns how many. Safe with any number of dispatchers (each member is taken once); a crash
-   * between taking and offering loses nothing that the reconciler does not offer again.
+   * Moves up to `max` delayed jobs of a dispatch shard that are due by now to their ready sets and
+   * wakes their claims; returns how many. Safe with any number of dispatchers (each member is taken
+   * once); a crash between taking and offering loses nothing that the reconciler does not offer again.
    */
-  async promoteDue(max = 1000): Promise<number> {
-    const taken = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs, Date.now(), max);
+  async promoteDue(shard: number, max = 1000): Promise<number> {
+    const taken = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs(shard), Date.now(), max);
     const due: DispatchableJob[] = [];
     for (let index = 0; index + 1 < taken.length; index += 2) {
       const job = jobOfDelayedMember(taken[index]!, Number(taken[index + 1]));
@@ -227,12 +256,6 @@ export class ReadyJobs {
     }
     await this.offerByAutomation(due, "offer", true);
     return taken.length / 2;
-  }
-
-  /** When the earliest delayed job comes due (ms since the epoch), or null when none waits. */
-  async nextDueAt(): Promise<number | null> {
-    const [, score] = await this.redis.zrange(this.keys.delayedJobs, 0, 0, "WITHSCORES");
-    return score === undefined ? null : Number(score);
   }
 
   /**
@@ -247,7 +270,7 @@ export class ReadyJobs {
     await this.scripts.hubRescheduleJob(
       this.keys.readyJobs(current.automationId),
       this.claimedKey(current.automationId),
-      this.keys.delayedJobs,
+      this.delayedKeyOf(current.automationId),
       readyMember(current),
       delayedMember(previous),
       placement,
@@ -258,9 +281,12 @@ export class ReadyJobs {
     );
   }
 
-  /** One script call per automation, in one pipeline. */
+  /** One script call per automation, in one pipeline per dispatch shard (one pipeline with one shard). */
   private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
-    if (jobs.length === 0) return;
+    await Promise.all([...groupByShard(this.keys, jobs).values()].map((ofShard) => this.offerInOnePipeline(ofShard, reason, evenIfClaimed)));
+  }
+
+  private async offerInOnePipeline(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
     const pipeline = this.redis.pipeline() as unknown as ReadyScripts & { exec(): Promise<unknown> };
     const queuedAgain = evenIfClaimed ? "1" : "0";
     for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {

@@ -12,3 +12,4 @@ export * from "./processes/managed-process";
 export { newLogDir } from "./processes/process-files";
 export * from "./processes/private-redis";
 export * from "./processes/private-postgres";
+export * from "./processes/private-redis-cluster";

@@ -20,6 +20,7 @@
  * did not see was written after B counted — the timeline is at most what B's check allowed.
  */
 import type { Database } from "@hub/db";
+import type { RedisConnection } from "@hub/shared";
 import type { ConcurrencySampler } from "./concurrency-sampler";
 
 /**
@@ -225,4 +226,63 @@ function canonical(value: unknown): unknown {
     );
   }
   return value;
+}
+
+/** An entry of the events stream as the audit reads it: the stream id and the event's id and aggregate. */
+export interface PublishedEvent {
+  streamId: string;
+  id: string;
+  aggregateId: string;
+}
+
+/** Every entry of the events stream (`hub:events`), oldest first, through any connection (a cluster's included). */
+export async function readEventStream(redis: Pick<RedisConnection, "xrange">, key: string): Promise<PublishedEvent[]> {
+  const entries: PublishedEvent[] = [];
+  let start = "-";
+  for (;;) {
+    const page = await redis.xrange(key, start, "+", "COUNT", 1000);
+    for (const [streamId, fields] of page) {
+      const value: Record<string, string> = {};
+      for (let index = 0; index + 1 < fields.length; index += 2) value[fields[index]!] = fields[index + 1]!;
+      entries.push({ streamId, id: value.id!, aggregateId: value.aggregate_id! });
+    }
+    if (page.length < 1000) return entries;
+    start = `(${page[page.length - 1]![0]}`;
+  }
+}
+
+/**
+ * The outbox side of an audit, for the jobs of `automationIds`: every event was dispatched (its
+ * `dispatched_at` set, read from PostgreSQL, so a stream that lost entries with a Redis master does
+ * not matter) and — given the `stream`'s entries — each event reached the stream and an aggregate's
+ * first occurrences come in position order (a consumer that dedupes by id sees them in order).
+ */
+export async function auditOutbox(database: Database, options: { automationIds: string[]; stream?: readonly PublishedEvent[] }): Promise<string[]> {
+  const { rows } = await database.pool.query<{ id: string; aggregate_id: string; position: string; dispatched_at: Date | null }>(
+    `select e.id, e.aggregate_id, e.position::text as position, e.dispatched_at
+       from events e join jobs j on j.id = e.aggregate_id
+      where j.automation_id = any($1::uuid[])
+      order by e.position`,
+    [options.automationIds],
+  );
+  const violations: string[] = [];
+  for (const row of rows) {
+    if (!row.dispatched_at) violations.push(`event ${row.id} of ${row.aggregate_id} (position ${row.position}) was never dispatched`);
+  }
+  if (options.stream) {
+    const positionOf = new Map(rows.map((row) => [row.id, BigInt(row.position)]));
+    const seen = new Set<string>();
+    const lastPosition = new Map<string, bigint>();
+    for (const entry of options.stream) {
+      const position = positionOf.get(entry.id);
+      if (position === undefined || seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      const previous = lastPosition.get(entry.aggregateId);
+      if (previous !== undefined && position < previous) violations.push(`stream entry ${entry.streamId}: event ${entry.id} of ${entry.aggregateId} came after a later event of it`);
+      lastPosition.set(entry.aggregateId, position);
+    }
+    const missing = rows.filter((row) => !seen.has(row.id));
+    if (missing.length > 0) violations.push(`${missing.length} events are not in the stream, e.g. ${missing[0]!.id}`);
+  }
+  return violations;
 }

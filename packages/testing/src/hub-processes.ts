@@ -122,6 +122,8 @@ export interface HubProcessesOptions {
   redisUrl: string;
   /** HUB_REDIS_PREFIX; default a fresh unique one. */
   redisPrefix?: string;
+  /** API processes, each on its own port (default 1; the first is {@link HubProcesses.api}). */
+  apis?: number;
   /** Default 1. */
   dispatchers?: number;
   /** Default 0. */
@@ -162,6 +164,10 @@ export interface PeakRss {
 
 /** The API, dispatchers and relays of one hub, sharing one database, Redis and key prefix. */
 export class HubProcesses {
+  /** Every API process, the first being {@link api}. */
+  readonly apis: ManagedProcess[] = [];
+  /** http://127.0.0.1:<port> of each of {@link apis}, in the same order. */
+  readonly apiUrls: string[] = [];
   readonly dispatchers: ManagedProcess[] = [];
   readonly relays: ManagedProcess[] = [];
   private readonly apps = new Map<ManagedProcess, HubApp>();
@@ -177,6 +183,8 @@ export class HubProcesses {
     private readonly options: HubProcessesOptions,
   ) {
     this.apps.set(api, "api");
+    this.apis.push(api);
+    this.apiUrls.push(apiUrl);
   }
 
   /** The first admin every API process bootstraps (HUB_ADMIN_EMAIL / HUB_ADMIN_PASSWORD). */
@@ -208,6 +216,7 @@ export class HubProcesses {
     try {
       await Promise.all([
         api.start(),
+        ...Array.from({ length: (options.apis ?? 1) - 1 }, () => hub.addApi()),
         ...Array.from({ length: options.dispatchers ?? 1 }, () => hub.addDispatcher()),
         ...Array.from({ length: options.relays ?? 0 }, () => hub.addRelay()),
       ]);
@@ -216,6 +225,26 @@ export class HubProcesses {
       throw error;
     }
     return hub;
+  }
+
+  /** Starts one more API process on a free port and waits until it is ready; returns it and its URL. */
+  async addApi(): Promise<{ process: ManagedProcess; url: string }> {
+    // Numbered before the first await, so APIs created in parallel get distinct names.
+    const number = (this.started.get("api") ?? 1) + 1;
+    this.started.set("api", number);
+    const { process: api, port } = await createAppProcess("api", {
+      name: `api-${number}`,
+      env: { ...this.env, ...this.options.apiEnv },
+      logDir: this.logDir,
+      readyTimeoutMs: this.options.readyTimeoutMs,
+      runBuilt: this.options.runBuilt,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    this.apis.push(api);
+    this.apiUrls.push(url);
+    this.apps.set(api, "api");
+    await api.start();
+    return { process: api, url };
   }
 
   /** Starts one more dispatcher (its /healthz on a free metrics port) and waits until it is ready. */
@@ -250,14 +279,15 @@ export class HubProcesses {
 
   /** Where a process serves Prometheus metrics: the API's /metrics, or a dispatcher's or relay's metrics port. */
   metricsUrl(child: ManagedProcess): string | undefined {
-    if (child === this.api) return `${this.apiUrl}/metrics`;
+    const apiIndex = this.apis.indexOf(child);
+    if (apiIndex >= 0) return `${this.apiUrls[apiIndex]}/metrics`;
     const port = child.options.env.HUB_DISPATCHER_METRICS_PORT ?? child.options.env.HUB_RELAY_METRICS_PORT;
     return port && port !== "0" ? `http://127.0.0.1:${port}/metrics` : undefined;
   }
 
-  /** Every process ever started here: the API, then dispatchers, then relays. */
+  /** Every process ever started here: the APIs, then dispatchers, then relays. */
   processes(): ManagedProcess[] {
-    return [this.api, ...this.dispatchers, ...this.relays];
+    return [...this.apis, ...this.dispatchers, ...this.relays];
   }
 
   /** Peak RSS (VmHWM) of every process, sampled while it ran and right before each signal. */

@@ -9,8 +9,15 @@
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { openDatabase, type Database } from "@hub/db";
-import { createRedis, redisKeys, type JobStatus, type RedisKeys } from "@hub/shared";
-import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from "@hub/test-services";
+import { connectRedis, parseEnv, redisEnvSchema, redisSetup, type JobStatus, type RedisKeys, type RedisTarget } from "@hub/shared";
+import {
+  startPrivatePostgres,
+  startPrivateRedis,
+  startPrivateRedisCluster,
+  type PrivatePostgres,
+  type PrivateRedis,
+  type PrivateRedisCluster,
+} from "@hub/test-services";
 import { testServiceUrls } from "@hub/test-services/vitest";
 import { HubClient } from "./hub-client";
 import { HubProcesses, type HubProcessesOptions } from "./hub-processes";
@@ -19,7 +26,12 @@ import { deleteRedisKeys } from "./redis-cleanup";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 /** The processes to run (as {@link HubProcessesOptions} says), and on which servers. */
-export interface SystemHubOptions extends Pick<HubProcessesOptions, "dispatchers" | "relays" | "env" | "dispatcherEnv" | "runBuilt"> {
+export interface SystemHubOptions extends Pick<HubProcessesOptions, "apis" | "dispatchers" | "relays" | "env" | "dispatcherEnv" | "runBuilt"> {
+  /**
+   * Runs the hub on a Redis Cluster of its own (3 masters, no replicas, `cluster-node-timeout`
+   * `nodeTimeoutMs`, default 1000), which the test may wreck (kill a master): REDIS_CLUSTER_NODES.
+   */
+  redisCluster?: boolean | { masters?: number; nodeTimeoutMs?: number };
   /** Runs the hub on a redis-server of its own, which the test may wreck (FLUSHDB); default the shared test server. */
   privateRedis?: boolean;
   /** Runs the hub on a PostgreSQL cluster of its own, which the test may stop and start; default the shared test server. */
@@ -43,6 +55,10 @@ export interface SystemHub {
   keys: RedisKeys;
   /** The hub's own redis-server when started with `privateRedis`. */
   privateRedis: PrivateRedis | undefined;
+  /** The hub's own Redis Cluster when started with `redisCluster`. */
+  redisCluster: PrivateRedisCluster | undefined;
+  /** Where the hub's Redis is (connectRedis connects to it, a cluster or not). */
+  redisTarget: RedisTarget;
   /** The hub's own PostgreSQL cluster when started with `privatePostgres`. */
   privatePostgres: PrivatePostgres | undefined;
   /** `settings`: more fields of the POST /automations body (retry settings of CONTRACT §6.4). */
@@ -83,13 +99,15 @@ async function startSystemHub(
   testDatabase: TestDatabase,
   privateRedis: PrivateRedis | undefined,
   privatePostgres: PrivatePostgres | undefined,
+  redisCluster: PrivateRedisCluster | undefined,
 ): Promise<SystemHub> {
   const processOptions: HubProcessesOptions = {
     databaseUrl: testDatabase.url,
     redisUrl: privateRedis?.url ?? testServiceUrls().redisUrl,
+    apis: options.apis ?? 1,
     dispatchers: options.dispatchers ?? 1,
     relays: options.relays ?? 0,
-    env: options.env ?? {},
+    env: { ...(redisCluster ? { REDIS_CLUSTER_NODES: redisCluster.seedNodes.join(",") } : {}), ...options.env },
     dispatcherEnv: options.dispatcherEnv ?? {},
     runBuilt: options.runBuilt ?? false,
   };
@@ -103,7 +121,8 @@ async function startSystemHub(
     throw error;
   }
   const database = openDatabase(testDatabase.url, { max: 4, applicationName: "system-test-audit" });
-  const keys = redisKeys(processes.env.HUB_REDIS_PREFIX!);
+  // Read from the processes' own environment, parsed as they parse it: the same Redis, the same key layout.
+  const { target: redisTarget, keys } = redisSetup(parseEnv(redisEnvSchema, processes.env));
   const asAdmin = { token: adminToken };
   const createJob = async (automationId: string, context: Record<string, unknown> = {}, token = adminToken) => {
     const created = await expectStatus("POST /jobs", client.post<{ id: string }>("/jobs", { automation_id: automationId, context }, { token }), 201);
@@ -118,6 +137,8 @@ async function startSystemHub(
     keys,
     privateRedis,
     privatePostgres,
+    redisCluster,
+    redisTarget,
     async createAutomationWithWorker({ maxConcurrentJobs = 1, settings = {} } = {}) {
       slugSequence += 1;
       const slug = `system-${process.pid}-${slugSequence}`;
@@ -160,7 +181,7 @@ async function startSystemHub(
       return Object.fromEntries(rows.map((row) => [row.status, row.count]));
     },
     async waitUntilOffered(automationId, count) {
-      const redis = createRedis(processOptions.redisUrl, "system-test-ready-set");
+      const redis = connectRedis(redisTarget, "system-test-ready-set");
       try {
         await eventually(`${count} jobs of ${automationId} offered`, () => redis.zcard(keys.readyJobs(automationId)), (offered) => offered >= count);
       } finally {
@@ -179,13 +200,15 @@ export function useSystemHub(options: SystemHubOptions = {}): () => SystemHub {
   let testDatabase: TestDatabase | undefined;
   let privateRedis: PrivateRedis | undefined;
   let privatePostgres: PrivatePostgres | undefined;
+  let redisCluster: PrivateRedisCluster | undefined;
   let failed = false;
 
   beforeAll(async () => {
     if (options.privatePostgres) privatePostgres = await startPrivatePostgres();
     testDatabase = await createTestDatabase(privatePostgres?.serverUrl ?? testServiceUrls().databaseServerUrl);
     if (options.privateRedis) privateRedis = await startPrivateRedis();
-    hub = await startSystemHub(options, testDatabase, privateRedis, privatePostgres);
+    if (options.redisCluster) redisCluster = await startPrivateRedisCluster(options.redisCluster === true ? {} : options.redisCluster);
+    hub = await startSystemHub(options, testDatabase, privateRedis, privatePostgres, redisCluster);
   }, 120_000);
 
   afterEach((context) => {
@@ -205,11 +228,12 @@ export function useSystemHub(options: SystemHubOptions = {}): () => SystemHub {
         process.stderr.write(`\n${unclean.join("; ")}; the hub's processes said:\n${hub.processes.diagnostics()}\n`);
       }
       await hub.database.close();
-      if (!privateRedis) await deleteRedisKeys(testServiceUrls().redisUrl, hub.processes.env.HUB_REDIS_PREFIX!);
+      if (!privateRedis && !redisCluster) await deleteRedisKeys(testServiceUrls().redisUrl, hub.processes.env.HUB_REDIS_PREFIX!);
       if (failed) process.stderr.write(`kept the hub's logs in ${hub.processes.logDir}\n`);
       else hub.processes.removeLogs();
     }
     await privateRedis?.stop();
+    await redisCluster?.stop();
     // A private cluster goes as a whole; dropping its database first would only cost time.
     if (privatePostgres) await privatePostgres.stop();
     else await testDatabase?.drop();

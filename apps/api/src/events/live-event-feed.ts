@@ -8,8 +8,7 @@
  * The relay XADDs each event with the fields `id`, `event_type`, `aggregate_id` and `data` (the
  * event record as JSON, CONTRACT §4); entries are passed on as they are, never re-encoded.
  */
-import type { Redis } from "ioredis";
-import { createRedis, type Logger } from "@hub/shared";
+import { connectRedis, type Logger, type RedisConnection, type RedisTarget } from "@hub/shared";
 
 /** One entry of the events stream. */
 export interface StreamEntry {
@@ -36,13 +35,13 @@ export type Backfill =
   | { kind: "gap"; reason: "too_many" | "trimmed" };
 
 export interface LiveEventFeedOptions {
-  redisUrl: string;
+  redisTarget: RedisTarget;
   /** Name of the reader's Redis connection (CLIENT LIST). */
   connectionName: string;
   /** The stream's key (`redisKeys(prefix).eventsStream`). */
   stream: string;
   /** The API's request connection (with its command timeout): positions and backfills use it. */
-  redis: Redis;
+  redis: RedisConnection;
   logger: Logger;
   /** Told the number of connected clients whenever it changes (the metrics gauge). */
   onClientCount?: (count: number) => void;
@@ -57,7 +56,7 @@ const READ_RETRY_MS = 1000;
 
 export class LiveEventFeed {
   private readonly subscribers = new Set<FeedSubscriber>();
-  private reader: Redis | undefined;
+  private reader: RedisConnection | undefined;
   /** The read loop, while it runs. */
   private loop: Promise<void> | undefined;
   /** Positioning a loop that is about to start (shared by clients that arrive together). */
@@ -149,7 +148,7 @@ export class LiveEventFeed {
     while (!this.closed && this.subscribers.size > 0) {
       let reply: [string, [string, string[]][]][] | null;
       // Created by the first client and kept while the process runs (close() disconnects it).
-      const reader = (this.reader ??= createRedis(this.options.redisUrl, this.options.connectionName, { logger: this.options.logger }));
+      const reader = (this.reader ??= connectRedis(this.options.redisTarget, this.options.connectionName, { logger: this.options.logger }));
       try {
         reply = (await reader.xread("COUNT", READ_COUNT, "BLOCK", READ_BLOCK_MS, "STREAMS", this.options.stream, cursor)) as typeof reply;
         if (failing) this.options.logger.info("live event feed: reading the events stream again");

@@ -13,11 +13,11 @@
  * was answered 500 (503 is the answer while a dependency is away), and that the hub resumed on its
  * own: a job created once the dependency is back completes without help.
  */
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createRedis } from "@hub/shared";
-import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, findPostgresBinDir, readMetric, sleep, type HubClient } from "@hub/testing";
+import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, findPostgresBinDir, readMetric, sleep } from "@hub/testing";
 import { DRAIN_TIMEOUT_MS } from "@hub/testing/vitest";
+import { JobProducer, whileHubAlive } from "./job-load";
 import { startWorker, useSystemHub, type SystemAutomation, type SystemHub } from "./system-hub";
 
 /** The hub's own sessions, by the application_name each process gives its pool. */
@@ -31,85 +31,8 @@ const OUTAGE_MS = 3_000;
 const RECOVERY_BOUND_MS = 20_000;
 const FAULT_TEST_TIMEOUT_MS = 90_000;
 
-/** Creates jobs in a loop (each with its own Idempotency-Key, retried on 503) and counts every answer. */
-class CreateLoad {
-  readonly answers = new Map<number, number>();
-  readonly created: string[] = [];
-  networkErrors = 0;
-  private stopped = false;
-  private lanes: Promise<void>[] = [];
-
-  constructor(
-    private readonly client: HubClient,
-    private readonly token: string,
-    private readonly automationId: string,
-  ) {}
-
-  start(lanes: number, pauseMs: number): this {
-    this.lanes = Array.from({ length: lanes }, () => this.lane(pauseMs));
-    return this;
-  }
-
-  /** Creates one job, retrying while the hub answers 503; resolves with its id (or undefined on any other failure). */
-  async createOne(): Promise<string | undefined> {
-    const key = randomUUID();
-    for (;;) {
-      let status: number;
-      let id: string | undefined;
-      try {
-        const answer = await this.client.post<{ id: string }>(
-          "/jobs",
-          { automation_id: this.automationId, context: {} },
-          { token: this.token, headers: { "idempotency-key": key } },
-        );
-        status = answer.status;
-        id = answer.body?.id;
-      } catch {
-        this.networkErrors += 1;
-        // The API itself is gone (the test fails on that): stop retrying once the load stops.
-        if (this.stopped) return undefined;
-        await sleep(100);
-        continue;
-      }
-      this.answers.set(status, (this.answers.get(status) ?? 0) + 1);
-      if ((status === 201 || status === 200) && id) {
-        if (status === 201) this.created.push(id);
-        return id;
-      }
-      if (status !== 503) return undefined;
-      await sleep(100);
-    }
-  }
-
-  private async lane(pauseMs: number): Promise<void> {
-    while (!this.stopped) {
-      await this.createOne();
-      await sleep(pauseMs);
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all(this.lanes);
-  }
-
-  /** Answers other than 200, 201 and 503, e.g. `{ "500": 2 }`. */
-  unexpectedAnswers(): Record<string, number> {
-    return Object.fromEntries([...this.answers].filter(([status]) => ![200, 201, 503].includes(status)));
-  }
-}
-
-/** Wraps a probe so that a wait ends at once, with the reason, when a hub process exits on its own. */
-function whileHubAlive<T>(hub: SystemHub, probe: () => Promise<T>): () => Promise<T> {
-  return async () => {
-    const exits = hub.processes.unexpectedExits();
-    if (exits.length > 0) throw new Error(`a hub process exited on its own: ${JSON.stringify(exits)}`);
-    return probe();
-  };
-}
-
 interface FaultRun {
-  load: CreateLoad;
+  load: JobProducer;
   recoveryMs: number;
 }
 
@@ -117,12 +40,12 @@ interface FaultRun {
  * Runs the load, waits for 30 completions, injects `fault` (which resolves once the dependency is
  * back), then measures how long a job created from that moment takes to complete, drains, and audits.
  */
-async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault: (load: CreateLoad) => Promise<void>): Promise<FaultRun> {
+async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault: (load: JobProducer) => Promise<void>): Promise<FaultRun> {
   const automationIds = [automation.automationId];
   const ledger = new CompletionLedger();
   const sampler = new ConcurrencySampler(hub.database).start();
   const worker = startWorker(automation, { concurrency: 4, workMs: [5, 25], ledger });
-  const load = new CreateLoad(hub.client, hub.adminToken, automation.automationId).start(2, 20);
+  const load = new JobProducer(hub.processes.apiUrls, hub.adminToken, [automation.automationId]).start(2, 20);
   const api500Before = await readMetric(hub.processes.metricsUrl(hub.processes.api)!, "hub_http_request_duration_seconds_count", { status: "500" });
   let recoveryMs: number;
   try {
@@ -135,7 +58,7 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
     recoveryMs = performance.now() - back;
     await sleep(1_000);
     await load.stop();
-    const expected = load.created.length;
+    const expected = load.created.size;
     await eventually(
       `all ${expected} jobs to complete`,
       whileHubAlive(hub, () => hub.statusCounts(automationIds)),
@@ -164,15 +87,15 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
   );
   const report = await auditJobs(hub.database, { automationIds, ledger, sampler });
   expect(report.violations).toEqual([]);
-  expect(report.jobs).toBe(load.created.length);
-  expect(report.byStatus).toEqual({ completed: load.created.length });
+  expect(report.jobs).toBe(load.created.size);
+  expect(report.byStatus).toEqual({ completed: load.created.size });
   expect(load.unexpectedAnswers()).toEqual({});
   const api500After = await readMetric(hub.processes.metricsUrl(hub.processes.api)!, "hub_http_request_duration_seconds_count", { status: "500" });
   expect(api500After - api500Before, "requests the API answered 500").toBe(0);
   expect(hub.processes.unexpectedExits()).toEqual([]);
   expect(hub.processes.processes().filter((child) => !child.running).map((child) => child.name)).toEqual([]);
   process.stderr.write(
-    `fault run: ${load.created.length} jobs, answers ${JSON.stringify(Object.fromEntries(load.answers))}, recovered in ${Math.round(recoveryMs)} ms\n`,
+    `fault run: ${load.created.size} jobs, answers ${JSON.stringify(Object.fromEntries(load.answers))}, recovered in ${Math.round(recoveryMs)} ms\n`,
   );
   return { load, recoveryMs };
 }

@@ -55,10 +55,10 @@ describe("Redis data loss", () => {
       await automation.worker.fail(jobId!, { error: "flaky", retryable: true });
       const { rows } = await hub.database.pool.query<{ available_at: Date }>("select available_at from jobs where id = $1", [jobId]);
       const availableAt = rows[0]!.available_at.getTime();
-      await eventually("the job to wait in the delayed set", () => redis.zcard(hub.keys.delayedJobs), (count) => count === 1);
+      await eventually("the job to wait in the delayed set", () => redis.zcard(hub.keys.delayedJobs(0)), (count) => count === 1);
 
       await redis.flushdb();
-      await eventually("the reconciler to hold it back again", () => redis.zcard(hub.keys.delayedJobs), (count) => count === 1);
+      await eventually("the reconciler to hold it back again", () => redis.zcard(hub.keys.delayedJobs(0)), (count) => count === 1);
       expect(await redis.zcard(hub.keys.readyJobs(automation.automationId))).toBe(0);
       const reclaimed = await automation.worker.claim(10);
 

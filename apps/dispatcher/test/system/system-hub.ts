@@ -44,16 +44,17 @@ export interface RunningWorker {
 /**
  * Runs a worker (@hub/worker's createWorker) in this process for one automation: `concurrency` claim loops,
  * each job "working" for `workMs` (a [min, max] range picks at random) and completing with a
- * result unique to that run, recorded in `ledger` when the hub accepts it.
+ * result unique to that run, recorded in `ledger` when the hub accepts it. `url`: the API process
+ * it talks to (default the first).
  */
 export function startWorker(
   automation: SystemAutomation,
-  options: { concurrency: number; workMs: number | [number, number]; ledger: CompletionLedger; waitSeconds?: number },
+  options: { concurrency: number; workMs: number | [number, number]; ledger: CompletionLedger; waitSeconds?: number; url?: string },
 ): RunningWorker {
   const events: WorkerEvent[] = [];
   const [minMs, maxMs] = typeof options.workMs === "number" ? [options.workMs, options.workMs] : options.workMs;
   const worker = createWorker({
-    url: automation.worker.baseUrl,
+    url: options.url ?? automation.worker.baseUrl,
     apiKey: automation.workerKey,
     concurrency: options.concurrency,
     waitSeconds: options.waitSeconds ?? 2,
