@@ -41,6 +41,14 @@ test_summary=$(sed 's/\x1b\[[0-9;]*m//g' "$test_log" | awk '
   END { printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped }')
 if [ "$test_status" -ne 0 ]; then
   hub_log "tests failed"
+  # Repeat vitest's failure reports at the end: CI keeps only the tail of a long run's output.
+  # The reports first (at most 100 lines), then one line per failed test.
+  sed 's/\x1b\[[0-9;]*m//g' "$test_log" | awk '
+    /Failed Tests [0-9]+|Unhandled Errors/ { reporting = 1 }
+    /Test Files +[0-9]/ { reporting = 0 }
+    reporting && printed < 100 { print; printed++ }'
+  hub_log "failed tests:"
+  sed 's/\x1b\[[0-9;]*m//g' "$test_log" | grep -E ' FAIL ' | sort -u | head -40 || true
   echo "$test_summary"
   exit "$test_status"
 fi
