@@ -4,6 +4,7 @@
  * dispatchers sweeping at once remove every due row exactly once between them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { holdRetentionLockInTransaction, inPoolTransaction } from "@hub/db";
 import { seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 import { createDispatcher, createDispatcherMetrics } from "../src/dispatcher";
@@ -81,6 +82,25 @@ describe("retention sweep", () => {
     const total = (key: "jobs" | "events") => reports.reduce((sum, report) => sum + report.removed[key], 0);
     expect({ jobs: total("jobs"), events: total("events") }).toEqual({ jobs: old.jobs, events: old.events });
     expect(reports.map((report) => report.outcome).every((outcome) => outcome === "completed" || outcome === "lock_taken")).toBe(true);
+    expect({ jobs: await count("jobs"), events: await count("events") }).toEqual(leftover);
+  });
+
+  it("when a transaction writes old rows under the retention lock, then a sweep meanwhile ends removing nothing and the first sweep after the commit removes them all", async () => {
+    const leftover = { jobs: await count("jobs"), events: await count("events") };
+    const automationIds = await seedHistoryAutomations(env.database.pool, 3);
+    const sweeper = createRetentionSweeper({ database: env.database, logger: env.logger, metrics: createDispatcherMetrics(), settings: { retentionDays: 30, batchSize: 100 } });
+    let meanwhile: Awaited<ReturnType<typeof sweeper.sweep>> | undefined;
+
+    const seeded = await inPoolTransaction(env.database.pool, async (client) => {
+      await holdRetentionLockInTransaction(client);
+      const rows = await seedHistory(client, { automationIds, jobs: 300, selfGrowingEvents: 150, window: { newestDaysAgo: 31, oldestDaysAgo: 40 } });
+      meanwhile = await sweeper.sweep();
+      return rows;
+    });
+    const after = await sweeper.sweep();
+
+    expect(meanwhile).toMatchObject({ outcome: "lock_taken", removed: { jobs: 0, events: 0, webhook_deliveries: 0 } });
+    expect(after).toMatchObject({ outcome: "completed", removed: { jobs: seeded.jobs, events: seeded.events } });
     expect({ jobs: await count("jobs"), events: await count("events") }).toEqual(leftover);
   });
 });

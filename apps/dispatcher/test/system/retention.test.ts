@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { holdRetentionLockInTransaction, inPoolTransaction } from "@hub/db";
 import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
 import { startWorker, useSystemHub } from "./system-hub";
@@ -55,23 +56,20 @@ describe("retention while jobs flow", () => {
       await eventually("jobs to flow", () => hub.statusCounts([automation.automationId]), (counts) => (counts.completed ?? 0) >= 20);
 
       // 20,000 finished jobs (3 events each, but a cancelled job never started: 59,400 events) and
-      // 20,600 self-growing events, 31 to 90 days old: 100,000 rows, committed at once so that one
-      // sweep meets all of them.
+      // 20,600 self-growing events, 31 to 90 days old: 100,000 rows, committed at once under the
+      // retention lock so that one sweep meets all of them (a sweep running meanwhile ends at its
+      // next batch; without the lock it could take the self-growing events and leave the jobs to
+      // the next sweep).
       const historyAutomations = await seedHistoryAutomations(hub.database.pool, 3, "retention-system");
-      const client = await hub.database.pool.connect();
-      let seeded;
-      try {
-        await client.query("begin");
-        seeded = await seedHistory(client, {
+      const seeded = await inPoolTransaction(hub.database.pool, async (client) => {
+        await holdRetentionLockInTransaction(client);
+        return seedHistory(client, {
           automationIds: historyAutomations,
           jobs: 20_000,
           selfGrowingEvents: 20_600,
           window: { newestDaysAgo: 31, oldestDaysAgo: 90 },
         });
-        await client.query("commit");
-      } finally {
-        client.release();
-      }
+      });
       expect(seeded.jobs + seeded.events).toBe(100_000);
 
       const logFile = hub.processes.dispatchers[0]!.logFile;

@@ -67,6 +67,16 @@ async function underRetentionLock(pool: pg.Pool, work: (client: pg.PoolClient) =
   });
 }
 
+/**
+ * Holds the retention lock until the end of `client`'s open transaction, waiting for a batch that
+ * holds it now. Every sweep batch meanwhile finds it taken and ends its sweep, as when another
+ * dispatcher sweeps; rows this transaction writes are therefore met whole by the first sweep after
+ * its commit (a bulk import, or a test that must see one sweep remove a known set of rows).
+ */
+export async function holdRetentionLockInTransaction(client: pg.PoolClient): Promise<void> {
+  await client.query({ name: "retention_hold_lock", text: "select pg_advisory_xact_lock($1, 0)", values: [RETENTION_LOCK_CLASS] });
+}
+
 const CUTOFF = "now() - make_interval(days => $1::int)";
 
 // Oldest outcome first through the partial jobs_finished_idx; a job with an event the relay has not
