@@ -44,7 +44,7 @@ if [ "$test_status" -ne 0 ]; then
   # Repeat vitest's failure reports at the end: CI keeps only the tail of a long run's output.
   # The reports first (at most 100 lines), then one line per failed test.
   sed 's/\x1b\[[0-9;]*m//g' "$test_log" | awk '
-    /Failed Tests [0-9]+|Unhandled Errors/ { reporting = 1 }
+    /Failed (Tests|Suites) [0-9]+|Unhandled Errors/ { reporting = 1 }
     /Test Files +[0-9]/ { reporting = 0 }
     reporting && printed < 100 { print; printed++ }'
   hub_log "failed tests:"
