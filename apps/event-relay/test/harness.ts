@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { jobs, recordEvent, type Database } from "@hub/db";
-import { seedAutomation, seedQueuedJobs, type TestDatabase } from "@hub/testing";
+import { readStreamEntries, seedAutomation, seedQueuedJobs, type TestDatabase } from "@hub/testing";
 import { openTestEnvironment } from "@hub/testing/vitest";
 import type { RedisKeys } from "@hub/shared";
 import { createEventRelay, type EventRelay, type EventRelayOptions } from "../src/relay";
@@ -113,24 +113,13 @@ export interface StreamEntry {
 
 /** Every entry of the stream, oldest first. */
 export async function readStream(redis: Redis, key: string): Promise<StreamEntry[]> {
-  const entries: StreamEntry[] = [];
-  let start = "-";
-  for (;;) {
-    const page = await redis.xrange(key, start, "+", "COUNT", 1000);
-    for (const [streamId, fields] of page) {
-      const value: Record<string, string> = {};
-      for (let i = 0; i + 1 < fields.length; i += 2) value[fields[i]!] = fields[i + 1]!;
-      entries.push({
-        streamId,
-        id: value.id!,
-        eventType: value.event_type!,
-        aggregateId: value.aggregate_id!,
-        data: JSON.parse(value.data!),
-      });
-    }
-    if (page.length < 1000) return entries;
-    start = `(${page[page.length - 1]![0]}`;
-  }
+  return (await readStreamEntries(redis, key)).map(({ streamId, fields }) => ({
+    streamId,
+    id: fields.id!,
+    eventType: fields.event_type!,
+    aggregateId: fields.aggregate_id!,
+    data: JSON.parse(fields.data!),
+  }));
 }
 
 /**

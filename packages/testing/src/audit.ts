@@ -235,20 +235,28 @@ export interface PublishedEvent {
   aggregateId: string;
 }
 
-/** Every entry of the events stream (`hub:events`), oldest first, through any connection (a cluster's included). */
-export async function readEventStream(redis: Pick<RedisConnection, "xrange">, key: string): Promise<PublishedEvent[]> {
-  const entries: PublishedEvent[] = [];
+/** Every entry of a stream, oldest first, with its fields by name, through any connection (a cluster's included). */
+export async function readStreamEntries(
+  redis: Pick<RedisConnection, "xrange">,
+  key: string,
+): Promise<Array<{ streamId: string; fields: Record<string, string> }>> {
+  const entries: Array<{ streamId: string; fields: Record<string, string> }> = [];
   let start = "-";
   for (;;) {
     const page = await redis.xrange(key, start, "+", "COUNT", 1000);
-    for (const [streamId, fields] of page) {
-      const value: Record<string, string> = {};
-      for (let index = 0; index + 1 < fields.length; index += 2) value[fields[index]!] = fields[index + 1]!;
-      entries.push({ streamId, id: value.id!, aggregateId: value.aggregate_id! });
+    for (const [streamId, flat] of page) {
+      const fields: Record<string, string> = {};
+      for (let index = 0; index + 1 < flat.length; index += 2) fields[flat[index]!] = flat[index + 1]!;
+      entries.push({ streamId, fields });
     }
     if (page.length < 1000) return entries;
     start = `(${page[page.length - 1]![0]}`;
   }
+}
+
+/** Every entry of the events stream (`hub:events`), oldest first: its stream id, event id and aggregate. */
+export async function readEventStream(redis: Pick<RedisConnection, "xrange">, key: string): Promise<PublishedEvent[]> {
+  return (await readStreamEntries(redis, key)).map(({ streamId, fields }) => ({ streamId, id: fields.id!, aggregateId: fields.aggregate_id! }));
 }
 
 /**
