@@ -125,7 +125,7 @@ describe("on 1M jobs and 10,000 automations", () => {
   });
 
   it("when a claim picks from a 20,000-job queue, then it reads the first entries of jobs_claim_idx without sorting the queue", async () => {
-    // The `picked` step of hub_claim_jobs (migration 0003), which EXPLAIN cannot see inside the
+    // The `picked` step of hub_claim_jobs_v2 (migration 0013), which EXPLAIN cannot see inside the
     // function: its ORDER BY must match jobs_claim_idx, NULLS order included, or every claim sorts
     // the whole queue.
     const text = await plan(sql`
@@ -135,7 +135,7 @@ describe("on 1M jobs and 10,000 automations", () => {
       limit 5 for update skip locked`);
     expectIndexBacked(text, ["jobs_claim_idx"]);
     expect(text).not.toMatch(/Sort/);
-    const definition = (await hub.db.execute<{ def: string }>(sql`select pg_get_functiondef('hub_claim_jobs'::regproc) as def`)).rows[0]!.def;
+    const definition = (await hub.db.execute<{ def: string }>(sql`select pg_get_functiondef('hub_claim_jobs_v2'::regproc) as def`)).rows[0]!.def;
     expect(definition).toContain("ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs` (defined in migration 0003), which checks the automation
+ * Claiming jobs: one round trip to `hub_claim_jobs_v2` (defined in migration 0013), which checks the automation
  * (active, not in development mode, worker registered, a slot free) under a lock held only for
  * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) and writes their
  * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
@@ -29,17 +29,13 @@ export interface ClaimRequest {
 }
 
 /**
- * The function's rows, in its order, with the job columns it does not return (`run_at`,
- * `schedule_id`, `fire_time`, CONTRACT §6.8) joined from the jobs it started. The join reads the
- * rows as they were when the statement began — before the function started them — which holds
- * those columns as they are: a claim does not change them (only a reschedule committed in the
- * instant between the two would show here with its earlier `run_at`). Leaves the function as it
- * is, so this needs no migration.
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v2` (migration 0013) returns every job
+ * column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
+ * table's size (issue 31: joining the rows back to `jobs` planned a sequential scan of the whole table).
  */
-const claimJobsStatement: NamedStatement = {
-  name: "hub_claim_jobs_with_schedule",
-  text: `with claimed as (select * from hub_claim_jobs($1, $2, $3, $4, $5::uuid[]) with ordinality as c)
-  select c.*, j.run_at, j.schedule_id, j.fire_time from claimed c left join jobs j on j.id = c.id order by c.ordinality`,
+export const claimJobsStatement: NamedStatement = {
+  name: "hub_claim_jobs",
+  text: "select * from hub_claim_jobs_v2($1, $2, $3, $4, $5::uuid[])",
 };
 
 interface ClaimRow extends Record<string, unknown> {
