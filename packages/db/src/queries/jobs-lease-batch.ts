@@ -15,6 +15,15 @@ function uniqueIds(ids: string[]): string[] {
   return [...new Set(ids)];
 }
 
+/**
+ * Whether the job `idExpr` belongs to the automation `automationParam`, as a scalar subquery: one
+ * primary-key probe per item. (A join of the items to `jobs` let a generic plan hash-join them
+ * against a sequential scan of the table; `= any($1)` in the UPDATEs below does the same service
+ * for the rows they change. Issue 31, statement-plans.test.ts.)
+ */
+const ownedBy = (idExpr: string, automationParam: string) =>
+  `coalesce((select owner.automation_id from jobs owner where owner.id = ${idExpr}) = ${automationParam}, false)`;
+
 const completeBatchStatement: NamedStatement = {
   name: "hub_jobs_complete_batch",
   text: `
@@ -25,16 +34,15 @@ const completeBatchStatement: NamedStatement = {
   ), completed as (
     update jobs j set status = 'completed', result = item.result, finished_at = now(), lease_expires_at = null
     from item join locked on locked.id = item.id
-    where j.id = item.id and ${leasedBy("$5", "item.attempt")}
+    where j.id = any($1::uuid[]) and j.id = item.id and ${leasedBy("$5", "item.attempt")}
     returning j.id, j.automation_id, j.worker_id, j.result, j.started_at
   ), completed_event as (
     insert into events (aggregate_id, event_type, actor_id, payload)
     select id, 'job.completed', null, jsonb_build_object('automation_id', automation_id, 'worker_id', worker_id, 'result', result)
     from completed order by id
   )
-  select item.id, owner.id is not null as ours, completed.id is not null as done, completed.started_at
-  from item left join jobs owner on owner.id = item.id and owner.automation_id = $4
-  left join completed on completed.id = item.id`,
+  select item.id, ${ownedBy("item.id", "$4")} as ours, completed.id is not null as done, completed.started_at
+  from item left join completed on completed.id = item.id`,
 };
 
 /** What a batch completion tells the caller about each job: its verdict, and when it started if completed. */
@@ -80,12 +88,11 @@ const heartbeatBatchStatement: NamedStatement = {
     select j.id from jobs j where j.id = any($1::uuid[]) and j.automation_id = $2 order by j.id for update
   ), extended as (
     update jobs j set lease_expires_at = now() + make_interval(secs => $4::int)
-    from locked where j.id = locked.id and ${leasedBy("$3", "null::int")}
+    from locked where j.id = any($1::uuid[]) and j.id = locked.id and ${leasedBy("$3", "null::int")}
     returning j.id, j.lease_expires_at
   )
-  select item.id, owner.id is not null as ours, extended.lease_expires_at
-  from unnest($1::uuid[]) as item(id) left join jobs owner on owner.id = item.id and owner.automation_id = $2
-  left join extended on extended.id = item.id`,
+  select item.id, ${ownedBy("item.id", "$2")} as ours, extended.lease_expires_at
+  from unnest($1::uuid[]) as item(id) left join extended on extended.id = item.id`,
 };
 
 /** Extends each lease on its own (one statement for the batch); verdicts in input order. */

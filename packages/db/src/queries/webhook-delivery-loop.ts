@@ -99,6 +99,10 @@ export interface DeliveredAttempt {
   statusCode: number;
 }
 
+// The statements that change deliveries by id say `d.id = any(<the ids>)` besides joining the
+// items: a generic plan estimates an unnest at 100 rows and could hash-join them against a
+// sequential scan of the table; the array condition gives it the primary key (issue 31,
+// @hub/db statement-plans.test.ts).
 const RECORD_DELIVERED = {
   name: "webhooks_record_delivered",
   text: `with delivered as (
@@ -106,7 +110,7 @@ const RECORD_DELIVERED = {
      set status = 'delivered', attempts = d.attempts + 1, schedule_step = d.schedule_step + 1, delivered_at = clock_timestamp(),
          last_status_code = a.status_code, last_error = null, next_attempt_at = null, lease_expires_at = null, lease_token = null
     from unnest($1::uuid[], $2::uuid[], $3::int[]) as a(id, lease_token, status_code)
-   where d.id = a.id and d.lease_token = a.lease_token
+   where d.id = any($1::uuid[]) and d.id = a.id and d.lease_token = a.lease_token
   returning d.webhook_id
 )
 update webhooks w set failing_since = null, consecutive_failures = 0
@@ -170,7 +174,8 @@ export async function recordWebhookDeliveryFailures(
              next_attempt_at = case when a.retry_ms is null then null else now() + make_interval(secs => a.retry_ms / 1000) end,
              lease_expires_at = null, lease_token = null
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as a(id uuid, lease_token uuid, status_code int, error text, retry_ms float8)
-       where d.id = a.id and d.lease_token = a.lease_token
+       where d.id = any(array(select (item ->> 'id')::uuid from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as item))
+         and d.id = a.id and d.lease_token = a.lease_token
       returning d.webhook_id as "webhookId", d.status`);
     const failuresByWebhook = new Map<string, number>();
     for (const row of recorded.rows) failuresByWebhook.set(row.webhookId, (failuresByWebhook.get(row.webhookId) ?? 0) + 1);
@@ -224,7 +229,7 @@ const RELEASE = {
   name: "webhooks_release",
   text: `update webhook_deliveries d set lease_expires_at = null, lease_token = null
   from unnest($1::uuid[], $2::uuid[]) as a(id, lease_token)
- where d.id = a.id and d.lease_token = a.lease_token`,
+ where d.id = any($1::uuid[]) and d.id = a.id and d.lease_token = a.lease_token`,
 };
 
 /** Gives claimed deliveries back unattempted (a relay stopping): any relay may send them at once. */
