@@ -1,0 +1,854 @@
+-- The schema a fresh migrate produces (pg_dump --schema-only, session settings left out).
+-- Generated: do not edit. The migrations in drizzle/ are the source of truth; after adding one, run
+--   pnpm --filter @hub/db db:schema
+-- (src/schema-sql.test.ts fails while this file and a fresh migrate differ).
+--
+-- PostgreSQL database dump
+--
+
+--
+-- Name: drizzle; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA drizzle;
+
+--
+-- Name: hub_claim_jobs(uuid, uuid, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_jobs(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid)
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_limit integer;
+  v_slots integer := 0;
+  v_open boolean := false;
+  v_stale uuid[] := '{}';
+BEGIN
+  SELECT a.max_concurrent_jobs INTO v_limit FROM automations a
+  WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
+  FOR NO KEY UPDATE;
+  IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
+    SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
+    v_open := v_slots > 0;
+  END IF;
+  IF v_open AND cardinality(p_candidate_ids) > 0 THEN
+    SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = c.id AND j.status = 'queued' AND j.automation_id = p_automation_id);
+  END IF;
+  RETURN QUERY
+  WITH picked AS (
+    SELECT j.id FROM jobs j
+    WHERE v_open AND j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+    ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+    LIMIT least(greatest(v_slots, 0), p_max_jobs)
+    FOR UPDATE SKIP LOCKED
+  ), started AS (
+    UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+      lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+    FROM picked WHERE j.id = picked.id
+    RETURNING j.*
+  ), started_event AS (
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
+  )
+  SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+    greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer, v_stale,
+    s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+    s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of
+  FROM (SELECT 1) AS one LEFT JOIN started s ON true
+  ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
+END;
+$$;
+
+--
+-- Name: hub_claim_jobs_v2(uuid, uuid, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_jobs_v2(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone)
+    LANGUAGE plpgsql ROWS 1
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_limit integer;
+  v_slots integer := 0;
+  v_open boolean := false;
+  v_stale uuid[] := '{}';
+BEGIN
+  SELECT a.max_concurrent_jobs INTO v_limit FROM automations a
+  WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
+  FOR NO KEY UPDATE;
+  IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
+    SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
+    v_open := v_slots > 0;
+  END IF;
+  IF v_open AND cardinality(p_candidate_ids) > 0 THEN
+    SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = c.id AND j.status = 'queued' AND j.automation_id = p_automation_id);
+  END IF;
+  RETURN QUERY
+  WITH picked AS (
+    SELECT j.id FROM jobs j
+    WHERE v_open AND j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+    ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+    LIMIT least(greatest(v_slots, 0), p_max_jobs)
+    FOR UPDATE SKIP LOCKED
+  ), started AS (
+    UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+      lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+    FROM picked WHERE j.id = picked.id
+    RETURNING j.*
+  ), started_event AS (
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
+  )
+  SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+    greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer, v_stale,
+    s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+    s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+    s.run_at, s.schedule_id, s.fire_time
+  FROM (SELECT 1) AS one LEFT JOIN started s ON true
+  ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
+END;
+$$;
+
+--
+-- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_notify_credentials_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  PERFORM pg_notify('hub_credentials_changed', TG_TABLE_NAME);
+  RETURN NULL;
+END;
+$$;
+
+--
+-- Name: __drizzle_migrations; Type: TABLE; Schema: drizzle; Owner: -
+--
+
+CREATE TABLE drizzle.__drizzle_migrations (
+    id integer NOT NULL,
+    hash text NOT NULL,
+    created_at bigint
+);
+
+--
+-- Name: __drizzle_migrations_id_seq; Type: SEQUENCE; Schema: drizzle; Owner: -
+--
+
+CREATE SEQUENCE drizzle.__drizzle_migrations_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: __drizzle_migrations_id_seq; Type: SEQUENCE OWNED BY; Schema: drizzle; Owner: -
+--
+
+ALTER SEQUENCE drizzle.__drizzle_migrations_id_seq OWNED BY drizzle.__drizzle_migrations.id;
+
+--
+-- Name: hub_migration_kinds; Type: TABLE; Schema: drizzle; Owner: -
+--
+
+CREATE TABLE drizzle.hub_migration_kinds (
+    created_at bigint NOT NULL,
+    tag text NOT NULL,
+    additive boolean NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: api_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.api_keys (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    name text NOT NULL,
+    prefix text NOT NULL,
+    digest text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp(3) with time zone NOT NULL,
+    last_used_at timestamp(3) with time zone,
+    revoked_at timestamp(3) with time zone
+);
+
+--
+-- Name: automations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.automations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    slug text NOT NULL,
+    sector_id uuid NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    parameters jsonb DEFAULT '[]'::jsonb NOT NULL,
+    max_concurrent_jobs integer DEFAULT 1 NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    is_development boolean DEFAULT false NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    max_attempts integer,
+    retry_backoff_seconds integer DEFAULT 10 NOT NULL,
+    timeout_seconds integer,
+    CONSTRAINT automations_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
+    CONSTRAINT automations_max_concurrent_jobs_check CHECK (((max_concurrent_jobs >= 1) AND (max_concurrent_jobs <= 1000))),
+    CONSTRAINT automations_retry_backoff_seconds_check CHECK (((retry_backoff_seconds >= 0) AND (retry_backoff_seconds <= 3600))),
+    CONSTRAINT automations_timeout_seconds_check CHECK (((timeout_seconds >= 1) AND (timeout_seconds <= 86400)))
+);
+
+--
+-- Name: events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.events (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    "position" bigint NOT NULL,
+    aggregate_id uuid NOT NULL,
+    event_type text NOT NULL,
+    actor_id uuid,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    dispatched_at timestamp(3) with time zone
+);
+
+--
+-- Name: events_position_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: idempotency_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idempotency_keys (
+    user_id uuid NOT NULL,
+    key text NOT NULL,
+    job_id uuid NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.jobs (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    automation_id uuid NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    context jsonb DEFAULT '{}'::jsonb NOT NULL,
+    result jsonb,
+    error text,
+    attempts integer DEFAULT 0 NOT NULL,
+    created_by uuid,
+    worker_id uuid,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    started_at timestamp(3) with time zone,
+    finished_at timestamp(3) with time zone,
+    lease_expires_at timestamp(3) with time zone,
+    priority integer DEFAULT 0 NOT NULL,
+    available_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    seq bigint NOT NULL,
+    retry_of uuid,
+    run_at timestamp(3) with time zone,
+    schedule_id uuid,
+    fire_time timestamp(3) with time zone,
+    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+--
+-- Name: jobs_seq_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.jobs ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.jobs_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: schedules; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedules (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    automation_id uuid NOT NULL,
+    key text,
+    cron text NOT NULL,
+    timezone text NOT NULL,
+    context jsonb DEFAULT '{}'::jsonb NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    overlap text DEFAULT 'skip'::text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    next_run_at timestamp(3) with time zone,
+    last_run_at timestamp(3) with time zone,
+    last_job_id uuid,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp(3) with time zone,
+    CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
+    CONSTRAINT schedules_priority_check CHECK (((priority >= '-100'::integer) AND (priority <= 100)))
+);
+
+--
+-- Name: sectors; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.sectors (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    color text NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: users; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    password_hash text NOT NULL,
+    role text NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    deactivated_at timestamp(3) with time zone,
+    CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'employee'::text])))
+);
+
+--
+-- Name: webhook_deliveries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_deliveries (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    webhook_id uuid NOT NULL,
+    event_id uuid NOT NULL,
+    aggregate_id uuid NOT NULL,
+    event_position bigint NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    schedule_step integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp(3) with time zone DEFAULT now(),
+    lease_expires_at timestamp(3) with time zone,
+    lease_token uuid,
+    last_status_code integer,
+    last_error text,
+    delivered_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+);
+
+--
+-- Name: webhooks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhooks (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    url text NOT NULL,
+    event_types text[] NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    secret_ciphertext text NOT NULL,
+    previous_secret_ciphertext text,
+    previous_secret_expires_at timestamp(3) with time zone,
+    created_by uuid,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    disabled_at timestamp(3) with time zone,
+    deleted_at timestamp(3) with time zone,
+    failing_since timestamp(3) with time zone,
+    consecutive_failures integer DEFAULT 0 NOT NULL
+);
+
+--
+-- Name: workers; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.workers (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    automation_id uuid NOT NULL,
+    cloud_instance_id text NOT NULL,
+    api_key_hash text NOT NULL,
+    status text DEFAULT 'stopped'::text NOT NULL,
+    last_seen_at timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    unregistered_at timestamp(3) with time zone
+);
+
+--
+-- Name: __drizzle_migrations id; Type: DEFAULT; Schema: drizzle; Owner: -
+--
+
+ALTER TABLE ONLY drizzle.__drizzle_migrations ALTER COLUMN id SET DEFAULT nextval('drizzle.__drizzle_migrations_id_seq'::regclass);
+
+--
+-- Name: __drizzle_migrations __drizzle_migrations_pkey; Type: CONSTRAINT; Schema: drizzle; Owner: -
+--
+
+ALTER TABLE ONLY drizzle.__drizzle_migrations
+    ADD CONSTRAINT __drizzle_migrations_pkey PRIMARY KEY (id);
+
+--
+-- Name: hub_migration_kinds hub_migration_kinds_pkey; Type: CONSTRAINT; Schema: drizzle; Owner: -
+--
+
+ALTER TABLE ONLY drizzle.hub_migration_kinds
+    ADD CONSTRAINT hub_migration_kinds_pkey PRIMARY KEY (created_at);
+
+--
+-- Name: api_keys api_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+
+--
+-- Name: automations automations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.automations
+    ADD CONSTRAINT automations_pkey PRIMARY KEY (id);
+
+--
+-- Name: events events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+--
+-- Name: idempotency_keys idempotency_keys_user_id_key_pk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_user_id_key_pk PRIMARY KEY (user_id, key);
+
+--
+-- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (id);
+
+--
+-- Name: sectors sectors_name_unique; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.sectors
+    ADD CONSTRAINT sectors_name_unique UNIQUE (name);
+
+--
+-- Name: sectors sectors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.sectors
+    ADD CONSTRAINT sectors_pkey PRIMARY KEY (id);
+
+--
+-- Name: users users_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhooks webhooks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+--
+-- Name: workers workers_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.workers
+    ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
+
+--
+-- Name: api_keys_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX api_keys_created_idx ON public.api_keys USING btree (created_at, id) WHERE (revoked_at IS NULL);
+
+--
+-- Name: api_keys_digest_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX api_keys_digest_key ON public.api_keys USING btree (digest);
+
+--
+-- Name: api_keys_prefix_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX api_keys_prefix_idx ON public.api_keys USING btree (prefix) WHERE (revoked_at IS NULL);
+
+--
+-- Name: api_keys_user_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX api_keys_user_created_idx ON public.api_keys USING btree (user_id, created_at, id) WHERE (revoked_at IS NULL);
+
+--
+-- Name: automations_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automations_created_idx ON public.automations USING btree (created_at, id);
+
+--
+-- Name: automations_sector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automations_sector_idx ON public.automations USING btree (sector_id);
+
+--
+-- Name: automations_slug_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX automations_slug_key ON public.automations USING btree (slug);
+
+--
+-- Name: events_aggregate_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_aggregate_created_idx ON public.events USING btree (aggregate_id, created_at, id);
+
+--
+-- Name: events_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_created_idx ON public.events USING btree (created_at, id);
+
+--
+-- Name: events_position_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX events_position_key ON public.events USING btree ("position");
+
+--
+-- Name: events_type_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_type_created_idx ON public.events USING btree (event_type, created_at, id);
+
+--
+-- Name: events_undispatched_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_undispatched_idx ON public.events USING btree ("position") WHERE (dispatched_at IS NULL);
+
+--
+-- Name: idempotency_keys_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idempotency_keys_created_idx ON public.idempotency_keys USING btree (created_at);
+
+--
+-- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_automation_created_idx ON public.jobs USING btree (automation_id, created_at, id);
+
+--
+-- Name: jobs_automation_finished_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_automation_finished_idx ON public.jobs USING btree (automation_id, status, finished_at) WHERE (finished_at IS NOT NULL);
+
+--
+-- Name: jobs_automation_status_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_automation_status_created_idx ON public.jobs USING btree (automation_id, status, created_at, id);
+
+--
+-- Name: jobs_claim_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_claim_idx ON public.jobs USING btree (automation_id, priority DESC NULLS LAST, available_at, seq) WHERE (status = 'queued'::text);
+
+--
+-- Name: jobs_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_created_idx ON public.jobs USING btree (created_at, id);
+
+--
+-- Name: jobs_finished_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_finished_idx ON public.jobs USING btree (finished_at) WHERE (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text]));
+
+--
+-- Name: jobs_queued_available_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_queued_available_idx ON public.jobs USING btree (available_at, id) WHERE (status = 'queued'::text);
+
+--
+-- Name: jobs_running_lease_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_running_lease_idx ON public.jobs USING btree (lease_expires_at) WHERE (status = 'running'::text);
+
+--
+-- Name: jobs_schedule_active_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_schedule_active_idx ON public.jobs USING btree (schedule_id) WHERE ((schedule_id IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'running'::text])));
+
+--
+-- Name: jobs_schedule_fire_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX jobs_schedule_fire_key ON public.jobs USING btree (schedule_id, fire_time) WHERE (schedule_id IS NOT NULL);
+
+--
+-- Name: jobs_status_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_status_created_idx ON public.jobs USING btree (status, created_at, id);
+
+--
+-- Name: schedules_automation_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX schedules_automation_created_idx ON public.schedules USING btree (automation_id, created_at, id) WHERE (deleted_at IS NULL);
+
+--
+-- Name: schedules_automation_key_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX schedules_automation_key_key ON public.schedules USING btree (automation_id, key) WHERE ((key IS NOT NULL) AND (deleted_at IS NULL));
+
+--
+-- Name: schedules_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX schedules_created_idx ON public.schedules USING btree (created_at, id) WHERE (deleted_at IS NULL);
+
+--
+-- Name: schedules_next_run_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX schedules_next_run_idx ON public.schedules USING btree (next_run_at) WHERE (next_run_at IS NOT NULL);
+
+--
+-- Name: sectors_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX sectors_created_idx ON public.sectors USING btree (created_at, id);
+
+--
+-- Name: users_active_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_active_created_idx ON public.users USING btree (created_at, id) WHERE is_active;
+
+--
+-- Name: users_email_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email);
+
+--
+-- Name: webhook_deliveries_event_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_event_idx ON public.webhook_deliveries USING btree (event_id);
+
+--
+-- Name: webhook_deliveries_leased_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_leased_idx ON public.webhook_deliveries USING btree (webhook_id, lease_expires_at) WHERE ((status = 'pending'::text) AND (lease_expires_at IS NOT NULL));
+
+--
+-- Name: webhook_deliveries_list_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_list_idx ON public.webhook_deliveries USING btree (webhook_id, created_at, id);
+
+--
+-- Name: webhook_deliveries_pending_aggregate_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_pending_aggregate_idx ON public.webhook_deliveries USING btree (webhook_id, aggregate_id, event_position) WHERE (status = 'pending'::text);
+
+--
+-- Name: webhook_deliveries_pending_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (webhook_id, event_position) WHERE (status = 'pending'::text);
+
+--
+-- Name: webhook_deliveries_webhook_event_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX webhook_deliveries_webhook_event_key ON public.webhook_deliveries USING btree (webhook_id, event_id);
+
+--
+-- Name: webhooks_listed_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhooks_listed_idx ON public.webhooks USING btree (created_at, id) WHERE (deleted_at IS NULL);
+
+--
+-- Name: workers_api_key_hash_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX workers_api_key_hash_key ON public.workers USING btree (api_key_hash);
+
+--
+-- Name: workers_one_per_automation; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX workers_one_per_automation ON public.workers USING btree (automation_id) WHERE (unregistered_at IS NULL);
+
+--
+-- Name: workers_running_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX workers_running_idx ON public.workers USING btree (last_seen_at) WHERE ((status = 'running'::text) AND (unregistered_at IS NULL));
+
+--
+-- Name: api_keys api_keys_credentials_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at, expires_at, digest, user_id ON public.api_keys FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: users users_credentials_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER users_credentials_changed AFTER DELETE OR UPDATE OF is_active, role, password_hash ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: workers workers_credentials_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER workers_credentials_changed AFTER DELETE OR UPDATE OF api_key_hash, unregistered_at, automation_id ON public.workers FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: api_keys api_keys_user_id_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+--
+-- Name: automations automations_sector_id_sectors_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.automations
+    ADD CONSTRAINT automations_sector_id_sectors_id_fk FOREIGN KEY (sector_id) REFERENCES public.sectors(id);
+
+--
+-- Name: idempotency_keys idempotency_keys_user_id_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+--
+-- Name: jobs jobs_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_automation_id_automations_id_fk FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- Name: jobs jobs_created_by_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_created_by_users_id_fk FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+--
+-- Name: jobs jobs_schedule_id_schedules_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_schedule_id_schedules_id_fk FOREIGN KEY (schedule_id) REFERENCES public.schedules(id);
+
+--
+-- Name: jobs jobs_worker_id_workers_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_worker_id_workers_id_fk FOREIGN KEY (worker_id) REFERENCES public.workers(id);
+
+--
+-- Name: schedules schedules_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedules_automation_id_automations_id_fk FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_event_id_events_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_event_id_events_id_fk FOREIGN KEY (event_id) REFERENCES public.events(id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_webhook_id_webhooks_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_webhooks_id_fk FOREIGN KEY (webhook_id) REFERENCES public.webhooks(id);
+
+--
+-- Name: webhooks webhooks_created_by_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_created_by_users_id_fk FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+--
+-- Name: workers workers_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.workers
+    ADD CONSTRAINT workers_automation_id_automations_id_fk FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- PostgreSQL database dump complete
+--
