@@ -13,8 +13,13 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 
 const DOCS = ["README.md", ...readdirSync(path.join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 
-/** The environment schemas of the apps and the variables they share. */
-const ENV_SCHEMAS = ["packages/shared/src/env.ts", "apps/api/src/env.ts", "apps/dispatcher/src/env.ts", "apps/event-relay/src/env.ts"];
+/** The environment schemas: the variables every process shares, and each app's own. */
+const ENV_SCHEMAS = [
+  "packages/shared/src/env.ts",
+  ...readdirSync(path.join(REPO_ROOT, "apps"))
+    .map((app) => `apps/${app}/src/env.ts`)
+    .filter((file) => existsSync(path.join(REPO_ROOT, file))),
+];
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), "utf8");
 
