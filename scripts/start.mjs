@@ -23,7 +23,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ALL_APPS = ["api", "dispatcher", "event-relay"];
 const DEV_SECRET_FILE = ".hub-dev-secret";
 const DEV_WEBHOOK_KEY_FILE = ".hub-dev-webhook-key";
-// Documented in README.md ("Configuration"); for a developer's machine only. The password is not a
+// Documented in docs/configuration.md and README.md ("Quick start"); for a developer's machine only. The password is not a
 // default anyone could know: it is generated on the first start and kept in this git-ignored file.
 const DEV_ADMIN_EMAIL = "admin@hub.local";
 const DEV_ADMIN_PASSWORD_FILE = ".hub-dev-admin-password";

@@ -118,12 +118,12 @@ describe.each([
     }
   });
 
-  it("when every setting of the ConfigMap is looked up, then each is a variable README.md documents", () => {
-    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  it("when every setting of the ConfigMap is looked up, then each is a variable docs/configuration.md documents", () => {
+    const configuration = readFileSync(path.join(REPO_ROOT, "docs", "configuration.md"), "utf8");
     const settings = objects.filter((o) => o.kind === "ConfigMap").flatMap((o) => Object.keys(o.data ?? {}));
 
     expect(settings.length).toBeGreaterThan(0);
-    expect(settings.filter((name) => !readme.includes(`| \`${name}\` |`))).toEqual([]);
+    expect(settings.filter((name) => !configuration.includes(`| \`${name}\` |`))).toEqual([]);
   });
 
   it("when the migrations are looked for, then a Job runs the migrate command once and every Deployment leaves them to it and waits for them", () => {

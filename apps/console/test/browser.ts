@@ -29,7 +29,7 @@ const VIEWPORT = { width: 1280, height: 800 };
 
 /**
  * Where screenshots go: HUB_CONSOLE_SCREENSHOT_DIR (`pnpm --filter @hub/console screenshots` sets
- * docs/screenshots, the ones the README shows), else test-results/screenshots (git-ignored), so
+ * docs/screenshots, the ones README.md and docs/console.md show), else test-results/screenshots (git-ignored), so
  * an ordinary test run leaves the working tree as it was.
  */
 const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

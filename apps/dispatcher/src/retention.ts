@@ -1,5 +1,5 @@
 /**
- * The retention sweep (README "Retention"): every HUB_RETENTION_INTERVAL_MS each dispatcher runs
+ * The retention sweep (docs/operations.md "Retention"): every HUB_RETENTION_INTERVAL_MS each dispatcher runs
  * it; the first batch that finds the retention lock held by another dispatcher ends that
  * dispatcher's sweep, so replicas take turns rather than scanning the same rows. A sweep removes,
  * batch after batch until a batch finds less than a full one:

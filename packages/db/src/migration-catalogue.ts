@@ -1,7 +1,7 @@
 /**
  * The migrations a build carries, and whether each is **additive**: whether a build that predates
  * it keeps working, correctly, on the schema it leaves. That is what lets a rolling upgrade run the
- * new migrations first while the old processes go on serving (README.md, "Upgrading").
+ * new migrations first while the old processes go on serving (docs/operations.md, "Deploying and upgrading").
  *
  * The kind is written once, in the migration itself, as its first line:
  *

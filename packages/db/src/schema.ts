@@ -287,7 +287,7 @@ export const idempotencyKeys = pgTable(
 /**
  * Users' api keys for programs (CONTRACT §6.10). The key is 256 random bits shown once; only its
  * SHA-256 digest is stored (a slow password hash would buy nothing against 256 random bits and
- * cost milliseconds on every request: see README "API keys"). Revoked keys keep their row (for
+ * cost milliseconds on every request: see docs/decisions.md "API keys at rest"). Revoked keys keep their row (for
  * `last_used_at` and the logs' `api_key_id`) and leave every list and lookup.
  */
 export const apiKeys = pgTable(

@@ -20,7 +20,7 @@ export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule
 export type EventVisibility = "everyone" | "admins";
 
 /**
- * How long an event stays under HUB_RETENTION_DAYS (README "Retention"):
+ * How long an event stays under HUB_RETENTION_DAYS (docs/operations.md "Retention"):
  * - `with_job`: as long as its job — removed with it, once the job finished more than the period ago;
  * - `age`: until it is older than the period — what the hub writes by itself, again and again, about
  *   an aggregate that lives on (a worker going up and down, a schedule whose fires keep overlapping),

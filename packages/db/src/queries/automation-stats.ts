@@ -197,7 +197,7 @@ export function automationStatsQuery(automationId: string): SQL {
 /**
  * One automation's queue depth and last hour, in one statement; undefined for an unknown id.
  * The queued figures come from one index-only pass over `jobs_claim_idx` (the automation's queued
- * jobs); the last-hour counts need `jobs_automation_finished_idx` (see the README's index note) to
+ * jobs); the last-hour counts need `jobs_automation_finished_idx` (docs/CAPACITY.md, "The indexes of `jobs`") to
  * stay a range scan on a large table.
  */
 export async function readAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
