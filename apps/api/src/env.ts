@@ -49,3 +49,15 @@ export type CreateAdminEnv = z.output<typeof createAdminEnvSchema>;
 export function loadCreateAdminEnv(source: Record<string, string | undefined> = process.env): CreateAdminEnv {
   return parseEnv(createAdminEnvSchema, source);
 }
+
+/** The variables of the `reset-password` command: it needs only the database, and the password rules. */
+export const resetPasswordEnvSchema = z.object({
+  DATABASE_URL: commonEnvShape.DATABASE_URL,
+  HUB_PASSWORD_MIN_LENGTH: passwordMinLengthFromEnv(),
+});
+
+export type ResetPasswordEnv = z.output<typeof resetPasswordEnvSchema>;
+
+export function loadResetPasswordEnv(source: Record<string, string | undefined> = process.env): ResetPasswordEnv {
+  return parseEnv(resetPasswordEnvSchema, source);
+}

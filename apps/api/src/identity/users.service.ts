@@ -14,6 +14,7 @@ import {
   recordEvent,
   setActiveUserPassword,
   setActiveUserRole,
+  setPasswordByEmail,
   type Db,
   type DbOrTx,
   type KeysetPage,
@@ -168,4 +169,18 @@ export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targe
   });
   ctx.auth.forgetCredentials();
   return toUserRecord(user);
+}
+
+/**
+ * The break-glass reset (`reset-password`, CONTRACT §6.11): sets the password of the user with this
+ * e-mail (lower-case), active or not, with a new credential generation and `user.password_reset`
+ * written by no one (actor null). Undefined for an unknown e-mail. `is_active` stays as it is.
+ */
+export async function resetPasswordByEmail(db: Db, email: string, newPassword: string): Promise<{ id: string; isActive: boolean } | undefined> {
+  const passwordHash = await hashPassword(newPassword);
+  return db.transaction(async (tx) => {
+    const user = await setPasswordByEmail(tx, email, passwordHash);
+    if (user) await recordEvent(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
+    return user;
+  });
 }
