@@ -79,3 +79,51 @@ describe("docker-compose.yml", () => {
     }
   });
 });
+
+/**
+ * The README's configuration table (README.md, "Configuration"): each variable and the apps that
+ * read it ("all" = every app). docker-compose.yml promises to pass every one of them to those apps,
+ * so a value set on the host reaches them (HUB_RETENTION_DAYS=0 once did not).
+ */
+function readmeConfiguration(): Map<string, string[]> {
+  const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Configuration\n"));
+  const table = new Map<string, string[]>();
+  for (const match of section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]+) \|/gm)) {
+    const usedBy = match[2]!.trim();
+    table.set(match[1]!, usedBy === "all" ? APP_SERVICES : usedBy.split(",").map((app) => app.trim()));
+  }
+  return table;
+}
+
+describe("docker-compose.yml against the README's configuration table", () => {
+  const table = readmeConfiguration();
+
+  it("when the README's table is read, then it lists the variables of every app (the parse is not vacuous)", () => {
+    expect(table.size).toBeGreaterThan(30);
+    expect(table.get("DATABASE_URL")).toEqual(APP_SERVICES);
+    expect(table.get("HUB_RETENTION_DAYS")).toEqual(["dispatcher"]);
+    expect([...table.values()].flat().every((app) => APP_SERVICES.includes(app))).toBe(true);
+  });
+
+  it.each(APP_SERVICES)("when %s's environment is read, then it passes every variable the table says it reads, and none the table does not list", (name) => {
+    const passed = Object.keys(compose.services[name].environment as Record<string, unknown>);
+    const promised = [...table].filter(([, apps]) => apps.includes(name)).map(([variable]) => variable);
+
+    expect(promised.filter((variable) => !passed.includes(variable)), "in the README's table, not passed by compose").toEqual([]);
+    expect(passed.filter((variable) => !table.has(variable)), "passed by compose, missing from the README's table").toEqual([]);
+  });
+
+  it("when the password rules are read, then compose and the Kubernetes base require 12 characters", () => {
+    expect(compose.services.api.environment.HUB_PASSWORD_MIN_LENGTH).toBe("${HUB_PASSWORD_MIN_LENGTH:-12}");
+    const baseConfig = readFileSync(path.join(DEPLOY_ROOT, "kubernetes", "config.env"), "utf8");
+    expect(baseConfig).toMatch(/^HUB_PASSWORD_MIN_LENGTH=12$/m);
+  });
+
+  it("when the Kubernetes base's configuration is read, then each of its variables is one of the README's table", () => {
+    const baseConfig = readFileSync(path.join(DEPLOY_ROOT, "kubernetes", "config.env"), "utf8");
+    const variables = baseConfig.split("\n").filter((line) => /^[A-Z]/.test(line)).map((line) => line.split("=")[0]!);
+
+    expect(variables.filter((variable) => !table.has(variable))).toEqual([]);
+  });
+});
