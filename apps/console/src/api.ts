@@ -18,7 +18,7 @@ export function storeToken(token: string | undefined): void {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-/** Told when the hub refuses the session's token (expired, or the user was deactivated). */
+/** Told when the hub refuses the session's token (expired, or the user was deactivated or changed). */
 let onSessionRefused: () => void = () => undefined;
 export function whenSessionRefused(handler: () => void): void {
   onSessionRefused = handler;
@@ -28,7 +28,9 @@ export function whenSessionRefused(handler: () => void): void {
 export const hub: HubClient = createHubClient({ baseUrl: window.location.origin, token: storedToken });
 hub.use({
   onResponse({ request, response }) {
-    if (response.status === 401 && !request.url.endsWith("/identity/token")) onSessionRefused();
+    // A refusal of a token the tab has since replaced (a password change answers a new one) is not the session's end.
+    const sentCurrentToken = request.headers.get("authorization") === `Bearer ${storedToken() ?? ""}`;
+    if (response.status === 401 && !request.url.endsWith("/identity/token") && sentCurrentToken) onSessionRefused();
     return response;
   },
 });
