@@ -76,6 +76,11 @@ export function nextCursor(response: Response): string | undefined {
   return target ? (new URL(target, window.location.origin).searchParams.get("cursor") ?? undefined) : undefined;
 }
 
+/** A failed call's 422 problems by field ("context.month" → its message); none for any other failure. */
+export function issuesByField(failure: unknown): Record<string, string> {
+  return failure instanceof ApiError ? Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])) : {};
+}
+
 /** A message for anything thrown by a call. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.message;

@@ -1,6 +1,6 @@
 /** The signed-in user's own account: who they are, and changing their password. */
 import { useState, type FormEvent } from "react";
-import { ApiError, call, describeError, hub, storeToken } from "../api";
+import { call, describeError, hub, issuesByField, storeToken } from "../api";
 import { useUser } from "../session";
 import { ErrorMessage, Field } from "../ui";
 
@@ -45,7 +45,7 @@ function ChangePasswordForm() {
       setRepeated("");
       setDone(true);
     } catch (failure) {
-      if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])));
+      setIssues(issuesByField(failure));
       setError(describeError(failure));
     } finally {
       setBusy(false);

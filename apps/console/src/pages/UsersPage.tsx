@@ -3,7 +3,7 @@
  * changing a role, resetting a password, deactivating and reactivating.
  */
 import { useState, type FormEvent } from "react";
-import { ApiError, call, describeError, hub, nextCursor, type User } from "../api";
+import { call, describeError, hub, issuesByField, nextCursor, type User } from "../api";
 import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link } from "../router";
@@ -208,7 +208,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
       setPassword("");
       onCreated();
     } catch (failure) {
-      if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])));
+      setIssues(issuesByField(failure));
       setError(describeError(failure));
     } finally {
       setBusy(false);
