@@ -17,6 +17,7 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import readline from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -107,11 +108,11 @@ async function announceWhenReady(env, passwordSource) {
   const deadline = Date.now() + API_READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
+      if ((await globalThis.fetch(`${base}/healthz`)).ok) break;
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
   say(
     `console at ${base}/console: sign in as ${env.HUB_ADMIN_EMAIL} with ${passwordSource}; locked out? ` +
