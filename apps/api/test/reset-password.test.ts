@@ -19,13 +19,14 @@ afterAll(async () => {
 });
 
 /** Runs the command in-process with this standard input; what it wrote and its exit code. */
-async function resetPassword(argv: string[], input = "", env: Record<string, string> = {}) {
+async function resetPassword(argv: string[], input = "", env: Record<string, string> = {}, options: { terminal?: boolean } = {}) {
   let stdout = "";
   let stderr = "";
+  const stdin = Object.assign(Readable.from([input]), { isTTY: options.terminal === true });
   const code = await runResetPassword({
     argv,
     env: { DATABASE_URL: hub.database.url, HUB_PASSWORD_MIN_LENGTH: "12", ...env },
-    stdin: Readable.from([input]),
+    stdin,
     stdout: { write: (chunk: string) => ((stdout += chunk), true) },
     stderr: { write: (chunk: string) => ((stderr += chunk), true) },
   });
@@ -47,6 +48,19 @@ describe("reset-password", () => {
     expect((await hub.client.post("/identity/token", { email: user.email, password })).status).toBe(200);
     await waitUntil("the API refuses the old token", async () => (await hub.client.get("/identity/me", { token: user.token })).status === 401, 2_000, 20);
     expect(await resets(user.id)).toMatchObject([{ actorId: null, payload: { user_id: user.id } }]);
+  });
+
+  it("when the password is typed on a terminal, then a prompt goes to stderr and what is typed is not echoed", async () => {
+    const user = await hub.createUser("employee");
+    const password = `typed-${randomBytes(9).toString("base64url")}`;
+
+    const result = await resetPassword(["--email", user.email], `${password}\r`, {}, { terminal: true });
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("New password (not shown): ");
+    expect(result.stderr).not.toContain(password);
+    expect(result.stdout).toBe("");
+    expect((await hub.client.post("/identity/token", { email: user.email, password })).status).toBe(200);
   });
 
   it("when --generate is given, then stdout is only the new 24-character password, and it signs in", async () => {
