@@ -13,10 +13,11 @@
 // the others running.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import readline from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,7 +28,13 @@ const DEV_WEBHOOK_KEY_FILE = ".hub-dev-webhook-key";
 // default anyone could know: it is generated on the first start and kept in this git-ignored file.
 const DEV_ADMIN_EMAIL = "admin@hub.local";
 const DEV_ADMIN_PASSWORD_FILE = ".hub-dev-admin-password";
-const MIN_SECRET_LENGTH = 32;
+// Where the kept files live: the repository root, unless HUB_DEV_SECRETS_DIR names another
+// directory (the launcher's own setting, for a second checkout's hub or the launcher's test).
+const SECRETS_DIR = process.env.HUB_DEV_SECRETS_DIR ? path.resolve(process.env.HUB_DEV_SECRETS_DIR) : ROOT;
+// The apps bind every interface when HOST is unset; a developer's hub stays on this machine.
+const DEFAULT_HOST = "127.0.0.1";
+/** How long the launcher waits for the API's /healthz before it prints where to go anyway. */
+const API_READY_TIMEOUT_MS = 120_000;
 
 const say = (message) => process.stderr.write(`start: ${message}\n`);
 
@@ -43,23 +50,33 @@ function parseArgs(argv) {
 }
 
 /**
- * A random value generated on the first start and kept (mode 600) in a git-ignored file, so the
- * JWT secret keeps tokens valid across restarts and the first admin's password stays the same.
+ * A random value generated on the first start and kept (mode 600) in a git-ignored file, then read
+ * back on every later start and never replaced: the JWT secret keeps tokens valid across restarts,
+ * the webhook key keeps sealed secrets openable, and the first admin's password stays the one the
+ * database holds (CONTRACT §6.11). Only a missing or empty file gets a new value.
  */
 function keptSecret(fileName, bytes) {
-  const file = path.join(ROOT, fileName);
-  if (existsSync(file)) {
-    const kept = readFileSync(file, "utf8").trim();
-    if (kept.length >= MIN_SECRET_LENGTH) return kept;
+  const file = path.join(SECRETS_DIR, fileName);
+  let kept = "";
+  try {
+    kept = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    if (error.code !== "ENOENT") throw error;
+  }
+  if (kept.length > 0) {
+    chmodSync(file, 0o600);
+    return kept;
   }
   const secret = randomBytes(bytes).toString("base64url");
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600); // an existing empty file keeps its mode on write
   return secret;
 }
 
 /** The apps' environment: the caller's, plus development defaults for what the quick start needs. */
 function appEnvironment() {
   const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1" };
+  if (!env.HOST) env.HOST = DEFAULT_HOST;
   if (!env.HUB_JWT_SECRET) {
     env.HUB_JWT_SECRET = keptSecret(DEV_SECRET_FILE, 48);
     say(`HUB_JWT_SECRET is not set: using the development secret kept in ${DEV_SECRET_FILE}`);
@@ -70,11 +87,37 @@ function appEnvironment() {
     say(`HUB_WEBHOOK_ENCRYPTION_KEY is not set: using the development key kept in ${DEV_WEBHOOK_KEY_FILE}`);
   }
   if (!env.HUB_ADMIN_EMAIL) env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
+  let passwordSource = "the password you set in HUB_ADMIN_PASSWORD";
   if (!env.HUB_ADMIN_PASSWORD) {
     env.HUB_ADMIN_PASSWORD = keptSecret(DEV_ADMIN_PASSWORD_FILE, 18);
+    passwordSource = `the password kept in ${path.join(SECRETS_DIR, DEV_ADMIN_PASSWORD_FILE)}`;
     say(`HUB_ADMIN_PASSWORD is not set: the first admin ${env.HUB_ADMIN_EMAIL} gets the generated password kept in ${DEV_ADMIN_PASSWORD_FILE}`);
   }
-  return env;
+  return { env, passwordSource };
+}
+
+/**
+ * Once the API answers, the launcher's last line: where the console is, how to sign in, and how
+ * to get back in when that password no longer works (the hub only ever creates the first admin;
+ * it never changes a stored password).
+ */
+async function announceWhenReady(env, passwordSource) {
+  const port = env.PORT ?? "8000";
+  const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const deadline = Date.now() + API_READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    try {
+      if ((await globalThis.fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  say(
+    `console at ${base}/console: sign in as ${env.HUB_ADMIN_EMAIL} with ${passwordSource}; locked out? ` +
+      `pnpm --filter @hub/api reset-password --email ${env.HUB_ADMIN_EMAIL} --generate`,
+  );
 }
 
 function buildApps(apps, env) {
@@ -162,6 +205,7 @@ function runApps(apps, env) {
 }
 
 const { build, apps } = parseArgs(process.argv.slice(2));
-const env = appEnvironment();
+const { env, passwordSource } = appEnvironment();
 if (build) buildApps(apps, env);
 runApps(apps, env);
+if (apps.includes("api")) void announceWhenReady(env, passwordSource);

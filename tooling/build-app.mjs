@@ -2,7 +2,8 @@
 // command (@hub/db's migrate-cli.ts) into dist/migrate.js, so every app's image can run the
 // migrations once per release (the Kubernetes Job does: `node dist/migrate.js`). Workspace packages
 // (@hub/*) are inlined because they ship TypeScript source; third-party packages stay external and
-// are loaded from node_modules at run time.
+// are loaded from node_modules at run time. An app's own commands are bundled too, named in its
+// package.json's "hubBundles" ({"reset-password": "src/identity/reset-password-cli.ts"} → dist/reset-password.js).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -21,7 +22,7 @@ for (const workspaceDep of Object.keys(pkg.dependencies ?? {}).filter((n) => n.s
 }
 
 await build({
-  entryPoints: { main: "src/main.ts", migrate: appRequire.resolve("@hub/db/migrate-cli") },
+  entryPoints: { main: "src/main.ts", migrate: appRequire.resolve("@hub/db/migrate-cli"), ...(pkg.hubBundles ?? {}) },
   outdir: "dist",
   bundle: true,
   platform: "node",

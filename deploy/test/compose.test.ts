@@ -3,7 +3,7 @@
  * Compose Specification's JSON schema (vendored in deploy/schemas), and for what
  * `docker compose up --scale dispatcher=3 --scale event-relay=2` needs of the scaled services.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
@@ -77,5 +77,56 @@ describe("docker-compose.yml", () => {
       expect(Object.keys(compose.services[name].environment), name).toContain("HUB_MIGRATE_ON_START");
       expect(compose.services[name].environment.HUB_MIGRATE_ON_START, name).toBeNull();
     }
+  });
+});
+
+/**
+ * The configuration table (README.md's "Configuration", or docs/configuration.md once the table
+ * lives there): each variable and the apps that read it ("all" = every app; rows for compose
+ * itself, such as HUB_PORT, name no app). docker-compose.yml promises to pass every one of them to
+ * those apps, so a value set on the host reaches them (HUB_RETENTION_DAYS=0 once did not).
+ */
+function configurationTable(): Map<string, string[]> {
+  const ownFile = path.join(REPO_ROOT, "docs", "configuration.md");
+  const text = existsSync(ownFile)
+    ? readFileSync(ownFile, "utf8")
+    : readFileSync(path.join(REPO_ROOT, "README.md"), "utf8").split("\n## Configuration\n")[1] ?? "";
+  const table = new Map<string, string[]>();
+  for (const match of text.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]+) \|/gm)) {
+    const usedBy = match[2]!.trim();
+    table.set(match[1]!, usedBy === "all" ? APP_SERVICES : usedBy.split(",").map((app) => app.trim()).filter((app) => APP_SERVICES.includes(app)));
+  }
+  return table;
+}
+
+describe("docker-compose.yml against the configuration table", () => {
+  const table = configurationTable();
+
+  it("when the table is read, then it lists the variables of every app (the parse is not vacuous)", () => {
+    expect(table.size).toBeGreaterThan(30);
+    expect(table.get("DATABASE_URL")).toEqual(APP_SERVICES);
+    expect(table.get("HUB_RETENTION_DAYS")).toEqual(["dispatcher"]);
+    expect(table.get("HUB_WEBHOOK_ENCRYPTION_KEY")).toEqual(["api", "event-relay"]);
+  });
+
+  it.each(APP_SERVICES)("when %s's environment is read, then it passes every variable the table says it reads, and none the table does not list", (name) => {
+    const passed = Object.keys(compose.services[name].environment as Record<string, unknown>);
+    const promised = [...table].filter(([, apps]) => apps.includes(name)).map(([variable]) => variable);
+
+    expect(promised.filter((variable) => !passed.includes(variable)), "in the configuration table, not passed by compose").toEqual([]);
+    expect(passed.filter((variable) => !table.has(variable)), "passed by compose, missing from the configuration table").toEqual([]);
+  });
+
+  it("when the password rules are read, then compose and the Kubernetes base require 12 characters", () => {
+    expect(compose.services.api.environment.HUB_PASSWORD_MIN_LENGTH).toBe("${HUB_PASSWORD_MIN_LENGTH:-12}");
+    const baseConfig = readFileSync(path.join(DEPLOY_ROOT, "kubernetes", "config.env"), "utf8");
+    expect(baseConfig).toMatch(/^HUB_PASSWORD_MIN_LENGTH=12$/m);
+  });
+
+  it("when the Kubernetes base's configuration is read, then each of its variables is one of the configuration table", () => {
+    const baseConfig = readFileSync(path.join(DEPLOY_ROOT, "kubernetes", "config.env"), "utf8");
+    const variables = baseConfig.split("\n").filter((line) => /^[A-Z]/.test(line)).map((line) => line.split("=")[0]!);
+
+    expect(variables.filter((variable) => !table.has(variable))).toEqual([]);
   });
 });

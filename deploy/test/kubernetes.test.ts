@@ -20,8 +20,9 @@ const APPS = {
   "event-relay": { deployment: "hub-event-relay", portVariable: "HUB_RELAY_METRICS_PORT", port: 9465, autoscaled: false },
 } as const;
 
-// Variables whose value is a credential or carries one (a password in a URL).
-const SECRET_VARIABLE = /SECRET|PASSWORD|TOKEN|_KEY$|^DATABASE_URL$|^REDIS_URL$|^REDIS_CLUSTER_NODES$|^HUB_ADMIN_EMAIL$/;
+// Variables whose value is a credential or carries one (a password in a URL). A rule about
+// passwords (HUB_PASSWORD_MIN_LENGTH) is configuration, not a credential.
+const SECRET_VARIABLE = /SECRET|PASSWORD(?!_MIN_LENGTH$)|TOKEN|_KEY$|^DATABASE_URL$|^REDIS_URL$|^REDIS_CLUSTER_NODES$|^HUB_ADMIN_EMAIL$/;
 
 const find = (objects: KubernetesObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
 const podSpecs = (objects: KubernetesObject[]) =>

@@ -9,6 +9,7 @@ import calendar
 import json
 import os
 import sys
+from datetime import datetime, timezone
 
 EX_TEMPFAIL = 75
 
@@ -16,6 +17,9 @@ EX_TEMPFAIL = 75
 def main() -> int:
     context = json.load(sys.stdin)
     month = context.get("month")
+    if month == "current":
+        # What the README's weekday schedule sends: the month the job runs in (UTC).
+        month = datetime.now(timezone.utc).strftime("%Y-%m")
     try:
         year, number = (int(part) for part in str(month).split("-"))
         days = calendar.monthrange(year, number)[1]

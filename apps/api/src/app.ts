@@ -22,14 +22,14 @@ import { TokenService } from "./identity/tokens";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
 import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
-import { allRoutes } from "./routes";
+import { routesFor } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
 import { LiveEventFeed } from "./events/live-event-feed";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
 
-export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Express {
+export function createApp(ctx: AppContext, routes: AnyRoute[] = routesFor(ctx.env.HUB_PASSWORD_MIN_LENGTH)): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -138,7 +138,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
-  await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger);
+  await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
   const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
 

@@ -1,5 +1,6 @@
 /** Every HTTP endpoint of the hub, by resource. The OpenAPI document is built from this list. */
 import type { AnyRoute } from "./http/route";
+import { DEFAULT_PASSWORD_MIN_LENGTH } from "./identity/password-rules";
 import { healthRoutes } from "./health/health.routes";
 import { sectorRoutes } from "./sectors/sectors.routes";
 import { identityRoutes } from "./identity/identity.routes";
@@ -13,7 +14,23 @@ import { jobRoutes } from "./jobs/jobs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
 
-export const allRoutes: AnyRoute[] = [...healthRoutes, ...sectorRoutes, ...identityRoutes, ...userRoutes, ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
-  // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
-  // any /jobs/{job_id} route, so none is ever read as a job id.
-  ...workerProtocolRoutes, ...jobRoutes, ...scheduleRoutes, ...webhookRoutes];
+const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
+
+/**
+ * Every route, for a minimum password length (HUB_PASSWORD_MIN_LENGTH): the bodies that set a
+ * password validate it and /openapi.json declares it. Built once per length.
+ */
+export function routesFor(passwordMinLength: number): AnyRoute[] {
+  let routes = routesByPasswordMinLength.get(passwordMinLength);
+  if (!routes) {
+    routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
+      // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
+      // any /jobs/{job_id} route, so none is ever read as a job id.
+      ...workerProtocolRoutes, ...jobRoutes, ...scheduleRoutes, ...webhookRoutes];
+    routesByPasswordMinLength.set(passwordMinLength, routes);
+  }
+  return routes;
+}
+
+/** Every route with the default password rules (what the generated client and the docs describe). */
+export const allRoutes: AnyRoute[] = routesFor(DEFAULT_PASSWORD_MIN_LENGTH);

@@ -49,7 +49,7 @@ describe("Bearer hub_… on bearer endpoints", () => {
     expect(sector.status).toBe(201);
   });
 
-  it("when a key is expired, revoked, or its user deactivated, then 401 with WWW-Authenticate: Bearer, as any bad credential", async () => {
+  it("when a key is expired, revoked, or its user deactivated, then 401 with RFC 6750's invalid_token, an expired key saying so", async () => {
     const user = await hub.createUser("employee");
     const [expired, revoked, ofDeactivated] = [await createApiKey(hub, employee.token), await createApiKey(hub, employee.token), await createApiKey(hub, user.token)];
     for (const { key } of [expired, revoked, ofDeactivated]) expect((await hub.client.get("/jobs", { token: key })).status).toBe(200);
@@ -58,13 +58,17 @@ describe("Bearer hub_… on bearer endpoints", () => {
     expect((await hub.client.delete(`/identity/api-keys/${revoked.id}`, { token: employee.token })).status).toBe(204);
     expect((await hub.client.delete(`/identity/users/${user.id}`, { token: hub.adminToken })).status).toBe(204);
 
-    const refusals = [expired.key, revoked.key, ofDeactivated.key, `hub_${"A".repeat(43)}`, "hub_short", `${expired.key}x`];
+    const refusals = [revoked.key, ofDeactivated.key, `hub_${"A".repeat(43)}`, "hub_short", `${expired.key}x`];
     for (const key of refusals) {
       const result = await hub.client.post("/jobs", { automation_id: automation.automationId }, { token: key });
       expect(result.status).toBe(401);
-      expect(result.headers.get("www-authenticate")).toBe("Bearer");
+      expect(result.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
       expect(result.body).toEqual({ detail: "Could not validate credentials" });
     }
+    const expiredAnswer = await hub.client.post("/jobs", { automation_id: automation.automationId }, { token: expired.key });
+    expect(expiredAnswer.status).toBe(401);
+    expect(expiredAnswer.headers.get("www-authenticate")).toBe('Bearer error="invalid_token", error_description="The api key expired"');
+    expect(expiredAnswer.body).toEqual({ detail: "Api key expired" });
   });
 
   it("when a key is sent to a worker endpoint, or a worker key as a bearer, then 401", async () => {

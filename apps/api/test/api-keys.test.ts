@@ -218,7 +218,7 @@ describe("api_key events in GET /events", () => {
 });
 
 describe("OpenAPI", () => {
-  it("when /openapi.json is read, then bearer operations take OAuth2 or ApiKey, and creating a key OAuth2 only", async () => {
+  it("when /openapi.json is read, then bearer operations take OAuth2 or ApiKey, and creating a key or managing users OAuth2 only", async () => {
     const { body: document } = await hub.client.get("/openapi.json");
 
     expect(document.components.securitySchemes.OAuth2).toMatchObject({ type: "oauth2", flows: { password: { tokenUrl: "/identity/token" } } });
@@ -226,7 +226,8 @@ describe("OpenAPI", () => {
     expect(document.paths["/identity/api-keys"].post.security).toEqual([{ OAuth2: [] }]);
     expect(document.paths["/identity/api-keys"].get.security).toEqual([{ OAuth2: [] }, { ApiKey: [] }]);
     expect(document.paths["/jobs"].post.security).toEqual([{ OAuth2: [] }, { ApiKey: [] }]);
-    expect(document.paths["/identity/users"].post.security).toEqual([{ OAuth2: [] }, { ApiKey: [] }]);
+    expect(document.paths["/identity/users"].get.security).toEqual([{ OAuth2: [] }, { ApiKey: [] }]);
+    expect(document.paths["/identity/users"].post.security).toEqual([{ OAuth2: [] }]);
     expect(document.paths["/jobs/claim"].post.security).toEqual([{ WorkerApiKey: [] }]);
     expect(document.paths["/identity/token"].post.security).toBeUndefined();
     expect(document.paths["/identity/api-keys/{api_key_id}"].delete.responses).toHaveProperty("204");

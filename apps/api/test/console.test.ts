@@ -113,4 +113,11 @@ describe("GET /console", () => {
 
     expect(response.status).toBe(404);
   });
+
+  it("when the hub's root is opened, then 302 to /console", async () => {
+    const response = await fetch(`${hub.api.url}/`, { redirect: "manual" });
+
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/console");
+  });
 });

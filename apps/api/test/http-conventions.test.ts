@@ -93,17 +93,17 @@ const postSectorRaw = (rawBody: string, headers: Record<string, string> = { "con
   hub.client.post("/sectors", undefined, { token: hub.adminToken, rawBody, headers });
 
 describe("request bodies", () => {
-  it("when the JSON is malformed, then 422 json_invalid located at the character where it breaks", async () => {
+  it("when the JSON is malformed, then 422 json_invalid located at the character where it breaks, saying what was expected there", async () => {
     const result = await postSectorRaw('{"name": }');
 
     expect(result.status).toBe(422);
-    expect(result.body).toEqual({ detail: [{ loc: ["body", 9], msg: "JSON decode error", type: "json_invalid" }] });
+    expect(result.body).toEqual({ detail: [{ loc: ["body", 9], msg: "Invalid JSON: expected value at line 1 column 10", type: "json_invalid" }] });
   });
 
   it("when the JSON is cut short inside a string, then the position is the string's opening quote, as FastAPI reports it", async () => {
     const result = await postSectorRaw('{"name": "Ops", "color": "#1');
 
-    expect(result.body.detail).toEqual([{ loc: ["body", 25], msg: "JSON decode error", type: "json_invalid" }]);
+    expect(result.body.detail).toEqual([{ loc: ["body", 25], msg: "Invalid JSON: EOF while parsing a string at line 1 column 26", type: "json_invalid" }]);
   });
 
   it("when an object is required and no body is sent, then 422 missing on body", async () => {

@@ -185,21 +185,25 @@ describe("bearer authentication", () => {
   const adminId = async () => (await hub.client.get("/identity/me", { token: hub.adminToken })).body.id as string;
   const claims = (sub: string) => new SignJWT({ role: "admin" }).setSubject(sub).setIssuer("automation-hub").setAudience("automation-hub-api");
 
-  async function expectRejected(headers: Record<string, string>) {
+  /** RFC 6750's answer for a bearer credential that was sent and refused (CONTRACT §6.11). */
+  const INVALID_TOKEN = { challenge: 'Bearer error="invalid_token"', detail: "Could not validate credentials" };
+  const NO_CREDENTIAL = { challenge: "Bearer", detail: "Not authenticated" };
+
+  async function expectRejected(headers: Record<string, string>, expected = INVALID_TOKEN) {
     const result = await hub.client.get("/identity/me", { headers });
     expect(result.status).toBe(401);
-    expect(result.body).toEqual({ detail: expect.any(String) });
-    expect(result.headers.get("www-authenticate")).toBe("Bearer");
+    expect(result.body).toEqual({ detail: expected.detail });
+    expect(result.headers.get("www-authenticate")).toBe(expected.challenge);
   }
 
   it("when no token is sent, then 401 with WWW-Authenticate: Bearer", async () => {
-    await expectRejected({});
+    await expectRejected({}, NO_CREDENTIAL);
   });
 
   it("when the token is garbage or the scheme is not Bearer, then 401", async () => {
     await expectRejected({ authorization: "Bearer not-a-jwt" });
-    await expectRejected({ authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString("base64")}` });
-    await expectRejected({ authorization: "Bearer" });
+    await expectRejected({ authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString("base64")}` }, NO_CREDENTIAL);
+    await expectRejected({ authorization: "Bearer" }, NO_CREDENTIAL);
   });
 
   it("when the token has expired, then 401", async () => {
@@ -210,7 +214,10 @@ describe("bearer authentication", () => {
       .setExpirationTime(now - 3600)
       .sign(secret());
 
-    await expectRejected({ authorization: `Bearer ${token}` });
+    await expectRejected(
+      { authorization: `Bearer ${token}` },
+      { challenge: 'Bearer error="invalid_token", error_description="The access token expired"', detail: "Token expired" },
+    );
   });
 
   it("when the token is signed with another key, then 401", async () => {
@@ -312,7 +319,12 @@ describe("bearer authentication", () => {
       .returning();
     await db.insert(workers).values({ automationId: automation!.id, cloudInstanceId: "i-auth", apiKeyHash: hashApiKey(apiKey) });
 
-    await expectRejected({ "x-worker-api-key": apiKey });
+    const workerKeyOnBearerEndpoint = {
+      challenge: "Bearer",
+      detail: "Worker api keys are for worker endpoints: bearer endpoints take Authorization: Bearer <token or api key>",
+    };
+    await expectRejected({ "x-worker-api-key": apiKey }, workerKeyOnBearerEndpoint);
+    await expectRejected({ authorization: `Bearer whk_${apiKey}` }, workerKeyOnBearerEndpoint);
     const events = await hub.client.get("/events", { workerKey: apiKey });
     expect(events.status).toBe(401);
   });
@@ -362,7 +374,7 @@ describe("first admin (bootstrap)", () => {
 
   it("when the admin password is over 72 bytes or the e-mail invalid, then start-up fails naming the variable", async () => {
     await expect(ensureFirstAdmin(hub.api.ctx.db, uniqueEmail("long"), "p".repeat(73), silentLogger())).rejects.toThrow(
-      new AdminCredentialsError("Configuration error: HUB_ADMIN_PASSWORD is invalid: Value error, password must be at most 72 bytes in UTF-8"),
+      new AdminCredentialsError("Configuration error: HUB_ADMIN_PASSWORD is invalid: String should have at most 72 bytes in UTF-8"),
     );
     await expect(ensureFirstAdmin(hub.api.ctx.db, "not-an-email", "fine", silentLogger())).rejects.toThrow(/HUB_ADMIN_EMAIL is invalid/);
   });

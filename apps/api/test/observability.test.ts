@@ -112,6 +112,17 @@ describe("request log lines", () => {
     expectNoSecrets(logLines.join(""), [employee.token, employee.password, subject.workerKey, "s3cr3t-value"]);
   });
 
+  it("when an idle worker's claim finds nothing, then its line is at debug, not info; a claim that gets a job stays at info", async () => {
+    const subject = await createAutomationWithWorker(hub);
+    logLines.length = 0;
+
+    const idle = await logged.client.post("/jobs/claim", { wait_seconds: 0 }, { workerKey: subject.workerKey });
+    const idleBatch = await logged.client.post("/jobs/claim-batch", { max_jobs: 5, wait_seconds: 0 }, { workerKey: subject.workerKey });
+
+    expect([idle.status, idleBatch.status]).toEqual([204, 204]);
+    expect(requestLines().filter((line) => line.worker_id === subject.workerId)).toEqual([]);
+  });
+
   it("when an admin acts on an automation, then its line names the admin and the automation", async () => {
     const subject = await createAutomationWithWorker(hub);
     const adminId = (await hub.client.get("/identity/me", { token: hub.adminToken })).body.id as string;

@@ -20,8 +20,8 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, type RequestOptions, type TestHub } from "
 import { createAutomationWithWorker, startHubWithDispatcher } from "./job-fixtures";
 
 const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** Served for people, not programs: the /docs page and its assets. */
-const UNDOCUMENTED = new Set(["GET /docs", "GET /docs/init.js"]);
+/** Served for people, not programs: the /docs page and its assets, and the root (a redirect to /console). */
+const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /docs/init.js"]);
 
 let hub: TestHub;
 let document: any;

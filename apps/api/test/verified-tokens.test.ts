@@ -13,17 +13,17 @@ function counting(tokens: TokenService) {
 describe("verified bearer tokens", () => {
   it("when a token verified once comes again before it expires, then its claims come back without checking the signature again", async () => {
     const tokens = new TokenService(SECRET, 3600);
-    const token = await tokens.issue({ userId: USER_ID, role: "employee" });
+    const token = await tokens.issue({ userId: USER_ID, role: "employee", generation: 0 });
     const { verifiedTokens, verifyCalls } = counting(tokens);
 
-    expect(await verifiedTokens.verify(token)).toEqual({ userId: USER_ID, role: "employee" });
-    expect(await verifiedTokens.verify(token)).toEqual({ userId: USER_ID, role: "employee" });
+    expect(await verifiedTokens.verify(token)).toEqual({ userId: USER_ID, role: "employee", generation: 0 });
+    expect(await verifiedTokens.verify(token)).toEqual({ userId: USER_ID, role: "employee", generation: 0 });
     expect(verifyCalls()).toBe(1);
   });
 
   it("when a remembered token's lifetime is over, then it is verified again and refused", async () => {
     const tokens = new TokenService(SECRET, 60);
-    const token = await tokens.issue({ userId: USER_ID, role: "admin" });
+    const token = await tokens.issue({ userId: USER_ID, role: "admin", generation: 0 });
     const { verifiedTokens, verifyCalls } = counting(tokens);
     expect(await verifiedTokens.verify(token)).not.toBeNull();
 
@@ -38,7 +38,7 @@ describe("verified bearer tokens", () => {
 
   it("when a token is forged, then it is refused every time, never remembered", async () => {
     const forger = new TokenService("another-secret-that-is-at-least-32-characters!!", 3600);
-    const forged = await forger.issue({ userId: USER_ID, role: "admin" });
+    const forged = await forger.issue({ userId: USER_ID, role: "admin", generation: 0 });
     const { verifiedTokens, verifyCalls } = counting(new TokenService(SECRET, 3600));
 
     expect(await verifiedTokens.verify(forged)).toBeNull();
@@ -49,7 +49,7 @@ describe("verified bearer tokens", () => {
   it("when more tokens arrive than it remembers, then the oldest is forgotten and verified again when it returns", async () => {
     const tokens = new TokenService(SECRET, 3600);
     const [first, second, third] = await Promise.all(
-      ["a", "b", "c"].map((suffix) => tokens.issue({ userId: USER_ID.slice(0, -1) + suffix, role: "employee" })),
+      ["a", "b", "c"].map((suffix) => tokens.issue({ userId: USER_ID.slice(0, -1) + suffix, role: "employee", generation: 0 })),
     );
     const { verifiedTokens, verifyCalls } = counting(tokens);
     for (const token of [first!, second!, third!]) await verifiedTokens.verify(token);

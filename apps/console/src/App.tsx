@@ -4,6 +4,7 @@ import { LiveEventsProvider, useLiveStatus } from "./live";
 import { AutomationPage } from "./pages/AutomationPage";
 import { AutomationsPage } from "./pages/AutomationsPage";
 import { EventsPage } from "./pages/EventsPage";
+import { MyAccountPage } from "./pages/MyAccountPage";
 import { JobPage } from "./pages/JobPage";
 import { NewAutomationPage } from "./pages/NewAutomationPage";
 import { NewJobPage } from "./pages/NewJobPage";
@@ -43,7 +44,7 @@ function Shell() {
     }
   }, [pathname]);
 
-  const section = route.page === "events" ? "events" : route.page === "users" ? "users" : "automations";
+  const section = route.page === "events" || route.page === "users" || route.page === "account" ? route.page : "automations";
   return (
     <>
       <a className="skip-link" href="#main">
@@ -63,6 +64,9 @@ function Shell() {
               Users
             </Link>
           )}
+          <Link to="/account" aria-current={section === "account" ? "page" : undefined}>
+            My account
+          </Link>
         </nav>
         <span className={`live live-${status}`} role="status" aria-label={`Live updates: ${LIVE_TEXT[status]}`}>
           {LIVE_TEXT[status]}
@@ -97,6 +101,8 @@ function Page({ route }: { route: Route }) {
       return <EventsPage />;
     case "users":
       return <UsersPage />;
+    case "account":
+      return <MyAccountPage />;
     case "not-found":
       return (
         <>

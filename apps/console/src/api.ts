@@ -18,7 +18,7 @@ export function storeToken(token: string | undefined): void {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-/** Told when the hub refuses the session's token (expired, or the user was deactivated). */
+/** Told when the hub refuses the session's token (expired, or the user was deactivated or changed). */
 let onSessionRefused: () => void = () => undefined;
 export function whenSessionRefused(handler: () => void): void {
   onSessionRefused = handler;
@@ -28,7 +28,9 @@ export function whenSessionRefused(handler: () => void): void {
 export const hub: HubClient = createHubClient({ baseUrl: window.location.origin, token: storedToken });
 hub.use({
   onResponse({ request, response }) {
-    if (response.status === 401 && !request.url.endsWith("/identity/token")) onSessionRefused();
+    // A refusal of a token the tab has since replaced (a password change answers a new one) is not the session's end.
+    const sentCurrentToken = request.headers.get("authorization") === `Bearer ${storedToken() ?? ""}`;
+    if (response.status === 401 && !request.url.endsWith("/identity/token") && sentCurrentToken) onSessionRefused();
     return response;
   },
 });
@@ -72,6 +74,11 @@ export function nextCursor(response: Response): string | undefined {
   const link = response.headers.get("link");
   const target = link ? /<([^>]+)>;\s*rel="next"/.exec(link)?.[1] : undefined;
   return target ? (new URL(target, window.location.origin).searchParams.get("cursor") ?? undefined) : undefined;
+}
+
+/** A failed call's 422 problems by field ("context.month" → its message); none for any other failure. */
+export function issuesByField(failure: unknown): Record<string, string> {
+  return failure instanceof ApiError ? Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])) : {};
 }
 
 /** A message for anything thrown by a call. */

@@ -15,6 +15,7 @@ export type Route =
   | { page: "job"; jobId: string }
   | { page: "events" }
   | { page: "users" }
+  | { page: "account" }
   | { page: "not-found" };
 
 const PATTERNS: [RegExp, (match: string[]) => Route][] = [
@@ -26,6 +27,7 @@ const PATTERNS: [RegExp, (match: string[]) => Route][] = [
   [/^\/jobs\/([^/]+)\/?$/, ([, id]) => ({ page: "job", jobId: id! })],
   [/^\/events\/?$/, () => ({ page: "events" })],
   [/^\/users\/?$/, () => ({ page: "users" })],
+  [/^\/account\/?$/, () => ({ page: "account" })],
 ];
 
 export function parseRoute(pathname: string): Route {

@@ -129,6 +129,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change your own password
+         * @description With a login token (an api key → 403). Checks `current_password` (wrong → 403), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.
+         */
+        put: operations["changeOwnPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/identity/users": {
         parameters: {
             query?: never;
@@ -137,14 +157,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List active users
-         * @description Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users are left out.
+         * List users
+         * @description Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users only with `include_inactive=true`.
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Create a user
-         * @description Admins only. The e-mail is stored lower-case and is unique (409 when taken); the password is 1–72 UTF-8 bytes (bcrypt's limit; never silently cut) and is kept only as a bcrypt hash. Writes a user.created event.
+         * @description Admins, with a login token (an api key → 403). The e-mail is stored lower-case and is unique (409 when taken; when a deactivated user has it, the 409 names its reactivation); the password has at least HUB_PASSWORD_MIN_LENGTH characters and at most 72 UTF-8 bytes (bcrypt's limit; never silently cut) and is kept only as a bcrypt hash. Writes a user.created event.
          */
         post: operations["createUser"];
         delete?: never;
@@ -169,9 +189,53 @@ export interface paths {
         post?: never;
         /**
          * Deactivate a user
-         * @description Admins only. The user's tokens stop working at once; the record stays, and events still name it. An admin cannot deactivate their own account (403) nor the last active admin (409).
+         * @description Admins, with a login token. The user's tokens and api keys stop working at once; the record stays, and events still name it (POST /identity/users/{user_id}/reactivate brings it back). An admin cannot deactivate their own account (403) nor the last active admin (409).
          */
         delete: operations["deactivateUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role
+         * @description Admins, with a login token. The user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role. The role it already has → 200, nothing changes. Writes user.role_changed {user_id, from, to}.
+         */
+        patch: operations["changeUserRole"];
+        trace?: never;
+    };
+    "/identity/users/{user_id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reset a user's password
+         * @description Admins, with a login token. Sets another user's password; that user's login tokens stop working at once (api keys go on). Writes user.password_reset {user_id}.
+         */
+        put: operations["resetUserPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/users/{user_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a deactivated user
+         * @description Admins, with a login token. The user signs in again with the password it had; its login tokens from before the deactivation stay refused; its api keys work again unless expired or deleted. Writes user.reactivated {user_id}.
+         */
+        post: operations["reactivateUser"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1079,6 +1143,19 @@ export interface components {
              */
             limit?: number;
         };
+        ChangeOwnPasswordRequest: {
+            /** @description The password the caller signs in with now */
+            current_password: string;
+            /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
+            new_password: string;
+        };
+        ChangeRoleRequest: {
+            /**
+             * @description The new role; the same role is a no-op
+             * @enum {string}
+             */
+            role: "admin" | "employee";
+        };
         ClaimedJobBatch: {
             /** @description Now running under leases, in claim order */
             jobs: components["schemas"]["Job"][];
@@ -1221,6 +1298,7 @@ export interface components {
         CreateUserRequest: {
             /** Format: email */
             email: string;
+            /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             password: string;
             /** @enum {string} */
             role: "admin" | "employee";
@@ -1229,7 +1307,7 @@ export interface components {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
             /** @default  */
             description?: string;
         };
@@ -1686,6 +1764,90 @@ export interface components {
             id: string;
             /**
              * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.password_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.password_reset";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.role_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+                /** @enum {string} */
+                from: "admin" | "employee";
+                /** @enum {string} */
+                to: "admin" | "employee";
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.reactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
              * @description The schedule's id
              */
             aggregate_id: string;
@@ -2035,6 +2197,10 @@ export interface components {
              */
             priority?: number;
         };
+        ResetPasswordRequest: {
+            /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
+            new_password: string;
+        };
         /**
          * @description A cron expression in a time zone that makes one job of its automation per fire
          * @example {
@@ -2245,7 +2411,7 @@ export interface components {
                 "application/json": components["schemas"]["HTTPError"];
             };
         };
-        /** @description Authenticated, but not allowed to do this (admins only) */
+        /** @description Authenticated, but not allowed to do this (admins only; or a login token is needed, not an api key) */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2306,6 +2472,8 @@ export type AutomationStats = components['schemas']['AutomationStats'];
 export type BulkActionResult = components['schemas']['BulkActionResult'];
 export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
 export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
+export type ChangeOwnPasswordRequest = components['schemas']['ChangeOwnPasswordRequest'];
+export type ChangeRoleRequest = components['schemas']['ChangeRoleRequest'];
 export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
 export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
 export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
@@ -2338,6 +2506,7 @@ export type Readiness = components['schemas']['Readiness'];
 export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest'];
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
+export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type Schedule = components['schemas']['Schedule'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
 export type Sector = components['schemas']['Sector'];
@@ -2603,6 +2772,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple",
+                 *       "new_password": "a new long passphrase"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeOwnPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description A token of the new credential generation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Current password is incorrect (or an api key was sent) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -2610,6 +2823,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
                 cursor?: string;
+                /** @description Also list deactivated users (`is_active: false`) */
+                include_inactive?: boolean;
             };
             header?: never;
             path?: never;
@@ -2617,7 +2832,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Active users, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            /** @description Users, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
             200: {
                 headers: {
                     /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
@@ -2667,7 +2882,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description E-mail taken */
+            /** @description E-mail taken, by an active or a deactivated user */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2757,6 +2972,167 @@ export interface operations {
                 };
             };
             /** @description It would leave the hub without an active admin */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description The user, with its role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An admin cannot change their own role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown or deactivated user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The demotion would leave the hub without an active admin */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "new_password": "a new long passphrase"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Reset */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Your own password: use PUT /identity/me/password */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown or deactivated user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reactivateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The user is already active */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2909,7 +3285,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
@@ -2950,7 +3326,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";

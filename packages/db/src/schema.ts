@@ -56,9 +56,16 @@ export const users = pgTable(
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
     deactivatedAt: tz("deactivated_at"),
+    /**
+     * Login tokens carry it as `gen`; a password change or reset, a role change and a deactivation
+     * add 1, refusing every earlier token (CONTRACT §6.11). Reactivation keeps it.
+     */
+    credentialGeneration: integer("credential_generation").notNull().default(0),
   },
   (t) => [
     uniqueIndex("users_email_key").on(t.email),
+    // GET /identity/users?include_inactive=true: every user, oldest first, keyset-paged.
+    index("users_created_idx").on(t.createdAt, t.id),
     // GET /identity/users: active users, oldest first, keyset-paged.
     index("users_active_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive}`),
     check("users_role_check", sql`${t.role} in (${sql.raw(sqlLiteralList(ROLES))})`),

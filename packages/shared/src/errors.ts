@@ -18,8 +18,20 @@ export class HttpError extends Error {
 
 /** 401: missing, malformed, expired or revoked credentials. */
 export class UnauthorizedError extends HttpError {
-  constructor(detail = "Not authenticated", scheme: "Bearer" | "WorkerApiKey" = "Bearer") {
-    super(401, detail, scheme === "Bearer" ? { "WWW-Authenticate": "Bearer" } : {});
+  /** `bearerChallenge`: the `WWW-Authenticate` value of a bearer refusal, `Bearer` by default. */
+  constructor(detail = "Not authenticated", scheme: "Bearer" | "WorkerApiKey" = "Bearer", bearerChallenge = "Bearer") {
+    super(401, detail, scheme === "Bearer" ? { "WWW-Authenticate": bearerChallenge } : {});
+  }
+}
+
+/**
+ * 401 for a bearer credential that was sent and refused, with RFC 6750's `error="invalid_token"`
+ * and, when it only expired, an `error_description` that tells a script to sign in again rather
+ * than suspect its secret (CONTRACT §6.11).
+ */
+export class InvalidBearerTokenError extends UnauthorizedError {
+  constructor(detail = "Could not validate credentials", description?: "The access token expired" | "The api key expired") {
+    super(detail, "Bearer", description ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer error="invalid_token"');
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, EVENT_TYPES_REMOVED_BY_AGE, eventFamily, isEventType, isEventVisibleTo } from "./event-catalogue";
 
-/** The event types of CONTRACT §4's table, as the contract spells them. */
+/** The event types of CONTRACT §4's table and §6's additions, as the contract spells them. */
 const CONTRACT_EVENT_TYPES = [
   "sector.created",
   "automation.created",
@@ -21,6 +21,10 @@ const CONTRACT_EVENT_TYPES = [
   "job.cancelled",
   "user.created",
   "user.deactivated",
+  "user.password_changed",
+  "user.password_reset",
+  "user.role_changed",
+  "user.reactivated",
   "job.rescheduled",
   "schedule.created",
   "schedule.updated",

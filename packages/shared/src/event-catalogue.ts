@@ -85,6 +85,7 @@ const scheduleFields = z
 const webhookIdentity = z.object({ url: z.string(), event_types: z.array(z.string()) });
 const apiKeyIdentity = z.object({ user_id: id(), name: z.string(), prefix: z.string() });
 const userIdentity = z.object({ email: z.string(), role: z.enum(ROLES) });
+const userRef = z.object({ user_id: id() });
 
 export const EVENT_CATALOGUE = {
   "sector.created": event("sector", z.object({ name: z.string(), color: z.string() })),
@@ -123,6 +124,10 @@ export const EVENT_CATALOGUE = {
   "job.rescheduled": event("job", z.object({ automation_id: id(), run_at: time().nullable(), priority: z.int(), available_at: time() })),
   "user.created": event("user", userIdentity, "admins"),
   "user.deactivated": event("user", userIdentity, "admins"),
+  "user.password_changed": event("user", userRef, "admins"),
+  "user.password_reset": event("user", userRef, "admins"),
+  "user.role_changed": event("user", z.object({ user_id: id(), from: z.enum(ROLES), to: z.enum(ROLES) }), "admins"),
+  "user.reactivated": event("user", userRef, "admins"),
   "schedule.created": event("schedule", scheduleFields),
   "schedule.updated": event("schedule", scheduleFields),
   "schedule.deleted": event("schedule", nothing),

@@ -46,6 +46,9 @@ export class HubClient {
   put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>("PUT", path, body, options);
   }
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>("PATCH", path, body, options);
+  }
   delete<T = any>(path: string, options?: RequestOptions) {
     return this.request<T>("DELETE", path, undefined, options);
   }

@@ -51,8 +51,14 @@ describe("hub-worker running the Python example", () => {
     const february = await createJob(hub, automationId, hub.adminToken, { month: "2026-02" });
     const october = await createJob(hub, automationId, hub.adminToken, { month: "October" });
     const busy = await createJob(hub, automationId, hub.adminToken, { month: "2026-10", simulate: "busy" });
+    // What the README's schedule sends: the month the job runs in.
+    const monthBefore = new Date().toISOString().slice(0, 7);
+    const current = await createJob(hub, automationId, hub.adminToken, { month: "current" });
 
     expect(await settled(february)).toMatchObject({ status: "completed", result: { month: "2026-02", days: 28, job_id: february } });
+    const currentJob = await settled(current);
+    expect(currentJob).toMatchObject({ status: "completed", result: { job_id: current } });
+    expect([monthBefore, new Date().toISOString().slice(0, 7)]).toContain(currentJob.result.month);
     expect(await settled(october)).toMatchObject({ status: "failed", attempts: 1, error: "the command exited with 1: month must look like 2026-10, not 'October'" });
     expect(await settled(busy)).toMatchObject({
       status: "failed",

@@ -87,4 +87,8 @@ export function mountConsole(app: Express, consoleDir: string | undefined): void
     res.sendFile(indexFile, { headers: { "Cache-Control": "no-cache" } });
   });
   app.use(CONSOLE_PATH, router);
+  // Whoever opens the hub's address in a browser lands on the console (a program reads /docs).
+  app.get("/", (_req, res) => {
+    res.redirect(302, CONSOLE_PATH);
+  });
 }

@@ -20,17 +20,18 @@ import {
   type User,
   type Worker,
 } from "@hub/db";
-import { ForbiddenError, UnauthorizedError, type Role } from "@hub/shared";
+import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError, type Role } from "@hub/shared";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
 import { CredentialCache } from "./credential-cache";
 import { addRequestLogFields } from "./request-log";
-import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey } from "../identity/secret-keys";
+import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey, WORKER_API_KEY_PREFIX } from "../identity/secret-keys";
 
 /**
  * Who may call a route. `user` and `admin` take a login token or an api key;
- * `user-login-token` is any signed-in user, with a login token only (an api key → 403).
+ * `user-login-token` is any signed-in user and `admin-login-token` an admin, with a login token
+ * only (an api key → 403): managing users and credentials (CONTRACT §6.15).
  */
-export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "worker";
+export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "admin-login-token" | "worker";
 
 export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
 export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudInstanceId" | "status" | "lastSeenAt">;
@@ -42,7 +43,7 @@ export interface UserCaller {
   worker?: undefined;
 }
 
-export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token"
+export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token" | "admin-login-token"
   ? UserCaller
   : A extends "worker"
     ? { user?: undefined; worker: AuthenticatedWorker }
@@ -51,6 +52,13 @@ export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "us
 type ApiKeyLookupRow = Awaited<ReturnType<ApiKeyLookup["execute"]>>[number];
 
 export const WORKER_KEY_HEADER = "x-worker-api-key";
+
+/** A worker key sent to a bearer endpoint: say what to send instead (CONTRACT §6.11). */
+const WORKER_KEY_ON_BEARER_ENDPOINT =
+  "Worker api keys are for worker endpoints: bearer endpoints take Authorization: Bearer <token or api key>";
+
+/** The user behind a login token as this process keeps it: with the generation its tokens must carry. */
+type TokenUser = AuthenticatedUser & { credentialGeneration: number };
 
 /** Most verified tokens remembered per process; beyond, the oldest is forgotten. */
 const VERIFIED_TOKENS_MAX = 10_000;
@@ -120,13 +128,13 @@ export class Authenticator {
   /** Seen-at writes on their way, by worker: the worker's other calls meanwhile wait for that one. */
   private readonly workerSeenWritesInFlight = new Map<string, Promise<void>>();
   private readonly verifiedTokens: VerifiedTokens;
-  private readonly usersById = new CredentialCache<AuthenticatedUser>();
+  private readonly usersById = new CredentialCache<TokenUser>();
   private readonly workersByKeyHash = new CredentialCache<AuthenticatedWorker & { apiKeyHash: string }>();
   private readonly apiKeysByDigest = new CredentialCache<ApiKeyLookupRow>();
 
   constructor(
     private readonly db: Db,
-    tokens: TokenService,
+    private readonly tokens: TokenService,
   ) {
     this.lookups = prepareAuthLookups(db);
     this.apiKeyLookup = prepareApiKeyLookup(db);
@@ -155,12 +163,13 @@ export class Authenticator {
         return {} as Caller<A>;
       case "user":
       case "admin":
-      case "user-login-token": {
+      case "user-login-token":
+      case "admin-login-token": {
         const caller = await this.bearerCaller(req);
         // Logged before the role check, so a 403 names who was refused.
         addRequestLogFields(req, caller.apiKeyId ? { user_id: caller.user.id, api_key_id: caller.apiKeyId } : { user_id: caller.user.id });
-        if (requirement === "admin" && caller.user.role !== "admin") throw new ForbiddenError();
-        if (requirement === "user-login-token" && caller.apiKeyId) {
+        if ((requirement === "admin" || requirement === "admin-login-token") && caller.user.role !== "admin") throw new ForbiddenError();
+        if ((requirement === "user-login-token" || requirement === "admin-login-token") && caller.apiKeyId) {
           throw new ForbiddenError("Not allowed with an api key: sign in with a login token (POST /identity/token)");
         }
         return caller as Caller<A>;
@@ -185,20 +194,30 @@ export class Authenticator {
 
   private async bearerCaller(req: Request): Promise<UserCaller> {
     const header = req.headers.authorization;
+    if (header === undefined && req.headers[WORKER_KEY_HEADER] !== undefined) throw new UnauthorizedError(WORKER_KEY_ON_BEARER_ENDPOINT);
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) throw new UnauthorizedError("Not authenticated");
+    if (match[1].startsWith(WORKER_API_KEY_PREFIX)) throw new UnauthorizedError(WORKER_KEY_ON_BEARER_ENDPOINT);
     if (isUserApiKeyCredential(match[1])) return this.apiKeyCaller(match[1]);
     return { user: await this.tokenUser(match[1]) };
   }
 
+  /**
+   * The token's user, if it is active and the token is of its current credential generation (a
+   * password change or reset, a role change or a deactivation starts a new one). The generation is
+   * read with the user, through the same cache: no query of its own.
+   */
   private async tokenUser(token: string): Promise<AuthenticatedUser> {
     const claims = await this.verifiedTokens.verify(token);
-    if (!claims) throw new UnauthorizedError("Could not validate credentials");
+    if (!claims) {
+      if (await this.tokens.hasExpired(token)) throw new InvalidBearerTokenError("Token expired", "The access token expired");
+      throw new InvalidBearerTokenError();
+    }
     const user = await this.usersById.read(claims.userId, async () => {
       const [row] = await this.lookups.userById.execute({ id: claims.userId });
       return row && row.isActive ? { ...row, role: row.role as Role } : null;
     });
-    if (!user) throw new UnauthorizedError("Could not validate credentials");
+    if (!user || user.credentialGeneration !== claims.generation) throw new InvalidBearerTokenError();
     // The role is read from the database, not the token: a changed role applies at once.
     return user;
   }
@@ -212,13 +231,14 @@ export class Authenticator {
    * bytes, and a SHA-256 digest gives no way back to a key.
    */
   private async apiKeyCaller(key: string): Promise<UserCaller> {
-    if (!isWellFormedUserApiKey(key)) throw new UnauthorizedError("Could not validate credentials");
+    if (!isWellFormedUserApiKey(key)) throw new InvalidBearerTokenError();
     const digest = hashApiKey(key);
     const found = await this.apiKeysByDigest.read(digest, async () => {
       const [row] = await this.apiKeyLookup.execute({ digest });
       return row ?? null;
     });
-    if (!found || Date.now() >= found.expiresAt.getTime()) throw new UnauthorizedError("Could not validate credentials");
+    if (!found) throw new InvalidBearerTokenError();
+    if (Date.now() >= found.expiresAt.getTime()) throw new InvalidBearerTokenError("Api key expired", "The api key expired");
     const { apiKeyId, expiresAt: _expiresAt, lastUsedAt, ...user } = found;
     if (lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touchApiKey(apiKeyId);

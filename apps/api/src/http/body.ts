@@ -5,7 +5,7 @@
  */
 import express, { type Request, type Response } from "express";
 import { HttpError, RequestValidationError, type ValidationIssue } from "@hub/shared";
-import { jsonErrorPosition } from "./json-error-position";
+import { jsonSyntaxError } from "./json-error-position";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -59,7 +59,9 @@ export async function readRequestBody(req: Request, res: Response, acceptsForm: 
   try {
     parsed = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new RequestValidationError([{ loc: ["body", jsonErrorPosition(text) ?? v8ErrorPosition(error, text)], msg: "JSON decode error", type: "json_invalid" }]);
+    const syntax = jsonSyntaxError(text);
+    const problem = syntax ? { loc: ["body", syntax.position], msg: syntax.msg } : { loc: ["body", v8ErrorPosition(error, text)], msg: "Invalid JSON" };
+    throw new RequestValidationError([{ ...problem, type: "json_invalid" }]);
   }
   const tooDeep = excessiveNestingPosition(text, MAX_JSON_DEPTH);
   if (tooDeep !== undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonErrorPosition } from "./json-error-position";
+import { jsonErrorPosition, jsonSyntaxError } from "./json-error-position";
 
 // Expected positions are what CPython 3.11's json.loads reports (JSONDecodeError.pos).
 const PYTHON_POSITIONS: [string, number][] = [
@@ -48,5 +48,28 @@ describe("jsonErrorPosition", () => {
 
   it("when the input nests a hundred thousand arrays, then it is scanned without overflowing the stack", () => {
     expect(jsonErrorPosition("[".repeat(100_000))).toBe(100_000);
+  });
+});
+
+describe("jsonSyntaxError", () => {
+  it.each([
+    ['{"a": }', "Invalid JSON: expected value at line 1 column 7"],
+    ['{"a" 1}', "Invalid JSON: expected `:` at line 1 column 6"],
+    ['{"a":1 "b":2}', "Invalid JSON: expected `,` or `}` at line 1 column 8"],
+    ["[1 2]", "Invalid JSON: expected `,` or `]` at line 1 column 4"],
+    ["{,}", "Invalid JSON: key must be a string at line 1 column 2"],
+    ['"abc', "Invalid JSON: EOF while parsing a string at line 1 column 1"],
+    ['"a\\qb"', "Invalid JSON: invalid escape at line 1 column 3"],
+    ["", "Invalid JSON: EOF while parsing a value at line 1 column 1"],
+    ["[1,", "Invalid JSON: EOF while parsing a value at line 1 column 4"],
+    ['{"a":1', "Invalid JSON: EOF while parsing an object at line 1 column 7"],
+    ['{"a":1}x', "Invalid JSON: trailing characters at line 1 column 8"],
+    ['{\n  "é": 1,\n  "b": }', "Invalid JSON: expected value at line 3 column 8"],
+  ])("when %j is parsed, then the message says %j", (text, msg) => {
+    expect(jsonSyntaxError(text)?.msg).toBe(msg);
+  });
+
+  it("when the text is valid JSON, then there is no error", () => {
+    expect(jsonSyntaxError('{"a": [1, "x", null]}')).toBeUndefined();
   });
 });

@@ -74,6 +74,12 @@ export const RESPONSE_ID_LOG_FIELD: Readonly<Record<string, `${string}_id`>> = {
 /** Paths that get no request line: probes and scrapes. */
 const UNLOGGED_PATHS = new Set(["/healthz", "/metrics"]);
 
+/**
+ * Claims that found nothing (204) are logged at debug: an idle worker's every slot long-polls, and
+ * one info line per slot every `wait_seconds` would bury everything else in an idle hub's log.
+ */
+const IDLE_CLAIM_PATHS = new Set(["/jobs/claim", "/jobs/claim-batch"]);
+
 const INCOMING_REQUEST_ID = /^[\w.-]{1,128}$/;
 
 /**
@@ -116,6 +122,7 @@ export function requestLogger(logger: Logger) {
       const statusCode = res.statusCode;
       const line = { req: request, res: { statusCode }, responseTime: Date.now() - startedAt, ...fieldsByRequest.get(req) };
       if (statusCode >= 500) logger.info({ ...line, err: { type: "Error", message: `failed with status code ${statusCode}` } }, "request errored");
+      else if (statusCode === 204 && IDLE_CLAIM_PATHS.has(request.url)) logger.debug(line, "request completed");
       else logger.info(line, "request completed");
     };
     res.on("finish", writeLine);

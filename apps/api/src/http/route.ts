@@ -13,7 +13,7 @@ import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } fro
 import { CursorCodec, foreignCursorIssue, nextPageLink } from "./pagination";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
-export type HttpMethod = "get" | "post" | "put" | "delete";
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 export interface ResponseSpec {
   description: string;

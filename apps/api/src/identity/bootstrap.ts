@@ -2,10 +2,11 @@ import { emailIsTaken, type Db } from "@hub/db";
 import { ConflictError, validate, type Logger } from "@hub/shared";
 import { z } from "zod";
 import { emailField } from "./identity.schemas";
-import { passwordField, warmUpPasswordHashing } from "./passwords";
+import { DEFAULT_PASSWORD_MIN_LENGTH, passwordField } from "./password-rules";
+import { warmUpPasswordHashing } from "./passwords";
 import { createUser } from "./users.service";
 
-const adminCredentials = z.object({ HUB_ADMIN_EMAIL: emailField(), HUB_ADMIN_PASSWORD: passwordField() });
+const adminCredentials = (passwordMinLength: number) => z.object({ HUB_ADMIN_EMAIL: emailField(), HUB_ADMIN_PASSWORD: passwordField(passwordMinLength) });
 
 /** Raised for an admin e-mail or password the hub could not log in with; names the variable. */
 export class AdminCredentialsError extends Error {
@@ -27,12 +28,13 @@ export async function ensureFirstAdmin(
   email: string | undefined,
   password: string | undefined,
   logger: Logger,
+  passwordMinLength = DEFAULT_PASSWORD_MIN_LENGTH,
 ): Promise<FirstAdminOutcome> {
   // Start-up is the moment to pay for the dummy hash that failed logins compare against.
   const warmUp = warmUpPasswordHashing();
   try {
     if (email === undefined || password === undefined) return "not-configured";
-    const parsed = validate(adminCredentials, { HUB_ADMIN_EMAIL: email, HUB_ADMIN_PASSWORD: password }, []);
+    const parsed = validate(adminCredentials(passwordMinLength), { HUB_ADMIN_EMAIL: email, HUB_ADMIN_PASSWORD: password }, []);
     if (!parsed.ok) {
       const [issue] = parsed.issues;
       throw new AdminCredentialsError(`Configuration error: ${String(issue?.loc[0])} is invalid: ${issue?.msg ?? "bad value"}`);

@@ -1,9 +1,10 @@
 import { defineRoute } from "../http/route";
-import { loginFormBody, loginJsonBody, tokenResponse, userRecord } from "./identity.schemas";
+import { loginFormBody, loginJsonBody, passwordBodies, tokenResponse, userRecord } from "./identity.schemas";
 import { login } from "./login.service";
-import { toUserRecord } from "./users.service";
+import { changeOwnPassword, toUserRecord } from "./users.service";
 
-export const identityRoutes = [
+/** Sign-in and the caller's own account, for the configured minimum password length. */
+export const identityRoutes = (passwordMinLength: number) => [
   defineRoute({
     method: "post",
     path: "/identity/token",
@@ -34,5 +35,22 @@ export const identityRoutes = [
     auth: "user",
     responses: { 200: { description: "The caller", schema: userRecord } },
     handler: async ({ caller }) => ({ status: 200, body: toUserRecord(caller.user) }),
+  }),
+  defineRoute({
+    method: "put",
+    path: "/identity/me/password",
+    operationId: "changeOwnPassword",
+    summary: "Change your own password",
+    description:
+      "With a login token (an api key → 403). Checks `current_password` (wrong → 403), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.",
+    tag: "identity",
+    auth: "user-login-token",
+    body: passwordBodies(passwordMinLength).changeOwnPassword,
+    example: { current_password: "correct horse battery staple", new_password: "a new long passphrase" },
+    responses: {
+      200: { description: "A token of the new credential generation", schema: tokenResponse },
+      403: { description: "Current password is incorrect (or an api key was sent)" },
+    },
+    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await changeOwnPassword(ctx, caller.user.id, body) }),
   }),
 ];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ROLES, uuid } from "@hub/shared";
+import { queryBool, ROLES, uuid } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
-import { passwordField } from "./passwords";
+import { passwordField } from "./password-rules";
 
 /** RFC 5321's limit on a forward path; longer input is not an e-mail address. */
 const EMAIL_MAX_LENGTH = 254;
@@ -15,14 +15,48 @@ export const emailField = () =>
 
 export const userIdParams = z.object({ user_id: uuid() });
 
-export const listUsersQuery = z.object(pageQueryShape());
+export const listUsersQuery = z.object({
+  ...pageQueryShape(),
+  include_inactive: queryBool().default(false).describe("Also list deactivated users (`is_active: false`)"),
+});
 
-export const createUserBody = z.object({
-  email: emailField(),
-  password: passwordField(),
-  role: z.enum(ROLES),
-}).meta({ id: "CreateUserRequest" });
-export type CreateUserInput = z.output<typeof createUserBody>;
+/** The request bodies that set a password, for a minimum length (HUB_PASSWORD_MIN_LENGTH). */
+function buildPasswordBodies(passwordMinLength: number) {
+  return {
+    createUser: z.object({
+      email: emailField(),
+      password: passwordField(passwordMinLength),
+      role: z.enum(ROLES),
+    }).meta({ id: "CreateUserRequest" }),
+    changeOwnPassword: z.object({
+      current_password: z.string().describe("The password the caller signs in with now"),
+      new_password: passwordField(passwordMinLength),
+    }).meta({ id: "ChangeOwnPasswordRequest" }),
+    resetPassword: z.object({
+      new_password: passwordField(passwordMinLength),
+    }).meta({ id: "ResetPasswordRequest" }),
+  };
+}
+
+export type PasswordBodies = ReturnType<typeof buildPasswordBodies>;
+const passwordBodiesByMinLength = new Map<number, PasswordBodies>();
+
+/** The password-setting bodies for this minimum length, built once per length. */
+export function passwordBodies(passwordMinLength: number): PasswordBodies {
+  let bodies = passwordBodiesByMinLength.get(passwordMinLength);
+  if (!bodies) {
+    bodies = buildPasswordBodies(passwordMinLength);
+    passwordBodiesByMinLength.set(passwordMinLength, bodies);
+  }
+  return bodies;
+}
+
+export type CreateUserInput = z.output<PasswordBodies["createUser"]>;
+export type ChangeOwnPasswordInput = z.output<PasswordBodies["changeOwnPassword"]>;
+
+export const changeRoleBody = z.object({
+  role: z.enum(ROLES).describe("The new role; the same role is a no-op"),
+}).meta({ id: "ChangeRoleRequest" });
 
 /** POST /identity/token as JSON. Login takes any string: a malformed e-mail simply never matches. */
 export const loginJsonBody = z.object({

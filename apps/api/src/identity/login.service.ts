@@ -7,6 +7,7 @@ import { RateLimitedError, UnauthorizedError } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { LoginInput } from "./identity.schemas";
 import { verifyPassword } from "./passwords";
+import type { AccessTokenClaims } from "./tokens";
 import { findUserCredentialsByEmail } from "@hub/db";
 
 /** Failed attempts allowed per e-mail within {@link LOGIN_FAILURE_WINDOW_SECONDS}; the next is 429. */
@@ -38,8 +39,12 @@ export async function login(deps: LoginDeps, input: LoginInput): Promise<IssuedT
   }
 
   await deps.redis.del(attemptsKey);
-  const accessToken = await deps.tokens.issue({ userId: user.id, role: user.role });
-  return { access_token: accessToken, token_type: "bearer", expires_in: deps.tokens.ttlSeconds };
+  return issueAccessToken(deps.tokens, { userId: user.id, role: user.role, generation: user.credentialGeneration });
+}
+
+/** The body of a token answer: a login's, or a password change's (CONTRACT §6.11). */
+export async function issueAccessToken(tokens: AppContext["tokens"], claims: AccessTokenClaims): Promise<IssuedToken> {
+  return { access_token: await tokens.issue(claims), token_type: "bearer", expires_in: tokens.ttlSeconds };
 }
 
 /** A fixed-length key part that keeps e-mail addresses out of Redis key names. */

@@ -5,8 +5,6 @@
  */
 import bcrypt from "bcrypt";
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
-import { pydanticIssue } from "@hub/shared";
 
 /** bcrypt's input limit, in UTF-8 bytes. */
 export const PASSWORD_MAX_BYTES = 72;
@@ -22,22 +20,6 @@ export const BCRYPT_COST = 10;
 export function isHashablePassword(password: string): boolean {
   const bytes = Buffer.byteLength(password, "utf8");
   return bytes >= 1 && bytes <= PASSWORD_MAX_BYTES;
-}
-
-/** The `password` field of a request body: 1–72 UTF-8 bytes, never truncated. */
-export function passwordField() {
-  return z
-    .string()
-    .min(1)
-    .superRefine((password, ctx) => {
-      if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) {
-        ctx.addIssue({
-          code: "custom",
-          input: password,
-          ...pydanticIssue("value_error", `Value error, password must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8`),
-        });
-      }
-    });
 }
 
 export class PasswordTooLongError extends Error {

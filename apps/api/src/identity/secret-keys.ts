@@ -21,6 +21,9 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
+/** What starts a worker's key (CONTRACT §2): sent as `X-Worker-Api-Key`, never as a bearer token. */
+export const WORKER_API_KEY_PREFIX = "whk_";
+
 /** What starts a user's api key (CONTRACT §6.10); a login token (a JWT) never does. */
 export const USER_API_KEY_PREFIX = "hub_";
 

@@ -24,15 +24,15 @@ describe("TokenService", () => {
       }
     }
     vi.stubGlobal("Date", TickingDate);
-    const token = await tokens.issue({ userId: USER_ID, role: "admin" });
+    const token = await tokens.issue({ userId: USER_ID, role: "admin", generation: 0 });
     vi.unstubAllGlobals();
 
     expect(readings).toBeGreaterThan(0);
-    expect(await tokens.verify(token)).toEqual({ userId: USER_ID, role: "admin" });
+    expect(await tokens.verify(token)).toEqual({ userId: USER_ID, role: "admin", generation: 0 });
   });
 
   it("when a token is issued, then it lives exactly the configured lifetime", async () => {
-    const token = await new TokenService(SECRET, 900).issue({ userId: USER_ID, role: "employee" });
+    const token = await new TokenService(SECRET, 900).issue({ userId: USER_ID, role: "employee", generation: 0 });
     const payload = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { iat: number; exp: number };
 
     expect(payload.exp - payload.iat).toBe(900);

@@ -2,38 +2,39 @@ import { z } from "zod";
 import { createdIdResponse } from "../http/common-schemas";
 import { defineRoute } from "../http/route";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
-import { createUserBody, listUsersQuery, userIdParams, userRecord } from "./identity.schemas";
-import { createUser, deactivateUser, getUser, listUsers } from "./users.service";
+import { changeRoleBody, listUsersQuery, passwordBodies, userIdParams, userRecord } from "./identity.schemas";
+import { changeRole, createUser, deactivateUser, getUser, listUsers, reactivateUser, resetPassword } from "./users.service";
 
-export const userRoutes = [
+/** The users' routes, for the configured minimum password length (HUB_PASSWORD_MIN_LENGTH). */
+export const userRoutes = (passwordMinLength: number) => [
   defineRoute({
     method: "post",
     path: "/identity/users",
     operationId: "createUser",
     summary: "Create a user",
     description:
-      "Admins only. The e-mail is stored lower-case and is unique (409 when taken); the password is 1–72 UTF-8 bytes (bcrypt's limit; never silently cut) and is kept only as a bcrypt hash. Writes a user.created event.",
+      "Admins, with a login token (an api key → 403). The e-mail is stored lower-case and is unique (409 when taken; when a deactivated user has it, the 409 names its reactivation); the password has at least HUB_PASSWORD_MIN_LENGTH characters and at most 72 UTF-8 bytes (bcrypt's limit; never silently cut) and is kept only as a bcrypt hash. Writes a user.created event.",
     tag: "identity",
-    auth: "admin",
-    body: createUserBody,
+    auth: "admin-login-token",
+    body: passwordBodies(passwordMinLength).createUser,
     example: { email: "ana@example.com", password: "correct horse battery staple", role: "employee" },
-    responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "E-mail taken" } },
+    responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "E-mail taken, by an active or a deactivated user" } },
     handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createUser(ctx.db, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
     path: "/identity/users",
     operationId: "listUsers",
-    summary: "List active users",
+    summary: "List users",
     description:
-      "Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users are left out.",
+      "Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users only with `include_inactive=true`.",
     tag: "identity",
     auth: "admin",
     query: listUsersQuery,
     paginated: true,
-    responses: { 200: { description: `Active users, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(userRecord) } },
+    responses: { 200: { description: `Users, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(userRecord) } },
     handler: async ({ query, after, ctx }) => {
-      const page = await listUsers(ctx.db, { limit: query.limit, after });
+      const page = await listUsers(ctx.db, { limit: query.limit, after }, query.include_inactive);
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -56,9 +57,9 @@ export const userRoutes = [
     operationId: "deactivateUser",
     summary: "Deactivate a user",
     description:
-      "Admins only. The user's tokens stop working at once; the record stays, and events still name it. An admin cannot deactivate their own account (403) nor the last active admin (409).",
+      "Admins, with a login token. The user's tokens and api keys stop working at once; the record stays, and events still name it (POST /identity/users/{user_id}/reactivate brings it back). An admin cannot deactivate their own account (403) nor the last active admin (409).",
     tag: "identity",
-    auth: "admin",
+    auth: "admin-login-token",
     params: userIdParams,
     responses: {
       204: { description: "Deactivated; the user's tokens stop working at once" },
@@ -71,5 +72,64 @@ export const userRoutes = [
       ctx.auth.forgetCredentials();
       return { status: 204 };
     },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/identity/users/{user_id}",
+    operationId: "changeUserRole",
+    summary: "Change a user's role",
+    description:
+      "Admins, with a login token. The user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role. The role it already has → 200, nothing changes. Writes user.role_changed {user_id, from, to}.",
+    tag: "identity",
+    auth: "admin-login-token",
+    params: userIdParams,
+    body: changeRoleBody,
+    example: { role: "admin" },
+    responses: {
+      200: { description: "The user, with its role", schema: userRecord },
+      403: { description: "An admin cannot change their own role" },
+      404: { description: "Unknown or deactivated user" },
+      409: { description: "The demotion would leave the hub without an active admin" },
+    },
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await changeRole(ctx, params.user_id, body.role, caller.user.id) }),
+  }),
+  defineRoute({
+    method: "put",
+    path: "/identity/users/{user_id}/password",
+    operationId: "resetUserPassword",
+    summary: "Reset a user's password",
+    description:
+      "Admins, with a login token. Sets another user's password; that user's login tokens stop working at once (api keys go on). Writes user.password_reset {user_id}.",
+    tag: "identity",
+    auth: "admin-login-token",
+    params: userIdParams,
+    body: passwordBodies(passwordMinLength).resetPassword,
+    example: { new_password: "a new long passphrase" },
+    responses: {
+      204: { description: "Reset" },
+      403: { description: "Your own password: use PUT /identity/me/password" },
+      404: { description: "Unknown or deactivated user" },
+    },
+    handler: async ({ params, body, caller, ctx }) => {
+      await resetPassword(ctx, params.user_id, body.new_password, caller.user.id);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/identity/users/{user_id}/reactivate",
+    operationId: "reactivateUser",
+    summary: "Reactivate a deactivated user",
+    description:
+      "Admins, with a login token. The user signs in again with the password it had; its login tokens from before the deactivation stay refused; its api keys work again unless expired or deleted. Writes user.reactivated {user_id}.",
+    tag: "identity",
+    auth: "admin-login-token",
+    params: userIdParams,
+    responses: {
+      200: { description: "The user, active", schema: userRecord },
+      404: { description: "Unknown user" },
+      409: { description: "The user is already active" },
+    },
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await reactivateUser(ctx, params.user_id, caller.user.id) }),
   }),
 ];

@@ -2,28 +2,46 @@ import {
   countActiveAdmins,
   deactivateActiveUser,
   findActiveUser,
+  findUser,
+  findUserByEmail,
+  findUserCredentialsById,
   insertUser,
   isUniqueViolation,
-  listActiveUsers,
+  listUsersPage,
+  lockActiveUser,
   lockAdminDeactivations,
+  reactivateInactiveUser,
   recordEvent,
+  setActiveUserPassword,
+  setActiveUserRole,
+  setPasswordByEmail,
   type Db,
+  type DbOrTx,
   type KeysetPage,
   type KeysetPageRequest,
   type PublicUser,
 } from "@hub/db";
-import { ConflictError, ForbiddenError, NotFoundError } from "@hub/shared";
-import type { CreateUserInput, UserRecord } from "./identity.schemas";
-import { hashPassword } from "./passwords";
+import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError, type Role } from "@hub/shared";
+import type { AppContext } from "../context";
+import type { ChangeOwnPasswordInput, CreateUserInput, UserRecord } from "./identity.schemas";
+import { issueAccessToken, type IssuedToken } from "./login.service";
+import { hashPassword, verifyPassword } from "./passwords";
 
 export function toUserRecord(user: PublicUser): UserRecord {
   return { id: user.id, email: user.email, role: user.role, is_active: user.isActive, created_at: user.createdAt.toISOString() };
 }
 
+/** What an account change needs: the database, and the tokens and caches it invalidates. */
+type AccountContext = Pick<AppContext, "db" | "tokens" | "auth">;
+
+const USER_NOT_FOUND = "User not found";
+const LAST_ADMIN = "The hub must keep at least one active admin";
+
 /**
  * Creates a user and its `user.created` event in one transaction. `input.email` is already
  * lower-case; `actorId` is null when the hub itself creates the user (first admin).
- * Throws {@link ConflictError} when the e-mail is taken, by an active or a deactivated user.
+ * Throws {@link ConflictError} when the e-mail is taken, by an active or a deactivated user (then
+ * naming the reactivation that brings it back, CONTRACT §6.11).
  */
 export async function createUser(db: Db, input: CreateUserInput, actorId: string | null): Promise<string> {
   // Hashed before the transaction: ~60 ms of bcrypt must not hold a connection and its locks.
@@ -35,39 +53,134 @@ export async function createUser(db: Db, input: CreateUserInput, actorId: string
       return id;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "users_email_key")) throw new ConflictError(`A user with e-mail '${input.email}' already exists`);
-    throw error;
+    if (!isUniqueViolation(error, "users_email_key")) throw error;
+    const holder = await findUserByEmail(db, input.email);
+    if (holder && !holder.isActive) {
+      throw new ConflictError(`A deactivated user has this e-mail: reactivate it with POST /identity/users/${holder.id}/reactivate`);
+    }
+    throw new ConflictError(`A user with e-mail '${input.email}' already exists`);
   }
 }
 
-/** One page of the active users, oldest first. */
-export async function listUsers(db: Db, page: KeysetPageRequest): Promise<KeysetPage<UserRecord>> {
-  const { items, next } = await listActiveUsers(db, page);
+/** One page of the active users, oldest first; of every user with `includeInactive`. */
+export async function listUsers(db: Db, page: KeysetPageRequest, includeInactive: boolean): Promise<KeysetPage<UserRecord>> {
+  const { items, next } = await listUsersPage(db, page, { includeInactive });
   return { items: items.map(toUserRecord), next };
 }
 
 /** An active user; deactivated users are gone from lookups (INTERFACE §3). */
 export async function getUser(db: Db, id: string): Promise<UserRecord> {
   const user = await findActiveUser(db, id);
-  if (!user) throw new NotFoundError("User not found");
+  if (!user) throw new NotFoundError(USER_NOT_FOUND);
   return toUserRecord(user);
 }
 
 /**
- * Deactivates `targetId` with its `user.deactivated` event; an admin cannot deactivate themself,
- * and the hub always keeps one active admin (409, CONTRACT §6.1). The count runs after the update
- * and under the admin-deactivation lock, so of two admins deactivating each other at once, the
- * second sees the first's committed change and is refused.
+ * After a demotion or a deactivation of an admin, in its transaction: refuses (409) if no active
+ * admin is left. Under the admin-removal lock, and after the change, so of two admins demoting or
+ * deactivating each other at once the second sees the first's committed change and is refused.
+ */
+async function assertAnAdminRemains(tx: DbOrTx): Promise<void> {
+  await lockAdminDeactivations(tx);
+  if ((await countActiveAdmins(tx)) === 0) throw new ConflictError(LAST_ADMIN);
+}
+
+/**
+ * Deactivates `targetId` with its `user.deactivated` event and a new credential generation; an
+ * admin cannot deactivate themself, and the hub always keeps one active admin (409, CONTRACT §6.1).
  */
 export async function deactivateUser(db: Db, targetId: string, actorId: string): Promise<void> {
   if (targetId === actorId) throw new ForbiddenError("You cannot deactivate your own account");
   await db.transaction(async (tx) => {
     const user = await deactivateActiveUser(tx, targetId);
-    if (!user) throw new NotFoundError("User not found");
-    if (user.role === "admin") {
-      await lockAdminDeactivations(tx);
-      if ((await countActiveAdmins(tx)) === 0) throw new ConflictError("The hub must keep at least one active admin");
-    }
+    if (!user) throw new NotFoundError(USER_NOT_FOUND);
+    if (user.role === "admin") await assertAnAdminRemains(tx);
     await recordEvent(tx, { eventType: "user.deactivated", aggregateId: targetId, actorId, payload: { email: user.email, role: user.role } });
+  });
+}
+
+/**
+ * PUT /identity/me/password: checks the caller's current password, sets the new one and starts a
+ * new credential generation (every earlier login token refused), and answers a token of it.
+ */
+export async function changeOwnPassword(ctx: AccountContext, userId: string, input: ChangeOwnPasswordInput): Promise<IssuedToken> {
+  const user = await findUserCredentialsById(ctx.db, userId);
+  if (!user || !user.isActive) throw new InvalidBearerTokenError();
+  if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new ForbiddenError("Current password is incorrect");
+  const passwordHash = await hashPassword(input.new_password);
+  const changed = await ctx.db.transaction(async (tx) => {
+    // Only over the generation whose password was just checked: a reset or role change that
+    // committed meanwhile has refused the caller's token already.
+    const row = await setActiveUserPassword(tx, userId, passwordHash, user.credentialGeneration);
+    if (!row) throw new InvalidBearerTokenError();
+    await recordEvent(tx, { eventType: "user.password_changed", aggregateId: userId, actorId: userId, payload: { user_id: userId } });
+    return row;
+  });
+  ctx.auth.forgetCredentials();
+  return issueAccessToken(ctx.tokens, { userId, role: changed.role, generation: changed.credentialGeneration });
+}
+
+/** PUT /identity/users/{id}/password: an admin sets another active user's password (a reset). */
+export async function resetPassword(ctx: AccountContext, targetId: string, newPassword: string, actorId: string): Promise<void> {
+  if (targetId === actorId) throw new ForbiddenError("Use PUT /identity/me/password to change your own password");
+  const passwordHash = await hashPassword(newPassword);
+  await ctx.db.transaction(async (tx) => {
+    if (!(await setActiveUserPassword(tx, targetId, passwordHash))) throw new NotFoundError(USER_NOT_FOUND);
+    await recordEvent(tx, { eventType: "user.password_reset", aggregateId: targetId, actorId, payload: { user_id: targetId } });
+  });
+  ctx.auth.forgetCredentials();
+}
+
+/**
+ * PATCH /identity/users/{id}: another role for an active user, with a new credential generation
+ * (tokens of the old role refused). The same role changes nothing. A demotion that would leave no
+ * active admin is refused (409) under the same lock as a deactivation's check.
+ */
+export async function changeRole(ctx: AccountContext, targetId: string, role: Role, actorId: string): Promise<UserRecord> {
+  if (targetId === actorId) throw new ForbiddenError("You cannot change your own role");
+  const outcome = await ctx.db.transaction(async (tx) => {
+    // The row lock first, as a deactivation's UPDATE takes it, then the admin-removal lock.
+    const before = await lockActiveUser(tx, targetId);
+    if (!before) throw new NotFoundError(USER_NOT_FOUND);
+    if (before.role === role) return { user: before, changed: false };
+    const after = await setActiveUserRole(tx, targetId, role);
+    if (!after) throw new NotFoundError(USER_NOT_FOUND);
+    if (before.role === "admin") await assertAnAdminRemains(tx);
+    await recordEvent(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: role } });
+    return { user: after, changed: true };
+  });
+  if (outcome.changed) ctx.auth.forgetCredentials();
+  return toUserRecord(outcome.user);
+}
+
+/**
+ * POST /identity/users/{id}/reactivate: a deactivated user becomes active again with its password
+ * and credential generation unchanged (its tokens from before stay refused; its api keys work again).
+ */
+export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targetId: string, actorId: string): Promise<UserRecord> {
+  const user = await ctx.db.transaction(async (tx) => {
+    const reactivated = await reactivateInactiveUser(tx, targetId);
+    if (!reactivated) {
+      if (await findUser(tx, targetId)) throw new ConflictError("The user is already active");
+      throw new NotFoundError(USER_NOT_FOUND);
+    }
+    await recordEvent(tx, { eventType: "user.reactivated", aggregateId: targetId, actorId, payload: { user_id: targetId } });
+    return reactivated;
+  });
+  ctx.auth.forgetCredentials();
+  return toUserRecord(user);
+}
+
+/**
+ * The break-glass reset (`reset-password`, CONTRACT §6.11): sets the password of the user with this
+ * e-mail (lower-case), active or not, with a new credential generation and `user.password_reset`
+ * written by no one (actor null). Undefined for an unknown e-mail. `is_active` stays as it is.
+ */
+export async function resetPasswordByEmail(db: Db, email: string, newPassword: string): Promise<{ id: string; isActive: boolean } | undefined> {
+  const passwordHash = await hashPassword(newPassword);
+  return db.transaction(async (tx) => {
+    const user = await setPasswordByEmail(tx, email, passwordHash);
+    if (user) await recordEvent(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
+    return user;
   });
 }

@@ -38,6 +38,7 @@ const SECURITY: Record<AnyRoute["auth"], Record<string, never[]>[] | undefined> 
   user: [{ OAuth2: [] }, { ApiKey: [] }],
   admin: [{ OAuth2: [] }, { ApiKey: [] }],
   "user-login-token": [{ OAuth2: [] }],
+  "admin-login-token": [{ OAuth2: [] }],
   worker: [{ WorkerApiKey: [] }],
 };
 

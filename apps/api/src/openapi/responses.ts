@@ -19,7 +19,7 @@ export function sharedResponses(schemas: ComponentSchemas): Record<string, JsonS
       headers: { "WWW-Authenticate": { description: "`Bearer`, on endpoints that take a bearer token", schema: { type: "string" } } },
       content: httpError,
     },
-    Forbidden: { description: "Authenticated, but not allowed to do this (admins only)", content: httpError },
+    Forbidden: { description: "Authenticated, but not allowed to do this (admins only; or a login token is needed, not an api key)", content: httpError },
     PayloadTooLarge: { description: `The request body is over ${MAX_BODY_BYTES / 1024 / 1024} MiB`, content: httpError },
     UnsupportedMediaType: {
       description: "A non-empty request body that is not `application/json` or `application/*+json` (`Unsupported Media Type: send application/json`)",
@@ -47,7 +47,7 @@ export function sharedResponses(schemas: ComponentSchemas): Record<string, JsonS
 export function sharedResponsesOf(route: AnyRoute): Record<number, { $ref: string }> {
   const answers: Record<number, { $ref: string }> = {};
   if (route.auth !== "none") answers[401] = ref("Unauthorized");
-  if (route.auth === "admin") answers[403] = ref("Forbidden");
+  if (route.auth === "admin" || route.auth === "admin-login-token" || route.auth === "user-login-token") answers[403] = ref("Forbidden");
   answers[413] = ref("PayloadTooLarge");
   answers[415] = ref("UnsupportedMediaType");
   answers[422] = ref("ValidationFailed");

@@ -17,10 +17,9 @@ import {
 import { ConflictError, NotFoundError } from "@hub/shared";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
-import { hashApiKey, newSecretKey } from "../identity/secret-keys";
+import { hashApiKey, newSecretKey, WORKER_API_KEY_PREFIX } from "../identity/secret-keys";
 import type { RegisterWorkerInput, WorkerCredentials } from "./workers.schemas";
 
-const WORKER_API_KEY_PREFIX = "whk_";
 
 function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
   return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };

@@ -3,7 +3,7 @@
  * field, as the hub checks them). The form's Idempotency-Key makes a double submit one job.
  */
 import { useState, type FormEvent } from "react";
-import { ApiError, call, describeError, hub } from "../api";
+import { call, describeError, hub, issuesByField } from "../api";
 import { Link, navigate } from "../router";
 import { ErrorMessage, Field, Loading, useResource } from "../ui";
 
@@ -36,7 +36,7 @@ export function NewJobPage({ automationId }: { automationId: string }) {
       );
       navigate(`/jobs/${created.id}`);
     } catch (failure) {
-      if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])));
+      setIssues(issuesByField(failure));
       setError(describeError(failure));
       setBusy(false);
     }

@@ -1,16 +1,20 @@
-/** Hub users (admins): the active ones, creating one, deactivating one. */
+/**
+ * Hub users (admins): the active ones (and, on request, the deactivated ones), creating one,
+ * changing a role, resetting a password, deactivating and reactivating.
+ */
 import { useState, type FormEvent } from "react";
-import { ApiError, call, describeError, hub, nextCursor, type User } from "../api";
+import { call, describeError, hub, issuesByField, nextCursor, type User } from "../api";
 import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
+import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useCoalesced, useResource } from "../ui";
 
-async function listAllUsers(): Promise<User[]> {
+async function listAllUsers(includeInactive: boolean): Promise<User[]> {
   const users: User[] = [];
   let cursor: string | undefined;
   do {
-    const request = hub.GET("/identity/users", { params: { query: { limit: 1000, ...(cursor ? { cursor } : {}) } } });
+    const request = hub.GET("/identity/users", { params: { query: { limit: 1000, include_inactive: includeInactive, ...(cursor ? { cursor } : {}) } } });
     users.push(...(await call(request)));
     cursor = nextCursor((await request).response);
   } while (cursor);
@@ -19,7 +23,8 @@ async function listAllUsers(): Promise<User[]> {
 
 export function UsersPage() {
   const me = useUser();
-  const users = useResource(listAllUsers, []);
+  const [showInactive, setShowInactive] = useState(false);
+  const users = useResource(() => listAllUsers(showInactive), [showInactive]);
   const reload = useCoalesced(() => users.reload());
   useLiveEvents((event) => {
     if (event === "reset" || event.event_type.startsWith("user.")) reload();
@@ -39,7 +44,10 @@ export function UsersPage() {
       <h1>Users</h1>
       <NewUserForm onCreated={reload} />
       <section aria-labelledby="users-title">
-        <h2 id="users-title">Active users</h2>
+        <h2 id="users-title">{showInactive ? "All users" : "Active users"}</h2>
+        <label className="toggle">
+          <input type="checkbox" checked={showInactive} onChange={(event) => setShowInactive(event.target.checked)} /> Show deactivated users
+        </label>
         {users.error && <ErrorMessage error={users.error} onRetry={users.reload} />}
         {!users.data ? (
           !users.error && <Loading what="users" />
@@ -48,34 +56,39 @@ export function UsersPage() {
         ) : (
           <div className="table-wrap">
             <table>
-              <caption className="visually-hidden">Active users</caption>
+              <caption className="visually-hidden">{showInactive ? "All users, deactivated ones included" : "Active users"}</caption>
               <thead>
                 <tr>
                   <th scope="col">Email</th>
                   <th scope="col">Role</th>
+                  <th scope="col">Status</th>
                   <th scope="col">Since</th>
-                  <th scope="col">Action</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
                 {users.data.map((user) => (
-                  <tr key={user.id}>
+                  <tr key={user.id} data-user={user.email}>
                     <th scope="row">{user.email}</th>
                     <td>
                       <Badge tone={user.role === "admin" ? "info" : "neutral"}>{user.role}</Badge>
                     </td>
+                    <td>{user.is_active ? <Badge tone="good">active</Badge> : <Badge tone="warn">deactivated</Badge>}</td>
                     <td>{dateTime(user.created_at)}</td>
                     <td>
                       {user.id === me.id ? (
-                        <span className="muted">you</span>
+                        <span className="muted">
+                          you (<Link to="/account">change your password</Link>)
+                        </span>
+                      ) : user.is_active ? (
+                        <UserActions user={user} onChanged={reload} />
                       ) : (
                         <ConfirmButton
-                          label={`Deactivate ${user.email}`}
-                          danger
-                          question={`Deactivate ${user.email}? They are signed out at once and cannot sign in again.`}
-                          confirmLabel="Deactivate"
+                          label={`Reactivate ${user.email}`}
+                          question={`Reactivate ${user.email}? They sign in again with the password they had.`}
+                          confirmLabel="Reactivate"
                           onConfirm={async () => {
-                            await call(hub.DELETE("/identity/users/{user_id}", { params: { path: { user_id: user.id } } }));
+                            await call(hub.POST("/identity/users/{user_id}/reactivate", { params: { path: { user_id: user.id } } }));
                             reload();
                           }}
                         />
@@ -89,6 +102,87 @@ export function UsersPage() {
         )}
       </section>
     </>
+  );
+}
+
+/** What an admin can do to another active user: change the role, reset the password, deactivate. */
+function UserActions({ user, onChanged }: { user: User; onChanged: () => void }) {
+  const [resetting, setResetting] = useState(false);
+  const [notice, setNotice] = useState<string>();
+  const otherRole = user.role === "admin" ? "employee" : "admin";
+  return (
+    <div className="actions user-actions">
+      <ConfirmButton
+        label={`Make ${user.email} ${otherRole === "admin" ? "an admin" : "an employee"}`}
+        question={`Make ${user.email} ${otherRole === "admin" ? "an admin" : "an employee"}? They sign in again; their api keys take the new role at once.`}
+        confirmLabel={`Make ${otherRole}`}
+        onConfirm={async () => {
+          await call(hub.PATCH("/identity/users/{user_id}", { params: { path: { user_id: user.id } }, body: { role: otherRole } }));
+          setNotice(undefined);
+          onChanged();
+        }}
+      />
+      {resetting ? (
+        <ResetPasswordForm
+          user={user}
+          onDone={(message) => {
+            setResetting(false);
+            setNotice(message);
+          }}
+        />
+      ) : (
+        <button type="button" onClick={() => setResetting(true)}>
+          Reset password of {user.email}
+        </button>
+      )}
+      <ConfirmButton
+        label={`Deactivate ${user.email}`}
+        danger
+        question={`Deactivate ${user.email}? They are signed out at once and cannot sign in until reactivated.`}
+        confirmLabel="Deactivate"
+        onConfirm={async () => {
+          await call(hub.DELETE("/identity/users/{user_id}", { params: { path: { user_id: user.id } } }));
+          onChanged();
+        }}
+      />
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function ResetPasswordForm({ user, onDone }: { user: User; onDone: (message: string | undefined) => void }) {
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call(hub.PUT("/identity/users/{user_id}/password", { params: { path: { user_id: user.id } }, body: { new_password: password } }));
+      onDone(`${user.email} has a new password and is signed out: give it to them over a safe channel.`);
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="inline-form" aria-label={`Reset the password of ${user.email}`} onSubmit={(event) => void submit(event)}>
+      <Field label={`New password for ${user.email}`} error={error}>
+        {(props) => <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+      </Field>
+      <button type="submit" className="primary" disabled={busy}>
+        Set password
+      </button>
+      <button type="button" disabled={busy} onClick={() => onDone(undefined)}>
+        Cancel
+      </button>
+    </form>
   );
 }
 
@@ -114,7 +208,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
       setPassword("");
       onCreated();
     } catch (failure) {
-      if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])));
+      setIssues(issuesByField(failure));
       setError(describeError(failure));
     } finally {
       setBusy(false);
@@ -128,7 +222,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
         <Field label="Email" error={issues.email}>
           {(props) => <input {...props} type="email" required autoComplete="off" value={email} onChange={(event) => setEmail(event.target.value)} />}
         </Field>
-        <Field label="Password" hint="1–72 bytes; give it to the user over a safe channel." error={issues.password}>
+        <Field label="Password" hint="At most 72 bytes (the hub may require a minimum length); give it to the user over a safe channel." error={issues.password}>
           {(props) => <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
         </Field>
         <Field label="Role" error={issues.role}>

@@ -2,7 +2,7 @@
  * Users' api keys (CONTRACT §6.10). Every function takes the connection or transaction first;
  * the lookup behind `Authorization: Bearer hub_…` is a prepared statement like the token path's.
  */
-import { and, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../client";
 import { apiKeys, users, type ApiKey } from "../schema";
 import { recordEvent } from "./events";
@@ -16,8 +16,8 @@ const lastUsedIsStale = sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsed
 
 /**
  * The lookup behind a request authenticated by an api key, as a named prepared statement: the
- * key's unique digest index, joined with its user. Only a usable key answers — not revoked, not
- * expired, its user active. The API keeps what it found only while PostgreSQL's
+ * key's unique digest index, joined with its user. A key answers while not revoked and its user is
+ * active, expired or not: the API refuses an expired one with its own message (CONTRACT §6.11). The API keeps what it found only while PostgreSQL's
  * `hub_credentials_changed` notifications (migration 0010) can tell it of a revocation or a
  * deactivation, and uses a kept key only until its `expiresAt`; `lastUsedAt` tells it when
  * {@link touchApiKeyLastUsed} is due.
@@ -40,7 +40,7 @@ export function prepareApiKeyLookup(db: DbOrTx) {
       and(
         eq(apiKeys.digest, sql.placeholder("digest")),
         isNull(apiKeys.revokedAt),
-        gt(apiKeys.expiresAt, sql`now()`),
+        // An expired key is found too: the caller refuses it with its own answer ("Api key expired").
         eq(users.isActive, true),
       ),
     )

@@ -10,7 +10,14 @@ import { users, workers } from "../schema";
 export function prepareAuthLookups(db: Db) {
   return {
     userById: db
-      .select({ id: users.id, email: users.email, role: users.role, isActive: users.isActive, createdAt: users.createdAt })
+      .select({
+        id: users.id,
+        email: users.email,
+        role: users.role,
+        isActive: users.isActive,
+        createdAt: users.createdAt,
+        credentialGeneration: users.credentialGeneration,
+      })
       .from(users)
       .where(eq(users.id, sql.placeholder("id")))
       .prepare("auth_user_by_id"),

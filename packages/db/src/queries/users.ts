@@ -23,12 +23,113 @@ export async function insertUser(db: DbOrTx, user: { email: string; passwordHash
   return row;
 }
 
+/** What signing in needs of a user: its hash, whether it may sign in, what its token carries. */
+const credentialColumns = {
+  id: users.id,
+  role: users.role,
+  isActive: users.isActive,
+  passwordHash: users.passwordHash,
+  credentialGeneration: users.credentialGeneration,
+};
+
 /** The login view of a user (with the hash), active or not; `email` must already be lower-case. */
 export async function findUserCredentialsByEmail(db: DbOrTx, email: string) {
-  const [row] = await db
-    .select({ id: users.id, role: users.role, isActive: users.isActive, passwordHash: users.passwordHash })
+  const [row] = await db.select(credentialColumns).from(users).where(eq(users.email, email));
+  return row;
+}
+
+/** The login view of a user by id, active or not. */
+export async function findUserCredentialsById(db: DbOrTx, id: string) {
+  const [row] = await db.select(credentialColumns).from(users).where(eq(users.id, id));
+  return row;
+}
+
+/** A user, active or not (`email` lower-case). */
+export async function findUserByEmail(db: DbOrTx, email: string): Promise<PublicUser | undefined> {
+  const [row] = await db.select(publicColumns).from(users).where(eq(users.email, email));
+  return row;
+}
+
+/** A user, active or not. */
+export async function findUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db.select(publicColumns).from(users).where(eq(users.id, id));
+  return row;
+}
+
+/**
+ * An active user, its row locked until the transaction ends: a role change reads the role it
+ * replaces under the same lock that deactivations take on the row.
+ */
+export async function lockActiveUser(tx: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await tx
+    .select(publicColumns)
     .from(users)
-    .where(eq(users.email, email));
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .for("update");
+  return row;
+}
+
+/** Adds 1 to the credential generation: every login token issued before is refused (CONTRACT §6.11). */
+const nextCredentialGeneration = sql`${users.credentialGeneration} + 1`;
+
+/**
+ * Replaces an active user's password hash and starts a new credential generation; undefined when
+ * the user is unknown or deactivated, or (given `fromGeneration`) has moved past that generation.
+ * The new generation is returned for the token to carry.
+ */
+export async function setActiveUserPassword(
+  db: DbOrTx,
+  id: string,
+  passwordHash: string,
+  fromGeneration?: number,
+): Promise<{ email: string; role: Role; credentialGeneration: number } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
+    .where(
+      and(
+        eq(users.id, id),
+        eq(users.isActive, true),
+        fromGeneration === undefined ? undefined : eq(users.credentialGeneration, fromGeneration),
+      ),
+    )
+    .returning({ email: users.email, role: users.role, credentialGeneration: users.credentialGeneration });
+  return row;
+}
+
+/**
+ * The break-glass reset (`reset-password`): replaces the password of the user with this e-mail,
+ * active or not, and starts a new credential generation; undefined for an unknown e-mail.
+ */
+export async function setPasswordByEmail(db: DbOrTx, email: string, passwordHash: string): Promise<{ id: string; isActive: boolean } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
+    .where(eq(users.email, email))
+    .returning({ id: users.id, isActive: users.isActive });
+  return row;
+}
+
+/** Gives an active user another role and starts a new credential generation. */
+export async function setActiveUserRole(db: DbOrTx, id: string, role: Role): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ role, credentialGeneration: nextCredentialGeneration })
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .returning(publicColumns);
+  return row;
+}
+
+/**
+ * Makes a deactivated user active again, with its password and credential generation as they
+ * were; undefined when the user is unknown or already active.
+ */
+export async function reactivateInactiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ isActive: true, deactivatedAt: null })
+    .where(and(eq(users.id, id), eq(users.isActive, false)))
+    .returning(publicColumns);
   return row;
 }
 
@@ -49,8 +150,8 @@ export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser
 /** GET /identity/users: oldest first by (created_at, id). */
 export const USERS_LIST_ORDER: KeysetOrder = { createdAt: users.createdAt, id: users.id, direction: "oldest first" };
 
-/** One page of the active users. */
-export async function listActiveUsers(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<PublicUser>> {
+/** One page of the active users, or of every user with `includeInactive`. */
+export async function listUsersPage(db: DbOrTx, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
   return keysetPage(
     USERS_LIST_ORDER,
     page,
@@ -58,7 +159,7 @@ export async function listActiveUsers(db: DbOrTx, page: KeysetPageRequest): Prom
       db
         .select(publicColumns)
         .from(users)
-        .where(and(eq(users.isActive, true), after))
+        .where(options.includeInactive ? after : and(eq(users.isActive, true), after))
         .orderBy(...orderBy)
         .limit(limit),
     (user) => user,
@@ -66,20 +167,21 @@ export async function listActiveUsers(db: DbOrTx, page: KeysetPageRequest): Prom
 }
 
 /**
- * Marks an active user inactive; undefined when the user is unknown or already inactive. The
- * row lock makes concurrent deactivations of one user succeed exactly once.
+ * Marks an active user inactive and starts a new credential generation (its tokens stay refused
+ * after a reactivation); undefined when the user is unknown or already inactive. The row lock
+ * makes concurrent deactivations of one user succeed exactly once.
  */
 export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ email: string; role: Role } | undefined> {
   const [row] = await db
     .update(users)
-    .set({ isActive: false, deactivatedAt: sql`now()` })
+    .set({ isActive: false, deactivatedAt: sql`now()`, credentialGeneration: nextCredentialGeneration })
     .where(and(eq(users.id, id), eq(users.isActive, true)))
     .returning({ email: users.email, role: users.role });
   return row;
 }
 
 /**
- * Serialises admin deactivations until the transaction ends (a transaction-level advisory lock),
+ * Serialises admin deactivations and demotions until the transaction ends (a transaction-level advisory lock),
  * so two admins deactivating each other at once cannot both see the other still active.
  */
 export async function lockAdminDeactivations(tx: DbOrTx): Promise<void> {
