@@ -336,6 +336,7 @@ CREATE TABLE public.users (
     is_active boolean DEFAULT true NOT NULL,
     created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
     deactivated_at timestamp(3) with time zone,
+    credential_generation integer DEFAULT 0 NOT NULL,
     CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'employee'::text])))
 );
 
@@ -682,6 +683,12 @@ CREATE INDEX sectors_created_idx ON public.sectors USING btree (created_at, id);
 CREATE INDEX users_active_created_idx ON public.users USING btree (created_at, id) WHERE is_active;
 
 --
+-- Name: users_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_created_idx ON public.users USING btree (created_at, id);
+
+--
 -- Name: users_email_key; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -757,7 +764,7 @@ CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at
 -- Name: users users_credentials_changed; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER users_credentials_changed AFTER DELETE OR UPDATE OF is_active, role, password_hash ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+CREATE TRIGGER users_credentials_changed AFTER DELETE OR UPDATE OF is_active, role, password_hash, credential_generation ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
 
 --
 -- Name: workers workers_credentials_changed; Type: TRIGGER; Schema: public; Owner: -
