@@ -4,8 +4,9 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -70,6 +71,15 @@ export interface BenchConfig {
   footprintJobs: number;
   /** `scale` mode (a large history, lists, gauges and retention): see {@link ScaleConfig}. */
   scale: ScaleConfig;
+  /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
+  burst: BurstConfig;
+  /**
+   * BENCH_POSTGRES: "private" (default) measures on a PostgreSQL the run starts itself with
+   * production settings (lib/postgres-server.ts); "shared" on the DATABASE_URL server.
+   */
+  postgres: "private" | "shared";
+  /** The server the run measures on and its settings, once run.ts started it. */
+  postgresServer?: PostgresServerInfo;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
   keepDatabases: boolean;
   /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
@@ -95,6 +105,29 @@ export interface TimedConfig {
   /** BENCH_TIMED_AUTOMATIONS / BENCH_TIMED_LIMIT: automations the jobs are spread over, and their `max_concurrent_jobs`. */
   automations: number;
   limit: number;
+}
+
+/** How the `burst` mode's jobs are created, claimed and completed. */
+export const BURST_PROTOCOLS = ["batched", "single"] as const;
+export type BurstProtocol = (typeof BURST_PROTOCOLS)[number];
+
+/**
+ * The `burst` mode (issue 29): on one fresh hub, a small burst, a large burst and, right after it,
+ * a phase paced at a fraction (BENCH_LOAD_FRACTION) of the large burst's throughput; per protocol.
+ */
+export interface BurstConfig {
+  /** BENCH_BURST_SCALE: multiplies the three phase sizes below (default 1; e.g. 0.2 for 500 / 8,000 / 1,200). */
+  scale: number;
+  /** BENCH_BURST_SMALL / BENCH_BURST_LARGE / BENCH_BURST_HALF_N: jobs of each phase, before the scale. */
+  smallJobs: number;
+  largeJobs: number;
+  halfLoadJobs: number;
+  /** BENCH_BURST_LIMIT: `max_concurrent_jobs` of every automation (BENCH_A of them). */
+  limit: number;
+  /** BENCH_BURST_CLAIM_BATCH: `max_jobs` of each claim-batch (the hub caps it at the free slots). */
+  claimBatch: number;
+  /** BENCH_BURST_PROTOCOLS: "batched" (POST /jobs/batch, claim-batch, complete-batch) and/or "single" (one job per request). */
+  protocols: BurstProtocol[];
 }
 
 /**
@@ -144,9 +177,19 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
   const mode: BenchMode =
-    argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : argv.includes("footprint") ? "footprint" : argv.includes("scale") ? "scale" : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale] [--smoke])`);
+    argv.includes("api") || argv.includes("--api")
+      ? "api"
+      : argv.includes("timed")
+        ? "timed"
+        : argv.includes("footprint")
+          ? "footprint"
+          : argv.includes("scale")
+            ? "scale"
+            : argv.includes("burst")
+              ? "burst"
+              : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -196,6 +239,8 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       requests: intVar(env, "BENCH_SCALE_REQUESTS", 300, 10),
       scrapes: intVar(env, "BENCH_SCALE_SCRAPES", 20, 2),
     },
+    burst: loadBurstConfig(env, smoke),
+    postgres: listVar(env, "BENCH_POSTGRES", ["private", "shared"] as const, ["private"])[0]!,
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
@@ -221,5 +266,21 @@ function loadTimedConfig(env: NodeJS.ProcessEnv, smoke: boolean): TimedConfig {
     spanSeconds,
     automations: intVar(env, "BENCH_TIMED_AUTOMATIONS", smoke ? 2 : 8, 1),
     limit: intVar(env, "BENCH_TIMED_LIMIT", smoke ? 10 : 100, 1),
+  };
+}
+
+/**
+ * Full size: the issue's 2,500- and 40,000-job bursts (about 3 minutes batched, 5 one job per
+ * request, on the 2-core machine); smoke: a few hundred jobs, to prove the mode runs.
+ */
+function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
+  return {
+    scale: numberVar(env, "BENCH_BURST_SCALE", 1, 0.001, 10),
+    smallJobs: intVar(env, "BENCH_BURST_SMALL", smoke ? 100 : 2500, 1),
+    largeJobs: intVar(env, "BENCH_BURST_LARGE", smoke ? 400 : 40_000, 1),
+    halfLoadJobs: intVar(env, "BENCH_BURST_HALF_N", smoke ? 50 : 6000, 1),
+    limit: intVar(env, "BENCH_BURST_LIMIT", 8, 1),
+    claimBatch: intVar(env, "BENCH_BURST_CLAIM_BATCH", 20, 1),
+    protocols: listVar(env, "BENCH_BURST_PROTOCOLS", BURST_PROTOCOLS, [...BURST_PROTOCOLS]),
   };
 }

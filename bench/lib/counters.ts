@@ -98,3 +98,56 @@ export function redisDelta(before: Record<string, number>, after: Record<string,
   }
   return delta;
 }
+
+/** What PostgreSQL's statistics say of the `jobs` table and of the claim statement, at one moment. */
+export interface JobsTableCounts {
+  /** pg_stat_user_tables of `jobs`: sequential scans, updates, HOT updates, live and dead rows, autovacuums and autoanalyzes. */
+  seqScans: number;
+  updates: number;
+  hotUpdates: number;
+  liveRows: number;
+  deadRows: number;
+  autovacuums: number;
+  autoanalyzes: number;
+  /** Top-level statements calling `hub_claim_jobs` (pg_stat_statements); null when it is not loaded. */
+  claimStatements: number | null;
+  /** Calls of the `hub_claim_jobs` function (pg_stat_user_functions; needs track_functions = pl, else 0). */
+  claimFunctionCalls: number;
+}
+
+/**
+ * The `jobs` table's and the claim's counters in the run's database. Backends publish table and
+ * function counts at most once a second (and when idle), so read them a second after the work.
+ */
+export async function countJobsTable(databaseUrl: string, statements: boolean): Promise<JobsTableCounts> {
+  return withClient(databaseUrl, async (client) => {
+    const table = await client.query<{ seq: number; upd: number; hot: number; live: number; dead: number; vacuums: number; analyzes: number }>(
+      `select seq_scan::float8 as seq, n_tup_upd::float8 as upd, n_tup_hot_upd::float8 as hot, n_live_tup::float8 as live,
+              n_dead_tup::float8 as dead, autovacuum_count::float8 as vacuums, autoanalyze_count::float8 as analyzes
+         from pg_stat_user_tables where relname = 'jobs' and schemaname = current_schema()`,
+    );
+    const functions = await client.query<{ calls: number }>(
+      "select coalesce(sum(calls), 0)::float8 as calls from pg_stat_user_functions where funcname = 'hub_claim_jobs'",
+    );
+    let claimStatements: number | null = null;
+    if (statements) {
+      const counted = await client.query<{ calls: number }>(
+        `select coalesce(sum(calls), 0)::float8 as calls from pg_stat_statements
+          where toplevel and dbid = (select oid from pg_database where datname = current_database()) and query like '%hub\\_claim\\_jobs(%'`,
+      );
+      claimStatements = counted.rows[0]?.calls ?? 0;
+    }
+    const row = table.rows[0];
+    return {
+      seqScans: row?.seq ?? Number.NaN,
+      updates: row?.upd ?? Number.NaN,
+      hotUpdates: row?.hot ?? Number.NaN,
+      liveRows: row?.live ?? Number.NaN,
+      deadRows: row?.dead ?? Number.NaN,
+      autovacuums: row?.vacuums ?? Number.NaN,
+      autoanalyzes: row?.analyzes ?? Number.NaN,
+      claimStatements,
+      claimFunctionCalls: functions.rows[0]?.calls ?? 0,
+    };
+  });
+}

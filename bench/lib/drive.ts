@@ -67,7 +67,7 @@ export interface TargetResult {
 const AUDIT_QUERIES = 2;
 
 /** How long without any progress before a phase counts as stalled. */
-function stallMs(config: BenchConfig): number {
+export function stallMs(config: BenchConfig): number {
   return (config.leaseSeconds + 10) * 1000;
 }
 
@@ -163,7 +163,7 @@ async function measureIdleCpu(pids: Record<string, number | undefined>, database
 }
 
 /** CPU milliseconds per job of each accounted process over one phase. */
-async function withCpu<T extends PhaseSummary>(
+export async function withCpu<T extends PhaseSummary>(
   pids: Record<string, number | undefined>,
   database: string | undefined,
   phase: () => Promise<T>,
