@@ -1,6 +1,7 @@
 /**
  * `pnpm bench burst` (issue 29): does a job cost the same whatever the backlog? On one fresh hub
- * per protocol (8 automations × max_concurrent_jobs 8 by default), three phases back to back:
+ * per protocol (8 automations × max_concurrent_jobs 8 by default), after a warm-up of a few
+ * hundred jobs (its figures are printed, not used), three phases back to back:
  *
  * 1. a small burst (2,500 jobs) created as fast as the API accepts them,
  * 2. a large burst (40,000 jobs) the same way,
@@ -19,6 +20,7 @@ import pg from "pg";
 import { ConcurrencySampler } from "@hub/testing";
 import type { BenchConfig, BurstProtocol } from "../lib/config";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
+import { planClaimStatement, type ClaimPlan } from "../lib/claim-plan";
 import { countJobsTable, enableStatementCounts, type JobsTableCounts } from "../lib/counters";
 import { databaseName, stallMs, withCpu } from "../lib/drive";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type PhaseRecorder, type PhaseSummary } from "../lib/load";
@@ -27,7 +29,8 @@ import { auditLines, busyWarning, describeMachine, formatNumber, machineCpuMsPer
 import { hubProcessOptions, hubTarget, onFreshHub } from "../hub";
 import { seedHub } from "../hub/hub-target";
 
-export type BurstPhaseName = "small burst" | "large burst" | "half load";
+/** The warm-up (not in the ratios) lets the hub's processes reach their steady state before the small burst. */
+export type BurstPhaseName = "warm-up" | "small burst" | "large burst" | "half load";
 
 /** One phase's figures. */
 export interface BurstPhase extends PhaseSummary {
@@ -54,6 +57,8 @@ export interface BurstPhase extends PhaseSummary {
   jobsDeadRows: number;
   autovacuums: number;
   autoanalyzes: number;
+  /** The claim statement's generic plan on `jobs` as the phase ended (lib/claim-plan.ts); null without pg_stat_statements. */
+  claimPlan: ClaimPlan | null;
 }
 
 /** The issue's targets, as same-run ratios to the small burst. */
@@ -98,7 +103,12 @@ const SAMPLE_EVERY_MS = 250;
 /** The three phase sizes after BENCH_BURST_SCALE. */
 export function burstSizes(config: BenchConfig): Record<BurstPhaseName, number> {
   const scaled = (jobs: number) => Math.max(1, Math.round(jobs * config.burst.scale));
-  return { "small burst": scaled(config.burst.smallJobs), "large burst": scaled(config.burst.largeJobs), "half load": scaled(config.burst.halfLoadJobs) };
+  return {
+    "warm-up": config.burst.warmupJobs,
+    "small burst": scaled(config.burst.smallJobs),
+    "large burst": scaled(config.burst.largeJobs),
+    "half load": scaled(config.burst.halfLoadJobs),
+  };
 }
 
 function phaseFigures(
@@ -107,6 +117,7 @@ function phaseFigures(
   before: JobsTableCounts,
   after: JobsTableCounts,
   samplerStatements: number,
+  claimPlan: ClaimPlan | null,
 ): BurstPhase {
   const byStatements = after.claimStatements !== null && before.claimStatements !== null;
   const claims = byStatements ? after.claimStatements! - before.claimStatements! : after.claimFunctionCalls - before.claimFunctionCalls;
@@ -127,6 +138,7 @@ function phaseFigures(
     jobsDeadRows: after.deadRows,
     autovacuums: after.autovacuums - before.autovacuums,
     autoanalyzes: after.autoanalyzes - before.autoanalyzes,
+    claimPlan,
   };
 }
 
@@ -175,11 +187,13 @@ async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): P
         const samplesBefore = sampler.samples;
         const summary = await withCpu(pids, database, () => run(recorder));
         await sleep(statsPublishMs(config.smoke));
-        const phase = phaseFigures(name, summary, before, await countJobsTable(databaseUrl, statements), sampler.samples - samplesBefore);
+        const after = await countJobsTable(databaseUrl, statements);
+        const phase = phaseFigures(name, summary, before, after, sampler.samples - samplesBefore, statements ? await planClaimStatement(databaseUrl) : null);
         phases.push(phase);
         return phase;
       };
       const creators = config.creators;
+      await measure("warm-up", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
       await measure("small burst", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
       const large = await measure("large burst", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
       const rate = config.rate ?? large.throughput * config.loadFraction;
@@ -222,7 +236,7 @@ export function renderBurst(report: BurstReport): string {
       "",
       `${PROTOCOL_TITLES[run.protocol]}${run.halfLoadRate === null ? "" : ` (half load paced at ${formatNumber(run.halfLoadRate)} jobs/s)`}`,
       table([
-        ["phase", "jobs", "jobs/s", "wall jobs/s", "PG ms/job", "machine ms/job", "api", "dispatcher", "relay", "redis", "driver", "claims", "seq scans", "per claim", "sampler", "upd", "HOT", "rows", "dead", "autovac"],
+        ["phase", "jobs", "jobs/s", "wall jobs/s", "PG ms/job", "machine ms/job", "api", "dispatcher", "relay", "redis", "driver", "claims", "seq scans", "per claim", "sampler", "upd", "HOT", "rows", "dead", "autovac", "claim plan on jobs"],
         ...run.phases.map((phase) => [
           `  ${phase.name}`,
           String(phase.created),
@@ -244,6 +258,7 @@ export function renderBurst(report: BurstReport): string {
           String(phase.jobsLiveRows),
           String(phase.jobsDeadRows),
           `${phase.autovacuums}/${phase.autoanalyzes}`,
+          phase.claimPlan ? phase.claimPlan.jobsScans.join(", ") || "none" : "n/a",
         ]),
       ]),
     );
@@ -269,6 +284,8 @@ export function renderBurst(report: BurstReport): string {
     "processes, PostgreSQL and Redis; driver: this benchmark). claims: top-level statements calling hub_claim_jobs (pg_stat_statements);",
     "seq scans, upd, HOT, autovac(uum)/(auto)analyze: pg_stat_user_tables of jobs over the phase (every statement on jobs counts: sampler",
     "is how many the audit's concurrency sampler ran, at most that many of the scans are its own); rows, dead: at the phase's end.",
+    "claim plan on jobs: the scans of jobs in the generic plan of the hub's claim statement (its text from pg_stat_statements,",
+    "prepared and explained, not run) on the table as the phase ended; the function's own statements are planned apart and not shown.",
     `Each phase's statistics are read ${statsPublishMs(report.config.smoke) / 1000} s after it (backends publish late); the next phase starts then.`,
   );
   return lines.join("\n");

@@ -122,6 +122,8 @@ export interface BurstConfig {
   smallJobs: number;
   largeJobs: number;
   halfLoadJobs: number;
+  /** BENCH_BURST_WARMUP: jobs created (as the protocol creates them) before the small burst, not scaled; their figures are not in the ratios. */
+  warmupJobs: number;
   /** BENCH_BURST_LIMIT: `max_concurrent_jobs` of every automation (BENCH_A of them). */
   limit: number;
   /** BENCH_BURST_CLAIM_BATCH: `max_jobs` of each claim-batch (the hub caps it at the free slots). */
@@ -279,6 +281,7 @@ function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
     smallJobs: intVar(env, "BENCH_BURST_SMALL", smoke ? 100 : 2500, 1),
     largeJobs: intVar(env, "BENCH_BURST_LARGE", smoke ? 400 : 40_000, 1),
     halfLoadJobs: intVar(env, "BENCH_BURST_HALF_N", smoke ? 50 : 6000, 1),
+    warmupJobs: intVar(env, "BENCH_BURST_WARMUP", smoke ? 20 : 300, 1),
     limit: intVar(env, "BENCH_BURST_LIMIT", 8, 1),
     claimBatch: intVar(env, "BENCH_BURST_CLAIM_BATCH", 20, 1),
     protocols: listVar(env, "BENCH_BURST_PROTOCOLS", BURST_PROTOCOLS, [...BURST_PROTOCOLS]),
