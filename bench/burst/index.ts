@@ -17,15 +17,16 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { ConcurrencySampler } from "@hub/testing";
+import { ConcurrencySampler, createScratchDatabase } from "@hub/testing";
 import type { BenchConfig, BurstProtocol } from "../lib/config";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
 import { planClaimStatement, type ClaimPlan } from "../lib/claim-plan";
 import { countJobsTable, enableStatementCounts, type JobsTableCounts } from "../lib/counters";
-import { databaseName, stallMs, withCpu } from "../lib/drive";
-import { PhaseTracker, runPacedPhase, runPeakPhase, type PhaseRecorder, type PhaseSummary } from "../lib/load";
-import { planWorkload, type PhaseKind } from "../lib/plan";
-import { auditLines, busyWarning, describeMachine, formatNumber, machineCpuMsPerJob, table, writeReport, type MachineInfo } from "../lib/report";
+import { databaseName, pushTargetAudit, stallMs, withCpu } from "../lib/drive";
+import { PhaseTracker, runPacedPhase, runPeakPhase, type JobTarget, type PhaseRecorder, type PhaseSummary } from "../lib/load";
+import { planWorkload, type PhaseKind, type WorkloadPlan } from "../lib/plan";
+import { GraphileWorkerTarget } from "../baselines/graphile-worker";
+import { auditLines, busyWarning, describeMachine, formatNumber, formatRatio, machineCpuMsPerJob, table, writeReport, type MachineInfo } from "../lib/report";
 import { hubProcessOptions, hubTarget, onFreshHub } from "../hub";
 import { seedHub } from "../hub/hub-target";
 
@@ -111,14 +112,26 @@ export function burstSizes(config: BenchConfig): Record<BurstPhaseName, number> 
   };
 }
 
+/** `counts` of the hub's `jobs` table before and after the phase; null for a peer (those figures are then NaN). */
 function phaseFigures(
   name: BurstPhaseName,
   summary: PhaseSummary & { cpuMsPerJob: Record<string, number> },
-  before: JobsTableCounts,
-  after: JobsTableCounts,
+  counts: { before: JobsTableCounts; after: JobsTableCounts } | null,
   samplerStatements: number,
   claimPlan: ClaimPlan | null,
 ): BurstPhase {
+  const none: JobsTableCounts = {
+    seqScans: Number.NaN,
+    updates: Number.NaN,
+    hotUpdates: Number.NaN,
+    liveRows: Number.NaN,
+    deadRows: Number.NaN,
+    autovacuums: Number.NaN,
+    autoanalyzes: Number.NaN,
+    claimStatements: null,
+    claimFunctionCalls: Number.NaN,
+  };
+  const { before, after } = counts ?? { before: none, after: none };
   const byStatements = after.claimStatements !== null && before.claimStatements !== null;
   const claims = byStatements ? after.claimStatements! - before.claimStatements! : after.claimFunctionCalls - before.claimFunctionCalls;
   const jobsSeqScans = after.seqScans - before.seqScans;
@@ -156,20 +169,60 @@ export function burstRatios(phases: readonly BurstPhase[]): BurstRatios | null {
   };
 }
 
-/** The three phases on a fresh hub, with one protocol. */
-async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): Promise<BurstRun> {
+/** What the phases run against: the hub (its `jobs` table and claim statement are read) or a peer (only CPU and throughput). */
+interface BurstTarget {
+  protocol: BurstProtocol;
+  target: JobTarget;
+  /** Jobs per create request; one by one when undefined. */
+  batch: number | undefined;
+  tracker: PhaseTracker;
+  /** Processes whose CPU is accounted, by label (this driver is added). */
+  pids: Record<string, number | undefined>;
+  databaseUrl: string;
+  /** For the hub: whether pg_stat_statements counts, and the audit sampler's statements so far. */
+  hub: { statements: boolean; samples: () => number } | null;
+}
+
+/** The warm-up, both bursts and half load, back to back; workers (the hub's or the peer's own) already running. */
+async function runBurstPhases(config: BenchConfig, plan: WorkloadPlan, run: BurstTarget) {
   const sizes = burstSizes(config);
-  const plan = planWorkload({ ...config, limits: [config.burst.limit], slowJobs: 0 }, randomBytes(3).toString("hex"));
-  const mode = protocol === "batched" ? "batched" : "single";
-  return onFreshHub(config, hubProcessOptions(config, mode), async ({ processes: hub, databaseUrl }) => {
+  const database = databaseName(run.databaseUrl);
+  const pids = { ...run.pids, bench: process.pid };
+  const phases: BurstPhase[] = [];
+  const recorders: PhaseRecorder[] = [];
+  const hub = run.hub;
+  const measure = async (name: BurstPhaseName, kind: PhaseKind, phase: (recorder: PhaseRecorder) => Promise<PhaseSummary>) => {
+    console.error(`bench: burst, ${run.protocol}: ${name}, ${sizes[name]} jobs`);
+    const recorder = run.tracker.begin(kind, sizes[name]);
+    recorders.push(recorder);
+    const before = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
+    const samplesBefore = hub?.samples() ?? 0;
+    const summary = await withCpu(pids, database, () => phase(recorder));
+    await sleep(statsPublishMs(config.smoke));
+    const after = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
+    const claimPlan = hub?.statements ? await planClaimStatement(run.databaseUrl) : null;
+    const figures = phaseFigures(name, summary, before && after ? { before, after } : null, hub ? hub.samples() - samplesBefore : Number.NaN, claimPlan);
+    phases.push(figures);
+    return figures;
+  };
+  const peak = (recorder: PhaseRecorder) => runPeakPhase(run.target, plan, recorder, { creators: config.creators, stallMs: stallMs(config), batch: run.batch });
+  await measure("warm-up", "peak", peak);
+  await measure("small burst", "peak", peak);
+  const large = await measure("large burst", "peak", peak);
+  const halfLoadRate = config.rate ?? large.throughput * config.loadFraction;
+  await measure("half load", "paced", (recorder) =>
+    runPacedPhase(run.target, plan, recorder, { creators: config.creators, rate: halfLoadRate, stallMs: stallMs(config), batch: run.batch }),
+  );
+  return { phases, recorders, halfLoadRate };
+}
+
+/** The phases on a fresh hub, batched or one job per request, audited as the e2e mode audits. */
+async function runHubBurst(config: BenchConfig, plan: WorkloadPlan, protocol: "batched" | "single"): Promise<BurstRun> {
+  return onFreshHub(config, hubProcessOptions(config, protocol), async ({ processes: hub, databaseUrl }) => {
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
-    const { target, workers: makeWorkers, batch } = hubTarget(mode, hub.apiUrl, seed, plan, config, config.burst.claimBatch);
+    const { target, workers: makeWorkers, batch } = hubTarget(protocol, hub.apiUrl, seed, plan, config, config.burst.claimBatch);
     const auditPool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: "bench-audit" });
-    const database = databaseName(databaseUrl);
-    const pids = { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid, bench: process.pid };
-    const phases: BurstPhase[] = [];
-    const recorders: PhaseRecorder[] = [];
-    let halfLoadRate: number | null = null;
+    let outcome: Awaited<ReturnType<typeof runBurstPhases>>;
     let audit: AuditCheck[];
     try {
       const statements = await enableStatementCounts(databaseUrl);
@@ -179,30 +232,19 @@ async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): P
       const workers = makeWorkers(tracker);
       sampler.start();
       workers.start();
-      const measure = async (name: BurstPhaseName, kind: PhaseKind, run: (recorder: PhaseRecorder) => Promise<PhaseSummary>) => {
-        console.error(`bench: burst, ${protocol}: ${name}, ${sizes[name]} jobs`);
-        const recorder = tracker.begin(kind, sizes[name]);
-        recorders.push(recorder);
-        const before = await countJobsTable(databaseUrl, statements);
-        const samplesBefore = sampler.samples;
-        const summary = await withCpu(pids, database, () => run(recorder));
-        await sleep(statsPublishMs(config.smoke));
-        const after = await countJobsTable(databaseUrl, statements);
-        const phase = phaseFigures(name, summary, before, after, sampler.samples - samplesBefore, statements ? await planClaimStatement(databaseUrl) : null);
-        phases.push(phase);
-        return phase;
-      };
-      const creators = config.creators;
-      await measure("warm-up", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
-      await measure("small burst", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
-      const large = await measure("large burst", "peak", (recorder) => runPeakPhase(target, plan, recorder, { creators, stallMs: stallMs(config), batch }));
-      const rate = config.rate ?? large.throughput * config.loadFraction;
-      halfLoadRate = rate;
-      await measure("half load", "paced", (recorder) => runPacedPhase(target, plan, recorder, { creators, rate, stallMs: stallMs(config), batch }));
+      outcome = await runBurstPhases(config, plan, {
+        protocol,
+        target,
+        batch,
+        tracker,
+        pids: { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid },
+        databaseUrl,
+        hub: { statements, samples: () => sampler.samples },
+      });
       await workers.stop();
       const drain = await waitForRelayDrain(auditPool, 10_000);
       const sampled = samplerReport(await sampler.stop(), automationsById);
-      audit = await auditRun(auditPool, recorders, sampled, drain.left);
+      audit = await auditRun(auditPool, outcome.recorders, sampled, drain.left);
     } finally {
       await target.close();
       await auditPool.end();
@@ -213,15 +255,49 @@ async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): P
       ok: crashes.length === 0,
       detail: crashes.length === 0 ? "none" : crashes.map((crash) => `${crash.name} exited ${crash.exit.code ?? crash.exit.signal}`).join(", "),
     });
-    const run: BurstRun = { protocol, phases, ratios: burstRatios(phases), halfLoadRate, audit };
+    const run: BurstRun = { protocol, phases: outcome.phases, ratios: burstRatios(outcome.phases), halfLoadRate: outcome.halfLoadRate, audit };
     return { value: run, passed: audit.every((check) => check.ok) };
   });
+}
+
+/** The phases on graphile-worker plain (`add_job` per job, its runner in this process), on a database of its own. */
+async function runGraphileBurst(config: BenchConfig, plan: WorkloadPlan): Promise<BurstRun> {
+  const database = await createScratchDatabase(config.databaseServerUrl, { label: "bench_graphile" });
+  try {
+    const tracker = new PhaseTracker();
+    const target = await GraphileWorkerTarget.start(database.url, tracker, {
+      creators: config.creators,
+      concurrency: config.peerConcurrency,
+      batched: false,
+      batchSize: config.batchSize,
+    });
+    try {
+      const outcome = await runBurstPhases(config, plan, { protocol: "graphile", target, batch: undefined, tracker, pids: {}, databaseUrl: database.url, hub: null });
+      await target.stopRunner();
+      const audit = [...pushTargetAudit(outcome.recorders), ...(await target.audit())];
+      return { protocol: "graphile", phases: outcome.phases, ratios: burstRatios(outcome.phases), halfLoadRate: outcome.halfLoadRate, audit };
+    } finally {
+      await target.stopRunner().catch(() => undefined);
+      await target.close();
+    }
+  } finally {
+    if (!config.keepDatabases) await database.drop();
+  }
+}
+
+async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): Promise<BurstRun> {
+  const plan = planWorkload({ ...config, limits: [config.burst.limit], slowJobs: 0 }, randomBytes(3).toString("hex"));
+  return protocol === "graphile" ? runGraphileBurst(config, plan) : runHubBurst(config, plan, protocol);
 }
 
 const PROTOCOL_TITLES: Record<BurstProtocol, string> = {
   batched: "batched: POST /jobs/batch, claim-batch, complete-batch",
   single: "one job per request: POST /jobs, POST /jobs/claim, POST /jobs/{id}/complete",
+  graphile: "peer: graphile-worker plain, add_job per job, its runner in this driver (so its CPU is in 'driver', not in 'machine')",
 };
+
+/** A count, or "–" where the figure does not apply (a peer has no hub `jobs` table). */
+const count = (value: number) => (Number.isFinite(value) ? String(value) : "–");
 
 export function renderBurst(report: BurstReport): string {
   const { config, machine } = report;
@@ -249,16 +325,16 @@ export function renderBurst(report: BurstReport): string {
           formatNumber(phase.cpuMsPerJob.relay),
           formatNumber(phase.cpuMsPerJob.redis),
           formatNumber(phase.cpuMsPerJob.bench),
-          String(phase.claims),
-          String(phase.jobsSeqScans),
+          count(phase.claims),
+          count(phase.jobsSeqScans),
           formatNumber(phase.seqScansPerClaim),
-          String(phase.samplerStatements),
-          String(phase.jobsUpdates),
-          String(phase.jobsHotUpdates),
-          String(phase.jobsLiveRows),
-          String(phase.jobsDeadRows),
-          `${phase.autovacuums}/${phase.autoanalyzes}`,
-          phase.claimPlan ? phase.claimPlan.jobsScans.join(", ") || "none" : "n/a",
+          count(phase.samplerStatements),
+          count(phase.jobsUpdates),
+          count(phase.jobsHotUpdates),
+          count(phase.jobsLiveRows),
+          count(phase.jobsDeadRows),
+          Number.isFinite(phase.autovacuums) ? `${phase.autovacuums}/${phase.autoanalyzes}` : "–",
+          phase.claimPlan ? phase.claimPlan.jobsScans.join(", ") || "none" : "–",
         ]),
       ]),
     );
@@ -274,9 +350,22 @@ export function renderBurst(report: BurstReport): string {
       );
       const seqScans = run.phases.reduce((sum, phase) => sum + phase.jobsSeqScans, 0);
       const claims = run.phases.reduce((sum, phase) => sum + phase.claims, 0);
-      lines.push(`  ${check(seqScans === 0)} sequential scans of jobs per claim statement over the run: ${formatNumber(claims > 0 ? seqScans / claims : Number.NaN)} (${seqScans} / ${claims}; issue 31: 0)`);
+      if (Number.isFinite(seqScans)) {
+        lines.push(`  ${check(seqScans === 0)} sequential scans of jobs per claim statement over the run: ${formatNumber(claims > 0 ? seqScans / claims : Number.NaN)} (${seqScans} / ${claims}; issue 31: 0)`);
+      }
     }
     lines.push(...auditLines(`audit (${run.protocol})`, run.audit));
+  }
+  const peer = report.runs.find((run) => run.protocol === "graphile");
+  const hubs = report.runs.filter((run) => run.protocol !== "graphile");
+  if (peer && hubs.length > 0) {
+    const names: BurstPhaseName[] = ["small burst", "large burst", "half load"];
+    const jobsPerSecond = (run: BurstRun, name: BurstPhaseName) => run.phases.find((phase) => phase.name === name)?.throughput;
+    lines.push(
+      "",
+      "hub jobs/s ÷ graphile-worker plain jobs/s, same run (half load: each at half of its own large burst)",
+      table([["", ...names], ...hubs.map((run) => [`  ${run.protocol}`, ...names.map((name) => formatRatio(jobsPerSecond(run, name), jobsPerSecond(peer, name)))])]),
+    );
   }
   lines.push(
     "",

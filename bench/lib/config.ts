@@ -107,8 +107,11 @@ export interface TimedConfig {
   limit: number;
 }
 
-/** How the `burst` mode's jobs are created, claimed and completed. */
-export const BURST_PROTOCOLS = ["batched", "single"] as const;
+/**
+ * How the `burst` mode's jobs are created, claimed and completed: the hub batched or one job per
+ * request, or its peer graphile-worker plain (`add_job` per job, its own runner), measured the same way.
+ */
+export const BURST_PROTOCOLS = ["batched", "single", "graphile"] as const;
 export type BurstProtocol = (typeof BURST_PROTOCOLS)[number];
 
 /**
@@ -128,7 +131,7 @@ export interface BurstConfig {
   limit: number;
   /** BENCH_BURST_CLAIM_BATCH: `max_jobs` of each claim-batch (the hub caps it at the free slots). */
   claimBatch: number;
-  /** BENCH_BURST_PROTOCOLS: "batched" (POST /jobs/batch, claim-batch, complete-batch) and/or "single" (one job per request). */
+  /** BENCH_BURST_PROTOCOLS: "batched" (POST /jobs/batch, claim-batch, complete-batch), "single" (one job per request), "graphile" (the peer). */
   protocols: BurstProtocol[];
 }
 

@@ -206,7 +206,7 @@ export function formatNumber(value: number | undefined): string {
   return value.toFixed(2);
 }
 
-function formatRatio(a: number | undefined, b: number | undefined): string {
+export function formatRatio(a: number | undefined, b: number | undefined): string {
   return usable(a) && usable(b) && b > 0 ? `${(a / b).toFixed(2)}×` : "–";
 }
 
