@@ -58,7 +58,7 @@ export interface BurstPhase extends PhaseSummary {
   jobsDeadRows: number;
   autovacuums: number;
   autoanalyzes: number;
-  /** The claim statement's generic plan on `jobs` as the phase ended (lib/claim-plan.ts); null without pg_stat_statements. */
+  /** The claim statement's generic plan on `jobs` as the phase ended (lib/claim-plan.ts); null for a peer. */
   claimPlan: ClaimPlan | null;
 }
 
@@ -200,7 +200,7 @@ async function runBurstPhases(config: BenchConfig, plan: WorkloadPlan, run: Burs
     const summary = await withCpu(pids, database, () => phase(recorder));
     await sleep(statsPublishMs(config.smoke));
     const after = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
-    const claimPlan = hub?.statements ? await planClaimStatement(run.databaseUrl) : null;
+    const claimPlan = hub ? await planClaimStatement(run.databaseUrl) : null;
     const figures = phaseFigures(name, summary, before && after ? { before, after } : null, hub ? hub.samples() - samplesBefore : Number.NaN, claimPlan);
     phases.push(figures);
     return figures;
@@ -373,8 +373,8 @@ export function renderBurst(report: BurstReport): string {
     "processes, PostgreSQL and Redis; driver: this benchmark). claims: top-level statements calling hub_claim_jobs (pg_stat_statements);",
     "seq scans, upd, HOT, autovac(uum)/(auto)analyze: pg_stat_user_tables of jobs over the phase (every statement on jobs counts: sampler",
     "is how many the audit's concurrency sampler ran, at most that many of the scans are its own); rows, dead: at the phase's end.",
-    "claim plan on jobs: the scans of jobs in the generic plan of the hub's claim statement (its text from pg_stat_statements,",
-    "prepared and explained, not run) on the table as the phase ended; the function's own statements are planned apart and not shown.",
+    "claim plan on jobs: the scans of jobs in the generic plan of the hub's claim statement (as @hub/db sends it, prepared and",
+    "explained, not run) on the table as the phase ended; the function's own statements are planned apart and not shown.",
     `Each phase's statistics are read ${statsPublishMs(report.config.smoke) / 1000} s after it (backends publish late); the next phase starts then.`,
   );
   return lines.join("\n");

@@ -1,10 +1,13 @@
 /**
  * The plan PostgreSQL uses for the hub's claim statement at this moment (issue 31): the statement
- * exactly as the hub ran it (its text from pg_stat_statements), prepared and explained as a generic
- * plan — as a named prepared statement runs once its custom plans stop paying — without executing
- * it. Says whether the plan reads `jobs` sequentially, on the table as it is now.
+ * exactly as @hub/db sends it, prepared and explained as a generic plan — as a named prepared
+ * statement runs once its custom plans stop paying — without executing it. Says whether the plan
+ * reads `jobs` sequentially, on the table as it is now. The function's own statements are planned
+ * apart (inside PL/pgSQL) and are not in this plan.
  */
+import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { claimJobs, type Queryable } from "@hub/db";
 
 export interface ClaimPlan {
   /** Every scan of `jobs` in the plan, as "<node type> [index name]". */
@@ -30,27 +33,33 @@ export function scansOf(plan: PlanNode, relation: string): string[] {
 }
 
 /**
- * The generic plan of the claim statement the hub ran on this database, or null when
- * pg_stat_statements is not loaded or has not seen one. The statement is prepared on a connection
- * of its own, explained (not run) with every parameter null under `plan_cache_mode =
- * force_generic_plan`, and deallocated.
+ * The claim statement exactly as the hub sends it: `claimJobs` of @hub/db run against a recorder
+ * that keeps the named statement and answers "none", so the text follows whatever the code holds.
  */
-export async function planClaimStatement(databaseUrl: string): Promise<ClaimPlan | null> {
+export async function claimStatementText(): Promise<string> {
+  let text: string | undefined;
+  const recorder = {
+    query: async (statement: { text: string }) => {
+      text = statement.text;
+      return { rows: [{ outcome: "none", slots_left: 0, stale_ids: [] }] };
+    },
+  } as unknown as Queryable;
+  await claimJobs(recorder, { automationId: randomUUID(), workerId: randomUUID(), maxJobs: 1, leaseSeconds: 30, candidateIds: [] });
+  if (!text) throw new Error("claimJobs sent no statement");
+  return text;
+}
+
+/**
+ * The generic plan of the hub's claim statement on this database as it is now, as a named
+ * prepared statement runs once its custom plans stop paying: prepared on a connection of its own,
+ * explained (not run) with every parameter null under `plan_cache_mode = force_generic_plan`, and
+ * deallocated.
+ */
+export async function planClaimStatement(databaseUrl: string): Promise<ClaimPlan> {
+  const text = await claimStatementText();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-plan" });
   await client.connect();
   try {
-    let text: string | undefined;
-    try {
-      const { rows } = await client.query<{ query: string }>(
-        `select query from pg_stat_statements
-          where toplevel and dbid = (select oid from pg_database where datname = current_database()) and query like '%hub\\_claim\\_jobs(%'
-          order by calls desc limit 1`,
-      );
-      text = rows[0]?.query;
-    } catch {
-      return null;
-    }
-    if (!text) return null;
     const parameters = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
     await client.query("set plan_cache_mode = force_generic_plan");
     await client.query(`prepare bench_claim_plan as ${text}`);

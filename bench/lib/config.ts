@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -73,6 +73,8 @@ export interface BenchConfig {
   scale: ScaleConfig;
   /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
   burst: BurstConfig;
+  /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
+  claimPlanRows: number[];
   /**
    * BENCH_POSTGRES: "private" (default) measures on a PostgreSQL the run starts itself with
    * production settings (lib/postgres-server.ts); "shared" on the DATABASE_URL server.
@@ -192,9 +194,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
             ? "scale"
             : argv.includes("burst")
               ? "burst"
-              : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst] [--smoke])`);
+              : argv.includes("claim-plan")
+                ? "claim-plan"
+                : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -245,6 +249,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       scrapes: intVar(env, "BENCH_SCALE_SCRAPES", 20, 2),
     },
     burst: loadBurstConfig(env, smoke),
+    claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
+      const value = Number(item);
+      if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);
+      return value;
+    }),
     postgres: listVar(env, "BENCH_POSTGRES", ["private", "shared"] as const, ["private"])[0]!,
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
