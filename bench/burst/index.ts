@@ -21,7 +21,7 @@ import { ConcurrencySampler, createScratchDatabase } from "@hub/testing";
 import type { BenchConfig, BurstProtocol } from "../lib/config";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
 import { planClaimStatement, type ClaimPlan } from "../lib/claim-plan";
-import { countJobsTable, enableStatementCounts, type JobsTableCounts } from "../lib/counters";
+import { countJobsTable, enableStatementCounts, snapshotStatements, topStatements, type JobsTableCounts, type StatementShare } from "../lib/counters";
 import { databaseName, pushTargetAudit, stallMs, withCpu } from "../lib/drive";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type JobTarget, type PhaseRecorder, type PhaseSummary } from "../lib/load";
 import { planWorkload, type PhaseKind, type WorkloadPlan } from "../lib/plan";
@@ -60,6 +60,8 @@ export interface BurstPhase extends PhaseSummary {
   autoanalyzes: number;
   /** The claim statement's generic plan on `jobs` as the phase ended (lib/claim-plan.ts); null for a peer. */
   claimPlan: ClaimPlan | null;
+  /** The statements that took the most execution time in the phase (pg_stat_statements, nested ones included); empty without it. */
+  topStatements: StatementShare[];
 }
 
 /** The issue's targets, as same-run ratios to the small burst. */
@@ -100,6 +102,8 @@ export interface BurstReport {
 const statsPublishMs = (smoke: boolean) => (smoke ? 1200 : 11_000);
 /** The concurrency sampler's interval: its statements read `jobs` too, so it samples sparingly here. */
 const SAMPLE_EVERY_MS = 250;
+/** Statements listed per phase, by execution time. */
+const TOP_STATEMENTS = 5;
 
 /** The three phase sizes after BENCH_BURST_SCALE. */
 export function burstSizes(config: BenchConfig): Record<BurstPhaseName, number> {
@@ -119,6 +123,7 @@ function phaseFigures(
   counts: { before: JobsTableCounts; after: JobsTableCounts } | null,
   samplerStatements: number,
   claimPlan: ClaimPlan | null,
+  statementShares: StatementShare[],
 ): BurstPhase {
   const none: JobsTableCounts = {
     seqScans: Number.NaN,
@@ -152,6 +157,7 @@ function phaseFigures(
     autovacuums: after.autovacuums - before.autovacuums,
     autoanalyzes: after.autoanalyzes - before.autoanalyzes,
     claimPlan,
+    topStatements: statementShares,
   };
 }
 
@@ -196,12 +202,14 @@ async function runBurstPhases(config: BenchConfig, plan: WorkloadPlan, run: Burs
     const recorder = run.tracker.begin(kind, sizes[name]);
     recorders.push(recorder);
     const before = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
+    const statementsBefore = hub?.statements ? await snapshotStatements(run.databaseUrl) : null;
     const samplesBefore = hub?.samples() ?? 0;
     const summary = await withCpu(pids, database, () => phase(recorder));
     await sleep(statsPublishMs(config.smoke));
     const after = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
+    const shares = statementsBefore ? topStatements(statementsBefore, await snapshotStatements(run.databaseUrl), TOP_STATEMENTS) : [];
     const claimPlan = hub ? await planClaimStatement(run.databaseUrl) : null;
-    const figures = phaseFigures(name, summary, before && after ? { before, after } : null, hub ? hub.samples() - samplesBefore : Number.NaN, claimPlan);
+    const figures = phaseFigures(name, summary, before && after ? { before, after } : null, hub ? hub.samples() - samplesBefore : Number.NaN, claimPlan, shares);
     phases.push(figures);
     return figures;
   };
@@ -352,6 +360,17 @@ export function renderBurst(report: BurstReport): string {
       const claims = run.phases.reduce((sum, phase) => sum + phase.claims, 0);
       if (Number.isFinite(seqScans)) {
         lines.push(`  ${check(seqScans === 0)} sequential scans of jobs per claim statement over the run: ${formatNumber(claims > 0 ? seqScans / claims : Number.NaN)} (${seqScans} / ${claims}; issue 31: 0)`);
+      }
+    }
+    for (const phase of run.phases) {
+      if (phase.topStatements.length === 0 || phase.name === "warm-up") continue;
+      lines.push(`  where PostgreSQL's execution time went, ${phase.name} (pg_stat_statements; % of top-level time; nested: inside a function)`);
+      for (const statement of phase.topStatements) {
+        const perCall = (value: number) => formatNumber(value / statement.calls);
+        lines.push(
+          `    ${(100 * statement.share).toFixed(0).padStart(3)}%  ${formatNumber(statement.totalMs / 1000)} s  ${statement.calls} calls  ${perCall(statement.totalMs)} ms, ` +
+            `${perCall(statement.blocksHit + statement.blocksRead)} blocks, ${perCall(statement.rows)} rows per call  ${statement.toplevel ? "" : "[nested] "}${statement.query.replace(/\s+/g, " ").slice(0, 110)}`,
+        );
       }
     }
     lines.push(...auditLines(`audit (${run.protocol})`, run.audit));

@@ -151,3 +151,59 @@ export async function countJobsTable(databaseUrl: string, statements: boolean): 
     };
   });
 }
+
+/** One statement's cumulative pg_stat_statements counters. */
+export interface StatementCounters {
+  query: string;
+  toplevel: boolean;
+  calls: number;
+  totalMs: number;
+  rows: number;
+  blocksHit: number;
+  blocksRead: number;
+}
+
+/** Where PostgreSQL spent its execution time over an interval: a statement's deltas, largest first. */
+export interface StatementShare extends StatementCounters {
+  /** Share of the interval's execution time of top-level statements (nested ones overlap their caller's). */
+  share: number;
+}
+
+/**
+ * Every statement pg_stat_statements counts in the run's database, by queryid and level (with
+ * `pg_stat_statements.track = all`, the statements inside PL/pgSQL functions are there too).
+ */
+export async function snapshotStatements(databaseUrl: string): Promise<Map<string, StatementCounters>> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<StatementCounters & { key: string }>(
+      `select queryid::text || ':' || toplevel::text as key, query, toplevel, calls::float8 as calls, total_exec_time::float8 as "totalMs",
+              rows::float8 as rows, shared_blks_hit::float8 as "blocksHit", shared_blks_read::float8 as "blocksRead"
+         from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`,
+    );
+    return new Map(rows.map(({ key, ...counters }) => [key, counters]));
+  });
+}
+
+/** The `limit` statements that took the most execution time between two snapshots. */
+export function topStatements(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>, limit: number): StatementShare[] {
+  const deltas: StatementCounters[] = [];
+  for (const [key, now] of after) {
+    const earlier = before.get(key);
+    const calls = now.calls - (earlier?.calls ?? 0);
+    if (calls <= 0) continue;
+    deltas.push({
+      query: now.query,
+      toplevel: now.toplevel,
+      calls,
+      totalMs: now.totalMs - (earlier?.totalMs ?? 0),
+      rows: now.rows - (earlier?.rows ?? 0),
+      blocksHit: now.blocksHit - (earlier?.blocksHit ?? 0),
+      blocksRead: now.blocksRead - (earlier?.blocksRead ?? 0),
+    });
+  }
+  const topLevelMs = deltas.filter((delta) => delta.toplevel).reduce((sum, delta) => sum + delta.totalMs, 0);
+  return deltas
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, limit)
+    .map((delta) => ({ ...delta, share: topLevelMs > 0 ? delta.totalMs / topLevelMs : Number.NaN }));
+}
