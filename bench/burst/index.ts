@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { ConcurrencySampler, createScratchDatabase } from "@hub/testing";
+import { ConcurrencySampler } from "@hub/testing";
 import type { BenchConfig, BurstProtocol } from "../lib/config";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
 import { planClaimStatement, type ClaimPlan } from "../lib/claim-plan";
@@ -25,7 +25,7 @@ import { countJobsTable, enableStatementCounts, snapshotStatements, topStatement
 import { databaseName, pushTargetAudit, stallMs, withCpu } from "../lib/drive";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type JobTarget, type PhaseRecorder, type PhaseSummary } from "../lib/load";
 import { planWorkload, type PhaseKind, type WorkloadPlan } from "../lib/plan";
-import { GraphileWorkerTarget } from "../baselines/graphile-worker";
+import { onGraphileWorker } from "../baselines";
 import { auditLines, busyWarning, describeMachine, formatNumber, formatRatio, machineCpuMsPerJob, table, writeReport, type MachineInfo } from "../lib/report";
 import { hubProcessOptions, hubTarget, onFreshHub } from "../hub";
 import { seedHub } from "../hub/hub-target";
@@ -270,27 +270,12 @@ async function runHubBurst(config: BenchConfig, plan: WorkloadPlan, protocol: "b
 
 /** The phases on graphile-worker plain (`add_job` per job, its runner in this process), on a database of its own. */
 async function runGraphileBurst(config: BenchConfig, plan: WorkloadPlan): Promise<BurstRun> {
-  const database = await createScratchDatabase(config.databaseServerUrl, { label: "bench_graphile" });
-  try {
-    const tracker = new PhaseTracker();
-    const target = await GraphileWorkerTarget.start(database.url, tracker, {
-      creators: config.creators,
-      concurrency: config.peerConcurrency,
-      batched: false,
-      batchSize: config.batchSize,
-    });
-    try {
-      const outcome = await runBurstPhases(config, plan, { protocol: "graphile", target, batch: undefined, tracker, pids: {}, databaseUrl: database.url, hub: null });
-      await target.stopRunner();
-      const audit = [...pushTargetAudit(outcome.recorders), ...(await target.audit())];
-      return { protocol: "graphile", phases: outcome.phases, ratios: burstRatios(outcome.phases), halfLoadRate: outcome.halfLoadRate, audit };
-    } finally {
-      await target.stopRunner().catch(() => undefined);
-      await target.close();
-    }
-  } finally {
-    if (!config.keepDatabases) await database.drop();
-  }
+  return onGraphileWorker(config, false, async (target, tracker, databaseUrl) => {
+    const outcome = await runBurstPhases(config, plan, { protocol: "graphile", target, batch: undefined, tracker, pids: {}, databaseUrl, hub: null });
+    await target.stopRunner();
+    const audit = [...pushTargetAudit(outcome.recorders), ...(await target.audit())];
+    return { protocol: "graphile", phases: outcome.phases, ratios: burstRatios(outcome.phases), halfLoadRate: outcome.halfLoadRate, audit };
+  });
 }
 
 async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): Promise<BurstRun> {
