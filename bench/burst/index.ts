@@ -279,8 +279,10 @@ async function runGraphileBurst(config: BenchConfig, plan: WorkloadPlan): Promis
 }
 
 async function runBurstProtocol(config: BenchConfig, protocol: BurstProtocol): Promise<BurstRun> {
-  const plan = planWorkload({ ...config, limits: [config.burst.limit], slowJobs: 0 }, randomBytes(3).toString("hex"));
-  return protocol === "graphile" ? runGraphileBurst(config, plan) : runHubBurst(config, plan, protocol);
+  // No slow jobs here, so the lease is the burst mode's own (the stall timeout follows it).
+  const burstConfig: BenchConfig = { ...config, slowJobs: 0, leaseSeconds: config.burst.leaseSeconds };
+  const plan = planWorkload({ ...burstConfig, limits: [config.burst.limit] }, randomBytes(3).toString("hex"));
+  return protocol === "graphile" ? runGraphileBurst(burstConfig, plan) : runHubBurst(burstConfig, plan, protocol);
 }
 
 const PROTOCOL_TITLES: Record<BurstProtocol, string> = {
@@ -296,7 +298,7 @@ export function renderBurst(report: BurstReport): string {
   const { config, machine } = report;
   const lines = [
     `Automation Hub benchmark (burst) — ${config.automations} automations × max_concurrent_jobs ${config.burst.limit}, ${config.creators} creators, ` +
-      `batch ${config.batchSize}, claim-batch ${config.burst.claimBatch} · ${machine.cpus} cores, ${(100 * machine.busyBeforeStart).toFixed(0)}% busy before the start`,
+      `batch ${config.batchSize}, claim-batch ${config.burst.claimBatch}, lease ${config.burst.leaseSeconds} s · ${machine.cpus} cores, ${(100 * machine.busyBeforeStart).toFixed(0)}% busy before the start`,
   ];
   const warning = busyWarning(machine);
   if (warning) lines.push(warning);

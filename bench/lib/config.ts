@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
 
 export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan";
@@ -133,6 +134,12 @@ export interface BurstConfig {
   limit: number;
   /** BENCH_BURST_CLAIM_BATCH: `max_jobs` of each claim-batch (the hub caps it at the free slots). */
   claimBatch: number;
+  /**
+   * BENCH_BURST_LEASE_SECONDS: the hub's HUB_JOB_LEASE_SECONDS in this mode (default: the hub's own
+   * default). The e2e mode's short lease is there for its slow jobs; the bursts have none, and on
+   * an overloaded machine a 5 s lease lapses under the workers of a 40,000-job backlog.
+   */
+  leaseSeconds: number;
   /** BENCH_BURST_PROTOCOLS: "batched" (POST /jobs/batch, claim-batch, complete-batch), "single" (one job per request), "graphile" (the peer). */
   protocols: BurstProtocol[];
 }
@@ -296,6 +303,7 @@ function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
     warmupJobs: intVar(env, "BENCH_BURST_WARMUP", smoke ? 20 : 300, 1),
     limit: intVar(env, "BENCH_BURST_LIMIT", 8, 1),
     claimBatch: intVar(env, "BENCH_BURST_CLAIM_BATCH", 20, 1),
+    leaseSeconds: intVar(env, "BENCH_BURST_LEASE_SECONDS", JOB_DEFAULTS.leaseSeconds, 1),
     protocols: listVar(env, "BENCH_BURST_PROTOCOLS", BURST_PROTOCOLS, [...BURST_PROTOCOLS]),
   };
 }
