@@ -52,16 +52,17 @@ export async function claimStatementText(): Promise<string> {
 /**
  * The generic plan of the hub's claim statement on this database as it is now, as a named
  * prepared statement runs once its custom plans stop paying: prepared on a connection of its own,
- * explained (not run) with every parameter null under `plan_cache_mode = force_generic_plan`, and
- * deallocated.
+ * explained (not run) with every parameter null under `plan_cache_mode = force_generic_plan` (and
+ * `settings`, set for that session only), and deallocated.
  */
-export async function planClaimStatement(databaseUrl: string): Promise<ClaimPlan> {
+export async function planClaimStatement(databaseUrl: string, settings: Readonly<Record<string, string>> = {}): Promise<ClaimPlan> {
   const text = await claimStatementText();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-plan" });
   await client.connect();
   try {
     const parameters = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
     await client.query("set plan_cache_mode = force_generic_plan");
+    for (const [name, value] of Object.entries(settings)) await client.query("select set_config($1, $2, false)", [name, value]);
     await client.query(`prepare bench_claim_plan as ${text}`);
     const nulls = Array.from({ length: parameters }, () => "null").join(", ");
     const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`explain (format json) execute bench_claim_plan${parameters > 0 ? `(${nulls})` : ""}`);
