@@ -291,8 +291,8 @@ function loadTimedConfig(env: NodeJS.ProcessEnv, smoke: boolean): TimedConfig {
 }
 
 /**
- * Full size: the issue's 2,500- and 40,000-job bursts (about 3 minutes batched, 5 one job per
- * request, on the 2-core machine); smoke: a few hundred jobs, to prove the mode runs.
+ * Full size: the issue's 2,500- and 40,000-job bursts (on the shared 2-core machine about 6 minutes batched
+ * with graphile-worker, 10–20 one job per request); smoke: a few hundred jobs, to prove the mode runs.
  */
 function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
   return {
