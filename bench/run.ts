@@ -4,6 +4,9 @@
  * `pnpm bench timed` — 100,000 jobs due over 5 minutes and 1,000 schedules: idle CPU and lateness.
  * `pnpm bench footprint` — bytes per job and per event in PostgreSQL and per queued job in Redis.
  * `pnpm bench scale` — a large history (BENCH_SCALE × 5M jobs, 20M events): lists, gauges, retention. Never in CI.
+ * `pnpm bench burst` — a 2,500- and a 40,000-job burst, then half load: cost per job as the backlog grows.
+ * `pnpm bench claim-plan` — the claim statement's generic plan at 1k, 80k and 500k rows in jobs: fails on a sequential scan.
+ * Every mode runs on a private PostgreSQL with production settings that it starts itself (BENCH_POSTGRES=shared: the DATABASE_URL server).
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
  */
@@ -12,6 +15,7 @@ import { runBullmqBaseline, runGraphileWorker, runPgBoss, runPgCeiling } from ".
 import { buildHubApps } from "@hub/testing";
 import { runHub } from "./hub";
 import { loadBenchConfig, type BenchConfig, type BenchPart } from "./lib/config";
+import { describePostgres, startBenchPostgres } from "./lib/postgres-server";
 import type { PhaseSummary } from "./lib/load";
 import { planWorkload } from "./lib/plan";
 import { checkTargets, computeRatios, describeMachine, renderE2e, writeReport, type E2eReport } from "./lib/report";
@@ -79,9 +83,15 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
   return report.auditPassed;
 }
 
-const config = loadBenchConfig(process.argv.slice(2));
+const loaded = loadBenchConfig(process.argv.slice(2));
+const postgres = await startBenchPostgres(loaded.postgres, loaded.databaseServerUrl);
+const config: BenchConfig = { ...loaded, databaseServerUrl: postgres.serverUrl, postgresServer: postgres.info };
+console.log(describePostgres(postgres.info).join("\n") + "\n");
 // The scale mode refuses before anything is built or seeded when it must not run (CI, too little disk).
-if (config.mode === "scale" && !(await (await import("./scale")).scalePreflight(config))) process.exit(1);
+if (config.mode === "scale" && !(await (await import("./scale")).scalePreflight(config))) {
+  await postgres.stop();
+  process.exit(1);
+}
 // The hub runs as operators run it: the apps' production bundles (see HubProcesses' runBuilt).
 console.error("bench: building the apps (pnpm build)");
 buildHubApps();
@@ -95,6 +105,10 @@ async function runMode(): Promise<boolean> {
       return (await import("./footprint")).runFootprintMode(config);
     case "scale":
       return (await import("./scale")).runScaleMode(config);
+    case "burst":
+      return (await import("./burst")).runBurstMode(config);
+    case "claim-plan":
+      return (await import("./claim-plan")).runClaimPlanMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {
@@ -103,6 +117,11 @@ async function runMode(): Promise<boolean> {
     }
   }
 }
-const passed = await runMode();
+let passed: boolean;
+try {
+  passed = await runMode();
+} finally {
+  await postgres.stop();
+}
 if (!passed) console.error("bench: the audit FAILED (see above)");
 process.exit(passed ? 0 : 1);

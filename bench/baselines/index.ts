@@ -63,8 +63,17 @@ export async function runBullmqBaseline(config: BenchConfig, plan: WorkloadPlan,
   return result;
 }
 
-/** (c) graphile-worker, plain (`add_job` per job) or batched (`addJobs`, local queue, batched completions). */
-export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan, rate: number | null, batched: boolean): Promise<TargetResult> {
+/**
+ * graphile-worker on a database of its own, with its runner started, for `work`; then the runner
+ * stopped (if `work` did not), the producers closed, `afterClose` run on the result (the database
+ * still there), and the database dropped (unless BENCH_KEEP_DB).
+ */
+export async function onGraphileWorker<T>(
+  config: BenchConfig,
+  batched: boolean,
+  work: (target: GraphileWorkerTarget, tracker: PhaseTracker, databaseUrl: string) => Promise<T>,
+  afterClose?: (result: T) => Promise<void>,
+): Promise<T> {
   const database = await createScratchDatabase(config.databaseServerUrl, { label: "bench_graphile" });
   try {
     const tracker = new PhaseTracker();
@@ -74,14 +83,32 @@ export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan,
       batched,
       batchSize: config.batchSize,
     });
-    let result: TargetResult;
+    let result: T;
     try {
-      result = await drivePushTarget(
+      result = await work(target, tracker, database.url);
+    } finally {
+      await target.stopRunner().catch(() => undefined);
+      await target.close();
+    }
+    await afterClose?.(result);
+    return result;
+  } finally {
+    if (!config.keepDatabases) await database.drop();
+  }
+}
+
+/** (c) graphile-worker, plain (`add_job` per job) or batched (`addJobs`, local queue, batched completions). */
+export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan, rate: number | null, batched: boolean): Promise<TargetResult> {
+  return onGraphileWorker(
+    config,
+    batched,
+    (target, tracker, databaseUrl) =>
+      drivePushTarget(
         {
           name: batched ? "graphile-batched" : "graphile",
           target,
           tracker,
-          databaseUrl: database.url,
+          databaseUrl,
           batch: batched ? config.batchSize : undefined,
           audit: async () => {
             await target.stopRunner();
@@ -91,16 +118,9 @@ export async function runGraphileWorker(config: BenchConfig, plan: WorkloadPlan,
         plan,
         config,
         batched ? null : rate,
-      );
-    } finally {
-      await target.stopRunner().catch(() => undefined);
-      await target.close();
-    }
-    await settleCosts(result);
-    return result;
-  } finally {
-    if (!config.keepDatabases) await database.drop();
-  }
+      ),
+    settleCosts,
+  );
 }
 
 /** (d) pg-boss: `send()` per job, batch-fetching workers. */

@@ -21,8 +21,8 @@ export type HubMode = "single" | "batched" | "webhooks";
 
 const PART_OF_MODE = { single: "hub", batched: "hub-batched", webhooks: "hub-webhooks" } as const;
 
-/** The target and its workers for a mode. */
-function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: WorkloadPlan, config: BenchConfig) {
+/** The target and its workers for a mode; `claimBatch` is the batched workers' `max_jobs` (default: the automation's limit). */
+export function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: WorkloadPlan, config: BenchConfig, claimBatch?: number) {
   switch (mode) {
     case "single":
     case "webhooks": {
@@ -33,7 +33,11 @@ function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: WorkloadP
       // Every claim loop's long-poll, plus a complete or heartbeat in flight beside each.
       const loops = plan.automations.length * (1 + config.slotsOverLimit);
       const target = new HubBatchTarget(apiUrl, seed, config.creators, 2 * loops + config.slowJobs + 4);
-      return { target, workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new BatchedWorkers(target, plan, tracker, config), batch: config.batchSize };
+      return {
+        target,
+        workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new BatchedWorkers(target, plan, tracker, config, claimBatch),
+        batch: config.batchSize,
+      };
     }
   }
 }
@@ -87,6 +91,22 @@ export async function onFreshHub<T>(
   }
 }
 
+/** The hub's processes for a mode: one API, one dispatcher, one relay, with the run's lease, shards and profiling. */
+export function hubProcessOptions(config: BenchConfig, mode: HubMode) {
+  return {
+    dispatchers: 1,
+    relays: 1,
+    env: {
+      HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds),
+      ...(config.dispatchShards === undefined ? {} : { HUB_DISPATCH_SHARDS: String(config.dispatchShards) }),
+      ...(mode === "webhooks" ? webhookHubEnv() : {}),
+    },
+    apiEnv: profileEnv(config, "api"),
+    dispatcherEnv: profileEnv(config, "dispatcher"),
+    relayEnv: profileEnv(config, "relay"),
+  };
+}
+
 /**
  * The hub in one mode, on a database and Redis prefix of its own. The batched mode first checks
  * that the API has the batch endpoints, and is reported as skipped when it has not.
@@ -99,18 +119,7 @@ export async function runHub(
 ): Promise<TargetResult> {
   const name = PART_OF_MODE[mode];
   let subscription: BenchSubscription | undefined;
-  const options = {
-    dispatchers: 1,
-    relays: 1,
-    env: {
-      HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds),
-      ...(config.dispatchShards === undefined ? {} : { HUB_DISPATCH_SHARDS: String(config.dispatchShards) }),
-      ...(mode === "webhooks" ? webhookHubEnv() : {}),
-    },
-    apiEnv: profileEnv(config, "api"),
-    dispatcherEnv: profileEnv(config, "dispatcher"),
-    relayEnv: profileEnv(config, "relay"),
-  };
+  const options = hubProcessOptions(config, mode);
   try {
     return await onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);

@@ -4,8 +4,10 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { JOB_DEFAULTS } from "@hub/shared";
+import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -70,6 +72,17 @@ export interface BenchConfig {
   footprintJobs: number;
   /** `scale` mode (a large history, lists, gauges and retention): see {@link ScaleConfig}. */
   scale: ScaleConfig;
+  /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
+  burst: BurstConfig;
+  /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
+  claimPlanRows: number[];
+  /**
+   * BENCH_POSTGRES: "private" (default) measures on a PostgreSQL the run starts itself with
+   * production settings (lib/postgres-server.ts); "shared" on the DATABASE_URL server.
+   */
+  postgres: "private" | "shared";
+  /** The server the run measures on and its settings, once run.ts started it. */
+  postgresServer?: PostgresServerInfo;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
   keepDatabases: boolean;
   /** BENCH_KEEP_LOGS=1 keeps the hub's logs even when the audit passed (they are kept when it failed). */
@@ -95,6 +108,40 @@ export interface TimedConfig {
   /** BENCH_TIMED_AUTOMATIONS / BENCH_TIMED_LIMIT: automations the jobs are spread over, and their `max_concurrent_jobs`. */
   automations: number;
   limit: number;
+}
+
+/**
+ * How the `burst` mode's jobs are created, claimed and completed: the hub batched or one job per
+ * request, or its peer graphile-worker plain (`add_job` per job, its own runner), measured the same way.
+ */
+export const BURST_PROTOCOLS = ["batched", "single", "graphile"] as const;
+export type BurstProtocol = (typeof BURST_PROTOCOLS)[number];
+
+/**
+ * The `burst` mode (issue 29): on one fresh hub, a small burst, a large burst and, right after it,
+ * a phase paced at a fraction (BENCH_LOAD_FRACTION) of the large burst's throughput; per protocol.
+ */
+export interface BurstConfig {
+  /** BENCH_BURST_SCALE: multiplies the three phase sizes below (default 1; e.g. 0.2 for 500 / 8,000 / 1,200). */
+  scale: number;
+  /** BENCH_BURST_SMALL / BENCH_BURST_LARGE / BENCH_BURST_HALF_N: jobs of each phase, before the scale. */
+  smallJobs: number;
+  largeJobs: number;
+  halfLoadJobs: number;
+  /** BENCH_BURST_WARMUP: jobs created (as the protocol creates them) before the small burst, not scaled; their figures are not in the ratios. */
+  warmupJobs: number;
+  /** BENCH_BURST_LIMIT: `max_concurrent_jobs` of every automation (BENCH_A of them). */
+  limit: number;
+  /** BENCH_BURST_CLAIM_BATCH: `max_jobs` of each claim-batch (the hub caps it at the free slots). */
+  claimBatch: number;
+  /**
+   * BENCH_BURST_LEASE_SECONDS: the hub's HUB_JOB_LEASE_SECONDS in this mode (default: the hub's own
+   * default). The e2e mode's short lease is there for its slow jobs; the bursts have none, and on
+   * an overloaded machine a 5 s lease lapses under the workers of a 40,000-job backlog.
+   */
+  leaseSeconds: number;
+  /** BENCH_BURST_PROTOCOLS: "batched" (POST /jobs/batch, claim-batch, complete-batch), "single" (one job per request), "graphile" (the peer). */
+  protocols: BurstProtocol[];
 }
 
 /**
@@ -144,9 +191,21 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
   const mode: BenchMode =
-    argv.includes("api") || argv.includes("--api") ? "api" : argv.includes("timed") ? "timed" : argv.includes("footprint") ? "footprint" : argv.includes("scale") ? "scale" : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale] [--smoke])`);
+    argv.includes("api") || argv.includes("--api")
+      ? "api"
+      : argv.includes("timed")
+        ? "timed"
+        : argv.includes("footprint")
+          ? "footprint"
+          : argv.includes("scale")
+            ? "scale"
+            : argv.includes("burst")
+              ? "burst"
+              : argv.includes("claim-plan")
+                ? "claim-plan"
+                : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -196,6 +255,13 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       requests: intVar(env, "BENCH_SCALE_REQUESTS", 300, 10),
       scrapes: intVar(env, "BENCH_SCALE_SCRAPES", 20, 2),
     },
+    burst: loadBurstConfig(env, smoke),
+    claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
+      const value = Number(item);
+      if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);
+      return value;
+    }),
+    postgres: listVar(env, "BENCH_POSTGRES", ["private", "shared"] as const, ["private"])[0]!,
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",
@@ -221,5 +287,23 @@ function loadTimedConfig(env: NodeJS.ProcessEnv, smoke: boolean): TimedConfig {
     spanSeconds,
     automations: intVar(env, "BENCH_TIMED_AUTOMATIONS", smoke ? 2 : 8, 1),
     limit: intVar(env, "BENCH_TIMED_LIMIT", smoke ? 10 : 100, 1),
+  };
+}
+
+/**
+ * Full size: the issue's 2,500- and 40,000-job bursts (on the shared 2-core machine about 6 minutes batched
+ * with graphile-worker, 10–20 one job per request); smoke: a few hundred jobs, to prove the mode runs.
+ */
+function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
+  return {
+    scale: numberVar(env, "BENCH_BURST_SCALE", 1, 0.001, 10),
+    smallJobs: intVar(env, "BENCH_BURST_SMALL", smoke ? 100 : 2500, 1),
+    largeJobs: intVar(env, "BENCH_BURST_LARGE", smoke ? 400 : 40_000, 1),
+    halfLoadJobs: intVar(env, "BENCH_BURST_HALF_N", smoke ? 50 : 6000, 1),
+    warmupJobs: intVar(env, "BENCH_BURST_WARMUP", smoke ? 20 : 300, 1),
+    limit: intVar(env, "BENCH_BURST_LIMIT", 8, 1),
+    claimBatch: intVar(env, "BENCH_BURST_CLAIM_BATCH", 20, 1),
+    leaseSeconds: intVar(env, "BENCH_BURST_LEASE_SECONDS", JOB_DEFAULTS.leaseSeconds, 1),
+    protocols: listVar(env, "BENCH_BURST_PROTOCOLS", BURST_PROTOCOLS, [...BURST_PROTOCOLS]),
   };
 }

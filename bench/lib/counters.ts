@@ -98,3 +98,112 @@ export function redisDelta(before: Record<string, number>, after: Record<string,
   }
   return delta;
 }
+
+/** What PostgreSQL's statistics say of the `jobs` table and of the claim statement, at one moment. */
+export interface JobsTableCounts {
+  /** pg_stat_user_tables of `jobs`: sequential scans, updates, HOT updates, live and dead rows, autovacuums and autoanalyzes. */
+  seqScans: number;
+  updates: number;
+  hotUpdates: number;
+  liveRows: number;
+  deadRows: number;
+  autovacuums: number;
+  autoanalyzes: number;
+  /** Top-level statements calling `hub_claim_jobs` (pg_stat_statements); null when it is not loaded. */
+  claimStatements: number | null;
+  /** Calls of the `hub_claim_jobs` function (pg_stat_user_functions; needs track_functions = pl, else 0). */
+  claimFunctionCalls: number;
+}
+
+/**
+ * The `jobs` table's and the claim's counters in the run's database. Backends publish table and
+ * function counts at most once a second (and when idle), so read them a second after the work.
+ */
+export async function countJobsTable(databaseUrl: string, statements: boolean): Promise<JobsTableCounts> {
+  return withClient(databaseUrl, async (client) => {
+    const table = await client.query<{ seq: number; upd: number; hot: number; live: number; dead: number; vacuums: number; analyzes: number }>(
+      `select seq_scan::float8 as seq, n_tup_upd::float8 as upd, n_tup_hot_upd::float8 as hot, n_live_tup::float8 as live,
+              n_dead_tup::float8 as dead, autovacuum_count::float8 as vacuums, autoanalyze_count::float8 as analyzes
+         from pg_stat_user_tables where relname = 'jobs' and schemaname = current_schema()`,
+    );
+    const functions = await client.query<{ calls: number }>(
+      "select coalesce(sum(calls), 0)::float8 as calls from pg_stat_user_functions where funcname = 'hub_claim_jobs'",
+    );
+    let claimStatements: number | null = null;
+    if (statements) {
+      const counted = await client.query<{ calls: number }>(
+        `select coalesce(sum(calls), 0)::float8 as calls from pg_stat_statements
+          where toplevel and dbid = (select oid from pg_database where datname = current_database()) and query like '%hub\\_claim\\_jobs(%'`,
+      );
+      claimStatements = counted.rows[0]?.calls ?? 0;
+    }
+    const row = table.rows[0];
+    return {
+      seqScans: row?.seq ?? Number.NaN,
+      updates: row?.upd ?? Number.NaN,
+      hotUpdates: row?.hot ?? Number.NaN,
+      liveRows: row?.live ?? Number.NaN,
+      deadRows: row?.dead ?? Number.NaN,
+      autovacuums: row?.vacuums ?? Number.NaN,
+      autoanalyzes: row?.analyzes ?? Number.NaN,
+      claimStatements,
+      claimFunctionCalls: functions.rows[0]?.calls ?? 0,
+    };
+  });
+}
+
+/** One statement's cumulative pg_stat_statements counters. */
+export interface StatementCounters {
+  query: string;
+  toplevel: boolean;
+  calls: number;
+  totalMs: number;
+  rows: number;
+  blocksHit: number;
+  blocksRead: number;
+}
+
+/** Where PostgreSQL spent its execution time over an interval: a statement's deltas, largest first. */
+export interface StatementShare extends StatementCounters {
+  /** Share of the interval's execution time of top-level statements (nested ones overlap their caller's). */
+  share: number;
+}
+
+/**
+ * Every statement pg_stat_statements counts in the run's database, by queryid and level (with
+ * `pg_stat_statements.track = all`, the statements inside PL/pgSQL functions are there too).
+ */
+export async function snapshotStatements(databaseUrl: string): Promise<Map<string, StatementCounters>> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<StatementCounters & { key: string }>(
+      `select queryid::text || ':' || toplevel::text as key, query, toplevel, calls::float8 as calls, total_exec_time::float8 as "totalMs",
+              rows::float8 as rows, shared_blks_hit::float8 as "blocksHit", shared_blks_read::float8 as "blocksRead"
+         from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`,
+    );
+    return new Map(rows.map(({ key, ...counters }) => [key, counters]));
+  });
+}
+
+/** The `limit` statements that took the most execution time between two snapshots. */
+export function topStatements(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>, limit: number): StatementShare[] {
+  const deltas: StatementCounters[] = [];
+  for (const [key, now] of after) {
+    const earlier = before.get(key);
+    const calls = now.calls - (earlier?.calls ?? 0);
+    if (calls <= 0) continue;
+    deltas.push({
+      query: now.query,
+      toplevel: now.toplevel,
+      calls,
+      totalMs: now.totalMs - (earlier?.totalMs ?? 0),
+      rows: now.rows - (earlier?.rows ?? 0),
+      blocksHit: now.blocksHit - (earlier?.blocksHit ?? 0),
+      blocksRead: now.blocksRead - (earlier?.blocksRead ?? 0),
+    });
+  }
+  const topLevelMs = deltas.filter((delta) => delta.toplevel).reduce((sum, delta) => sum + delta.totalMs, 0);
+  return deltas
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, limit)
+    .map((delta) => ({ ...delta, share: topLevelMs > 0 ? delta.totalMs / topLevelMs : Number.NaN }));
+}

@@ -54,10 +54,27 @@ function commandLine(pid: number): string {
   }
 }
 
-/** Which group a `postgres` process belongs to, or undefined when it serves another database. */
+let accountedCluster: string | undefined;
+
+/**
+ * Accounts only the PostgreSQL processes of the cluster named `clusterName` (its `cluster_name`,
+ * which every process title of that cluster carries, and its postmaster's command line): the run's
+ * private server, leaving the machine's other PostgreSQL servers to `other`.
+ */
+export function accountPostgresCluster(clusterName: string): void {
+  accountedCluster = clusterName;
+}
+
+function inAccountedCluster(title: string): boolean {
+  return accountedCluster === undefined || title.includes(`${accountedCluster}:`) || title.includes(`cluster_name=${accountedCluster}`);
+}
+
+/** Which group a `postgres` process belongs to, or undefined when it serves another database or cluster. */
 function postgresGroup(pid: number, database: string | undefined): CpuGroup | undefined {
-  if (database === undefined) return "postgres";
+  if (database === undefined && accountedCluster === undefined) return "postgres";
   const title = commandLine(pid);
+  if (!inAccountedCluster(title)) return undefined;
+  if (database === undefined) return "postgres";
   if (title.split(" ").includes(database)) return "postgres";
   return CLIENT_BACKEND.test(title) || title.includes("autovacuum worker") ? undefined : "pg-shared";
 }

@@ -67,7 +67,7 @@ export interface TargetResult {
 const AUDIT_QUERIES = 2;
 
 /** How long without any progress before a phase counts as stalled. */
-function stallMs(config: BenchConfig): number {
+export function stallMs(config: BenchConfig): number {
   return (config.leaseSeconds + 10) * 1000;
 }
 
@@ -163,7 +163,7 @@ async function measureIdleCpu(pids: Record<string, number | undefined>, database
 }
 
 /** CPU milliseconds per job of each accounted process over one phase. */
-async function withCpu<T extends PhaseSummary>(
+export async function withCpu<T extends PhaseSummary>(
   pids: Record<string, number | undefined>,
   database: string | undefined,
   phase: () => Promise<T>,
@@ -260,27 +260,31 @@ export interface PushTargetRun {
   audit?: () => Promise<AuditCheck[]>;
 }
 
-/** Drives a push target (raw BullMQ, graphile-worker, pg-boss), whose consumer is its own: creators only. */
-export async function drivePushTarget(run: PushTargetRun, plan: WorkloadPlan, config: BenchConfig, rate: number | null): Promise<TargetResult> {
-  const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
-  const database = run.databaseUrl ? databaseName(run.databaseUrl) : undefined;
-  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, batch: run.batch }, () => rate);
+/** What the driver itself saw of a push target's phases: every job created, each processed once, no request failed. */
+export function pushTargetAudit(recorders: readonly PhaseRecorder[]): AuditCheck[] {
   const lost = recorders.reduce((sum, recorder) => sum + recorder.createdAt.size - recorder.completions.size, 0);
   const twice = recorders.reduce((sum, recorder) => sum + [...recorder.completions.values()].filter((count) => count > 1).length, 0);
   const errors = recorders.flatMap((recorder) => [...recorder.errors].map(([key, count]) => `${count}× ${key}`));
   const expected = recorders.reduce((sum, recorder) => sum + recorder.expected, 0);
   const created = jobsCreatedBy(recorders);
+  return [
+    { name: "every job created", ok: created === expected, detail: `${created} of ${expected}` },
+    { name: "every job processed once", ok: lost === 0 && twice === 0, detail: `${lost} not processed, ${twice} twice` },
+    { name: "no request failed", ok: errors.length === 0, detail: errors.length === 0 ? "none" : errors.slice(0, 5).join("; ") },
+  ];
+}
+
+/** Drives a push target (raw BullMQ, graphile-worker, pg-boss), whose consumer is its own: creators only. */
+export async function drivePushTarget(run: PushTargetRun, plan: WorkloadPlan, config: BenchConfig, rate: number | null): Promise<TargetResult> {
+  const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
+  const database = run.databaseUrl ? databaseName(run.databaseUrl) : undefined;
+  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, batch: run.batch }, () => rate);
   const result: TargetResult = {
     name: run.name,
     peak: { ...peak, relayLagMs: null },
     paced: paced ? { ...paced, relayLagMs: null } : null,
-    audit: [
-      { name: "every job created", ok: created === expected, detail: `${created} of ${expected}` },
-      { name: "every job processed once", ok: lost === 0 && twice === 0, detail: `${lost} not processed, ${twice} twice` },
-      { name: "no request failed", ok: errors.length === 0, detail: errors.length === 0 ? "none" : errors.slice(0, 5).join("; ") },
-      ...(run.audit ? await run.audit() : []),
-    ],
-    jobsCreated: created,
+    audit: [...pushTargetAudit(recorders), ...(run.audit ? await run.audit() : [])],
+    jobsCreated: jobsCreatedBy(recorders),
   };
   meter.ownStatements = run.audit ? 1 : 0;
   meters.set(result, meter);

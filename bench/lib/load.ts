@@ -247,22 +247,27 @@ export async function runPeakPhase(
 /**
  * Latency phase: jobs are created at a fixed `rate` (open loop, at most `creators` requests in
  * flight), so create→claim measures the hub's dispatch path rather than a queue of our own making.
+ * With `batch` (and a target that creates in batches), `batch` jobs per request, a request every
+ * `batch / rate` seconds.
  */
 export async function runPacedPhase(
   target: JobTarget,
   plan: WorkloadPlan,
   recorder: PhaseRecorder,
-  options: { creators: number; rate: number; stallMs: number },
+  options: { creators: number; rate: number; stallMs: number; batch?: number },
 ): Promise<PhaseSummary> {
   const intervalMs = 1000 / options.rate;
+  const batched = options.batch !== undefined && target.createJobs ? (target as JobTarget & Required<Pick<JobTarget, "createJobs">>) : undefined;
+  const step = batched ? options.batch! : 1;
   const inFlight = new Set<Promise<void>>();
   const startedAt = performance.now();
-  for (let i = 0; i < recorder.expected; i++) {
+  for (let i = 0; i < recorder.expected; i += step) {
     const dueAt = startedAt + i * intervalMs;
     const wait = dueAt - performance.now();
     if (wait > 1) await sleep(wait);
     while (inFlight.size >= options.creators) await Promise.race(inFlight);
-    const request = createOne(target, plan, recorder, i).finally(() => inFlight.delete(request));
+    const created = batched ? createMany(batched, plan, recorder, i, Math.min(recorder.expected, i + step)) : createOne(target, plan, recorder, i);
+    const request = created.finally(() => inFlight.delete(request));
     inFlight.add(request);
   }
   await Promise.all(inFlight);
@@ -369,12 +374,14 @@ export class BatchedWorkers implements Workers {
     private readonly plan: WorkloadPlan,
     private readonly tracker: PhaseTracker,
     private readonly config: Pick<BenchConfig, "claimWaitSeconds" | "leaseSeconds" | "workMs" | "slotsOverLimit">,
+    /** `max_jobs` of every claim-batch; the automation's limit (at most 100) when absent. */
+    private readonly maxJobs?: number,
   ) {}
 
   start(): void {
     setMaxListeners(0, this.abort.signal);
     for (const automation of this.plan.automations) {
-      const maxJobs = Math.min(100, automation.limit);
+      const maxJobs = this.maxJobs ?? Math.min(100, automation.limit);
       for (let loop = 0; loop < 1 + this.config.slotsOverLimit; loop++) this.loops.push(this.claimLoop(automation.index, maxJobs));
     }
   }

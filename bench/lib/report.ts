@@ -75,7 +75,7 @@ const TITLES: Record<BenchPart, string> = {
 const measured = (result: TargetResult | undefined): result is TargetResult => result !== undefined && result.skipped === undefined;
 
 /** Machine CPU ms per job of a phase without the load driver (`bench`) and the rest of the machine (`other`). */
-export function machineCpuMsPerJob(phase: PhaseResult): number {
+export function machineCpuMsPerJob(phase: Pick<PhaseResult, "cpuMsPerJob">): number {
   return Object.entries(phase.cpuMsPerJob)
     .filter(([name]) => name !== "bench" && name !== "other")
     .reduce((sum, [, ms]) => sum + ms, 0);
@@ -199,23 +199,23 @@ const FIGURES_LONG = [
   "relay lag p99, ms",
 ];
 
-function formatNumber(value: number | undefined): string {
+export function formatNumber(value: number | undefined): string {
   if (!usable(value)) return "–";
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
 }
 
-function formatRatio(a: number | undefined, b: number | undefined): string {
+export function formatRatio(a: number | undefined, b: number | undefined): string {
   return usable(a) && usable(b) && b > 0 ? `${(a / b).toFixed(2)}×` : "–";
 }
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ")).join("\n");
 }
 
-function auditLines(name: string, audit: readonly AuditCheck[]): string[] {
+export function auditLines(name: string, audit: readonly AuditCheck[]): string[] {
   const failed = audit.filter((check) => !check.ok);
   if (failed.length === 0) return [`  ${name}: all ${audit.length} checks passed`];
   return [`  ${name}: ${failed.length} of ${audit.length} checks FAILED`, ...failed.map((check) => `    ✗ ${check.name}: ${check.detail}`)];

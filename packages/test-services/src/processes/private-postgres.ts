@@ -49,13 +49,22 @@ let postgresExitHookInstalled = false;
 /**
  * Starts a PostgreSQL cluster of its own, made with `initdb` in a new temporary directory and run
  * with `pg_ctl` on a free port (TCP on 127.0.0.1 only, no Unix socket, trust authentication, user
- * `postgres`, no fsync: it holds test data only). PostgreSQL refuses to run as root, so
+ * `postgres`, no fsync unless `settings` says so: it holds test data only). PostgreSQL refuses to run as root, so
  * when the caller is root every command runs as the `postgres` user through `runuser`.
  *
  * `pg_ctl` detaches the server, so it is not a child of the caller: the process 'exit' hook stops
  * every cluster still running (immediate mode), and {@link PrivatePostgres.stop} deletes it.
  */
-export async function startPrivatePostgres(options: { readyTimeoutSeconds?: number } = {}): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  options: {
+    readyTimeoutSeconds?: number;
+    /**
+     * Server settings (`-c name=value`) added to the defaults below, or replacing the default of
+     * the same name: e.g. `{ fsync: "on" }` for a server that must behave as a production one.
+     */
+    settings?: Readonly<Record<string, string>>;
+  } = {},
+): Promise<PrivatePostgres> {
   const binDir = findPostgresBinDir();
   if (!binDir) throw new Error("PostgreSQL server binaries (initdb, pg_ctl) not found");
   const asRoot = process.getuid?.() === 0;
@@ -80,18 +89,23 @@ export async function startPrivatePostgres(options: { readyTimeoutSeconds?: numb
   }
   await run("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]);
   const port = await freePort();
-  const serverOptions = [
-    `-p ${port}`,
-    "-c listen_addresses=127.0.0.1",
-    "-c unix_socket_directories=''",
+  const settings: Record<string, string> = {
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: "''",
     // No fsync: safe against the server process dying ("immediate" stop), which is what tests do,
     // though not against the machine losing power. synchronous_commit stays on: with it off, an
     // immediate stop loses commits already acknowledged, and a test would see the server, not the
     // hub, lose jobs.
-    "-c fsync=off",
-    "-c full_page_writes=off",
-    "-c max_connections=200",
-  ].join(" ");
+    fsync: "off",
+    full_page_writes: "off",
+    max_connections: "200",
+    ...options.settings,
+  };
+  for (const [name, value] of Object.entries(settings)) {
+    // pg_ctl passes -o to the server through a shell: one word per setting.
+    if (!/^[a-z_.]+$/.test(name) || /\s/.test(value)) throw new Error(`startPrivatePostgres: setting ${name}=${value} must be one word`);
+  }
+  const serverOptions = [`-p ${port}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(" ");
   const timeout = String(options.readyTimeoutSeconds ?? 60);
   let running = false;
   const stopArgs = (mode: "fast" | "immediate") => ["-D", dataDir, "-m", mode, "-w", "-t", timeout, "stop"];
