@@ -19,6 +19,7 @@ import { requestLogger } from "./http/request-log";
 import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
+import { configurePasswordHashing } from "./identity/passwords";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
 import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
@@ -34,6 +35,8 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  // Which X-Forwarded-For hop is the client (req.ip), for the login throttle; unset, the socket's.
+  app.set("trust proxy", ctx.env.HUB_TRUST_PROXY);
 
   // One line per request naming the caller and the job/automation ids it touched (ids only),
   // with status and duration: an operator can follow a job by them.
@@ -101,6 +104,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     await database.close();
     throw error;
   }
+  configurePasswordHashing(env.UV_THREADPOOL_SIZE);
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.

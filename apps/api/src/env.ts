@@ -17,9 +17,34 @@ export const apiEnvSchema = z.object({
   ...webhookEnvShape,
   /** Seconds between the comments GET /events/stream sends to keep connections (and proxies) open; the caller's credential is checked again at each. */
   HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: intFromEnv(15, 1, 300),
+  /**
+   * Which `X-Forwarded-For` hop is the client (Express's `trust proxy`): `true`, a number of hops,
+   * or comma-separated addresses/subnets/`loopback`. Unset: trust none (the socket's address).
+   */
+  HUB_TRUST_PROXY: trustProxyFromEnv(),
+  /** Failed logins per (e-mail, client address) within 5 minutes before 429 (CONTRACT §6.15); 0 = no limit. */
+  HUB_LOGIN_MAX_FAILURES: intFromEnv(10, 0, 1_000_000),
+  /** Failed logins per e-mail within 5 minutes before 429, sparing addresses that signed in as it within 30 days; 0 = no limit. */
+  HUB_LOGIN_MAX_FAILURES_PER_EMAIL: intFromEnv(100, 0, 1_000_000),
+  /** Requests to POST /identity/token per client address in any minute, successes included; 0 = no limit. */
+  HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE: intFromEnv(30, 0, 1_000_000),
+  /** libuv's thread pool size (read by Node itself at start-up): bounds how many password hashes run at once. */
+  UV_THREADPOOL_SIZE: intFromEnv(4, 1, 1024),
   /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */
   HUB_CONSOLE_DIR: optionalString(),
 });
+
+/** Express's `trust proxy` value from its text: `true`/`false`, a hop count, or a list of addresses and subnets. */
+function trustProxyFromEnv() {
+  return z.preprocess(
+    (v) => (v === undefined || v === "" ? "false" : v),
+    z.string().transform((value): boolean | number | string => {
+      if (value === "true" || value === "false") return value === "true";
+      if (/^\d+$/.test(value)) return Number(value);
+      return value;
+    }),
+  );
+}
 
 export type ApiEnv = z.output<typeof apiEnvSchema>;
 

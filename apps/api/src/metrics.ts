@@ -86,7 +86,16 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
   );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
   const eventStreamClients = metricsOn(registry).gauge("hub_event_stream_clients", "Clients connected to GET /events/stream in this API process");
-  return { registry, httpRequestDuration, eventStreamClients, jobs: createJobMetrics(registry) };
+  const loginThrottled = metricsOn(registry).counter(
+    "hub_login_throttled_total",
+    "Logins refused with 429, by the limit that refused them: address (requests per address per minute), email_address (failures of one e-mail from one address), email (failures of one e-mail)",
+    ["limit"],
+  );
+  const loginOverloaded = metricsOn(registry).counter(
+    "hub_login_overloaded_total",
+    "Logins answered 503 because they waited more than 2 s for a password hashing slot",
+  );
+  return { registry, httpRequestDuration, eventStreamClients, loginThrottled, loginOverloaded, jobs: createJobMetrics(registry) };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -253,7 +253,6 @@ export function redisKeys(prefix: string, layout: RedisKeyLayout = {}) {
      */
     dispatchEpoch: (shard: number) => `${shardPrefix(shard)}:dispatch-epoch`,
     lock: (name: string) => `${prefix}:lock:${name}`,
-    loginAttempts: (subject: string) => `${prefix}:login-attempts:${subject}`,
   };
 }
 

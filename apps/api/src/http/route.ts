@@ -100,6 +100,11 @@ export interface RouteSpec<
   bodyContentTypes?: string[];
   /** A request body the route accepts, shown in the OpenAPI document (and /docs's "Try it out"). */
   example?: z.input<B>;
+  /**
+   * Runs after authentication and before the body is read (CONTRACT §6.15: the login's
+   * per-address limit comes before 413/415/422); throws to refuse the request.
+   */
+  beforeBody?(input: { req: Request; ctx: AppContext }): Promise<void>;
   /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -127,7 +132,7 @@ export function toExpressPath(path: string): string {
 
 /**
  * Mounts the routes on `router`. Order of the answers (CONTRACT §6.1): authenticate (401/403),
- * read the body (413, 415, 422 malformed JSON), then validate path, query, headers and body
+ * the route's `beforeBody` check, read the body (413, 415, 422 malformed JSON), then validate path, query, headers and body
  * together (422 with every problem).
  */
 export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext): void {
@@ -138,6 +143,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
     const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const caller = await ctx.auth.authenticate(req, route.auth);
+      await route.beforeBody?.({ req, ctx });
       const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
