@@ -20,6 +20,7 @@ import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
 import { configurePasswordHashing } from "./identity/passwords";
+import { configurePayloadLimits } from "./http/payload-limits";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
 import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
@@ -105,6 +106,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     throw error;
   }
   configurePasswordHashing(env.UV_THREADPOOL_SIZE);
+  configurePayloadLimits(env);
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.

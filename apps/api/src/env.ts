@@ -30,6 +30,12 @@ export const apiEnvSchema = z.object({
   HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE: intFromEnv(30, 0, 1_000_000),
   /** libuv's thread pool size (read by Node itself at start-up): bounds how many password hashes run at once. */
   UV_THREADPOOL_SIZE: intFromEnv(4, 1, 1024),
+  /** Most bytes of a job's `context` as compact JSON (POST /jobs, /jobs/batch, schedules), CONTRACT §6.15. */
+  HUB_JOB_CONTEXT_MAX_BYTES: intFromEnv(65_536, 2, 1_048_576),
+  /** Most bytes of a job's `result` as compact JSON (complete, complete-batch). */
+  HUB_JOB_RESULT_MAX_BYTES: intFromEnv(262_144, 2, 1_048_576),
+  /** Most bytes of JSON one list page holds; a page always holds at least one item. */
+  HUB_LIST_MAX_BYTES: intFromEnv(8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */
   HUB_CONSOLE_DIR: optionalString(),
 });

@@ -90,3 +90,23 @@ function calendarDayExists(isoText: string): boolean {
 
 /** A JSON object (pydantic `dict`): arrays and other values fail with `dict_type`. */
 export const jsonObject = () => z.record(z.string(), z.unknown());
+
+/**
+ * A JSON object of at most `maxBytes()` bytes, measured as the UTF-8 length of its compact JSON
+ * (the parsed value serialised again, CONTRACT §6.15): whitespace a client sends costs nothing,
+ * and the measure is what the hub stores, copies into events and serves. Larger → `value_error`
+ * naming the limit and the `setting` that sets it. `maxBytes` is read at each validation, so the
+ * limit can come from configuration read after the schema was built.
+ */
+export const jsonObjectOfAtMost = (maxBytes: () => number, setting: string) =>
+  jsonObject().superRefine((value, ctx) => {
+    const limit = maxBytes();
+    const json = JSON.stringify(value);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: most values need no exact count.
+    if (json.length * 3 <= limit || Buffer.byteLength(json, "utf8") <= limit) return;
+    ctx.addIssue({
+      code: "custom",
+      input: undefined,
+      ...pydanticIssue("value_error", `Value error, must be at most ${limit} bytes as compact JSON (${setting})`),
+    });
+  });

@@ -105,3 +105,42 @@ export function nextPageLink(originalUrl: string, cursor: string): string {
   query.set("cursor", cursor);
   return `<${path}?${query.toString()}>; rel="next"`;
 }
+
+/** A list page as sent: its JSON text and where the next page starts (undefined: none follows). */
+export interface SizedListPage {
+  json: string;
+  next: KeysetPosition | undefined;
+}
+
+/**
+ * Serialises a list page within `maxBytes` of JSON (CONTRACT §6.15): items in order until the next
+ * would pass the size, always at least one. When the page is cut short, the next page starts
+ * after the last item sent, whose position is its `(created_at, id)`: every list is ordered by
+ * those (@hub/db pagination), so a cut page and its `Link` still visit every item once. Each item
+ * is serialised once (as res.json would), and bytes are counted only once the page could pass the limit.
+ */
+export function listPageWithin(items: unknown[], maxBytes: number, next: KeysetPosition | undefined): SizedListPage {
+  const parts: string[] = [];
+  // `[`, then each item followed by `,` or `]`. UTF-8 takes at most 3 bytes per UTF-16 unit: until
+  // that bound passes the limit, no byte needs counting.
+  let upperBound = 1;
+  let bytes: number | undefined;
+  for (const item of items) {
+    const part = JSON.stringify(item);
+    upperBound += 3 * part.length + 1;
+    if (bytes === undefined && upperBound > maxBytes) bytes = parts.reduce((sum, earlier) => sum + Buffer.byteLength(earlier, "utf8") + 1, 1);
+    if (bytes !== undefined) {
+      const partBytes = Buffer.byteLength(part, "utf8") + 1;
+      if (parts.length > 0 && bytes + partBytes > maxBytes) return { json: `[${parts.join(",")}]`, next: positionOf(items[parts.length - 1]) };
+      bytes += partBytes;
+    }
+    parts.push(part);
+  }
+  return { json: `[${parts.join(",")}]`, next };
+}
+
+function positionOf(item: unknown): KeysetPosition {
+  const { id, created_at: createdAt } = item as { id?: unknown; created_at?: unknown };
+  if (typeof id !== "string" || typeof createdAt !== "string") throw new Error("a list item without id and created_at cannot end a page");
+  return { id, createdAt: new Date(createdAt) };
+}

@@ -10,7 +10,8 @@ import type { AppContext } from "../context";
 import type { ApiTag } from "../openapi/tags";
 import type { AuthRequirement, Caller } from "./auth";
 import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
-import { CursorCodec, foreignCursorIssue, nextPageLink } from "./pagination";
+import { CursorCodec, foreignCursorIssue, listPageWithin, nextPageLink } from "./pagination";
+import { listMaxBytes } from "./payload-limits";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
@@ -176,7 +177,12 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
         if (typeof id === "string") addRequestLogFields(req, { [responseIdLogField]: id });
       }
       if (result.headers) res.set(result.headers);
-      if (route.paginated && result.next) res.set("Link", nextPageLink(req.originalUrl, cursors.encode(listName, result.next)));
+      if (route.paginated && Array.isArray(result.body)) {
+        const page = listPageWithin(result.body, listMaxBytes(), result.next);
+        if (page.next) res.set("Link", nextPageLink(req.originalUrl, cursors.encode(listName, page.next)));
+        res.status(result.status).type("application/json").send(page.json);
+        return;
+      }
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
+import { jobContextField, jobResultField } from "../http/payload-limits";
 import {
   CANCELLABLE_JOB_STATUSES,
   IDEMPOTENCY_WINDOW_HOURS,
@@ -9,7 +10,6 @@ import {
   JOB_PRIORITY_MAX,
   JOB_PRIORITY_MIN,
   JOB_STATUSES,
-  jsonObject,
   pydanticIssue,
   queryBool,
   queryInt,
@@ -54,7 +54,7 @@ export const jobPriority = () =>
 
 export const createJobBody = z.object({
   automation_id: uuid(),
-  context: jsonObject().default({}).describe("Checked against the automation's context_schema"),
+  context: jobContextField().default({}).describe("Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON"),
   run_at: runAt()
     .nullable()
     .optional()
@@ -217,7 +217,7 @@ const attemptFence = z
   .optional()
   .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
 
-export const completeJobBody = z.object({ result: jsonObject(), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
+export const completeJobBody = z.object({ result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
 
 export const failJobBody = z.object({
   error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
