@@ -14,6 +14,7 @@ import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
+import { OpenStreams } from "./http/open-streams";
 import { errorHandler, notFoundHandler } from "./http/errors";
 import { requestLogger } from "./http/request-log";
 import { mountRoutes, type AnyRoute } from "./http/route";
@@ -130,6 +131,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     logger,
     onClientCount: (count) => metrics.eventStreamClients.set(count),
   });
+  const auth = new Authenticator(database.db, tokens);
   const ctx: AppContext = {
     env,
     database,
@@ -138,7 +140,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     keys,
     logger,
     tokens,
-    auth: new Authenticator(database.db, tokens),
+    auth,
+    streams: new OpenStreams(auth, metrics),
     metrics,
     liveEvents,
     dispatch,
@@ -183,6 +186,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
+      ctx.streams.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

@@ -95,7 +95,15 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
     "hub_login_overloaded_total",
     "Logins answered 503 because they waited more than 2 s for a password hashing slot",
   );
-  return { registry, httpRequestDuration, eventStreamClients, loginThrottled, loginOverloaded, jobs: createJobMetrics(registry) };
+  const streamsOpen = metricsOn(registry).gauge("hub_streams_open", "Server-sent event streams open in this API process, by stream (events, job_logs, worker_signals)", {
+    labelNames: ["stream"],
+  });
+  const streamsRefused = metricsOn(registry).counter(
+    "hub_streams_refused_total",
+    "Streams refused with 429 because their user or worker key had as many open as allowed, by stream",
+    ["stream"],
+  );
+  return { registry, httpRequestDuration, eventStreamClients, loginThrottled, loginOverloaded, streamsOpen, streamsRefused, jobs: createJobMetrics(registry) };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -211,17 +211,14 @@ describe("GET /events/stream", () => {
     expect(client.isEnded).toBe(true);
   });
 
-  it("when the request is wrong, then 401 without credentials, 422 for a malformed Last-Event-ID or an unknown aggregate_type", async () => {
+  it("when the request is wrong, then 401 without credentials, 422 for an unknown aggregate_type (a malformed Last-Event-ID is read as absent: test/stream-hardening.test.ts)", async () => {
     const url = `${hub.api.url}/events/stream`;
     const bearer = { authorization: `Bearer ${hub.adminToken}` };
 
     const anonymous = await fetch(url);
-    const badId = await fetch(url, { headers: { ...bearer, "last-event-id": "yesterday" } });
     const badType = await fetch(`${url}?aggregate_type=planet`, { headers: bearer });
 
     expect(anonymous.status).toBe(401);
-    expect(badId.status).toBe(422);
-    expect(((await badId.json()) as any).detail[0].loc).toEqual(["header", "last-event-id"]);
     expect(badType.status).toBe(422);
     expect(((await badType.json()) as any).detail[0].loc).toEqual(["query", "aggregate_type"]);
   });
