@@ -154,9 +154,9 @@ describe("resuming with Last-Event-ID", () => {
     await sampler;
     const after = await memory();
 
-    console.log(
+    process.stdout.write(
       `reconnect storm (50 × Last-Event-ID behind 900 events of 60 kB, ~51 MiB of stream): ` +
-        `Redis used_memory before ${(before / 1024 / 1024).toFixed(1)} MiB, peak ${(peak / 1024 / 1024).toFixed(1)} MiB, after ${(after / 1024 / 1024).toFixed(1)} MiB`,
+        `Redis used_memory before ${(before / 1024 / 1024).toFixed(1)} MiB, peak ${(peak / 1024 / 1024).toFixed(1)} MiB, after ${(after / 1024 / 1024).toFixed(1)} MiB\n`,
     );
     for (const client of storm) expect(client.messages[0]).toMatchObject({ event: "reset" });
     for (const client of storm) client.close();
