@@ -17,6 +17,7 @@ import { Authenticator } from "./http/auth";
 import { OpenStreams } from "./http/open-streams";
 import { errorHandler, notFoundHandler } from "./http/errors";
 import { requestLogger } from "./http/request-log";
+import { noSniff } from "./http/security-headers";
 import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
@@ -43,6 +44,7 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = allRoutes): Expr
   // One line per request naming the caller and the job/automation ids it touched (ids only),
   // with status and duration: an operator can follow a job by them.
   app.use(requestLogger(ctx.logger));
+  app.use(noSniff);
   app.use((req, res, next) => {
     const end = ctx.metrics.httpRequestDuration.startTimer();
     res.on("finish", () => {

@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import express, { type Express, type RequestHandler } from "express";
+import { pageSecurityHeaders } from "../http/security-headers";
 
 export const CONSOLE_PATH = "/console";
 
@@ -31,15 +32,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-  });
-  next();
-};
+const securityHeaders = pageSecurityHeaders(CONTENT_SECURITY_POLICY);
 
 /**
  * Where the built console is: `HUB_CONSOLE_DIR`, else the `dist` of the @hub/console package the

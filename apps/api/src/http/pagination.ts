@@ -26,8 +26,7 @@ const MAC_BYTES = 16;
  */
 export function pageQueryShape(defaultLimit: number = LIST_DEFAULT_LIMIT) {
   return {
-    limit: queryInt()
-      .pipe(z.int().min(1).max(LIST_MAX_LIMIT))
+    limit: queryInt({ min: 1, max: LIST_MAX_LIMIT })
       .default(defaultLimit)
       .describe(`Most items on this page (1–${LIST_MAX_LIMIT}, default ${defaultLimit})`),
     cursor: z

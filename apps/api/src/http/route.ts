@@ -12,6 +12,7 @@ import type { AuthRequirement, Caller } from "./auth";
 import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
 import { CursorCodec, foreignCursorIssue, listPageWithin, nextPageLink } from "./pagination";
 import { listMaxBytes } from "./payload-limits";
+import { noStoreHeaders, type SecretInResponse } from "./security-headers";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "delete";
@@ -106,6 +107,8 @@ export interface RouteSpec<
    * per-address limit comes before 413/415/422); throws to refuse the request.
    */
   beforeBody?(input: { req: Request; ctx: AppContext }): Promise<void>;
+  /** Its successful response carries a secret: `Cache-Control: no-store` (a token also `Pragma: no-cache`). */
+  secretInResponse?: SecretInResponse;
   /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -143,6 +146,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
     const querySchema = strictQuerySchema(route);
     const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
       const caller = await ctx.auth.authenticate(req, route.auth);
       await route.beforeBody?.({ req, ctx });
       const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);

@@ -9,6 +9,7 @@ export const identityRoutes = [
     method: "post",
     path: "/identity/token",
     operationId: "logIn",
+    secretInResponse: "token",
     summary: "Log in: exchange an e-mail and password for an access token",
     description:
       "Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401. Throttled (429 with Retry-After, whatever the password): more than HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE (30) requests from one client address in a minute; more than HUB_LOGIN_MAX_FAILURES (10) failures of one e-mail from one address, or HUB_LOGIN_MAX_FAILURES_PER_EMAIL (100) of one e-mail from addresses it has not signed in from within 30 days, in the last 5 minutes. 503 with Retry-After when the server is too busy hashing passwords to check this one within 2 s.",

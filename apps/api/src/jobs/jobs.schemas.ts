@@ -5,6 +5,7 @@ import {
   CANCELLABLE_JOB_STATUSES,
   IDEMPOTENCY_WINDOW_HOURS,
   isJobStatus,
+  int32,
   isoDateTime,
   JOB_PRIORITY_DEFAULT,
   JOB_PRIORITY_MAX,
@@ -120,7 +121,7 @@ export const listJobsQuery = z.object({
   status: statusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
-  priority_min: queryInt().optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
+  priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX }).optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
   scheduled: queryBool()
     .optional()
     .describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
@@ -211,8 +212,7 @@ export const claimJobBody = z
  * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
  * cannot have a late call of an earlier attempt of the same job accepted (409 instead).
  */
-const attemptFence = z
-  .int()
+const attemptFence = int32()
   .min(1)
   .optional()
   .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
