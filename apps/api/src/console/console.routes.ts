@@ -14,7 +14,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express } from "express";
 import { pageSecurityHeaders } from "../http/security-headers";
 
 export const CONSOLE_PATH = "/console";
