@@ -155,7 +155,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
-  const server = app.listen(env.PORT);
+  const server = env.HOST === undefined ? app.listen(env.PORT) : app.listen(env.PORT, env.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -10,8 +10,6 @@ export const apiEnvSchema = z.object({
   HUB_ADMIN_EMAIL: optionalString(),
   HUB_ADMIN_PASSWORD: optionalString(),
   HUB_ACCESS_TOKEN_TTL_SECONDS: intFromEnv(3600, 60, 604_800),
-  /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open (keep the port internal). */
-  HUB_METRICS_TOKEN: optionalString().pipe(z.string().min(16, "must be at least 16 characters").optional()),
   /** Lets schedules take a leading seconds field (CONTRACT §6.9): for tests and demos, off by default. */
   HUB_SCHEDULES_ALLOW_SECONDS: boolFromEnv(false),
   ...webhookEnvShape,

@@ -1,7 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Registry } from "prom-client";
 import type { AutomationQueueDepth } from "@hub/db";
-import { createMetricsRegistry, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
+import { createMetricsRegistry, metricsAuthorization, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */
@@ -110,13 +109,11 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Guards GET /metrics with `HUB_METRICS_TOKEN` when one is configured (CONTRACT §6.1): throws a
- * 401 unless `authorization` is `Bearer <token>`. Both sides are hashed first so the constant-time
- * comparison also hides the token's length.
+ * 401 unless `authorization` is `Bearer <token>` (@hub/shared `metricsAuthorization`, which the
+ * dispatcher's and relay's metrics servers use too).
  */
 export function assertMetricsAuthorized(authorization: string | undefined, metricsToken: string | undefined): void {
-  if (metricsToken === undefined) return;
-  const presented = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-  if (presented === undefined) throw new UnauthorizedError("Not authenticated");
-  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
-  if (!timingSafeEqual(digest(presented), digest(metricsToken))) throw new UnauthorizedError("Could not validate credentials");
+  const verdict = metricsAuthorization(authorization, metricsToken);
+  if (verdict === "missing") throw new UnauthorizedError("Not authenticated");
+  if (verdict === "wrong") throw new UnauthorizedError("Could not validate credentials");
 }
