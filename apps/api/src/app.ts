@@ -15,6 +15,7 @@ import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
 import { OpenStreams } from "./http/open-streams";
+import { StreamSlots } from "./http/stream-slots";
 import { errorHandler, notFoundHandler } from "./http/errors";
 import { requestLogger } from "./http/request-log";
 import { noSniff } from "./http/security-headers";
@@ -144,6 +145,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     tokens,
     auth,
     streams: new OpenStreams(auth, metrics),
+    streamSlots: new StreamSlots(redis, keys, metrics),
     metrics,
     liveEvents,
     dispatch,
@@ -189,6 +191,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
       ctx.streams.close();
+      ctx.streamSlots.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

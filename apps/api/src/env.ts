@@ -34,6 +34,8 @@ export const apiEnvSchema = z.object({
   HUB_JOB_RESULT_MAX_BYTES: intFromEnv(262_144, 2, 1_048_576),
   /** Most bytes of JSON one list page holds; a page always holds at least one item. */
   HUB_LIST_MAX_BYTES: intFromEnv(8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+  /** Most streams open at once per worker key, over every API process (CONTRACT §6.15). */
+  HUB_WORKER_MAX_STREAMS: intFromEnv(64, 1, 100_000),
   /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */
   HUB_CONSOLE_DIR: optionalString(),
 });

@@ -2,13 +2,13 @@
  * GET /events/stream (server-sent events) against the real API, PostgreSQL, Redis and an event
  * relay: what a client following the hub receives, resumes and is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { createApiKey } from "./api-key-fixtures";
 import { createSector } from "./automation-fixtures";
 import { SseClient, startRelayFor, type RelayForHub } from "./event-stream-fixtures";
 import { startTestHub, type TestHub, type TestUser } from "./harness";
-import { eventually } from "@hub/testing";
+import { eventually, readMetric } from "@hub/testing";
 
 let hub: TestHub;
 let relay: RelayForHub;
@@ -24,6 +24,11 @@ afterAll(async () => {
   for (const client of clients) client.close();
   await relay?.stop();
   await hub?.stop();
+});
+// A user may have 5 streams open at once (CONTRACT §6.15): each test starts with none open.
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await eventually("every stream to be let go", () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"), (open) => open === 0);
 });
 
 async function follow(options: { token?: string; query?: string; lastEventId?: string } = {}): Promise<SseClient> {

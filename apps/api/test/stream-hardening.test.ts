@@ -4,7 +4,8 @@
  * Redis stream, and a Last-Event-ID that is no stream id is read as absent.
  */
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { eventually, readMetric } from "@hub/testing";
 import { createApiKey } from "./api-key-fixtures";
 import { SseClient } from "./event-stream-fixtures";
 import { startTestHub, type TestHub } from "./harness";
@@ -17,6 +18,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) client.close();
   await hub?.stop();
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await eventually("every stream to be let go", () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"), (open) => open === 0);
 });
 
 async function follow(token: string, lastEventId?: string): Promise<SseClient> {
@@ -36,6 +41,22 @@ async function endsWithin(client: SseClient, boundMs = 15_000): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+const stream = () => hub.api.ctx.keys.eventsStream;
+
+/** Adds `count` entries of about `bytes` each to the events stream, as the relay would; answers the id before them. */
+async function publish(count: number, bytes: number): Promise<string> {
+  const redis = hub.api.ctx.redis;
+  const before = (await redis.xadd(stream(), "*", "id", crypto.randomUUID(), "event_type", "sector.created", "aggregate_id", crypto.randomUUID(), "data", "{}"))!;
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < count; i++) {
+    const aggregateId = crypto.randomUUID();
+    const data = JSON.stringify({ id: crypto.randomUUID(), aggregate_id: aggregateId, event_type: "sector.created", payload: { name: "x".repeat(bytes) } });
+    pipeline.xadd(stream(), "*", "id", crypto.randomUUID(), "event_type", "sector.created", "aggregate_id", aggregateId, "data", data);
+  }
+  await pipeline.exec();
+  return before;
 }
 
 describe("a stream whose credential stops being accepted", () => {
@@ -90,22 +111,6 @@ describe("a stream whose credential stops being accepted", () => {
 });
 
 describe("resuming with Last-Event-ID", () => {
-  const stream = () => hub.api.ctx.keys.eventsStream;
-
-  /** Adds `count` entries of about `bytes` each to the events stream, as the relay would; answers the id before them. */
-  async function publish(count: number, bytes: number): Promise<string> {
-    const redis = hub.api.ctx.redis;
-    const before = (await redis.xadd(stream(), "*", "id", crypto.randomUUID(), "event_type", "sector.created", "aggregate_id", crypto.randomUUID(), "data", "{}"))!;
-    const pipeline = redis.pipeline();
-    for (let i = 0; i < count; i++) {
-      const aggregateId = crypto.randomUUID();
-      const data = JSON.stringify({ id: crypto.randomUUID(), aggregate_id: aggregateId, event_type: "sector.created", payload: { name: "x".repeat(bytes) } });
-      pipeline.xadd(stream(), "*", "id", crypto.randomUUID(), "event_type", "sector.created", "aggregate_id", aggregateId, "data", data);
-    }
-    await pipeline.exec();
-    return before;
-  }
-
   it("when fewer than 1,000 entries but more than 1 MiB followed Last-Event-ID, then the stream sends none of them and a reset", async () => {
     const lastEventId = await publish(300, 5000);
 
@@ -135,7 +140,7 @@ describe("resuming with Last-Event-ID", () => {
     }
   });
 
-  it("when 50 clients reconnect at once with a Last-Event-ID far behind large events, then each gets a reset and Redis memory stays near where it was (printed)", async () => {
+  it("when 50 clients of one user reconnect at once with a Last-Event-ID far behind large events, then each resume is bounded, at most 5 stay open, and Redis memory stays near where it was (printed)", async () => {
     const lastEventId = await publish(900, 60_000);
     const memory = async () => Number(/used_memory:(\d+)/.exec(await hub.api.ctx.redis.info("memory"))![1]);
     const before = await memory();
@@ -149,7 +154,8 @@ describe("resuming with Last-Event-ID", () => {
     })();
 
     const storm = await Promise.all(Array.from({ length: 50 }, () => follow(hub.adminToken, lastEventId)));
-    await Promise.all(storm.map((client) => client.waitFor("a reset", (c) => c.messages.length > 0)));
+    // Each takes the place of the user's oldest stream (CONTRACT §6.15): it gets its reset, or is let go first.
+    await Promise.all(storm.map((client) => client.waitFor("a reset", (c) => c.messages.length > 0).catch(() => client.closed)));
     sampling = false;
     await sampler;
     const after = await memory();
@@ -158,8 +164,69 @@ describe("resuming with Last-Event-ID", () => {
       `reconnect storm (50 × Last-Event-ID behind 900 events of 60 kB, ~51 MiB of stream): ` +
         `Redis used_memory before ${(before / 1024 / 1024).toFixed(1)} MiB, peak ${(peak / 1024 / 1024).toFixed(1)} MiB, after ${(after / 1024 / 1024).toFixed(1)} MiB\n`,
     );
-    for (const client of storm) expect(client.messages[0]).toMatchObject({ event: "reset" });
-    for (const client of storm) client.close();
+    for (const client of storm) if (client.messages.length > 0) expect(client.messages[0]).toMatchObject({ event: "reset" });
+    for (const client of storm) expect(client.events()).toEqual([]);
+    await eventually("the displaced streams to end", async () => storm.filter((client) => !client.isEnded).length, (open) => open <= 5);
     await hub.api.ctx.redis.del(stream());
+  });
+});
+
+describe("open streams per user", () => {
+  const streamUrl = () => `${hub.api.url}/events/stream`;
+
+  it("when a user has 5 streams open, then a 6th is 429 'Too many open streams' with Retry-After, whatever credential it uses; another user still opens one", async () => {
+    const user = await hub.createUser("employee");
+    const key = await createApiKey(hub, user.token);
+    for (let i = 0; i < 4; i++) await follow(user.token);
+    await follow(key.key);
+    const refusedBefore = await readMetric(`${hub.api.url}/metrics`, "hub_streams_refused_total", { stream: "events" });
+
+    const sixth = await fetch(streamUrl(), { headers: { authorization: `Bearer ${user.token}` } });
+    const withKey = await fetch(streamUrl(), { headers: { authorization: `Bearer ${key.key}` } });
+    const other = await follow((await hub.createUser("employee")).token);
+
+    expect(sixth.status).toBe(429);
+    expect(await sixth.json()).toEqual({ detail: "Too many open streams" });
+    expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(withKey.status).toBe(429);
+    expect(other.isEnded).toBe(false);
+    expect(await readMetric(`${hub.api.url}/metrics`, "hub_streams_refused_total", { stream: "events" })).toBe(refusedBefore + 2);
+  });
+
+  it("when a user at the cap resumes with Last-Event-ID, then the new stream opens and the user's oldest one ends", async () => {
+    const user = await hub.createUser("employee");
+    const streams: SseClient[] = [];
+    for (let i = 0; i < 5; i++) streams.push(await follow(user.token));
+    const lastEventId = await publish(1, 10);
+
+    const resumed = await follow(user.token, lastEventId);
+
+    await endsWithin(streams[0]!);
+    expect(resumed.isEnded).toBe(false);
+    expect(streams.slice(1).every((client) => !client.isEnded)).toBe(true);
+  });
+
+  it("when one of the user's streams closes, then its place is free again", async () => {
+    const user = await hub.createUser("employee");
+    const streams: SseClient[] = [];
+    for (let i = 0; i < 5; i++) streams.push(await follow(user.token));
+
+    streams[2]!.close();
+
+    await eventually("a sixth stream to be admitted", async () => (await fetch(streamUrl(), { headers: { authorization: `Bearer ${user.token}` }, signal: AbortSignal.timeout(2000) }).then((r) => {
+      void r.body?.cancel();
+      return r.status;
+    })), (status) => status === 200);
+  });
+
+  it("when the streams another API process counted were not renewed for 30 s (the process died), then they no longer count", async () => {
+    const user = await hub.createUser("employee");
+    const key = hub.api.ctx.keys.openStreams("events", `user:${user.id}`);
+    const longAgo = Date.now() - 60_000;
+    for (let i = 0; i < 5; i++) await hub.api.ctx.redis.hset(key, `dead-process:${i}`, `${longAgo}:${longAgo + 30_000}`);
+
+    const stream = await follow(user.token);
+
+    expect(stream.isEnded).toBe(false);
   });
 });

@@ -17,6 +17,8 @@ import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry 
 
 /** Most entries a resuming client is sent from before it connected; beyond, it gets a `reset`. */
 export const RESUME_MAX_ENTRIES = 1000;
+/** Most streams one user has open at once on this path, whatever token or api key each uses (CONTRACT §6.15). */
+export const USER_MAX_STREAMS = 5;
 /** Most bytes of entries a resume reads (CONTRACT §6.15); beyond, the client gets a `reset`. */
 export const RESUME_MAX_BYTES = 1024 * 1024;
 /** What a browser's EventSource waits before reconnecting (the SSE `retry` field), in ms. */
@@ -67,19 +69,31 @@ export interface EventStreamRequest {
  * answers 503) when Redis cannot position the stream.
  */
 export async function serveEventStream({ ctx, req, res, caller, filter, lastEventId }: EventStreamRequest): Promise<void> {
-  let role = caller.user.role;
-  /** Entries that arrive while the backfill is read; null once live. */
-  let pending: StreamEntry[] | null = [];
-  /** The newest stream id handled (sent or filtered out): what the backfill already covered. */
-  let position = lastEventId;
   let ended = false;
-
   const end = (how: "end" | "destroy" = "end") => {
     if (ended) return;
     ended = true;
     if (how === "destroy") res.destroy();
     else res.end();
   };
+  // At the cap, 429 before anything is read; a resuming client takes its oldest stream's place.
+  const releaseSlot = await ctx.streamSlots.take({
+    stream: "events",
+    owner: `user:${caller.user.id}`,
+    cap: USER_MAX_STREAMS,
+    resuming: lastEventId !== undefined,
+    displace: () => end(),
+  });
+  // Left, or already displaced by a newer stream of the same user.
+  if (res.closed || ended) {
+    releaseSlot();
+    return;
+  }
+  let role = caller.user.role;
+  /** Entries that arrive while the backfill is read; null once live. */
+  let pending: StreamEntry[] | null = [];
+  /** The newest stream id handled (sent or filtered out): what the backfill already covered. */
+  let position = lastEventId;
   const write = (chunk: string) => {
     if (ended) return;
     res.write(chunk);
@@ -112,6 +126,7 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
     clearInterval(heartbeat);
     unsubscribe?.();
     untrack();
+    releaseSlot();
   });
 
   unsubscribe = await ctx.liveEvents.subscribe(subscriber);
