@@ -80,3 +80,16 @@ describe("headers", () => {
     expect(init).not.toMatch(/persistAuthorization:\s*true/);
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("when an operation can answer 429 or 503, then the document declares it with Retry-After", async () => {
+    const document = (await hub.client.get("/openapi.json")).body;
+
+    const login = document.paths["/identity/token"].post.responses;
+    const stream = document.paths["/events/stream"].get.responses;
+
+    expect(login["429"].headers["Retry-After"].schema).toEqual({ type: "integer" });
+    expect(login["503"].headers["Retry-After"].schema).toEqual({ type: "integer" });
+    expect(stream["429"].headers["Retry-After"].schema).toEqual({ type: "integer" });
+  });
+});
