@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commonEnvShape, envHelpers, parseEnv, webhookEnvShape } from "@hub/shared";
+import { PAYLOAD_LIMIT_DEFAULTS } from "./http/payload-limits";
 
 const { intFromEnv, optionalString, boolFromEnv } = envHelpers;
 
@@ -29,11 +30,11 @@ export const apiEnvSchema = z.object({
   /** libuv's thread pool size (read by Node itself at start-up): bounds how many password hashes run at once. */
   UV_THREADPOOL_SIZE: intFromEnv(4, 1, 1024),
   /** Most bytes of a job's `context` as compact JSON (POST /jobs, /jobs/batch, schedules), CONTRACT §6.15. */
-  HUB_JOB_CONTEXT_MAX_BYTES: intFromEnv(65_536, 2, 1_048_576),
+  HUB_JOB_CONTEXT_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_JOB_CONTEXT_MAX_BYTES, 2, 1_048_576),
   /** Most bytes of a job's `result` as compact JSON (complete, complete-batch). */
-  HUB_JOB_RESULT_MAX_BYTES: intFromEnv(262_144, 2, 1_048_576),
+  HUB_JOB_RESULT_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_JOB_RESULT_MAX_BYTES, 2, 1_048_576),
   /** Most bytes of JSON one list page holds; a page always holds at least one item. */
-  HUB_LIST_MAX_BYTES: intFromEnv(8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+  HUB_LIST_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_LIST_MAX_BYTES, 1024, 256 * 1024 * 1024),
   /** Most streams open at once per worker key, over every API process (CONTRACT §6.15). */
   HUB_WORKER_MAX_STREAMS: intFromEnv(64, 1, 100_000),
   /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */

@@ -10,9 +10,13 @@
  * at start-up.
  */
 import { jsonObjectOfAtMost } from "@hub/shared";
-import type { ApiEnv } from "../env";
 
-type PayloadLimitSettings = Pick<ApiEnv, "HUB_JOB_CONTEXT_MAX_BYTES" | "HUB_JOB_RESULT_MAX_BYTES" | "HUB_LIST_MAX_BYTES">;
+/** The three settings, as ../env.ts parses them (their defaults come from here). */
+interface PayloadLimitSettings {
+  HUB_JOB_CONTEXT_MAX_BYTES: number;
+  HUB_JOB_RESULT_MAX_BYTES: number;
+  HUB_LIST_MAX_BYTES: number;
+}
 
 /** The defaults of the three settings (README "Configuration"). */
 export const PAYLOAD_LIMIT_DEFAULTS: PayloadLimitSettings = {
