@@ -20,6 +20,8 @@ interface RouteSpec {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** Connections for this route instead of BENCH_API_CONNECTIONS (a route whose server-side concurrency is bounded). */
+  connections?: number;
 }
 
 export interface RouteResult {
@@ -58,7 +60,9 @@ function routesOf(seed: HubSeed, jobId: string, admin: { email: string; password
   return [
     { name: "GET /healthz", method: "GET", path: "/healthz", headers: {} },
     // A right password: the throttle's PostgreSQL statements (CONTRACT §6.15) and one bcrypt compare, which bounds it.
-    { name: "POST /identity/token", method: "POST", path: "/identity/token", headers: json, body: JSON.stringify(admin) },
+    // Four connections: the API hashes at most 3 passwords at once (2 cores) and answers 503 to a
+    // login that waits over 2 s, which 32 connections of back-to-back logins would make most of them.
+    { name: "POST /identity/token", method: "POST", path: "/identity/token", headers: json, body: JSON.stringify(admin), connections: 4 },
     { name: "POST /jobs", method: "POST", path: "/jobs", headers: { ...bearer, ...json }, body: createJob },
     // The same producer with its api key (CONTRACT §6.10): a digest lookup joined with the user instead of a JWT check.
     { name: "POST /jobs (api key)", method: "POST", path: "/jobs", headers: { authorization: `Bearer ${seed.creatorApiKey}`, ...json }, body: createJob },
@@ -84,7 +88,7 @@ async function measureRoute(apiUrl: string, route: RouteSpec, config: BenchConfi
     method: route.method,
     headers: route.headers,
     body: route.body,
-    connections: config.apiConnections,
+    connections: route.connections ?? config.apiConnections,
     duration: config.apiSeconds,
   });
   const cpu = cpuSecondsBetween(before, snapshotCpu({ api: apiPid }));
