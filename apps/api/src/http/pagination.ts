@@ -115,10 +115,14 @@ export interface SizedListPage {
  * Serialises a list page within `maxBytes` of JSON (CONTRACT §6.15): items in order until the next
  * would pass the size, always at least one. When the page is cut short, the next page starts
  * after the last item sent, whose position is its `(created_at, id)`: every list is ordered by
- * those (@hub/db pagination), so a cut page and its `Link` still visit every item once. Each item
- * is serialised once (as res.json would), and bytes are counted only once the page could pass the limit.
+ * those (@hub/db pagination), so a cut page and its `Link` still visit every item once.
  */
 export function listPageWithin(items: unknown[], maxBytes: number, next: KeysetPosition | undefined): SizedListPage {
+  // Nearly every page fits: one JSON.stringify of the whole page, as res.json would (serialising
+  // item by item measured 2.61 against 2.39 ms of API CPU per GET /jobs?limit=100 in one
+  // `pnpm bench api` run).
+  const whole = JSON.stringify(items);
+  if (whole.length * 3 <= maxBytes || Buffer.byteLength(whole, "utf8") <= maxBytes) return { json: whole, next };
   const parts: string[] = [];
   // `[`, then each item followed by `,` or `]`. UTF-8 takes at most 3 bytes per UTF-16 unit: until
   // that bound passes the limit, no byte needs counting.
