@@ -20,6 +20,8 @@ interface RouteSpec {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** Connections for this route instead of BENCH_API_CONNECTIONS (a route whose server-side concurrency is bounded). */
+  connections?: number;
 }
 
 export interface RouteResult {
@@ -50,13 +52,17 @@ export interface ApiReport {
 /** Jobs created before the run, so the GET routes read a table that is not empty. */
 const seedJobs = (config: BenchConfig) => (config.smoke ? 50 : 500);
 
-function routesOf(seed: HubSeed, jobId: string): RouteSpec[] {
+function routesOf(seed: HubSeed, jobId: string, admin: { email: string; password: string }): RouteSpec[] {
   const bearer = { authorization: `Bearer ${seed.creatorToken}` };
   const json = { "content-type": "application/json" };
   const automationId = seed.automationIds[0]!;
   const createJob = JSON.stringify({ automation_id: automationId, context: { [CONTEXT_PARAMETER]: "inv-api-bench" } });
   return [
     { name: "GET /healthz", method: "GET", path: "/healthz", headers: {} },
+    // A right password: the throttle's PostgreSQL statements (CONTRACT §6.15) and one bcrypt compare, which bounds it.
+    // Four connections: the API hashes at most 3 passwords at once (2 cores) and answers 503 to a
+    // login that waits over 2 s, which 32 connections of back-to-back logins would make most of them.
+    { name: "POST /identity/token", method: "POST", path: "/identity/token", headers: json, body: JSON.stringify(admin), connections: 4 },
     { name: "POST /jobs", method: "POST", path: "/jobs", headers: { ...bearer, ...json }, body: createJob },
     // The same producer with its api key (CONTRACT §6.10): a digest lookup joined with the user instead of a JWT check.
     { name: "POST /jobs (api key)", method: "POST", path: "/jobs", headers: { authorization: `Bearer ${seed.creatorApiKey}`, ...json }, body: createJob },
@@ -82,7 +88,7 @@ async function measureRoute(apiUrl: string, route: RouteSpec, config: BenchConfi
     method: route.method,
     headers: route.headers,
     body: route.body,
-    connections: config.apiConnections,
+    connections: route.connections ?? config.apiConnections,
     duration: config.apiSeconds,
   });
   const cpu = cpuSecondsBetween(before, snapshotCpu({ api: apiPid }));
@@ -167,7 +173,7 @@ export async function runApiMode(config: BenchConfig): Promise<boolean> {
       await http.close();
     }
     const routes: RouteResult[] = [];
-    const chosen = routesOf(seed, jobId).filter(
+    const chosen = routesOf(seed, jobId, hub.admin).filter(
       (route) => config.apiRoutes.length === 0 || config.apiRoutes.some((wanted) => route.name.includes(wanted)),
     );
     for (const route of chosen) {

@@ -14,11 +14,16 @@ import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
+import { OpenStreams } from "./http/open-streams";
+import { StreamSlots } from "./http/stream-slots";
 import { errorHandler, notFoundHandler } from "./http/errors";
 import { requestLogger } from "./http/request-log";
+import { noSniff } from "./http/security-headers";
 import { mountRoutes, type AnyRoute } from "./http/route";
 import { ensureFirstAdmin } from "./identity/bootstrap";
 import { TokenService } from "./identity/tokens";
+import { configurePasswordHashing } from "./identity/passwords";
+import { configurePayloadLimits } from "./http/payload-limits";
 import { assertMetricsAuthorized, createMetrics } from "./metrics";
 import { mountConsole, resolveConsoleDir } from "./console/console.routes";
 import { mountDocs } from "./openapi/docs.routes";
@@ -34,10 +39,13 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = routesFor(ctx.en
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  // Which X-Forwarded-For hop is the client (req.ip), for the login throttle; unset, the socket's.
+  app.set("trust proxy", ctx.env.HUB_TRUST_PROXY);
 
   // One line per request naming the caller and the job/automation ids it touched (ids only),
   // with status and duration: an operator can follow a job by them.
   app.use(requestLogger(ctx.logger));
+  app.use(noSniff);
   app.use((req, res, next) => {
     const end = ctx.metrics.httpRequestDuration.startTimer();
     res.on("finish", () => {
@@ -101,6 +109,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     await database.close();
     throw error;
   }
+  configurePasswordHashing(env.UV_THREADPOOL_SIZE);
+  configurePayloadLimits(env);
   const tokens = new TokenService(env.HUB_JWT_SECRET, env.HUB_ACCESS_TOKEN_TTL_SECONDS);
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
@@ -124,6 +134,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     logger,
     onClientCount: (count) => metrics.eventStreamClients.set(count),
   });
+  const auth = new Authenticator(database.db, tokens);
   const ctx: AppContext = {
     env,
     database,
@@ -132,7 +143,9 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     keys,
     logger,
     tokens,
-    auth: new Authenticator(database.db, tokens),
+    auth,
+    streams: new OpenStreams(auth, metrics),
+    streamSlots: new StreamSlots(redis, keys, metrics),
     metrics,
     liveEvents,
     dispatch,
@@ -144,7 +157,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
-  const server = app.listen(env.PORT);
+  const server = env.HOST === undefined ? app.listen(env.PORT) : app.listen(env.PORT, env.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -177,6 +190,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
+      ctx.streams.close();
+      ctx.streamSlots.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

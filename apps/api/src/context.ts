@@ -5,6 +5,8 @@ import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatc
 import type { ApiEnv } from "./env";
 import type { LiveEventFeed } from "./events/live-event-feed";
 import type { Authenticator } from "./http/auth";
+import type { OpenStreams } from "./http/open-streams";
+import type { StreamSlots } from "./http/stream-slots";
 import type { TokenService } from "./identity/tokens";
 import type { Metrics } from "./metrics";
 
@@ -18,6 +20,10 @@ export interface AppContext {
   logger: Logger;
   tokens: TokenService;
   auth: Authenticator;
+  /** Open streams, whose credentials are checked again on every credential change. */
+  streams: OpenStreams;
+  /** Caps on open streams per user and worker key, over every API process. */
+  streamSlots: StreamSlots;
   metrics: Metrics;
   /** The events stream read once per process and fanned out to GET /events/stream clients. */
   liveEvents: LiveEventFeed;

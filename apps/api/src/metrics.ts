@@ -1,7 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Registry } from "prom-client";
 import type { AutomationQueueDepth } from "@hub/db";
-import { createMetricsRegistry, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
+import { createMetricsRegistry, metricsAuthorization, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */
@@ -86,20 +85,35 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
   );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
   const eventStreamClients = metricsOn(registry).gauge("hub_event_stream_clients", "Clients connected to GET /events/stream in this API process");
-  return { registry, httpRequestDuration, eventStreamClients, jobs: createJobMetrics(registry) };
+  const loginThrottled = metricsOn(registry).counter(
+    "hub_login_throttled_total",
+    "Logins refused with 429, by the limit that refused them: address (requests per address per minute), email_address (failures of one e-mail from one address), email (failures of one e-mail)",
+    ["limit"],
+  );
+  const loginOverloaded = metricsOn(registry).counter(
+    "hub_login_overloaded_total",
+    "Logins answered 503 because they waited more than 2 s for a password hashing slot",
+  );
+  const streamsOpen = metricsOn(registry).gauge("hub_streams_open", "Server-sent event streams open in this API process, by stream (events, job_logs, worker_signals)", {
+    labelNames: ["stream"],
+  });
+  const streamsRefused = metricsOn(registry).counter(
+    "hub_streams_refused_total",
+    "Streams refused with 429 because their user or worker key had as many open as allowed, by stream",
+    ["stream"],
+  );
+  return { registry, httpRequestDuration, eventStreamClients, loginThrottled, loginOverloaded, streamsOpen, streamsRefused, jobs: createJobMetrics(registry) };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Guards GET /metrics with `HUB_METRICS_TOKEN` when one is configured (CONTRACT §6.1): throws a
- * 401 unless `authorization` is `Bearer <token>`. Both sides are hashed first so the constant-time
- * comparison also hides the token's length.
+ * 401 unless `authorization` is `Bearer <token>` (@hub/shared `metricsAuthorization`, which the
+ * dispatcher's and relay's metrics servers use too).
  */
 export function assertMetricsAuthorized(authorization: string | undefined, metricsToken: string | undefined): void {
-  if (metricsToken === undefined) return;
-  const presented = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-  if (presented === undefined) throw new UnauthorizedError("Not authenticated");
-  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
-  if (!timingSafeEqual(digest(presented), digest(metricsToken))) throw new UnauthorizedError("Could not validate credentials");
+  const verdict = metricsAuthorization(authorization, metricsToken);
+  if (verdict === "missing") throw new UnauthorizedError("Not authenticated");
+  if (verdict === "wrong") throw new UnauthorizedError("Could not validate credentials");
 }

@@ -120,7 +120,7 @@ interface FuzzRequest {
   body: string | undefined;
 }
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; enum?: unknown[]; format?: string; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; enum?: unknown[]; format?: string; items?: JsonSchema; anyOf?: JsonSchema[]; minimum?: number; maximum?: number };
 
 function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema {
   if (!schema) return {};
@@ -182,7 +182,7 @@ function plausibleValue(name: string, schema: JsonSchema): fc.Arbitrary<unknown>
       return fc.oneof({ weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 120 }) }, { weight: 1, arbitrary: awkwardText });
     case "integer":
     case "number":
-      return fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.constantFrom(0, 1, 1000, 1001));
+      return fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.constantFrom(0, 1, 1000, 1001), integerBeyondBounds(schema));
     case "boolean":
       return fc.boolean();
     case "array":
@@ -245,11 +245,27 @@ function nest(depth: number): unknown {
   return value;
 }
 
+/**
+ * Integers at and just past a field's bounds, and past the 32-bit range every integer has when it
+ * declares none (CONTRACT §6.15: outside → 422, never 500, e.g. `priority_min=2147483648`).
+ */
+function integerBeyondBounds(schema: { minimum?: number; maximum?: number }): fc.Arbitrary<number> {
+  const edges = [2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53 - 1, -(2 ** 53) + 1, 1e20];
+  for (const bound of [schema.minimum, schema.maximum]) if (bound !== undefined) edges.push(bound - 1, bound, bound + 1);
+  return fc.constantFrom(...edges);
+}
+
 function queryArbitrary(route: AnyRoute): fc.Arbitrary<string> {
   const properties = jsonSchemaOf(route.query).properties ?? {};
   const names = Object.keys(properties);
   const name = names.length > 0 ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: printable }) : printable;
-  const value = fc.oneof(junkString, fc.integer({ min: -10, max: 2000 }).map(String), fc.constantFrom(...anyIds(), "queued", "running", "true", "false"), dateTimeText);
+  const value = fc.oneof(
+    junkString,
+    fc.integer({ min: -10, max: 2000 }).map(String),
+    integerBeyondBounds({}).map(String),
+    fc.constantFrom(...anyIds(), "queued", "running", "true", "false"),
+    dateTimeText,
+  );
   const knownPair = names.length > 0 ? fc.constantFrom(...names).chain((key) => fc.tuple(fc.constant(key), fc.oneof({ weight: 3, arbitrary: plausibleQueryValue(key, properties[key] ?? {}) }, { weight: 1, arbitrary: value }))) : fc.tuple(name, value);
   // Mostly distinct keys (a repeated key arrives as a list, refused by every schema), sometimes repeats.
   const entries = fc.oneof(

@@ -50,6 +50,9 @@ export async function startTestHub(
     HUB_ADMIN_EMAIL: ADMIN_EMAIL,
     HUB_ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+    // Every test logs in from 127.0.0.1, many times a minute (each createUser does): the
+    // per-address login limit is off unless a test file turns it on (test/login-throttle.test.ts).
+    HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE: "0",
     ...overrides,
   });
   const api = await startApi(env, options.logger ?? createLogger("api-test", env.LOG_LEVEL), options);

@@ -29,7 +29,10 @@ await runHubProcess({
       },
     });
     await dispatcher.start();
-    const metricsServer = await startMetricsServer(dispatcher.metrics.registry, env.HUB_DISPATCHER_METRICS_PORT);
+    const metricsServer = await startMetricsServer(dispatcher.metrics.registry, env.HUB_DISPATCHER_METRICS_PORT, {
+      token: env.HUB_METRICS_TOKEN,
+      host: env.HOST,
+    });
     return {
       async stop() {
         await metricsServer?.close();

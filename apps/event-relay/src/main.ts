@@ -55,10 +55,14 @@ await runHubProcess({
     });
     await relay.start();
     webhooks?.start();
-    const metricsServer = await startMetricsServer(metrics.registry, env.HUB_RELAY_METRICS_PORT, () => ({
-      owned_partitions: relay.ownedPartitions().length,
-      redis: redis.status,
-    }));
+    const metricsServer = await startMetricsServer(metrics.registry, env.HUB_RELAY_METRICS_PORT, {
+      token: env.HUB_METRICS_TOKEN,
+      host: env.HOST,
+      health: () => ({
+        owned_partitions: relay.ownedPartitions().length,
+        redis: redis.status,
+      }),
+    });
     logger.info(
       {
         stream: keys.eventsStream,

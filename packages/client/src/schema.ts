@@ -100,7 +100,7 @@ export interface paths {
         put?: never;
         /**
          * Log in: exchange an e-mail and password for an access token
-         * @description Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401; after 10 failures for one e-mail within 5 minutes it answers 429 with Retry-After.
+         * @description Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401. Throttled (429 with Retry-After, whatever the password): more than HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE (30) requests from one client address in a minute; more than HUB_LOGIN_MAX_FAILURES (10) failures of one e-mail from one address, or HUB_LOGIN_MAX_FAILURES_PER_EMAIL (100) of one e-mail from addresses it has not signed in from within 30 days, in the last 5 minutes. 503 with Retry-After when the server is too busy hashing passwords to check this one within 2 s.
          */
         post: operations["logIn"];
         delete?: never;
@@ -314,7 +314,7 @@ export interface paths {
         };
         /**
          * Follow events live (server-sent events)
-         * @description The event log as it happens, as server-sent events (`text/event-stream`): one message per event, its `data` the event record of GET /events (`dispatched_at` is null: the relay publishes an event before it stamps it) and its `id` the position in the Redis stream `hub:events`. Send that id back as `Last-Event-ID` when reconnecting to get what was missed first (at most 1000 events; beyond that, or when the stream no longer holds them, an `event: reset` message says to read GET /events instead). A comment line arrives every HUB_EVENTS_STREAM_HEARTBEAT_SECONDS (15 s); at each, the credential is checked again and the stream ends once it is no longer valid. Employees never see user.*, webhook.* or api_key.* events, as in GET /events. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         * @description The event log as it happens, as server-sent events (`text/event-stream`): one message per event, its `data` the event record of GET /events (`dispatched_at` is null: the relay publishes an event before it stamps it) and its `id` the position in the Redis stream `hub:events`. Send that id back as `Last-Event-ID` when reconnecting to get what was missed first (at most 1000 events and 1 MiB; beyond that, or when the stream no longer holds them, an `event: reset` message says to read GET /events instead). A comment line arrives every HUB_EVENTS_STREAM_HEARTBEAT_SECONDS (15 s). The credential is checked again on every credential change and every 0.5 s, and the stream ends within a second once it is no longer valid. Employees never see user.*, webhook.* or api_key.* events, as in GET /events. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1214,6 +1214,7 @@ export interface components {
             }[];
         };
         CompleteJobRequest: {
+            /** @description At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON */
             result: {
                 [key: string]: unknown;
             };
@@ -1276,7 +1277,7 @@ export interface components {
             /** Format: uuid */
             automation_id: string;
             /**
-             * @description Checked against the automation's context_schema
+             * @description Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON
              * @default {}
              */
             context?: {
@@ -2275,7 +2276,7 @@ export interface components {
              */
             timezone?: string;
             /**
-             * @description The context of every job the schedule makes; checked against the automation's parameters like POST /jobs
+             * @description The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON
              * @default {}
              */
             context?: {
@@ -2573,6 +2574,8 @@ export interface operations {
             /** @description PostgreSQL or Redis is down (named in `checks`); Retry-After is set */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,16 +2738,28 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            /** @description Too many failed attempts for this e-mail; see Retry-After */
+            /** @description Too many login attempts; try again later: see Retry-After */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description Too busy hashing passwords to check this one in time: see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
         };
     };
     getCurrentUser: {
@@ -3332,8 +3347,8 @@ export interface operations {
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
             };
             header?: {
-                /** @description The `id` of the last message received: the stream first sends what followed it (at most 1000 events, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects */
-                "last-event-id"?: string;
+                /** @description The `id` of the last message received: the stream first sends what followed it (at most 1000 events and 1 MiB, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects. A value that is no stream entry id is read as absent (CONTRACT §6.15) */
+                "last-event-id"?: unknown;
             };
             path?: never;
             cookie?: never;
@@ -3362,6 +3377,17 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            /** @description Too many open streams: the caller's user already has 5 open (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4962,6 +4988,8 @@ export interface operations {
             /** @description HUB_WEBHOOK_ENCRYPTION_KEY is not set on this hub */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5079,6 +5107,8 @@ export interface operations {
             /** @description HUB_WEBHOOK_ENCRYPTION_KEY is not set on this hub */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -35,3 +35,4 @@ export * from "./queries/webhooks";
 export * from "./queries/webhook-deliveries";
 export * from "./queries/webhook-delivery-loop";
 export * from "./queries/retention";
+export * from "./queries/login-throttle";

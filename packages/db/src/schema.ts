@@ -412,6 +412,34 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
+/**
+ * The login throttle's sliding windows (CONTRACT §6.15): one row per subject (`email:<digest>`,
+ * `pair:<digest>:<address>`, `address:<address>`), its attempts within the window, newest last,
+ * at most the limit's number of them. Written only by ./queries/login-throttle.ts.
+ */
+export const loginAttemptWindows = pgTable(
+  "login_attempt_windows",
+  {
+    subject: text("subject").primaryKey(),
+    // Microseconds, not milliseconds: a successful login takes back exactly the attempt it added.
+    attempts: timestamp("attempts", { withTimezone: true }).array().notNull().default(sql`'{}'`),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  // Rows whose window has passed are removed a few at a time, oldest first.
+  (t) => [index("login_attempt_windows_updated_idx").on(t.updatedAt)],
+);
+
+/** Where each e-mail (as its digest) signed in from: the per-e-mail limit spares these addresses for 30 days. */
+export const loginKnownAddresses = pgTable(
+  "login_known_addresses",
+  {
+    emailDigest: text("email_digest").notNull(),
+    address: text("address").notNull(),
+    signedInAt: timestamp("signed_in_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "login_known_addresses_pkey", columns: [t.emailDigest, t.address] }), index("login_known_addresses_signed_in_idx").on(t.signedInAt)],
+);
+
 export type Sector = typeof sectors.$inferSelect;
 export type User = typeof users.$inferSelect;
 export type Automation = typeof automations.$inferSelect;

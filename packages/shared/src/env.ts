@@ -92,6 +92,10 @@ export const commonEnvShape = {
    * the `migrate` command once per release: the process then only checks the schema fits its build.
    */
   HUB_MIGRATE_ON_START: boolFromEnv(true),
+  /** When set, GET /metrics (API, dispatcher, relay) needs `Authorization: Bearer <this>`; unset, it is open (keep the ports internal). */
+  HUB_METRICS_TOKEN: optionalString().pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** The interface the API server and the metrics servers listen on (`0.0.0.0`, `127.0.0.1`, `::`); unset, every interface. */
+  HOST: optionalString(),
 };
 
 /** The Redis variables alone (redisSetup in ./redis.ts): for tools that connect as the hub's processes do. */

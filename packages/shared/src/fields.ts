@@ -8,12 +8,19 @@ import { pydanticIssue } from "./validation";
 /** A uuid in the lenient pydantic sense (any 8-4-4-4-12 hex string); 422 `uuid_parsing`. */
 export const uuid = () => z.guid();
 
+/** The range of an integer field that names none of its own (CONTRACT §6.15): PostgreSQL's `integer`. */
+export const INT32_MIN = -(2 ** 31);
+export const INT32_MAX = 2 ** 31 - 1;
+
+/** An integer within −2³¹…2³¹−1 (outside: 422 `greater_than_equal` / `less_than_equal`, never a 500 from PostgreSQL). */
+export const int32 = () => z.int().min(INT32_MIN).max(INT32_MAX);
+
 /**
  * An integer that may arrive as a query-string: "12" → 12; "x" → `int_parsing`. Query values are
- * strings, so a plain `z.int()` would always fail there.
+ * strings, so a plain `z.int()` would always fail there. Within −2³¹…2³¹−1 unless `range` narrows it.
  */
-export function queryInt() {
-  return z.preprocess((value) => (typeof value === "string" && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : value), z.int());
+export function queryInt(range: { min: number; max: number } = { min: INT32_MIN, max: INT32_MAX }) {
+  return z.preprocess((value) => (typeof value === "string" && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : value), z.int().min(range.min).max(range.max));
 }
 
 const TRUE_WORDS = new Set(["true", "1", "yes", "on", "t", "y"]);
@@ -90,3 +97,23 @@ function calendarDayExists(isoText: string): boolean {
 
 /** A JSON object (pydantic `dict`): arrays and other values fail with `dict_type`. */
 export const jsonObject = () => z.record(z.string(), z.unknown());
+
+/**
+ * A JSON object of at most `maxBytes()` bytes, measured as the UTF-8 length of its compact JSON
+ * (the parsed value serialised again, CONTRACT §6.15): whitespace a client sends costs nothing,
+ * and the measure is what the hub stores, copies into events and serves. Larger → `value_error`
+ * naming the limit and the `setting` that sets it. `maxBytes` is read at each validation, so the
+ * limit can come from configuration read after the schema was built.
+ */
+export const jsonObjectOfAtMost = (maxBytes: () => number, setting: string) =>
+  jsonObject().superRefine((value, ctx) => {
+    const limit = maxBytes();
+    const json = JSON.stringify(value);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: most values need no exact count.
+    if (json.length * 3 <= limit || Buffer.byteLength(json, "utf8") <= limit) return;
+    ctx.addIssue({
+      code: "custom",
+      input: undefined,
+      ...pydanticIssue("value_error", `Value error, must be at most ${limit} bytes as compact JSON (${setting})`),
+    });
+  });

@@ -46,7 +46,7 @@ describe("startMetricsServer", () => {
   it("when it runs, then /metrics answers Prometheus text, /healthz and /readyz its health fields, anything else 404", async () => {
     const registry = createMetricsRegistry("relay", { defaultMetrics: false });
     metricsOn(registry).counter("test_published_total", "Published").inc(2);
-    const server = await startMetricsServer(registry, await freePort(), () => ({ owned_partitions: 32 }));
+    const server = await startMetricsServer(registry, await freePort(), { health: () => ({ owned_partitions: 32 }) });
     close = server?.close;
     const base = `http://127.0.0.1:${server!.port}`;
 
@@ -60,5 +60,23 @@ describe("startMetricsServer", () => {
     expect(await health.json()).toEqual({ status: "ok", owned_partitions: 32 });
     expect([ready.status, await ready.json()]).toEqual([200, { status: "ok", owned_partitions: 32 }]);
     expect([other.status, await other.json()]).toEqual([404, { detail: "Not Found" }]);
+  });
+
+  it("when HUB_METRICS_TOKEN is set, then /metrics needs it as a bearer token (401 otherwise) while the health checks stay open", async () => {
+    const token = "metrics-token-of-the-test";
+    const server = await startMetricsServer(createMetricsRegistry("dispatcher", { defaultMetrics: false }), await freePort(), { token, host: "127.0.0.1" });
+    close = server?.close;
+    const base = `http://127.0.0.1:${server!.port}`;
+
+    const anonymous = await fetch(`${base}/metrics`);
+    const wrong = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer not-the-token" } });
+    const right = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const health = await fetch(`${base}/healthz`);
+
+    expect([anonymous.status, await anonymous.json()]).toEqual([401, { detail: "Not authenticated" }]);
+    expect(anonymous.headers.get("www-authenticate")).toBe("Bearer");
+    expect(wrong.status).toBe(401);
+    expect(right.status).toBe(200);
+    expect(health.status).toBe(200);
   });
 });

@@ -161,3 +161,38 @@ function describe(issue: z.core.$ZodIssue): { type: string; msg: string } {
     }
   }
 }
+
+/** Most bytes of a 422 body (CONTRACT §6.15: this bounds "every problem at once"). */
+export const VALIDATION_BODY_MAX_BYTES = 64 * 1024;
+/** Longest string taken from the input that a 422 repeats, in `msg` or `loc`. */
+export const ECHOED_INPUT_MAX_CHARS = 100;
+
+const MORE_PROBLEMS: ValidationIssue = { loc: ["body"], msg: "More problems not shown", type: "value_error" };
+
+/** `text` cut to {@link ECHOED_INPUT_MAX_CHARS} characters, the last being `…`, when longer. */
+export function cutEchoedInput(text: string): string {
+  const chars = [...text];
+  return chars.length <= ECHOED_INPUT_MAX_CHARS ? text : `${chars.slice(0, ECHOED_INPUT_MAX_CHARS - 1).join("")}…`;
+}
+
+/**
+ * The `detail` of a 422 within {@link VALIDATION_BODY_MAX_BYTES}: every string in a `loc`, and
+ * every quoted input in a `msg` (`'…'`, how messages quote what they were given), cut by
+ * {@link cutEchoedInput}; problems in order until the next would pass the size, then
+ * `More problems not shown` on `["body"]` ends the list.
+ */
+export function boundedValidationIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const bounded = issues.map((issue) => ({
+    loc: issue.loc.map((part) => (typeof part === "string" ? cutEchoedInput(part) : part)),
+    msg: issue.msg.replace(/'([^']*)'/g, (_, quoted: string) => `'${cutEchoedInput(quoted)}'`),
+    type: issue.type,
+  }));
+  // {"detail":[a,b,c]}: the envelope, then each item followed by a comma or the closing bracket.
+  const sizes = bounded.map((issue) => Buffer.byteLength(JSON.stringify(issue), "utf8") + 1);
+  const envelope = Buffer.byteLength('{"detail":[]}') - 1;
+  if (envelope + sizes.reduce((sum, size) => sum + size, 0) <= VALIDATION_BODY_MAX_BYTES) return bounded;
+  let used = envelope + Buffer.byteLength(JSON.stringify(MORE_PROBLEMS), "utf8") + 1;
+  let shown = 0;
+  while (shown < bounded.length && used + sizes[shown]! <= VALIDATION_BODY_MAX_BYTES) used += sizes[shown++]!;
+  return [...bounded.slice(0, shown), MORE_PROBLEMS];
+}

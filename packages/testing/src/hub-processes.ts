@@ -204,6 +204,8 @@ export class HubProcesses {
       HUB_ADMIN_EMAIL: HUB_TEST_ADMIN.email,
       HUB_ADMIN_PASSWORD: HUB_TEST_ADMIN.password,
       LOG_LEVEL: options.logLevel ?? "info",
+      // Tests and benchmarks log in from one address far more than 30 times a minute.
+      HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE: "0",
       ...options.env,
     };
     const { process: api, port: apiPort } = await createAppProcess("api", {

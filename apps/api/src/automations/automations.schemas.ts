@@ -41,16 +41,21 @@ const retrySettings = {
  * Not a usable parameter name: JSON parsing in JavaScript keeps no own `__proto__` key in a job's
  * context, so a parameter of that name could never be satisfied.
  */
+/** Bounds of an automation's texts (CONTRACT §6.15): they are copied into every automation record served. */
+export const AUTOMATION_DESCRIPTION_MAX = 10_000;
+export const AUTOMATION_PARAMETERS_MAX = 100;
+export const AUTOMATION_PARAMETER_DESCRIPTION_MAX = 1_000;
+
 const UNUSABLE_PARAMETER_NAMES = new Set(["__proto__"]);
 
 const parameterInput = z.object({
   name: z.string().min(1).max(100),
-  description: z.string().default(""),
+  description: z.string().max(AUTOMATION_PARAMETER_DESCRIPTION_MAX).default(""),
 });
 
 /** Parameters of a create or update body: names are unique (they become the context's keys). */
 const parameterList = () =>
-  z.array(parameterInput).superRefine((parameters, ctx) => {
+  z.array(parameterInput).max(AUTOMATION_PARAMETERS_MAX).superRefine((parameters, ctx) => {
     const seen = new Set<string>();
     const duplicates = new Set<string>();
     for (const { name } of parameters) {
@@ -71,7 +76,7 @@ export const createAutomationBody = z.object({
   slug: slugField(),
   sector_id: uuid(),
   parameters: parameterList().default([]),
-  description: z.string().default(""),
+  description: z.string().max(AUTOMATION_DESCRIPTION_MAX).default(""),
   max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
   ...retrySettings,
 }).meta({ id: "CreateAutomationRequest" });
@@ -83,7 +88,7 @@ export type CreateAutomationInput = z.output<typeof createAutomationBody>;
  */
 export const replaceAutomationBody = z.object({
   name: automationName(),
-  description: z.string(),
+  description: z.string().max(AUTOMATION_DESCRIPTION_MAX),
   sector_id: uuid(),
   max_concurrent_jobs: maxConcurrentJobs(),
   parameters: parameterList(),

@@ -14,32 +14,12 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express } from "express";
+import { pageSecurityHeaders, sameOriginContentSecurityPolicy } from "../http/security-headers";
 
 export const CONSOLE_PATH = "/console";
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-  });
-  next();
-};
+const securityHeaders = pageSecurityHeaders(sameOriginContentSecurityPolicy());
 
 /**
  * Where the built console is: `HUB_CONSOLE_DIR`, else the `dist` of the @hub/console package the

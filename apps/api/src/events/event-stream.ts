@@ -5,17 +5,22 @@
  * `Last-Event-ID` gets what it missed (at most {@link RESUME_MAX_ENTRIES}), then the live feed.
  *
  * Who sees what is GET /events' rule (`isEventVisibleTo`, one function for both), applied to each
- * entry with the role the caller has now: the credential is checked again at every heartbeat, so a
- * deactivated user's, a revoked key's or an expired token's stream ends within one heartbeat.
+ * entry with the role the caller has now: the credential is checked again on every credential
+ * change (../http/open-streams.ts), so a deactivated user's, a revoked key's or an expired token's
+ * stream ends within a second.
  */
 import type { Request, Response } from "express";
-import { eventTypesAbout, isEventVisibleTo, UnauthorizedError, type AggregateType, type Role } from "@hub/shared";
+import { eventTypesAbout, isEventVisibleTo, type AggregateType, type Role } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { UserCaller } from "../http/auth";
 import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry } from "./live-event-feed";
 
 /** Most entries a resuming client is sent from before it connected; beyond, it gets a `reset`. */
 export const RESUME_MAX_ENTRIES = 1000;
+/** Most streams one user has open at once on this path, whatever token or api key each uses (CONTRACT §6.15). */
+export const USER_MAX_STREAMS = 5;
+/** Most bytes of entries a resume reads (CONTRACT §6.15); beyond, the client gets a `reset`. */
+export const RESUME_MAX_BYTES = 1024 * 1024;
 /** What a browser's EventSource waits before reconnecting (the SSE `retry` field), in ms. */
 const CLIENT_RETRY_MS = 2000;
 /**
@@ -64,19 +69,31 @@ export interface EventStreamRequest {
  * answers 503) when Redis cannot position the stream.
  */
 export async function serveEventStream({ ctx, req, res, caller, filter, lastEventId }: EventStreamRequest): Promise<void> {
-  let role = caller.user.role;
-  /** Entries that arrive while the backfill is read; null once live. */
-  let pending: StreamEntry[] | null = [];
-  /** The newest stream id handled (sent or filtered out): what the backfill already covered. */
-  let position = lastEventId;
   let ended = false;
-
   const end = (how: "end" | "destroy" = "end") => {
     if (ended) return;
     ended = true;
     if (how === "destroy") res.destroy();
     else res.end();
   };
+  // At the cap, 429 before anything is read; a resuming client takes its oldest stream's place.
+  const releaseSlot = await ctx.streamSlots.take({
+    stream: "events",
+    owner: `user:${caller.user.id}`,
+    cap: USER_MAX_STREAMS,
+    resuming: lastEventId !== undefined,
+    displace: () => end(),
+  });
+  // Left, or already displaced by a newer stream of the same user.
+  if (res.closed || ended) {
+    releaseSlot();
+    return;
+  }
+  let role = caller.user.role;
+  /** Entries that arrive while the backfill is read; null once live. */
+  let pending: StreamEntry[] | null = [];
+  /** The newest stream id handled (sent or filtered out): what the backfill already covered. */
+  let position = lastEventId;
   const write = (chunk: string) => {
     if (ended) return;
     res.write(chunk);
@@ -100,16 +117,22 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
   let unsubscribe: (() => void) | undefined = undefined;
   let heartbeat: NodeJS.Timeout | undefined = undefined;
   // Listened to before anything is awaited: a client that leaves meanwhile is still let go.
+  // The credential as it is now, checked again on every credential change and every moment
+  // (../http/open-streams.ts): a deactivated user's, a revoked key's or an expired token's stream
+  // ends within a second, and a changed role changes what the stream shows.
+  const untrack = ctx.streams.track({ name: "events", req, requirement: "user", onCaller: (current) => (role = current.user.role), end: () => end() });
   res.once("close", () => {
     ended = true;
     clearInterval(heartbeat);
     unsubscribe?.();
+    untrack();
+    releaseSlot();
   });
 
   unsubscribe = await ctx.liveEvents.subscribe(subscriber);
   let backfill: Backfill | undefined;
   try {
-    if (lastEventId !== undefined) backfill = await ctx.liveEvents.readAfter(lastEventId, RESUME_MAX_ENTRIES);
+    if (lastEventId !== undefined) backfill = await ctx.liveEvents.readAfter(lastEventId, { maxEntries: RESUME_MAX_ENTRIES, maxBytes: RESUME_MAX_BYTES });
   } catch (error) {
     unsubscribe();
     throw error;
@@ -136,7 +159,7 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
     position = undefined;
     const detail =
       backfill.reason === "too_many"
-        ? `More than ${RESUME_MAX_ENTRIES} events followed Last-Event-ID: read what you missed from GET /events`
+        ? `More than ${RESUME_MAX_ENTRIES} events or ${RESUME_MAX_BYTES / 1024 / 1024} MiB followed Last-Event-ID: read what you missed from GET /events`
         : "The events after Last-Event-ID are no longer in the stream: read what you missed from GET /events";
     write(`event: reset\ndata: ${JSON.stringify({ reason: backfill.reason, detail })}\n\n`);
   } else if (backfill) {
@@ -146,16 +169,5 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
   pending = null;
   send(buffered);
 
-  heartbeat = setInterval(() => {
-    write(": heartbeat\n\n");
-    // The credential as it is now: deactivated users, revoked keys and expired tokens are cut off,
-    // and a changed role changes what the stream shows.
-    ctx.auth.authenticate(req, "user").then(
-      (current) => (role = current.user.role),
-      (error: unknown) => {
-        if (error instanceof UnauthorizedError) end();
-        // Anything else (PostgreSQL unreachable): keep streaming, check again at the next heartbeat.
-      },
-    );
-  }, ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);
+  heartbeat = setInterval(() => write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);
 }

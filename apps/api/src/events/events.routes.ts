@@ -44,9 +44,9 @@ export const eventRoutes = [
     description:
       "The event log as it happens, as server-sent events (`text/event-stream`): one message per event, its `data` the event record of GET /events " +
       "(`dispatched_at` is null: the relay publishes an event before it stamps it) and its `id` the position in the Redis stream `hub:events`. " +
-      "Send that id back as `Last-Event-ID` when reconnecting to get what was missed first (at most 1000 events; beyond that, or when the stream no longer holds them, " +
-      "an `event: reset` message says to read GET /events instead). A comment line arrives every HUB_EVENTS_STREAM_HEARTBEAT_SECONDS (15 s); at each, the credential " +
-      "is checked again and the stream ends once it is no longer valid. Employees never see user.*, webhook.* or api_key.* events, as in GET /events. " +
+      "Send that id back as `Last-Event-ID` when reconnecting to get what was missed first (at most 1000 events and 1 MiB; beyond that, or when the stream no longer holds them, " +
+      "an `event: reset` message says to read GET /events instead). A comment line arrives every HUB_EVENTS_STREAM_HEARTBEAT_SECONDS (15 s). The credential " +
+      "is checked again on every credential change and every 0.5 s, and the stream ends within a second once it is no longer valid. Employees never see user.*, webhook.* or api_key.* events, as in GET /events. " +
       "Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).",
     tag: "events",
     auth: "user",
@@ -60,6 +60,7 @@ export const eventRoutes = [
         schema: z.string(),
         example: STREAM_EXAMPLE,
       },
+      429: { description: "Too many open streams: the caller's user already has 5 open (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After" },
     },
     handler: async ({ query, headers, caller, ctx, req, res }) => {
       await serveEventStream({

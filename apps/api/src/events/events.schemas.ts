@@ -21,13 +21,22 @@ export const eventStreamQuery = listEventsQuery.pick({ aggregate_id: true, event
 
 export const LAST_EVENT_ID_HEADER = "last-event-id";
 
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Whether `value` is a Redis stream entry id (`<ms>-<seq>`, each at most 2⁶⁴−1), which XRANGE accepts. */
+function isStreamId(value: string): boolean {
+  const match = /^(\d{1,20})-(\d{1,20})$/.exec(value);
+  return match !== null && BigInt(match[1]!) <= UINT64_MAX && BigInt(match[2]!) <= UINT64_MAX;
+}
+
 export const eventStreamHeaders = z.object({
   [LAST_EVENT_ID_HEADER]: z
     .string()
-    .regex(/^\d{1,20}-\d{1,20}$/)
     .optional()
+    .transform((value) => (value !== undefined && isStreamId(value) ? value : undefined))
     .describe(
-      "The `id` of the last message received: the stream first sends what followed it (at most 1000 events, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects",
+      "The `id` of the last message received: the stream first sends what followed it (at most 1000 events and 1 MiB, else a `reset` message), then the live events. " +
+        "Browsers' EventSource sends it when it reconnects. A value that is no stream entry id is read as absent (CONTRACT §6.15)",
     ),
 });
 

@@ -51,6 +51,10 @@ export interface LiveEventFeedOptions {
 const READ_COUNT = 500;
 /** How long one XREAD blocks: also how soon an idle reader notices its last client left. */
 const READ_BLOCK_MS = 5000;
+/** Entries a resume reads first, before it knows how large they are. */
+const RESUME_FIRST_CHUNK = 16;
+/** Most entries one read of a resume asks for. */
+const RESUME_MAX_CHUNK = 100;
 /** Pause before reading again after Redis failed a read. */
 const READ_RETRY_MS = 1000;
 
@@ -91,22 +95,45 @@ export class LiveEventFeed {
   }
 
   /**
-   * The entries after `afterId` (exclusive), at most `limit`, for a client that resumes; or a gap
-   * when it missed more than that or the stream no longer holds what followed `afterId`.
+   * The entries after `afterId` (exclusive), at most `maxEntries` of them and `maxBytes` of their
+   * fields, for a client that resumes; or a gap when it missed more than that or the stream no
+   * longer holds what followed `afterId`. Read in chunks sized by what the entries so far weighed,
+   * so deciding costs Redis and this process about `maxBytes`, never `maxEntries` whole entries
+   * at once (large events and a storm of reconnects once pushed Redis past 1 GB).
    */
-  async readAfter(afterId: string, limit: number): Promise<Backfill> {
+  async readAfter(afterId: string, { maxEntries, maxBytes }: { maxEntries: number; maxBytes: number }): Promise<Backfill> {
     const { redis, stream } = this.options;
-    const [range, info] = await Promise.all([
-      redis.xrange(stream, `(${afterId}`, "+", "COUNT", limit + 1),
-      redis.xinfo("STREAM", stream).catch((error: Error) => {
-        // No stream at all: nothing was ever published, or Redis lost it.
-        if (/no such key/i.test(error.message)) return null;
-        throw error;
-      }),
-    ]);
-    if (range.length > limit) return { kind: "gap", reason: "too_many" };
-    if (info === null || wasTrimmedAfter(info, afterId)) return { kind: "gap", reason: "trimmed" };
-    return { kind: "entries", entries: range.flatMap(([id, fields]) => toEntry(id, fields) ?? []) };
+    const info = redis.xinfo("STREAM", stream).catch((error: Error) => {
+      // No stream at all: nothing was ever published, or Redis lost it.
+      if (/no such key/i.test(error.message)) return null;
+      throw error;
+    });
+    const entries: StreamEntry[] = [];
+    let bytes = 0;
+    let read = 0;
+    let cursor = afterId;
+    let chunk = RESUME_FIRST_CHUNK;
+    for (;;) {
+      const range = await redis.xrange(stream, `(${cursor}`, "+", "COUNT", chunk);
+      for (const [id, fields] of range) {
+        read += 1;
+        for (const field of fields) bytes += Buffer.byteLength(field, "utf8");
+        const entry = toEntry(id, fields);
+        if (entry) entries.push(entry);
+      }
+      if (read > maxEntries || bytes > maxBytes) {
+        await info.catch(() => undefined);
+        return { kind: "gap", reason: "too_many" };
+      }
+      if (range.length < chunk) break;
+      cursor = range[range.length - 1]![0];
+      // As many entries as the bytes left would hold at the size seen so far (one more, to notice passing it).
+      const averageBytes = Math.max(1, bytes / read);
+      chunk = Math.max(1, Math.min(RESUME_MAX_CHUNK, maxEntries + 1 - read, Math.floor((maxBytes - bytes) / averageBytes) + 1));
+    }
+    const streamInfo = await info;
+    if (streamInfo === null || wasTrimmedAfter(streamInfo, afterId)) return { kind: "gap", reason: "trimmed" };
+    return { kind: "entries", entries };
   }
 
   /** Ends every client and stops the reader (API shutdown). */

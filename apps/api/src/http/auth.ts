@@ -141,9 +141,16 @@ export class Authenticator {
     this.verifiedTokens = new VerifiedTokens(tokens);
   }
 
+  /** Told after the caches forgot what they held because a credential may have changed. */
+  private readonly changeListeners = new Set<() => void>();
+
   /** Wire to @hub/db `watchCredentialChanges`: the caches hold entries only while it listens. */
   readonly credentialChanges: CredentialChangeHandlers = {
-    onListening: () => this.eachCache((cache) => cache.startTrusting()),
+    onListening: () => {
+      this.eachCache((cache) => cache.startTrusting());
+      // Changes made while nobody listened went unheard: as good as one now.
+      this.notifyChange();
+    },
     onLost: () => this.eachCache((cache) => cache.stopTrusting()),
     onChange: () => this.forgetCredentials(),
   };
@@ -155,6 +162,20 @@ export class Authenticator {
    */
   forgetCredentials(): void {
     this.eachCache((cache) => cache.forgetAll());
+    this.notifyChange();
+  }
+
+  /**
+   * Calls `listener` whenever a credential may have changed, after the caches forgot it: what
+   * holds a credential beyond its request (an open stream) checks it again then. Returns the unsubscribe.
+   */
+  onCredentialsChanged(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private notifyChange(): void {
+    for (const listener of [...this.changeListeners]) listener();
   }
 
   async authenticate<A extends AuthRequirement>(req: Request, requirement: A): Promise<Caller<A>> {

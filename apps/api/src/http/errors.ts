@@ -1,13 +1,13 @@
 /** The one error middleware: every failure leaves in the contract's shape (CONTRACT §1). */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isDatabaseUnavailable, loggableDatabaseError } from "@hub/db";
-import { HttpError, isRedisUnavailable, RequestValidationError } from "@hub/shared";
+import { boundedValidationIssues, HttpError, isRedisUnavailable, RequestValidationError } from "@hub/shared";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
 
 export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
   if (error instanceof RequestValidationError) {
-    res.status(422).json({ detail: error.issues });
+    res.status(422).json({ detail: boundedValidationIssues(error.issues) });
     return;
   }
   if (error instanceof HttpError) {

@@ -26,8 +26,7 @@ const MAC_BYTES = 16;
  */
 export function pageQueryShape(defaultLimit: number = LIST_DEFAULT_LIMIT) {
   return {
-    limit: queryInt()
-      .pipe(z.int().min(1).max(LIST_MAX_LIMIT))
+    limit: queryInt({ min: 1, max: LIST_MAX_LIMIT })
       .default(defaultLimit)
       .describe(`Most items on this page (1–${LIST_MAX_LIMIT}, default ${defaultLimit})`),
     cursor: z
@@ -104,4 +103,47 @@ export function nextPageLink(originalUrl: string, cursor: string): string {
   const query = new URLSearchParams(queryStart === -1 ? "" : originalUrl.slice(queryStart + 1));
   query.set("cursor", cursor);
   return `<${path}?${query.toString()}>; rel="next"`;
+}
+
+/** A list page as sent: its JSON text and where the next page starts (undefined: none follows). */
+export interface SizedListPage {
+  json: string;
+  next: KeysetPosition | undefined;
+}
+
+/**
+ * Serialises a list page within `maxBytes` of JSON (CONTRACT §6.15): items in order until the next
+ * would pass the size, always at least one. When the page is cut short, the next page starts
+ * after the last item sent, whose position is its `(created_at, id)`: every list is ordered by
+ * those (@hub/db pagination), so a cut page and its `Link` still visit every item once.
+ */
+export function listPageWithin(items: unknown[], maxBytes: number, next: KeysetPosition | undefined): SizedListPage {
+  // Nearly every page fits: one JSON.stringify of the whole page, as res.json would (serialising
+  // item by item measured 2.61 against 2.39 ms of API CPU per GET /jobs?limit=100 in one
+  // `pnpm bench api` run).
+  const whole = JSON.stringify(items);
+  if (whole.length * 3 <= maxBytes || Buffer.byteLength(whole, "utf8") <= maxBytes) return { json: whole, next };
+  const parts: string[] = [];
+  // `[`, then each item followed by `,` or `]`. UTF-8 takes at most 3 bytes per UTF-16 unit: until
+  // that bound passes the limit, no byte needs counting.
+  let upperBound = 1;
+  let bytes: number | undefined;
+  for (const item of items) {
+    const part = JSON.stringify(item);
+    upperBound += 3 * part.length + 1;
+    if (bytes === undefined && upperBound > maxBytes) bytes = parts.reduce((sum, earlier) => sum + Buffer.byteLength(earlier, "utf8") + 1, 1);
+    if (bytes !== undefined) {
+      const partBytes = Buffer.byteLength(part, "utf8") + 1;
+      if (parts.length > 0 && bytes + partBytes > maxBytes) return { json: `[${parts.join(",")}]`, next: positionOf(items[parts.length - 1]) };
+      bytes += partBytes;
+    }
+    parts.push(part);
+  }
+  return { json: `[${parts.join(",")}]`, next };
+}
+
+function positionOf(item: unknown): KeysetPosition {
+  const { id, created_at: createdAt } = item as { id?: unknown; created_at?: unknown };
+  if (typeof id !== "string" || typeof createdAt !== "string") throw new Error("a list item without id and created_at cannot end a page");
+  return { id, createdAt: new Date(createdAt) };
 }

@@ -10,7 +10,9 @@ import type { AppContext } from "../context";
 import type { ApiTag } from "../openapi/tags";
 import type { AuthRequirement, Caller } from "./auth";
 import { FORM_CONTENT_TYPE, NO_BODY, readRequestBody, unstorableTextIssues } from "./body";
-import { CursorCodec, foreignCursorIssue, nextPageLink } from "./pagination";
+import { CursorCodec, foreignCursorIssue, listPageWithin, nextPageLink } from "./pagination";
+import { listMaxBytes } from "./payload-limits";
+import { noStoreHeaders, type SecretInResponse } from "./security-headers";
 import { addRequestLogFields, pathParamLogField, RESPONSE_ID_LOG_FIELD, type RequestLogFields } from "./request-log";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -100,6 +102,13 @@ export interface RouteSpec<
   bodyContentTypes?: string[];
   /** A request body the route accepts, shown in the OpenAPI document (and /docs's "Try it out"). */
   example?: z.input<B>;
+  /**
+   * Runs after authentication and before the body is read (CONTRACT §6.15: the login's
+   * per-address limit comes before 413/415/422); throws to refuse the request.
+   */
+  beforeBody?(input: { req: Request; ctx: AppContext }): Promise<void>;
+  /** Its successful response carries a secret: `Cache-Control: no-store` (a token also `Pragma: no-cache`). */
+  secretInResponse?: SecretInResponse;
   /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -127,7 +136,7 @@ export function toExpressPath(path: string): string {
 
 /**
  * Mounts the routes on `router`. Order of the answers (CONTRACT §6.1): authenticate (401/403),
- * read the body (413, 415, 422 malformed JSON), then validate path, query, headers and body
+ * the route's `beforeBody` check, read the body (413, 415, 422 malformed JSON), then validate path, query, headers and body
  * together (422 with every problem).
  */
 export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext): void {
@@ -137,7 +146,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
     const querySchema = strictQuerySchema(route);
     const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
       const caller = await ctx.auth.authenticate(req, route.auth);
+      await route.beforeBody?.({ req, ctx });
       const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
@@ -170,7 +181,12 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
         if (typeof id === "string") addRequestLogFields(req, { [responseIdLogField]: id });
       }
       if (result.headers) res.set(result.headers);
-      if (route.paginated && result.next) res.set("Link", nextPageLink(req.originalUrl, cursors.encode(listName, result.next)));
+      if (route.paginated && Array.isArray(result.body)) {
+        const page = listPageWithin(result.body, listMaxBytes(), result.next);
+        if (page.next) res.set("Link", nextPageLink(req.originalUrl, cursors.encode(listName, page.next)));
+        res.status(result.status).type("application/json").send(page.json);
+        return;
+      }
       if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     });

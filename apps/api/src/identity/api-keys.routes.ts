@@ -9,6 +9,7 @@ export const apiKeyRoutes = [
     method: "post",
     path: "/identity/api-keys",
     operationId: "createApiKey",
+    secretInResponse: "key",
     summary: "Create an api key for a program",
     description:
       "A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`.",

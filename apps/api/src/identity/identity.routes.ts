@@ -1,6 +1,7 @@
 import { defineRoute } from "../http/route";
 import { loginFormBody, loginJsonBody, passwordBodies, tokenResponse, userRecord } from "./identity.schemas";
-import { login } from "./login.service";
+import { clientAddress } from "../http/client-address";
+import { admitLoginRequest, login, TOO_MANY_LOGIN_ATTEMPTS } from "./login.service";
 import { changeOwnPassword, toUserRecord } from "./users.service";
 
 /** Sign-in and the caller's own account, for the configured minimum password length. */
@@ -9,20 +10,23 @@ export const identityRoutes = (passwordMinLength: number) => [
     method: "post",
     path: "/identity/token",
     operationId: "logIn",
+    secretInResponse: "token",
     summary: "Log in: exchange an e-mail and password for an access token",
     description:
-      "Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401; after 10 failures for one e-mail within 5 minutes it answers 429 with Retry-After.",
+      "Answers a JWT access token valid for `expires_in` seconds (HUB_ACCESS_TOKEN_TTL_SECONDS), to send as `Authorization: Bearer …`. Takes JSON `{email, password}` or the OAuth2 password form (`username`, `password`), which is what /docs's Authorize sends. A wrong e-mail, a wrong password and a deactivated user all answer the same 401. Throttled (429 with Retry-After, whatever the password): more than HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE (30) requests from one client address in a minute; more than HUB_LOGIN_MAX_FAILURES (10) failures of one e-mail from one address, or HUB_LOGIN_MAX_FAILURES_PER_EMAIL (100) of one e-mail from addresses it has not signed in from within 30 days, in the last 5 minutes. 503 with Retry-After when the server is too busy hashing passwords to check this one within 2 s.",
     tag: "identity",
     auth: "none",
     body: loginJsonBody,
     example: { email: "ana@example.com", password: "correct horse battery staple" },
     formBody: loginFormBody,
+    beforeBody: ({ req, ctx }) => admitLoginRequest(ctx, clientAddress(req)),
     responses: {
       200: { description: "An access token", schema: tokenResponse },
       401: { description: "Incorrect email or password (also for a deactivated user)" },
-      429: { description: "Too many failed attempts for this e-mail; see Retry-After" },
+      429: { description: `${TOO_MANY_LOGIN_ATTEMPTS}: see Retry-After` },
+      503: { description: "Too busy hashing passwords to check this one in time: see Retry-After" },
     },
-    handler: async ({ body, ctx }) => ({ status: 200, body: await login(ctx, body) }),
+    handler: async ({ body, ctx, req }) => ({ status: 200, body: await login(ctx, body, clientAddress(req)) }),
   }),
   defineRoute({
     method: "get",

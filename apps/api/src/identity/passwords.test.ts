@@ -1,6 +1,6 @@
 import bcrypt from "bcrypt";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { hashPassword, PasswordTooLongError, verifyPassword } from "./passwords";
+import { HashingSlots, hashPassword, PasswordHashingBusyError, passwordHashingConcurrency, PasswordTooLongError, verifyPassword } from "./passwords";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -36,5 +36,35 @@ describe("passwords", () => {
 
     expect(matches).toBe(false);
     expect(compare).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("hashing slots", () => {
+  it("when both slots are taken, then a third waits until one is released, and one that may wait only briefly gives up with PasswordHashingBusyError", async () => {
+    const slots = new HashingSlots(2);
+    const releases: (() => void)[] = [];
+    const hold = () => slots.run(() => new Promise<void>((resolve) => releases.push(resolve)));
+    const first = hold();
+    const second = hold();
+    let thirdStarted = false;
+    const third = slots.run(async () => {
+      thirdStarted = true;
+    });
+
+    const impatient = slots.run(async () => "ran", 10);
+
+    await expect(impatient).rejects.toBeInstanceOf(PasswordHashingBusyError);
+    expect(thirdStarted).toBe(false);
+    releases[0]!();
+    await third;
+    expect(thirdStarted).toBe(true);
+    releases[1]!();
+    await Promise.all([first, second]);
+  });
+
+  it("when the thread pool has 4 threads on 2 cores, then 3 hashes run at once (one thread stays free); never fewer than 1", () => {
+    expect(passwordHashingConcurrency(4, 2)).toBe(3);
+    expect(passwordHashingConcurrency(64, 2)).toBe(4);
+    expect(passwordHashingConcurrency(1, 2)).toBe(1);
   });
 });

@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
+import { jobContextField, jobResultField } from "../http/payload-limits";
 import {
   CANCELLABLE_JOB_STATUSES,
   IDEMPOTENCY_WINDOW_HOURS,
   isJobStatus,
+  int32,
   isoDateTime,
   JOB_PRIORITY_DEFAULT,
   JOB_PRIORITY_MAX,
   JOB_PRIORITY_MIN,
   JOB_STATUSES,
-  jsonObject,
   pydanticIssue,
   queryBool,
   queryInt,
@@ -54,7 +55,7 @@ export const jobPriority = () =>
 
 export const createJobBody = z.object({
   automation_id: uuid(),
-  context: jsonObject().default({}).describe("Checked against the automation's context_schema"),
+  context: jobContextField().default({}).describe("Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON"),
   run_at: runAt()
     .nullable()
     .optional()
@@ -120,7 +121,7 @@ export const listJobsQuery = z.object({
   status: statusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
-  priority_min: queryInt().optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
+  priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX }).optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
   scheduled: queryBool()
     .optional()
     .describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
@@ -211,13 +212,12 @@ export const claimJobBody = z
  * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
  * cannot have a late call of an earlier attempt of the same job accepted (409 instead).
  */
-const attemptFence = z
-  .int()
+const attemptFence = int32()
   .min(1)
   .optional()
   .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
 
-export const completeJobBody = z.object({ result: jsonObject(), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
+export const completeJobBody = z.object({ result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
 
 export const failJobBody = z.object({
   error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),

@@ -1,6 +1,7 @@
 /** Request and response shapes of the worker batch endpoints (CONTRACT §6.6); the single-job ones are in jobs.schemas.ts. */
 import { z } from "zod";
-import { jsonObject, uuid } from "@hub/shared";
+import { jobResultField } from "../http/payload-limits";
+import { uuid } from "@hub/shared";
 import { CLAIM_MAX_WAIT_SECONDS, jobRecord } from "./jobs.schemas";
 
 export const CLAIM_BATCH_MAX_JOBS = 100;
@@ -27,7 +28,7 @@ export const claimBatchResponse = z.object({ jobs: z.array(jobRecord).describe("
 
 export const completeBatchBody = z.object({
   items: z
-    .array(z.object({ id: uuid(), result: jsonObject(), attempt: attemptFence }))
+    .array(z.object({ id: uuid(), result: jobResultField(), attempt: attemptFence }))
     .min(1)
     .max(WORKER_BATCH_MAX_ITEMS),
 }).meta({ id: "CompleteJobBatchRequest" });

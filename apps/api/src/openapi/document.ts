@@ -49,6 +49,8 @@ function responsesOf(route: AnyRoute, schemas: ComponentSchemas): Record<string,
     const schema = spec.schema ?? (Number(status) >= 400 ? errorResponse : undefined);
     const headers: Record<string, unknown> = {};
     if (route.paginated && status === "200") headers.Link = { description: LINK_HEADER_DESCRIPTION, schema: { type: "string" } };
+    // A 429 or 503 always says when to come back (CONTRACT §6.15).
+    if (status === "429" || status === "503") headers["Retry-After"] = { description: "Seconds to wait before trying again", schema: { type: "integer" } };
     responses[status] = {
       description: spec.description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),

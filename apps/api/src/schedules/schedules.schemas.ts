@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { jsonObject, pydanticIssue, queryBool, SCHEDULE_OVERLAP_POLICIES, uuid } from "@hub/shared";
+import { pydanticIssue, queryBool, SCHEDULE_OVERLAP_POLICIES, uuid } from "@hub/shared";
+import { jobContextField } from "../http/payload-limits";
 import { CRON_NICKNAMES, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { pageQueryShape } from "../http/pagination";
 import { jobPriority } from "../jobs/jobs.schemas";
@@ -52,7 +53,9 @@ export const scheduleBody = z
   .object({
     cron: cronField(),
     timezone: timezoneField(),
-    context: jsonObject().default({}).describe("The context of every job the schedule makes; checked against the automation's parameters like POST /jobs"),
+    context: jobContextField()
+      .default({})
+      .describe("The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON"),
     priority: jobPriority(),
     enabled: z.boolean().default(true).describe("A disabled schedule makes no job; enabling it starts from its next fire time (nothing is caught up)"),
     overlap: z

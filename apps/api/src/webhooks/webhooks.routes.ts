@@ -20,6 +20,7 @@ export const webhookRoutes = [
     method: "post",
     path: "/webhooks",
     operationId: "createWebhook",
+    secretInResponse: "key",
     summary: "Subscribe an endpoint to events",
     description:
       "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is shown in this answer only. A URL that is not https://, or whose host resolves to a loopback, private or link-local address, is a 422 on [\"body\",\"url\"] (unless the hub allows them for development).",
@@ -77,6 +78,7 @@ export const webhookRoutes = [
     method: "post",
     path: "/webhooks/{webhook_id}/secret",
     operationId: "rotateWebhookSecret",
+    secretInResponse: "key",
     summary: "Rotate a webhook's signing secret",
     description:
       "Answers the new secret, once. For 24 h every delivery carries two signatures (new and replaced secret, space-separated in webhook-signature), so the receiver can switch without losing a delivery.",

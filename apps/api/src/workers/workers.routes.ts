@@ -8,6 +8,7 @@ export const workerRoutes = [
     method: "post",
     path: "/automations/{automation_id}/worker",
     operationId: "registerWorker",
+    secretInResponse: "key",
     summary: "Register the automation's worker",
     description:
       "Admins only. An automation has one worker: a second registration, or one for an inactive automation, is 409. The answer holds the worker's api key, shown only here (the hub keeps a hash): the worker sends it as `X-Worker-Api-Key`. The worker's status is stopped until it first calls the hub.",
@@ -30,6 +31,7 @@ export const workerRoutes = [
     method: "post",
     path: "/automations/{automation_id}/worker/api-key",
     operationId: "rotateWorkerApiKey",
+    secretInResponse: "key",
     summary: "Rotate the worker's api key",
     description:
       "Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.",

@@ -88,8 +88,39 @@ describe("webhook targets (SSRF defence)", () => {
     expect(refusedAddressClass("0.0.0.0", { allowPrivate: true })).toBe("unspecified");
   });
 
+  it.each([
+    // IPv4 embedded in IPv6 (CONTRACT §6.15): judged by the address they carry.
+    ["::127.0.0.1", "loopback"],
+    ["::a00:1", "private"],
+    ["64:ff9b:1::a00:1", "private"],
+    ["64:ff9b:1::a9fe:a9fe", "metadata"],
+    ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "private"], // Teredo: client 10.0.0.1, stored inverted
+    ["2001:0:a00:1::1", "private"], // Teredo whose server is private
+    // Site-local (deprecated), other special-purpose blocks, Azure's metadata address.
+    ["fec0::1", "reserved"],
+    ["feff:ffff::1", "reserved"],
+    ["100::1", "reserved"],
+    ["2001:2::1", "reserved"],
+    ["2001:10::1", "reserved"],
+    ["2001:20::1", "reserved"],
+    ["3fff::1", "reserved"],
+    ["192.88.99.1", "reserved"],
+    ["100.127.255.255", "private"],
+    ["168.63.129.16", "metadata"],
+    ["::ffff:168.63.129.16", "metadata"],
+  ])("when the address is %s, then it is refused as %s (second review)", (address, kind) => {
+    expect(refusedAddressClass(address, { allowPrivate: false })).toBe(kind);
+  });
+
+  it("when private addresses are allowed, then CGNAT, ULA and link-local pass but no cloud metadata address does, in any form", () => {
+    for (const address of ["100.64.0.1", "fd12::1", "fe80::1", "::1"]) expect(refusedAddressClass(address, { allowPrivate: true })).toBeUndefined();
+    for (const address of ["168.63.129.16", "fd00:ec2::254", "::ffff:a9fe:a9fe", "64:ff9b::169.254.169.254", "2002:a9fe:a9fe::1"]) {
+      expect(refusedAddressClass(address, { allowPrivate: true })).toBe("metadata");
+    }
+  });
+
   it("when the address is public, then it is allowed", () => {
-    for (const address of ["93.184.216.34", "172.32.0.1", "2606:4700::1111", "8.8.8.8"]) {
+    for (const address of ["93.184.216.34", "172.32.0.1", "2606:4700::1111", "8.8.8.8", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"]) {
       expect(refusedAddressClass(address, { allowPrivate: false })).toBeUndefined();
     }
   });

@@ -1,0 +1,186 @@
+/**
+ * Caps on open streams (CONTRACT §6.15): at most 5 per user (whatever token or api key it uses) and
+ * HUB_WORKER_MAX_STREAMS per worker key, on each stream path, counted over every API process.
+ *
+ * One Redis hash per (stream, owner): a field per open stream (`<process>:<stream id>`), its value
+ * `<opened at ms>:<counts until ms>`. Each process renews its fields every
+ * {@link RENEW_INTERVAL_MS} to {@link SLOT_LEASE_MS} ahead, so a dead process's streams stop
+ * counting within 30 s. Taking a slot is one script (count the live fields, add one or refuse, or
+ * displace the oldest for a request that resumes with Last-Event-ID), so concurrent requests
+ * cannot pass the cap together. A displaced stream of this process ends at once; one of another
+ * process ends at that process's next renewal, which finds its field gone. While Redis is
+ * unreachable, each process counts its own streams.
+ */
+import { randomUUID } from "node:crypto";
+import { RateLimitedError, type RedisConnection, type RedisKeys } from "@hub/shared";
+import type { Metrics } from "../metrics";
+
+/** How long a slot counts without renewal: a dead process's streams stop counting within this. */
+export const SLOT_LEASE_MS = 30_000;
+/** How often a process renews its slots (and notices displaced ones). */
+export const RENEW_INTERVAL_MS = 5_000;
+/** `Retry-After` of a refused stream: about when a client that left is noticed, or a slot frees. */
+export const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
+export const TOO_MANY_STREAMS = "Too many open streams";
+
+/**
+ * KEYS[1] the hash; ARGV: field, cap, lease ms, displace (1/0). Returns {1} taken, {0} refused,
+ * or {2, displacedField}.
+ */
+const TAKE_SLOT_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local entries = redis.call('HGETALL', KEYS[1])
+local live, oldestField, oldestOpened = 0, nil, nil
+for i = 1, #entries, 2 do
+  local opened, untilMs = string.match(entries[i + 1], '^(%d+):(%d+)$')
+  if opened == nil or tonumber(untilMs) < now then
+    redis.call('HDEL', KEYS[1], entries[i])
+  else
+    live = live + 1
+    if oldestOpened == nil or tonumber(opened) < oldestOpened then oldestOpened, oldestField = tonumber(opened), entries[i] end
+  end
+end
+local lease = tonumber(ARGV[3])
+local value = now .. ':' .. (now + lease)
+if live < tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], ARGV[1], value)
+  redis.call('PEXPIRE', KEYS[1], lease * 2)
+  return {1}
+end
+if ARGV[4] == '1' and oldestField ~= nil then
+  redis.call('HDEL', KEYS[1], oldestField)
+  redis.call('HSET', KEYS[1], ARGV[1], value)
+  redis.call('PEXPIRE', KEYS[1], lease * 2)
+  return {2, oldestField}
+end
+return {0}
+`;
+
+/**
+ * KEYS[1] the hash; ARGV: lease ms, then fields. Renews each field still present; returns the
+ * fields that are gone (displaced by another process, or expired while Redis was away).
+ */
+const RENEW_SLOTS_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local gone = {}
+for i = 2, #ARGV do
+  local value = redis.call('HGET', KEYS[1], ARGV[i])
+  local opened = value and string.match(value, '^(%d+):')
+  if opened then redis.call('HSET', KEYS[1], ARGV[i], opened .. ':' .. (now + lease)) else table.insert(gone, ARGV[i]) end
+end
+redis.call('PEXPIRE', KEYS[1], lease * 2)
+return gone
+`;
+
+interface SlotScripts {
+  hubTakeStreamSlot(key: string, field: string, cap: number, leaseMs: number, displace: number): Promise<[number, string?]>;
+  hubRenewStreamSlots(key: string, leaseMs: number, ...fields: string[]): Promise<string[]>;
+}
+
+export interface SlotRequest {
+  /** The stream path's name (`events`). */
+  stream: string;
+  /** Whose streams count together: `user:<id>` or `worker:<id>`. */
+  owner: string;
+  cap: number;
+  /** The request resumes (Last-Event-ID): at the cap it takes the oldest stream's place. */
+  resuming: boolean;
+  /** Ends the stream when another request takes its place. */
+  displace(): void;
+}
+
+interface HeldSlot {
+  key: string;
+  field: string;
+  request: SlotRequest;
+  /** In Redis (false: counted by this process only, Redis was unreachable). */
+  shared: boolean;
+}
+
+export class StreamSlots {
+  private readonly processId = randomUUID();
+  private readonly held = new Map<string, HeldSlot>();
+  private readonly scripts: SlotScripts;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly keys: RedisKeys,
+    private readonly metrics: Pick<Metrics, "streamsRefused">,
+  ) {
+    redis.defineCommand("hubTakeStreamSlot", { numberOfKeys: 1, lua: TAKE_SLOT_SCRIPT });
+    redis.defineCommand("hubRenewStreamSlots", { numberOfKeys: 1, lua: RENEW_SLOTS_SCRIPT });
+    this.scripts = redis as unknown as SlotScripts;
+  }
+
+  /**
+   * Takes a slot for a stream about to open, or throws 429 "Too many open streams" with
+   * Retry-After. Returns the release, to call when the stream ends (however it ends).
+   */
+  async take(request: SlotRequest): Promise<() => void> {
+    const key = this.keys.openStreams(request.stream, request.owner);
+    const field = `${this.processId}:${randomUUID()}`;
+    let shared = true;
+    let displaced: string | undefined;
+    try {
+      const [verdict, displacedField] = await this.scripts.hubTakeStreamSlot(key, field, request.cap, SLOT_LEASE_MS, request.resuming ? 1 : 0);
+      if (verdict === 0) throw this.refuse(request);
+      displaced = displacedField;
+    } catch (error) {
+      if (error instanceof RateLimitedError) throw error;
+      // Redis is unreachable: this process counts its own streams.
+      shared = false;
+      const local = [...this.held.values()].filter((slot) => slot.key === key).sort((a, b) => (a.field < b.field ? -1 : 1));
+      if (local.length >= request.cap) {
+        if (!request.resuming) throw this.refuse(request);
+        displaced = local[0]!.field;
+      }
+    }
+    if (displaced !== undefined) this.endDisplaced(displaced);
+    this.held.set(field, { key, field, request, shared });
+    this.timer ??= setInterval(() => void this.renew(), RENEW_INTERVAL_MS);
+    return () => this.release(field);
+  }
+
+  private refuse(request: SlotRequest): RateLimitedError {
+    this.metrics.streamsRefused.inc({ stream: request.stream });
+    return new RateLimitedError(TOO_MANY_STREAMS, STREAM_CAP_RETRY_AFTER_SECONDS);
+  }
+
+  /** Stops renewing (API shutdown); the streams' own ends release their slots. */
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private release(field: string): void {
+    const slot = this.held.get(field);
+    if (!slot) return;
+    this.held.delete(field);
+    if (slot.shared) this.redis.hdel(slot.key, field).catch(() => undefined);
+    if (this.held.size === 0) this.close();
+  }
+
+  private endDisplaced(field: string): void {
+    const slot = this.held.get(field);
+    if (!slot) return;
+    this.release(field);
+    slot.request.displace();
+  }
+
+  private async renew(): Promise<void> {
+    const byKey = new Map<string, string[]>();
+    for (const slot of this.held.values()) if (slot.shared) byKey.set(slot.key, [...(byKey.get(slot.key) ?? []), slot.field]);
+    for (const [key, fields] of byKey) {
+      try {
+        const gone = await this.scripts.hubRenewStreamSlots(key, SLOT_LEASE_MS, ...fields);
+        for (const field of gone) this.endDisplaced(field);
+      } catch {
+        // Redis is unreachable: the slots stay counted here and are renewed on its return.
+      }
+    }
+  }
+}
