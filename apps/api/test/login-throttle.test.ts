@@ -143,3 +143,46 @@ describe("requests per address", () => {
     expect(otherNet.status).toBe(401);
   });
 });
+
+describe("account changes and the throttle", () => {
+  function changeOwnPassword(user: { token: string }, currentPassword: string, address: string) {
+    return hub.client.put(
+      "/identity/me/password",
+      { current_password: currentPassword, new_password: `new-${randomBytes(9).toString("base64url")}` },
+      { token: user.token, headers: { "x-forwarded-for": address } },
+    );
+  }
+
+  it(`when current_password is wrong ${PAIR_MAX} times, then each counted as a failed login: the next change and the next login from that address are 429 whatever the password`, async () => {
+    const user = await hub.createUser("employee");
+    const address = freshAddress();
+    for (let i = 0; i < PAIR_MAX; i++) {
+      const wrong = await changeOwnPassword(user, "wrong current password", address);
+      expect(wrong.status).toBe(403);
+      expect(wrong.body).toEqual({ detail: "Current password is incorrect" });
+    }
+
+    const change = await changeOwnPassword(user, user.password, address);
+    const login = await logIn(user.email, user.password, address);
+
+    expect(change.status).toBe(429);
+    expect(change.body).toEqual(TOO_MANY);
+    expect(Number(change.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(login.status).toBe(429);
+    // The password did not change.
+    expect((await logIn(user.email, user.password, freshAddress())).status).toBe(200);
+  });
+
+  it("when an admin resets the password of an e-mail whose logins are throttled, then its owner signs in with the new one at once, from the same address", async () => {
+    const user = await hub.createUser("employee");
+    const address = freshAddress();
+    for (let i = 0; i < PAIR_MAX; i++) expect((await logIn(user.email, "wrong", address)).status).toBe(401);
+    expect((await logIn(user.email, user.password, address)).status).toBe(429);
+
+    const newPassword = `reset-${randomBytes(9).toString("base64url")}`;
+    const reset = await hub.client.put(`/identity/users/${user.id}/password`, { new_password: newPassword }, { token: hub.adminToken });
+
+    expect(reset.status).toBe(204);
+    expect((await logIn(user.email, newPassword, address)).status).toBe(200);
+  });
+});

@@ -85,6 +85,18 @@ describe("reset-password", () => {
     expect(row?.isActive).toBe(false);
   });
 
+  it("when the e-mail's logins are throttled, then the reset clears its counts and the new password signs in at once", async () => {
+    const user = await hub.createUser("employee");
+    const logIn = (password: string) => hub.client.post("/identity/token", { email: user.email, password });
+    for (let i = 0; i < 10; i++) expect((await logIn("wrong")).status).toBe(401);
+    expect((await logIn(user.password)).status).toBe(429);
+
+    const result = await resetPassword(["--email", user.email, "--generate"]);
+
+    expect(result.code).toBe(0);
+    expect((await logIn(result.stdout.trim())).status).toBe(200);
+  });
+
   it("when the e-mail is unknown, then exit 1 and nothing is written", async () => {
     const before = (await hub.api.ctx.db.select({ id: events.id }).from(events)).length;
 

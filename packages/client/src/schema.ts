@@ -139,7 +139,7 @@ export interface paths {
         get?: never;
         /**
          * Change your own password
-         * @description With a login token (an api key → 403). Checks `current_password` (wrong → 403), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.
+         * @description With a login token (an api key → 403). Checks `current_password` (wrong → 403, counted as a failed login of the caller's e-mail from this address: the login throttle's 429 with Retry-After applies), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.
          */
         put: operations["changeOwnPassword"];
         post?: never;
@@ -2828,6 +2828,17 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            /** @description Too many login attempts; try again later: see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

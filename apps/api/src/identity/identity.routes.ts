@@ -46,7 +46,7 @@ export const identityRoutes = (passwordMinLength: number) => [
     operationId: "changeOwnPassword",
     summary: "Change your own password",
     description:
-      "With a login token (an api key → 403). Checks `current_password` (wrong → 403), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.",
+      "With a login token (an api key → 403). Checks `current_password` (wrong → 403, counted as a failed login of the caller's e-mail from this address: the login throttle's 429 with Retry-After applies), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.",
     tag: "identity",
     auth: "user-login-token",
     body: passwordBodies(passwordMinLength).changeOwnPassword,
@@ -54,7 +54,8 @@ export const identityRoutes = (passwordMinLength: number) => [
     responses: {
       200: { description: "A token of the new credential generation", schema: tokenResponse },
       403: { description: "Current password is incorrect (or an api key was sent)" },
+      429: { description: `${TOO_MANY_LOGIN_ATTEMPTS}: see Retry-After` },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await changeOwnPassword(ctx, caller.user.id, body) }),
+    handler: async ({ body, caller, ctx, req }) => ({ status: 200, body: await changeOwnPassword(ctx, caller.user, body, clientAddress(req)) }),
   }),
 ];

@@ -1,4 +1,5 @@
 import {
+  clearLoginFailuresForEmail,
   countActiveAdmins,
   deactivateActiveUser,
   findActiveUser,
@@ -24,7 +25,7 @@ import {
 import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError, type Role } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { ChangeOwnPasswordInput, CreateUserInput, UserRecord } from "./identity.schemas";
-import { issueAccessToken, type IssuedToken } from "./login.service";
+import { countLoginAttempt, issueAccessToken, type IssuedToken } from "./login.service";
 import { hashPassword, verifyPassword } from "./passwords";
 
 export function toUserRecord(user: PublicUser): UserRecord {
@@ -32,7 +33,7 @@ export function toUserRecord(user: PublicUser): UserRecord {
 }
 
 /** What an account change needs: the database, and the tokens and caches it invalidates. */
-type AccountContext = Pick<AppContext, "db" | "tokens" | "auth">;
+type AccountContext = Pick<AppContext, "db" | "env" | "tokens" | "auth" | "metrics">;
 
 const USER_NOT_FOUND = "User not found";
 const LAST_ADMIN = "The hub must keep at least one active admin";
@@ -101,12 +102,23 @@ export async function deactivateUser(db: Db, targetId: string, actorId: string):
 
 /**
  * PUT /identity/me/password: checks the caller's current password, sets the new one and starts a
- * new credential generation (every earlier login token refused), and answers a token of it.
+ * new credential generation (every earlier login token refused), and answers a token of it. The
+ * check counts as a login attempt from `address` (CONTRACT §6.15): 429 before the password is
+ * compared once the throttle is full, and a wrong one is a failed login, so a stolen token is no
+ * side door for guessing the password.
  */
-export async function changeOwnPassword(ctx: AccountContext, userId: string, input: ChangeOwnPasswordInput): Promise<IssuedToken> {
+export async function changeOwnPassword(
+  ctx: AccountContext,
+  caller: { id: string; email: string },
+  input: ChangeOwnPasswordInput,
+  address: string,
+): Promise<IssuedToken> {
+  const userId = caller.id;
+  const attempt = await countLoginAttempt(ctx, caller.email, address);
   const user = await findUserCredentialsById(ctx.db, userId);
   if (!user || !user.isActive) throw new InvalidBearerTokenError();
   if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new ForbiddenError("Current password is incorrect");
+  await attempt.succeeded();
   const passwordHash = await hashPassword(input.new_password);
   const changed = await ctx.db.transaction(async (tx) => {
     // Only over the generation whose password was just checked: a reset or role change that
@@ -125,7 +137,10 @@ export async function resetPassword(ctx: AccountContext, targetId: string, newPa
   if (targetId === actorId) throw new ForbiddenError("Use PUT /identity/me/password to change your own password");
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction(async (tx) => {
-    if (!(await setActiveUserPassword(tx, targetId, passwordHash))) throw new NotFoundError(USER_NOT_FOUND);
+    const reset = await setActiveUserPassword(tx, targetId, passwordHash);
+    if (!reset) throw new NotFoundError(USER_NOT_FOUND);
+    // A reset ends the e-mail's login throttle (CONTRACT §6.15): its owner signs in at once.
+    await clearLoginFailuresForEmail(tx, reset.email);
     await recordEvent(tx, { eventType: "user.password_reset", aggregateId: targetId, actorId, payload: { user_id: targetId } });
   });
   ctx.auth.forgetCredentials();
@@ -180,7 +195,9 @@ export async function resetPasswordByEmail(db: Db, email: string, newPassword: s
   const passwordHash = await hashPassword(newPassword);
   return db.transaction(async (tx) => {
     const user = await setPasswordByEmail(tx, email, passwordHash);
-    if (user) await recordEvent(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
+    if (!user) return undefined;
+    await clearLoginFailuresForEmail(tx, email);
+    await recordEvent(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
     return user;
   });
 }
