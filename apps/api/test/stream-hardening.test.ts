@@ -70,6 +70,28 @@ describe("a stream whose credential stops being accepted", () => {
     expect(client.isEnded).toBe(true);
   });
 
+  it("when the user's password is reset, then the stream of a token from before ends without waiting for the heartbeat", async () => {
+    const user = await hub.createUser("employee");
+    const client = await follow(user.token);
+
+    expect((await hub.client.put(`/identity/users/${user.id}/password`, { new_password: "a-brand-new-password" }, { token: hub.adminToken })).status).toBe(204);
+
+    await endsWithin(client);
+  });
+
+  it("when the user's role changes, then the stream of a token from before ends, while one followed with the user's api key stays open", async () => {
+    const user = await hub.createUser("employee");
+    const key = await createApiKey(hub, user.token);
+    const byToken = await follow(user.token);
+    const byKey = await follow(key.key);
+
+    expect((await hub.client.patch(`/identity/users/${user.id}`, { role: "admin" }, { token: hub.adminToken })).status).toBe(200);
+
+    await endsWithin(byToken);
+    expect(byKey.isEnded).toBe(false);
+    byKey.close();
+  });
+
   it("when the api key a program follows with is deleted, then its stream ends without waiting for the heartbeat", async () => {
     const user = await hub.createUser("employee");
     const key = await createApiKey(hub, user.token);
