@@ -289,6 +289,26 @@ ALTER TABLE public.jobs ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
 );
 
 --
+-- Name: login_attempt_windows; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.login_attempt_windows (
+    subject text NOT NULL,
+    attempts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: login_known_addresses; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.login_known_addresses (
+    email_digest text NOT NULL,
+    address text NOT NULL,
+    signed_in_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: schedules; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -452,6 +472,20 @@ ALTER TABLE ONLY public.idempotency_keys
 
 ALTER TABLE ONLY public.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: login_attempt_windows login_attempt_windows_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.login_attempt_windows
+    ADD CONSTRAINT login_attempt_windows_pkey PRIMARY KEY (subject);
+
+--
+-- Name: login_known_addresses login_known_addresses_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.login_known_addresses
+    ADD CONSTRAINT login_known_addresses_pkey PRIMARY KEY (email_digest, address);
 
 --
 -- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -645,6 +679,18 @@ CREATE UNIQUE INDEX jobs_schedule_fire_key ON public.jobs USING btree (schedule_
 --
 
 CREATE INDEX jobs_status_created_idx ON public.jobs USING btree (status, created_at, id);
+
+--
+-- Name: login_attempt_windows_updated_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX login_attempt_windows_updated_idx ON public.login_attempt_windows USING btree (updated_at);
+
+--
+-- Name: login_known_addresses_signed_in_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX login_known_addresses_signed_in_idx ON public.login_known_addresses USING btree (signed_in_at);
 
 --
 -- Name: schedules_automation_created_idx; Type: INDEX; Schema: public; Owner: -
