@@ -55,6 +55,15 @@ export function jobFromRow(row: Record<string, unknown>): Job {
   };
 }
 
-/** The lease fence of a worker call, as SQL over a `jobs` row aliased `j`: $worker, $attempt (nullable). */
+/**
+ * The lease fence of a worker call, as SQL over a `jobs` row aliased `j`: $worker, $attempt (nullable).
+ * Every statement using it names its jobs by id, so the primary key must find them. Its status and
+ * lease checks are written `(…) is true`, which PostgreSQL neither uses as an index condition nor
+ * reads as implying a partial index's predicate: written plainly they matched jobs_running_lease_idx
+ * (`where status = 'running'`, keyed on `lease_expires_at`), which a table analysed while nothing
+ * ran shows as nearly empty, and cached generic plans walked that index — every running job of
+ * every automation, and the dead entries a burst leaves — instead of probing the key: 21 ms a
+ * complete-batch in `pnpm bench burst` (statement-plans.test.ts checks no fence uses it).
+ */
 export const leasedBy = (workerParam: string, attemptExpr: string) =>
-  `(j.status = 'running' and j.worker_id = ${workerParam} and j.lease_expires_at > now() and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;
+  `((j.status = 'running') is true and j.worker_id = ${workerParam} and (j.lease_expires_at > now()) is true and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;
