@@ -1,6 +1,6 @@
 /** The console's building blocks: loading, empty and error states, badges, JSON, confirmations, hooks. */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
-import { describeError } from "./api";
+import { describeError, issuesByField } from "./api";
 import { prettyJson } from "./format";
 
 /** Data loaded by `load`, reloaded when `deps` change or `reload()` is called; keeps showing the last data while reloading. */
@@ -20,6 +20,42 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]): { data:
   // The caller names what the load depends on.
   useEffect(reload, deps);
   return { ...state, reload };
+}
+
+/** What a form's submission shows: whether it runs, the message of its last failure, and that failure's field errors. */
+export interface Submission {
+  busy: boolean;
+  error: string | undefined;
+  /** Field errors by field path ("email", "context.month"): a 422's issues, or those `refuse` names. */
+  issues: Record<string, string>;
+  /**
+   * Runs `action` with the form busy and the last failure's message and field errors cleared; what it
+   * throws becomes the message (and a 422's issues the field errors). Resolves true when it succeeded.
+   */
+  run: (action: () => Promise<unknown>) => Promise<boolean>;
+  /** A refusal the form finds itself before sending anything: these field errors, and no message. */
+  refuse: (issues: Record<string, string>) => void;
+}
+
+/** The state and the try/catch/finally every form submission and confirmed action shares. */
+export function useSubmission(): Submission {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<{ error: string | undefined; issues: Record<string, string> }>({ error: undefined, issues: {} });
+  const run = useCallback(async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setFailure({ error: undefined, issues: {} });
+    try {
+      await action();
+      return true;
+    } catch (thrown) {
+      setFailure({ error: describeError(thrown), issues: issuesByField(thrown) });
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  const refuse = useCallback((issues: Record<string, string>) => setFailure({ error: undefined, issues }), []);
+  return { busy, ...failure, run, refuse };
 }
 
 /**
@@ -126,8 +162,7 @@ export function ConfirmButton({
   disabled?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useSubmission();
   const confirmRef = useRef<HTMLButtonElement>(null);
   const triggerRef = useRef<HTMLButtonElement>(null);
   const answered = useRef(false);
@@ -151,17 +186,8 @@ export function ConfirmButton({
     );
   }
   const confirm = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onConfirm();
-      setAsking(false);
-    } catch (failure) {
-      setError(describeError(failure));
-      setAsking(false);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onConfirm());
+    setAsking(false);
   };
   return (
     <span className="confirm asking" role="group" aria-label={label}>

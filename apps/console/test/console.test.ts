@@ -127,6 +127,14 @@ describe("the operator console", () => {
     await admin.getByLabel("Parameter 1 name").fill("month");
     await admin.getByLabel("Parameter 1 description").fill("The month to export, YYYY-MM");
     await checkPage(admin, "new-automation");
+    // A refused new sector: its error stands at the sector's field, not at the automation's same-named one.
+    await admin.getByLabel("Sector name").fill("");
+    await admin.getByRole("button", { name: "Create automation" }).click();
+    await admin.locator('[aria-invalid="true"]').first().waitFor();
+    expect(await admin.getByLabel("Sector name").getAttribute("aria-invalid")).toBe("true");
+    expect(await admin.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).toBeNull();
+    expect(await admin.getByRole("button", { name: "Create automation" }).isEnabled()).toBe(true);
+    await admin.getByLabel("Sector name").fill("Finance");
     await admin.getByRole("button", { name: "Create automation" }).click();
 
     await admin.getByRole("heading", { name: "Invoice export", level: 1 }).waitFor();

@@ -4,12 +4,12 @@
  * events the schedules.
  */
 import { useState, type FormEvent } from "react";
-import { call, describeError, hub, type Automation, type Schedule } from "../api";
+import { call, hub, type Automation, type Schedule } from "../api";
 import { ago, dateTime, duration, relative } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource } from "../ui";
+import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
 
@@ -24,7 +24,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
     [automationId],
   );
   const [jobsVersion, setJobsVersion] = useState(0);
-  const [actionError, setActionError] = useState<string>();
+  const { error: actionError, run } = useSubmission();
 
   const reloadAutomation = useCoalesced(() => {
     automation.reload();
@@ -47,12 +47,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
   });
 
   const act = async (action: () => Promise<unknown>) => {
-    setActionError(undefined);
-    try {
-      await action();
-    } catch (error) {
-      setActionError(describeError(error));
-    }
+    await run(action);
     reloadAutomation();
   };
 
@@ -209,21 +204,18 @@ function WorkerSection({
   const now = useNow();
   const [cloudInstanceId, setCloudInstanceId] = useState("");
   const [secret, setSecret] = useState<{ title: string; key: string }>();
-  const [error, setError] = useState<string>();
+  const { error, run } = useSubmission();
   const path = { params: { path: { automation_id: automation.id } } };
   const worker = automation.worker;
 
   const register = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    await run(async () => {
       const created = await call(hub.POST("/automations/{automation_id}/worker", { ...path, body: { cloud_instance_id: cloudInstanceId } }));
       setSecret({ title: "The new worker's api key", key: created.api_key });
       setCloudInstanceId("");
       onChange();
-    } catch (failure) {
-      setError(describeError(failure));
-    }
+    });
   };
 
   return (
@@ -311,11 +303,10 @@ function SchedulesSection({
   now: number;
   onChange: () => void;
 }) {
-  const [actionError, setActionError] = useState<string>();
+  const { error: actionError, run } = useSubmission();
   /** Pause or resume: PUT replaces the schedule, so everything else is sent as it is. */
   const setEnabled = async (schedule: Schedule, enabled: boolean) => {
-    setActionError(undefined);
-    try {
+    await run(async () => {
       const { cron, timezone, context, priority, overlap, key, description } = schedule;
       await call(
         hub.PUT("/schedules/{schedule_id}", {
@@ -323,9 +314,7 @@ function SchedulesSection({
           body: { cron, timezone, context, priority, overlap, key, description, enabled },
         }),
       );
-    } catch (failure) {
-      setActionError(describeError(failure));
-    }
+    });
     onChange();
   };
   return (

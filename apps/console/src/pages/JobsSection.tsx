@@ -7,7 +7,7 @@ import { call, describeError, hub, nextCursor, type Automation, type AutomationS
 import { ago, count, dateTime, waitingExplanation } from "../format";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { Empty, ErrorMessage, Field, JobStatus, Loading, useNow } from "../ui";
+import { Empty, ErrorMessage, Field, JobStatus, Loading, useNow, useSubmission } from "../ui";
 
 const PAGE_SIZE = 20;
 const STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
@@ -158,8 +158,8 @@ const BULK_LIMIT = 10_000;
 function BulkActions({ automationId, filters }: { automationId: string; filters: Filters }) {
   const [preview, setPreview] = useState<{ kind: BulkKind; statuses: string[]; result: BulkActionResult }>();
   const [outcome, setOutcome] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const submission = useSubmission();
+  const { busy, error } = submission;
 
   // Another filter makes the preview's count stale.
   useEffect(() => setPreview(undefined), [filters]);
@@ -174,10 +174,8 @@ function BulkActions({ automationId, filters }: { automationId: string; filters:
       dry_run: dryRun,
       limit: BULK_LIMIT,
     };
-    setBusy(true);
-    setError(undefined);
     setOutcome(undefined);
-    try {
+    await submission.run(async () => {
       const result =
         kind === "cancel"
           ? await call(hub.POST("/jobs/bulk-cancel", { body: { ...common, status: statuses as ("queued" | "running")[] } }))
@@ -187,11 +185,7 @@ function BulkActions({ automationId, filters }: { automationId: string; filters:
         setPreview(undefined);
         setOutcome(`${BULK[kind].done} ${count(result.affected, "job")}.`);
       }
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const statusFilterFits = (kind: BulkKind) => !filters.status || (BULK[kind].statuses as readonly string[]).includes(filters.status);

@@ -1,8 +1,8 @@
 /** The signed-in user's own account: who they are, and changing their password. */
 import { useState, type FormEvent } from "react";
-import { call, describeError, hub, issuesByField, storeToken } from "../api";
+import { call, hub, storeToken } from "../api";
 import { useUser } from "../session";
-import { ErrorMessage, Field } from "../ui";
+import { ErrorMessage, Field, useSubmission } from "../ui";
 
 export function MyAccountPage() {
   const me = useUser();
@@ -21,22 +21,17 @@ function ChangePasswordForm() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [repeated, setRepeated] = useState("");
-  const [issues, setIssues] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string>();
   const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, issues, run, refuse } = useSubmission();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    setIssues({});
     setDone(false);
     if (next !== repeated) {
-      setIssues({ repeated: "The two new passwords differ." });
+      refuse({ repeated: "The two new passwords differ." });
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const token = await call(hub.PUT("/identity/me/password", { body: { current_password: current, new_password: next } }));
       // The hub refuses every earlier token of this user from now on: this tab goes on with the new one.
       storeToken(token.access_token);
@@ -44,12 +39,7 @@ function ChangePasswordForm() {
       setNext("");
       setRepeated("");
       setDone(true);
-    } catch (failure) {
-      setIssues(issuesByField(failure));
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

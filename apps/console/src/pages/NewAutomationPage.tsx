@@ -1,9 +1,9 @@
 /** Creating an automation (admins): its sector (an existing one, or a new one made on the way), parameters and limit. */
 import { useState, type FormEvent } from "react";
-import { ApiError, call, describeError, hub } from "../api";
+import { ApiError, call, hub } from "../api";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import { ErrorMessage, Field, Loading, useResource } from "../ui";
+import { ErrorMessage, Field, Loading, useResource, useSubmission } from "../ui";
 
 const NEW_SECTOR = "__new__";
 
@@ -36,9 +36,7 @@ export function NewAutomationPage() {
   const [maxConcurrentJobs, setMaxConcurrentJobs] = useState("1");
   const [parameters, setParameters] = useState<ParameterRow[]>([]);
   const [nextKey, setNextKey] = useState(1);
-  const [error, setError] = useState<string>();
-  const [issues, setIssues] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, error, issues, run } = useSubmission();
 
   if (!user.isAdmin) {
     return (
@@ -55,16 +53,14 @@ export function NewAutomationPage() {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setIssues({});
-    try {
+    await run(async () => {
       let sector = chosenSector;
       if (sector === NEW_SECTOR) {
         try {
           sector = (await call(hub.POST("/sectors", { body: { name: sectorName, color: sectorColor.toUpperCase() } }))).id;
         } catch (failure) {
-          if (failure instanceof ApiError) setIssues(Object.fromEntries(failure.issues.map((issue) => [`sector.${issue.field}`, issue.message])));
+          // The new sector's fields are "sector.name" and "sector.color" in this form.
+          if (failure instanceof ApiError) throw new ApiError(failure.message, failure.status, failure.issues.map((issue) => ({ ...issue, field: `sector.${issue.field}` })));
           throw failure;
         }
         setSectorId(sector);
@@ -83,14 +79,7 @@ export function NewAutomationPage() {
         }),
       );
       navigate(`/automations/${created.id}`);
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.issues.length > 0) {
-        setIssues((previous) => ({ ...previous, ...Object.fromEntries(failure.issues.map((issue) => [issue.field, issue.message])) }));
-      }
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

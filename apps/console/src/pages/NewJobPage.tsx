@@ -3,18 +3,16 @@
  * field, as the hub checks them). The form's Idempotency-Key makes a double submit one job.
  */
 import { useState, type FormEvent } from "react";
-import { call, describeError, hub, issuesByField } from "../api";
+import { call, hub } from "../api";
 import { Link, navigate } from "../router";
-import { ErrorMessage, Field, Loading, useResource } from "../ui";
+import { ErrorMessage, Field, Loading, useResource, useSubmission } from "../ui";
 
 export function NewJobPage({ automationId }: { automationId: string }) {
   const automation = useResource(() => call(hub.GET("/automations/{automation_id}", { params: { path: { automation_id: automationId } } })), [automationId]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [runAt, setRunAt] = useState("");
   const [priority, setPriority] = useState("0");
-  const [issues, setIssues] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, issues, run } = useSubmission();
   const [idempotencyKey] = useState(() => crypto.randomUUID());
 
   if (automation.error && !automation.data) return <ErrorMessage error={automation.error} onRetry={automation.reload} />;
@@ -23,10 +21,7 @@ export function NewJobPage({ automationId }: { automationId: string }) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setIssues({});
-    try {
+    await run(async () => {
       const context = Object.fromEntries(record.parameters.map((parameter) => [parameter.name, values[parameter.name] ?? ""]));
       const created = await call(
         hub.POST("/jobs", {
@@ -35,11 +30,7 @@ export function NewJobPage({ automationId }: { automationId: string }) {
         }),
       );
       navigate(`/jobs/${created.id}`);
-    } catch (failure) {
-      setIssues(issuesByField(failure));
-      setError(describeError(failure));
-      setBusy(false);
-    }
+    });
   };
 
   return (

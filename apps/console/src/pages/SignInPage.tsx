@@ -1,26 +1,16 @@
 import { useState, type FormEvent } from "react";
-import { describeError } from "../api";
 import { useSession } from "../session";
-import { ErrorMessage } from "../ui";
+import { ErrorMessage, useSubmission } from "../ui";
 
 export function SignInPage() {
   const { signIn, notice } = useSession();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmission();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await signIn(email, password);
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    await run(() => signIn(email, password));
   };
 
   return (

@@ -3,12 +3,12 @@
  * changing a role, resetting a password, deactivating and reactivating.
  */
 import { useState, type FormEvent } from "react";
-import { call, describeError, hub, issuesByField, nextCursor, type User } from "../api";
+import { call, hub, nextCursor, type User } from "../api";
 import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useCoalesced, useResource } from "../ui";
+import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useCoalesced, useResource, useSubmission } from "../ui";
 
 async function listAllUsers(includeInactive: boolean): Promise<User[]> {
   const users: User[] = [];
@@ -156,20 +156,13 @@ function UserActions({ user, onChanged }: { user: User; onChanged: () => void })
 
 function ResetPasswordForm({ user, onDone }: { user: User; onDone: (message: string | undefined) => void }) {
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmission();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await call(hub.PUT("/identity/users/{user_id}/password", { params: { path: { user_id: user.id } }, body: { new_password: password } }));
       onDone(`${user.email} has a new password and is signed out: give it to them over a safe channel.`);
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="inline-form" aria-label={`Reset the password of ${user.email}`} onSubmit={(event) => void submit(event)}>
@@ -190,29 +183,19 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [role, setRole] = useState<"employee" | "admin">("employee");
-  const [issues, setIssues] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string>();
   const [created, setCreated] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, issues, run } = useSubmission();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setIssues({});
     setCreated(undefined);
-    try {
+    await run(async () => {
       await call(hub.POST("/identity/users", { body: { email, password, role } }));
       setCreated(`Created ${email} (${role}).`);
       setEmail("");
       setPassword("");
       onCreated();
-    } catch (failure) {
-      setIssues(issuesByField(failure));
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
