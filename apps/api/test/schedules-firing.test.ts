@@ -3,7 +3,7 @@
  * POST /jobs would, skips overlapping fires and fires whose context no longer fits, makes only the
  * latest of the fires it missed, and a deleted schedule stops. Seconds fields are allowed so that
  * fires come every second. Several dispatcher processes, a SIGKILL mid-fire and PostgreSQL stopped
- * across fire times are in apps/dispatcher/test/system/schedules*.test.ts.
+ * across fire times are in packages/system-tests/test/schedules*.test.ts.
  */
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
