@@ -1,13 +1,67 @@
 // One lint configuration for the whole monorepo (flat config).
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+/** The directory of the nearest package.json at or above `dir`: the workspace a path belongs to. */
+const packageDirs = new Map();
+function packageDirOf(dir) {
+  if (!packageDirs.has(dir)) {
+    const parent = path.dirname(dir);
+    packageDirs.set(dir, existsSync(path.join(dir, "package.json")) || parent === dir ? dir : packageDirOf(parent));
+  }
+  return packageDirs.get(dir);
+}
+
+/**
+ * A workspace uses another by its package name, declared in its package.json, never by a relative
+ * path into the other's files (`../../../apps/api/test/harness`): such an import hides the
+ * dependency from pnpm and turbo (build order, caching) and from the other package's exports.
+ * Every import, export-from and dynamic import with a relative specifier is resolved against the
+ * file's directory, and the nearest package.json of the file and of the target must be the same.
+ */
+const workspaceBoundaries = {
+  rules: {
+    "no-relative-cross-package": {
+      meta: {
+        type: "problem",
+        docs: { description: "Forbid importing another workspace's files by relative path" },
+        schema: [],
+        messages: {
+          crossing: "'{{specifier}}' reaches into another workspace ({{target}}): import it by its package name and declare it in package.json.",
+        },
+      },
+      create(context) {
+        const fileDir = path.dirname(context.filename);
+        const ownPackage = packageDirOf(fileDir);
+        const check = (source) => {
+          if (source?.type !== "Literal" || typeof source.value !== "string" || !source.value.startsWith(".")) return;
+          const target = path.resolve(fileDir, source.value);
+          const targetPackage = packageDirOf(existsSync(target) && statSync(target).isDirectory() ? target : path.dirname(target));
+          if (targetPackage !== ownPackage) {
+            context.report({ node: source, messageId: "crossing", data: { specifier: source.value, target: path.relative(ownPackage, targetPackage) || "." } });
+          }
+        };
+        return {
+          ImportDeclaration: (node) => check(node.source),
+          ExportNamedDeclaration: (node) => check(node.source),
+          ExportAllDeclaration: (node) => check(node.source),
+          ImportExpression: (node) => check(node.source),
+        };
+      },
+    },
+  },
+};
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/.turbo/**", "**/drizzle/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { workspace: workspaceBoundaries },
     rules: {
+      "workspace/no-relative-cross-package": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
       "no-console": "error",

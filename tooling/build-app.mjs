@@ -4,7 +4,9 @@
 // (@hub/*) are inlined because they ship TypeScript source; third-party packages stay external and
 // are loaded from node_modules at run time. An app's own commands are bundled too, named in its
 // package.json's "hubBundles" ({"reset-password": "src/identity/reset-password-cli.ts"} → dist/reset-password.js).
-import { readFileSync } from "node:fs";
+// Directories named in "hubAssets" are copied into dist ({"console": "../console/dist"} → dist/console,
+// which the API serves; turbo.json builds the console first), so the deployed app carries them.
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import process from "node:process";
@@ -36,3 +38,10 @@ await build({
   },
   logLevel: "warning",
 });
+
+for (const [name, source] of Object.entries(pkg.hubAssets ?? {})) {
+  const target = path.join("dist", name);
+  rmSync(target, { recursive: true, force: true });
+  if (existsSync(source)) cpSync(source, target, { recursive: true });
+  else console.warn(`build-app: ${source} does not exist (not built?); dist/${name} left out`);
+}

@@ -1,4 +1,3 @@
-// Relative, not "@hub/testing": a workspace devDependency would end up in the packed package.json.
-import { baseVitestConfig } from "../testing/src/vitest-config.js";
+import { baseVitestConfig } from "@hub/testing/vitest-config";
 
 export default baseVitestConfig;

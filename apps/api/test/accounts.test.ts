@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { events, users } from "@hub/db";
 import { createLogger } from "@hub/shared";
 import { waitUntil } from "@hub/testing";
@@ -15,17 +15,10 @@ import { startApi } from "../src/app";
 import { hashPassword } from "../src/identity/passwords";
 import { changeRole, deactivateUser } from "../src/identity/users.service";
 import { createApiKey } from "./api-key-fixtures";
-import { HubClient, startTestHub, type TestHub, type TestUser } from "./harness";
+import { HubClient, startTestHub, useTestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
-let hub: TestHub;
-
-beforeAll(async () => {
-  hub = await startTestHub({ HUB_PASSWORD_MIN_LENGTH: "12" });
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub({ HUB_PASSWORD_MIN_LENGTH: "12" });
 
 const newPassword = () => `new-pw-${randomBytes(9).toString("base64url")}`;
 const bearer = { invalid: 'Bearer error="invalid_token"' };

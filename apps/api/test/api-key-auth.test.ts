@@ -6,21 +6,17 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey, expireApiKey, storedApiKey } from "./api-key-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, type AutomationWithWorker } from "./job-fixtures";
 import { startLoggedCopy, type LoggedCopy } from "./logged-copy";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let automation: AutomationWithWorker;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
   automation = await createAutomationWithWorker(hub);
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 describe("Bearer hub_… on bearer endpoints", () => {

@@ -3,22 +3,18 @@
  * who may see or revoke whose. Using them is in api-key-auth.test.ts.
  */
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminId, eventsOf } from "./automation-fixtures";
 import { createApiKey, expireApiKey, storedApiKey } from "./api-key-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let otherEmployee: TestUser;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   [employee, otherEmployee] = await Promise.all([hub.createUser("employee"), hub.createUser("employee")]);
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const DAY_MS = 24 * 60 * 60 * 1000;

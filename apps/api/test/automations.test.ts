@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { claimJobs, findJob, insertWorker, jobs } from "@hub/db";
 import {
   adminId,
@@ -11,23 +11,19 @@ import {
   listenForWakes,
   uniqueSlug,
 } from "./automation-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let admin: string;
 let sector: { id: string; name: string; color: string };
 let otherSector: { id: string; name: string; color: string };
 
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
   admin = await adminId(hub);
   sector = await createSector(hub, uniqueSlug("operations"), "#112233");
   otherSector = await createSector(hub, uniqueSlug("finance"), "#AABBCC");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const asAdmin = () => ({ token: hub.adminToken });

@@ -2,29 +2,16 @@
  * Bulk actions (CONTRACT §6.5): POST /jobs/bulk-cancel and /jobs/bulk-retry through the API, with
  * a dispatcher running in-process so freed slots and new retries reach workers.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAutomation, createSector, eventsOf } from "./automation-fixtures";
 import type { TestUser } from "./harness";
-import {
-  claim,
-  createAutomationWithWorker,
-  createJob,
-  eventTypesOf,
-  readJob,
-  startHubWithDispatcher,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "./job-fixtures";
+import { claim, createAutomationWithWorker, createJob, eventTypesOf, readJob, useHubWithDispatcher, type AutomationWithWorker } from "./job-fixtures";
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher();
 let employee: TestUser;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const asAdmin = () => ({ token: hub.adminToken });

@@ -7,21 +7,19 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey } from "./api-key-fixtures";
-import { startTestHub, type TestHub } from "./harness";
+import { useTestHub } from "./harness";
 import { claim, createAutomationWithWorker } from "./job-fixtures";
 
-let hub: TestHub;
+const hub = useTestHub();
 let sql: pg.Client;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   sql = new pg.Client({ connectionString: hub.database.url });
   await sql.connect();
 });
 
 afterAll(async () => {
   await sql?.end();
-  await hub?.stop();
 });
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<boolean> {

@@ -7,23 +7,21 @@ import { randomBytes } from "node:crypto";
 import { createApiKey } from "./api-key-fixtures";
 import { createSector } from "./automation-fixtures";
 import { SseClient, startRelayFor, type RelayForHub } from "./event-stream-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { startTestHub, useTestHub, type TestUser } from "./harness";
 import { eventually, readMetric } from "@hub/testing";
 
-let hub: TestHub;
+const hub = useTestHub({ HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: "1" });
 let relay: RelayForHub;
 let employee: TestUser;
 const clients: SseClient[] = [];
 
 beforeAll(async () => {
-  hub = await startTestHub({ HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: "1" });
   relay = await startRelayFor(hub);
   employee = await hub.createUser("employee");
 });
 afterAll(async () => {
   for (const client of clients) client.close();
   await relay?.stop();
-  await hub?.stop();
 });
 // A user may have 5 streams open at once (CONTRACT §6.15): each test starts with none open.
 afterEach(async () => {

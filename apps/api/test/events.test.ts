@@ -1,17 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveSchema } from "./openapi-fixtures";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { events } from "@hub/db";
-import { startTestHub, type TestHub } from "./harness";
+import { useTestHub } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employeeToken: string;
 beforeAll(async () => {
-  hub = await startTestHub();
   employeeToken = (await hub.createUser("employee")).token;
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 /** An event type no other test uses, so each test sees only its own rows. */

@@ -1,11 +1,13 @@
 /**
  * Boots the real API in-process on port 0 against a fresh database and Redis prefix, and gives
- * tests a small HTTP client. One hub per test file (`beforeAll`), torn down in `afterAll`.
+ * tests a small HTTP client. One hub per test file: `const hub = useTestHub()` starts it in
+ * `beforeAll` and stops it in `afterAll`.
  */
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, deleteRedisKeys, HubClient, uniqueRedisPrefix, type TestDatabase } from "@hub/testing";
 import { testServiceUrls } from "@hub/testing/vitest";
 import { createLogger, type Logger, type Role } from "@hub/shared";
+import { afterAll, beforeAll } from "vitest";
 import { startApi, type RunningApi, type StartApiOptions } from "../src/app";
 import { loadApiEnv, type ApiEnv } from "../src/env";
 
@@ -87,4 +89,35 @@ export async function startTestHub(
       await database.drop();
     },
   };
+}
+
+/**
+ * The one hook idiom for a test file's hub: starts it in `beforeAll` (hooks registered after this
+ * call see it started), stops it in `afterAll` (after the file's own `afterAll`s, which run in
+ * reverse order), and returns a handle whose properties read the started hub:
+ * `const hub = useTestHub({ HUB_JOB_LEASE_SECONDS: "2" })`, then `hub.client`, `hub.adminToken`, ….
+ */
+export function useTestHub(overrides: Record<string, string> = {}, options: StartApiOptions & { logger?: Logger } = {}): TestHub {
+  return useStartedHub(() => startTestHub(overrides, options));
+}
+
+/** Registers the hooks that start `start()`'s hub for the test file and stop it; see {@link useTestHub}. */
+export function useStartedHub<Hub extends { stop(): Promise<void> }>(start: () => Promise<Hub>): Hub {
+  let started: Hub | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = (): Hub => {
+    if (!started) throw new Error("The test hub is not started: read it in a test, or in a hook registered after useTestHub");
+    return started;
+  };
+  return new Proxy({} as Hub, {
+    get: (_target, key) => Reflect.get(current(), key),
+    has: (_target, key) => Reflect.has(current(), key),
+    ownKeys: () => Reflect.ownKeys(current()),
+    getOwnPropertyDescriptor: (_target, key) => Reflect.getOwnPropertyDescriptor(current(), key),
+  });
 }

@@ -10,9 +10,9 @@ import { createApp } from "../src/app";
 import { MAX_JSON_DEPTH } from "../src/http/body";
 import { defineRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, startTestHub, type TestHub } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, useTestHub } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub();
 /** The same API, logging into `logLines`, with extra routes that exist only to probe the shared HTTP core. */
 let probe: { client: HubClient; server: Server };
 
@@ -78,7 +78,6 @@ const probeRoutes = [
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  hub = await startTestHub();
   const logger = pino({ level: "info" }, { write: (line: string) => void logLines.push(line) });
   const server = createApp({ ...hub.api.ctx, logger }, [...allRoutes, ...probeRoutes]).listen(0);
   await new Promise<void>((resolve) => server.once("listening", resolve));
@@ -86,7 +85,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => (probe ? probe.server.close(() => resolve()) : resolve()));
-  await hub?.stop();
 });
 
 const postSectorRaw = (rawBody: string, headers: Record<string, string> = { "content-type": "application/json" }) =>

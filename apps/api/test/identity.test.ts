@@ -4,21 +4,15 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { and, eq } from "drizzle-orm";
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { automations, events, sectors, users, workers } from "@hub/db";
 import { hashApiKey } from "../src/identity/secret-keys";
 import { AdminCredentialsError, ensureFirstAdmin } from "../src/identity/bootstrap";
 import { LOGIN_FAILURE_WINDOW_SECONDS } from "../src/identity/login.service";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, useTestHub } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
-let hub: TestHub;
-beforeAll(async () => {
-  hub = await startTestHub();
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub();
 
 const silentLogger = () => hub.api.ctx.logger;
 const uniqueEmail = (label: string) => `${label}-${randomBytes(5).toString("hex")}@hub.test`;

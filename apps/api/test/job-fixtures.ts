@@ -7,7 +7,7 @@ import { openDatabase, type HubEvent } from "@hub/db";
 import { createLogger, createRedis } from "@hub/shared";
 import { waitUntil } from "@hub/testing";
 import { createAutomation, createSector, eventsOf } from "./automation-fixtures";
-import { startTestHub, type HttpResult, type TestHub } from "./harness";
+import { startTestHub, useStartedHub, type HttpResult, type TestHub } from "./harness";
 
 export interface DispatchingHub extends TestHub {
   dispatcher: Dispatcher;
@@ -42,6 +42,11 @@ export async function startHubWithDispatcher(
       await hub.stop();
     },
   };
+}
+
+/** {@link startHubWithDispatcher} for the whole test file, in the hook idiom of `useTestHub`. */
+export function useHubWithDispatcher(overrides: Record<string, string> = {}, dispatcherConfig: Partial<DispatcherConfig> = {}): DispatchingHub {
+  return useStartedHub(() => startHubWithDispatcher(overrides, dispatcherConfig));
 }
 
 export interface AutomationWithWorker {

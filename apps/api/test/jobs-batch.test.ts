@@ -1,25 +1,16 @@
 import { count, eq, inArray } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { events, jobs } from "@hub/db";
-import {
-  claim,
-  createAutomationWithWorker,
-  eventTypesOf,
-  readJob,
-  startHubWithDispatcher,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "./job-fixtures";
+import { claim, createAutomationWithWorker, eventTypesOf, readJob, useHubWithDispatcher, type AutomationWithWorker } from "./job-fixtures";
 import type { TestUser } from "./harness";
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher();
 let employee: TestUser;
 let plain: AutomationWithWorker;
 /** An automation whose jobs need `city` and `date`. */
 let parameterised: AutomationWithWorker;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   employee = await hub.createUser("employee");
   plain = await createAutomationWithWorker(hub);
   parameterised = await createAutomationWithWorker(hub, {
@@ -28,9 +19,6 @@ beforeAll(async () => {
       { name: "date", description: "When" },
     ],
   });
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const UNKNOWN_AUTOMATION = "00000000-0000-4000-8000-000000000000";

@@ -1,11 +1,11 @@
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@hub/db";
 import { adminId, eventsOf } from "./automation-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob, eventTypesOf, readJob, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let otherEmployee: TestUser;
 let automation: AutomationWithWorker;
@@ -13,7 +13,6 @@ let automation: AutomationWithWorker;
 let parameterised: AutomationWithWorker;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   [employee, otherEmployee] = await Promise.all([hub.createUser("employee"), hub.createUser("employee")]);
   automation = await createAutomationWithWorker(hub);
   parameterised = await createAutomationWithWorker(hub, {
@@ -22,9 +21,6 @@ beforeAll(async () => {
       { name: "date", description: "When" },
     ],
   });
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -1,19 +1,12 @@
 /** CONTRACT §6.2: keyset pagination, Link rel="next", unknown query parameters, GET /jobs filters. */
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { events, jobs, sectors } from "@hub/db";
 import { createSector } from "./automation-fixtures";
-import { startTestHub, type HttpResult, type TestHub } from "./harness";
+import { useTestHub, type HttpResult } from "./harness";
 import { createAutomationWithWorker, createJob } from "./job-fixtures";
 
-let hub: TestHub;
-
-beforeAll(async () => {
-  hub = await startTestHub();
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub();
 
 const asAdmin = () => ({ token: hub.adminToken });
 

@@ -4,17 +4,11 @@
  * Retry-After (hub_login_overloaded_total) instead of holding the thread pool.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readMetric } from "@hub/testing";
-import { startTestHub, type TestHub } from "./harness";
+import { useTestHub } from "./harness";
 
-let hub: TestHub;
-beforeAll(async () => {
-  hub = await startTestHub({ UV_THREADPOOL_SIZE: "2" });
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub({ UV_THREADPOOL_SIZE: "2" });
 
 describe("the hashing queue", () => {
   it("when 100 logins arrive at once and one hash runs at a time, then those that would wait over 2 s answer 503 with Retry-After, the rest 401", async () => {

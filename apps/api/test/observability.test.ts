@@ -4,25 +4,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadApiEnv } from "../src/env";
-import { createAutomationWithWorker, startHubWithDispatcher, type DispatchingHub } from "./job-fixtures";
+import { createAutomationWithWorker, useHubWithDispatcher } from "./job-fixtures";
 import { startLoggedCopy, type LoggedCopy } from "./logged-copy";
 import { expectNoSecrets } from "./secrets";
 
 const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher({ HUB_METRICS_TOKEN: METRICS_TOKEN });
 /** The same API logging into `logLines`. */
 let logged: LoggedCopy;
 let logLines: string[];
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher({ HUB_METRICS_TOKEN: METRICS_TOKEN });
   logged = await startLoggedCopy(hub.api.ctx);
   logLines = logged.lines;
 });
 afterAll(async () => {
   await logged?.close();
-  await hub?.stop();
 });
 
 describe("GET /metrics with HUB_METRICS_TOKEN set", () => {

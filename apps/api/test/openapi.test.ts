@@ -11,32 +11,27 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { MAX_BODY_BYTES } from "../src/http/body";
 import type { AnyRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, type RequestOptions, type TestHub } from "./harness";
-import { createAutomationWithWorker, startHubWithDispatcher } from "./job-fixtures";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type RequestOptions } from "./harness";
+import { createAutomationWithWorker, useHubWithDispatcher } from "./job-fixtures";
 
 const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Served for people, not programs: the /docs page and its assets, and the root (a redirect to /console). */
 const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /docs/init.js"]);
 
-let hub: TestHub;
+const hub = useHubWithDispatcher();
 let document: any;
 let employeeToken: string;
 let workerKey: string;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   document = (await hub.client.get("/openapi.json")).body;
   employeeToken = (await hub.createUser("employee")).token;
   workerKey = (await createAutomationWithWorker(hub)).workerKey;
-});
-
-afterAll(async () => {
-  await hub?.stop();
 });
 
 /** "GET /jobs/{job_id}" for every route an Express router stack holds (nested routers included). */

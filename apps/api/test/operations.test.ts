@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestHub, type TestHub } from "./harness";
+import { describe, expect, it } from "vitest";
+import { useTestHub } from "./harness";
 
-let hub: TestHub;
-beforeAll(async () => {
-  hub = await startTestHub();
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub();
 
 describe("operations endpoints", () => {
   it("when the process is up, then /healthz answers 200", async () => {

@@ -4,33 +4,19 @@
  * sets updated). The API and a dispatcher run in-process on a real PostgreSQL and Redis.
  */
 import { resolveSchema } from "./openapi-fixtures";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eventsOf } from "./automation-fixtures";
 import type { TestUser } from "./harness";
-import {
-  claim,
-  createAutomationWithWorker,
-  createJob,
-  readJob,
-  readyJobIds,
-  startHubWithDispatcher,
-  waitFor,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "./job-fixtures";
+import { claim, createAutomationWithWorker, createJob, readJob, readyJobIds, useHubWithDispatcher, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
 const UNKNOWN_JOB = "00000000-0000-4000-8000-000000000000";
 const HOUR_MS = 3_600_000;
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher();
 let employee: TestUser;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const reschedule = (jobId: string, body: unknown, token = hub.adminToken) => hub.client.post(`/jobs/${jobId}/reschedule`, body, { token });

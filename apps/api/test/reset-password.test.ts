@@ -3,20 +3,13 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { events, users } from "@hub/db";
 import { nodeEntryPoint, REPO_ROOT, waitUntil } from "@hub/testing";
 import { runResetPassword } from "../src/identity/reset-password";
-import { startTestHub, type TestHub } from "./harness";
+import { useTestHub } from "./harness";
 
-let hub: TestHub;
-
-beforeAll(async () => {
-  hub = await startTestHub({ HUB_PASSWORD_MIN_LENGTH: "12" });
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useTestHub({ HUB_PASSWORD_MIN_LENGTH: "12" });
 
 /** Runs the command in-process with this standard input; what it wrote and its exit code. */
 async function resetPassword(argv: string[], input = "", env: Record<string, string> = {}, options: { terminal?: boolean } = {}) {

@@ -3,18 +3,14 @@
  * 500s from out-of-range integers, no nosniff, no `Cache-Control: no-store` on responses carrying
  * secrets, and /docs keeping the password in localStorage without CSP or framing protection.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub, type TestUser } from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker } from "./job-fixtures";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 describe("integer ranges", () => {

@@ -3,33 +3,20 @@
  * in-process: per-automation settings, back-off that dispatch honours exactly, timeouts that free
  * the slot, and POST /jobs/{job_id}/retry.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createSector, eventsOf } from "./automation-fixtures";
 import type { TestUser } from "./harness";
-import {
-  claim,
-  createAutomationWithWorker,
-  createJob,
-  readJob,
-  startHubWithDispatcher,
-  waitFor,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "./job-fixtures";
+import { claim, createAutomationWithWorker, createJob, readJob, useHubWithDispatcher, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ms = (iso: string | Date) => new Date(iso).getTime();
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher();
 let employee: TestUser;
 let otherEmployee: TestUser;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   [employee, otherEmployee] = await Promise.all([hub.createUser("employee"), hub.createUser("employee")]);
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const asAdmin = () => ({ token: hub.adminToken });

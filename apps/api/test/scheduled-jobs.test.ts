@@ -6,33 +6,19 @@
  */
 import { resolveSchema } from "./openapi-fixtures";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eventsOf } from "./automation-fixtures";
 import type { TestUser } from "./harness";
-import {
-  claim,
-  createAutomationWithWorker,
-  createJob,
-  readJob,
-  readyJobIds,
-  startHubWithDispatcher,
-  waitFor,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "./job-fixtures";
+import { claim, createAutomationWithWorker, createJob, readJob, readyJobIds, useHubWithDispatcher, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
 const ms = (iso: string) => new Date(iso).getTime();
 const DAY_MS = 86_400_000;
 
-let hub: DispatchingHub;
+const hub = useHubWithDispatcher();
 let employee: TestUser;
 
 beforeAll(async () => {
-  hub = await startHubWithDispatcher();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 /** POST /jobs with extra fields (run_at, priority) that must succeed; returns the new id. */

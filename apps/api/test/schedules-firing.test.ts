@@ -3,22 +3,15 @@
  * POST /jobs would, skips overlapping fires and fires whose context no longer fits, makes only the
  * latest of the fires it missed, and a deleted schedule stops. Seconds fields are allowed so that
  * fires come every second. Several dispatcher processes, a SIGKILL mid-fire and PostgreSQL stopped
- * across fire times are in apps/dispatcher/test/system/schedules*.test.ts.
+ * across fire times are in packages/system-tests/test/schedules*.test.ts.
  */
 import { asc, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jobs, schedules, type Job } from "@hub/db";
 import { eventsOf } from "./automation-fixtures";
-import { claim, createAutomationWithWorker, readJob, sleep, startHubWithDispatcher, waitFor, type DispatchingHub } from "./job-fixtures";
+import { claim, createAutomationWithWorker, readJob, sleep, useHubWithDispatcher, waitFor } from "./job-fixtures";
 
-let hub: DispatchingHub;
-
-beforeAll(async () => {
-  hub = await startHubWithDispatcher({ HUB_SCHEDULES_ALLOW_SECONDS: "true" });
-});
-afterAll(async () => {
-  await hub?.stop();
-});
+const hub = useHubWithDispatcher({ HUB_SCHEDULES_ALLOW_SECONDS: "true" });
 
 const asAdmin = () => ({ token: hub.adminToken });
 const PARAMETERS = [{ name: "month", description: "YYYY-MM" }];

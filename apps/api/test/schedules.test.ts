@@ -4,23 +4,19 @@
  * This hub leaves HUB_SCHEDULES_ALLOW_SECONDS unset, so a seconds field is refused here.
  */
 import { resolveSchema } from "./openapi-fixtures";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminId, createAutomation, createSector, eventsOf } from "./automation-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let admin: string;
 let sectorId: string;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
   admin = await adminId(hub);
   sectorId = (await createSector(hub)).id;
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const asAdmin = () => ({ token: hub.adminToken });

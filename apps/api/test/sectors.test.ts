@@ -1,17 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { events, sectors } from "@hub/db";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const uniqueName = (label = "Sector") => `${label} ${randomBytes(4).toString("hex")}`;

@@ -5,10 +5,10 @@
  * delivery; now a context over 64 KiB is refused before anything is stored.
  */
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@hub/db";
 import { createAutomation, createSector } from "./automation-fixtures";
-import { startTestHub, type HttpResult, type TestHub } from "./harness";
+import { useTestHub, type HttpResult } from "./harness";
 import { createAutomationWithWorker } from "./job-fixtures";
 
 const CONTEXT_MAX = 65_536;
@@ -16,15 +16,11 @@ const RESULT_MAX = 262_144;
 // Small enough that a few jobs fill a page: what a full 8 MiB page does with 1,000 jobs.
 const LIST_MAX = 16_384;
 
-let hub: TestHub;
+const hub = useTestHub({ HUB_LIST_MAX_BYTES: String(LIST_MAX) });
 let automationId: string;
 beforeAll(async () => {
-  hub = await startTestHub({ HUB_LIST_MAX_BYTES: String(LIST_MAX) });
   const sector = await createSector(hub);
   automationId = await createAutomation(hub, { sector_id: sector.id, parameters: [{ name: "note" }] });
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 /** `{"note":"…"}` of exactly `bytes` bytes as compact JSON; `é` (2 bytes in UTF-8) counts twice. */

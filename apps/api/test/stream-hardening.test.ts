@@ -4,20 +4,16 @@
  * Redis stream, and a Last-Event-ID that is no stream id is read as absent.
  */
 import { SignJWT } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { eventually, readMetric } from "@hub/testing";
 import { createApiKey } from "./api-key-fixtures";
 import { SseClient } from "./event-stream-fixtures";
-import { startTestHub, type TestHub } from "./harness";
+import { useTestHub } from "./harness";
 
-let hub: TestHub;
+const hub = useTestHub({ HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: "300" });
 const clients: SseClient[] = [];
-beforeAll(async () => {
-  hub = await startTestHub({ HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: "300" });
-});
 afterAll(async () => {
   for (const client of clients) client.close();
-  await hub?.stop();
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();

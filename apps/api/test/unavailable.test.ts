@@ -17,7 +17,7 @@ import { createApp } from "../src/app";
 import type { AppContext } from "../src/context";
 import { Authenticator } from "../src/http/auth";
 import { freePort } from "@hub/testing";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, startTestHub, type TestHub } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, HubClient, useTestHub } from "./harness";
 
 const UNAVAILABLE = { detail: "Service temporarily unavailable" };
 /** CONTRACT §6.1's bound. */
@@ -28,7 +28,7 @@ interface Outage {
   close(): Promise<void>;
 }
 
-let hub: TestHub;
+const hub = useTestHub();
 const outages: Outage[] = [];
 const sockets = new Set<Socket>();
 let silentServer: Server;
@@ -86,15 +86,10 @@ function databaseUrlOnPort(port: number): string {
   return url.toString();
 }
 
-beforeAll(async () => {
-  hub = await startTestHub();
-});
-
 afterAll(async () => {
   await Promise.all(outages.map((outage) => outage.close()));
   for (const socket of sockets) socket.destroy();
   silentServer?.close();
-  await hub?.stop();
 });
 
 describe("when PostgreSQL refuses connections", () => {

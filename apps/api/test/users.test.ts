@@ -4,19 +4,12 @@ import { and, eq, sql } from "drizzle-orm";
 import { deactivateUser } from "../src/identity/users.service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, users } from "@hub/db";
-import { ADMIN_PASSWORD, startTestHub, type TestHub } from "./harness";
+import { ADMIN_PASSWORD, startTestHub, useTestHub, type TestHub } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
-let hub: TestHub;
+const hub = useTestHub();
 /** Every password these tests send: none may ever come back or reach an event. */
 const sentPasswords: string[] = [ADMIN_PASSWORD];
-
-beforeAll(async () => {
-  hub = await startTestHub();
-});
-afterAll(async () => {
-  await hub?.stop();
-});
 
 const uniqueEmail = (label: string) => `${label}-${randomBytes(5).toString("hex")}@hub.test`;
 

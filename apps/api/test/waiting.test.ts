@@ -5,20 +5,16 @@
  * endpoints that set them belong to other sections.
  */
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createAutomation, createSector } from "./automation-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob, readJob, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
-});
-afterAll(async () => {
-  await hub.stop();
 });
 
 /** A worker call marks the worker seen, so its status becomes `running` (CONTRACT §3). */

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { claimJobs, events, findJob, workers } from "@hub/db";
 import { hashApiKey } from "../src/identity/secret-keys";
 import { adminId, countAllEvents, createAutomation, createSector, eventsOf, insertQueuedJob } from "./automation-fixtures";
-import { startTestHub, type TestHub, type TestUser } from "./harness";
+import { useTestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
-let hub: TestHub;
+const hub = useTestHub();
 let employee: TestUser;
 let admin: string;
 let sectorId: string;
@@ -14,13 +14,9 @@ let sectorId: string;
 const issuedKeys: string[] = [];
 
 beforeAll(async () => {
-  hub = await startTestHub();
   employee = await hub.createUser("employee");
   admin = await adminId(hub);
   sectorId = (await createSector(hub)).id;
-});
-afterAll(async () => {
-  await hub?.stop();
 });
 
 const asAdmin = () => ({ token: hub.adminToken });

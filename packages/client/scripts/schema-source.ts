@@ -6,8 +6,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
-import { buildOpenApiDocument } from "../../../apps/api/src/openapi/document";
-import { allRoutes } from "../../../apps/api/src/routes";
+import { allRoutes, buildOpenApiDocument } from "@hub/api/openapi";
 
 /** The checked-in generated file. */
 export const SCHEMA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src/schema.ts");

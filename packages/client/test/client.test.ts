@@ -1,6 +1,6 @@
 /** The generated client against the real API (in-process) on PostgreSQL and Redis: log in, create a job, read it. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "../../../apps/api/test/harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "@hub/api/testing";
 import { createHubClient, logIn, LoginError, type HubClient, type Job } from "../src/index";
 
 let hub: TestHub;

@@ -9,8 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "../../../apps/api/test/harness";
-import { packAndInstall, type InstalledPackage } from "../../testing/src/packed-package";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, type TestHub } from "@hub/api/testing";
+import { packAndInstall, type InstalledPackage } from "@hub/testing";
 
 const run = promisify(execFile);
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -8,7 +8,7 @@ import {
   startHubWithDispatcher,
   type AutomationWithWorker,
   type DispatchingHub,
-} from "../../../apps/api/test/job-fixtures";
+} from "@hub/api/testing";
 import { HubUnreachableError, HubWorkerClient, LeaseLostError, WorkerUnauthorizedError } from "../src/index";
 
 let hub: DispatchingHub;

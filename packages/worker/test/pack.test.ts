@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packAndInstall, type InstalledPackage } from "../../testing/src/packed-package";
+import { packAndInstall, type InstalledPackage } from "@hub/testing";
 import { keyFile, PACKAGE_DIR, REPO_ROOT, startCli } from "./cli-process";
 import { createJob, newAutomation, readJob, startHubWithDispatcher, waitFor, type DispatchingHub } from "./support";
 

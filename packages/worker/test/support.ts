@@ -7,9 +7,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino, type Logger } from "pino";
-import { createAutomationWithWorker, type AutomationWithWorker, type DispatchingHub } from "../../../apps/api/test/job-fixtures";
+import { createAutomationWithWorker, type AutomationWithWorker, type DispatchingHub } from "@hub/api/testing";
 
-export { createJob, readJob, startHubWithDispatcher, waitFor, type DispatchingHub } from "../../../apps/api/test/job-fixtures";
+export { createJob, readJob, startHubWithDispatcher, waitFor, type DispatchingHub } from "@hub/api/testing";
 
 /** An automation with a worker; failed attempts are retried without back-off, so tests need not wait. */
 export function newAutomation(hub: DispatchingHub, body: Record<string, unknown> = {}): Promise<AutomationWithWorker> {

@@ -12,8 +12,8 @@
  * - Not built (`pnpm build` builds it): 503 saying so, rather than a blank page or a crash.
  */
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import express, { type Express } from "express";
 import { pageSecurityHeaders, sameOriginContentSecurityPolicy } from "../http/security-headers";
 
@@ -22,17 +22,18 @@ export const CONSOLE_PATH = "/console";
 const securityHeaders = pageSecurityHeaders(sameOriginContentSecurityPolicy());
 
 /**
- * Where the built console is: `HUB_CONSOLE_DIR`, else the `dist` of the @hub/console package the
- * API depends on (found from the API's own location, so running from source and from the bundle
- * agree). Undefined when neither exists.
+ * Where the built console is: `HUB_CONSOLE_DIR`, else the copy the API's build puts beside its
+ * bundle (`dist/console`, tooling/build-app.mjs; what the image serves), else the console's own
+ * build in the repository (`apps/console/dist`). The API does
+ * not depend on the @hub/console package: turbo.json builds the console before the API instead,
+ * since the console's tests depend on packages whose tests depend on the API.
  */
-export function resolveConsoleDir(configured: string | undefined): string | undefined {
+export function resolveConsoleDir(configured: string | undefined): string {
   if (configured) return path.resolve(configured);
-  try {
-    return path.join(path.dirname(createRequire(import.meta.url).resolve("@hub/console/package.json")), "dist");
-  } catch {
-    return undefined;
-  }
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // From the bundle (apps/api/dist/main.js): its copy, else the repository's build; from the sources (src/console/).
+  const candidates = [path.join(here, "console"), path.resolve(here, "../../console/dist"), path.resolve(here, "../../../console/dist")];
+  return candidates.find((dir) => existsSync(path.join(dir, "index.html"))) ?? path.resolve(here, "../../../console/dist");
 }
 
 const NOT_BUILT_DETAIL = "The console is not built: run `pnpm build` (or `pnpm --filter @hub/console build`), or set HUB_CONSOLE_DIR to a built console";

@@ -1,5 +1,5 @@
 /**
- * The dispatcher's system tests drive the hub of `@hub/testing` with the reference worker: each
+ * The system tests drive the hub of `@hub/testing` with the reference worker: each
  * automation comes with a worker-protocol client, and {@link startWorker} runs a
  * worker loop as a fake worker whose accepted results go into a {@link CompletionLedger}.
  */

@@ -1,0 +1,3 @@
+import { baseVitestConfig } from "@hub/testing/vitest-config";
+
+export default baseVitestConfig;
