@@ -4,7 +4,6 @@ export * from "./fields";
 export * from "./env";
 export * from "./logger";
 export * from "./redis";
-export * from "./shutdown";
 export * from "./domain";
 export * from "./job-lifecycle";
 export * from "./limits";
