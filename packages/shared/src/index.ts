@@ -1,4 +1,3 @@
-export * from "./errors";
 export * from "./validation";
 export * from "./fields";
 export * from "./env";
