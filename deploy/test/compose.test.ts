@@ -8,7 +8,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { SHUTDOWN_TIMEOUT_MS } from "@hub/shared";
+import { SHUTDOWN_TIMEOUT_MS } from "@hub/process";
 import { DEPLOY_ROOT, REPO_ROOT } from "./kubernetes-objects";
 
 // A compose file is free-form YAML; the schema vouches for its shape.

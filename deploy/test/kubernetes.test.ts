@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { SHUTDOWN_TIMEOUT_MS } from "@hub/shared";
+import { SHUTDOWN_TIMEOUT_MS } from "@hub/process";
 import { REPO_ROOT, render, schemaProblems, typeProblems, type KubernetesObject } from "./kubernetes-objects";
 
 const base = render("deploy/kubernetes");

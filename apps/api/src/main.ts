@@ -1,4 +1,4 @@
-import { runHubProcess } from "@hub/db";
+import { runHubProcess } from "@hub/process";
 import { startApi } from "./app";
 import { loadApiEnv } from "./env";
 

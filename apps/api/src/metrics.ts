@@ -1,6 +1,7 @@
 import type { Registry } from "prom-client";
 import type { AutomationQueueDepth } from "@hub/db";
-import { createMetricsRegistry, metricsAuthorization, metricsOn, UnauthorizedError, type Logger } from "@hub/shared";
+import { createMetricsRegistry, metricsAuthorization, metricsOn, type Logger } from "@hub/shared";
+import { UnauthorizedError } from "./http/http-errors";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */

@@ -1,4 +1,5 @@
-import { openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
+import { openDatabase, prepareDatabase } from "@hub/db";
+import { runHubProcess } from "@hub/process";
 import { assertRedisReachable, connectRedis, redisSetup, startMetricsServer } from "@hub/shared";
 import { createDispatcher } from "./dispatcher";
 import { loadDispatcherEnv } from "./env";

@@ -1,4 +1,5 @@
-import { measureOutboxBacklog, openDatabase, prepareDatabase, runHubProcess } from "@hub/db";
+import { measureOutboxBacklog, openDatabase, prepareDatabase } from "@hub/db";
+import { runHubProcess } from "@hub/process";
 import { connectRedis, describeRedisTarget, redisSetup, startMetricsServer } from "@hub/shared";
 import { WebhookSecretBox } from "@hub/shared/webhooks";
 import { loadRelayEnv } from "./env";

@@ -25,7 +25,6 @@ export * from "./queries/outbox-scan-floor";
 export * from "./queries/automations";
 export * from "./queries/schedules";
 export * from "./queries/schedule-fires";
-export * from "./process";
 export * from "./queries/pagination";
 export * from "./queries/sectors";
 export * from "./queries/users";

@@ -21,7 +21,8 @@ import {
   isForeignKeyViolation,
   isUniqueViolation,
 } from "@hub/db";
-import { ConflictError, NotFoundError, RequestValidationError, type EventPayload } from "@hub/shared";
+import type { EventPayload } from "@hub/shared";
+import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { clearOffers, wakeClaims } from "../dispatch/signals";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";

@@ -1,6 +1,6 @@
 /** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
 import { readAutomationStats, type DbOrTx } from "@hub/db";
-import { NotFoundError } from "@hub/shared";
+import { NotFoundError } from "../http/http-errors";
 import type { AutomationStatsRecord } from "./stats.schemas";
 
 export async function getAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStatsRecord> {

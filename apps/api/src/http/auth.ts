@@ -20,7 +20,8 @@ import {
   type User,
   type Worker,
 } from "@hub/db";
-import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError, type Role } from "@hub/shared";
+import type { Role } from "@hub/shared";
+import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError } from "./http-errors";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
 import { CredentialCache } from "./credential-cache";
 import { addRequestLogFields } from "./request-log";

@@ -4,7 +4,8 @@
  * JSON, with the character position as FastAPI reports it, then schema validation).
  */
 import express, { type Request, type Response } from "express";
-import { HttpError, RequestValidationError, type ValidationIssue } from "@hub/shared";
+import type { ValidationIssue } from "@hub/shared";
+import { HttpError, RequestValidationError } from "./http-errors";
 import { jsonSyntaxError } from "./json-error-position";
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,7 +1,8 @@
 /** The one error middleware: every failure leaves in the contract's shape (CONTRACT §1). */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isDatabaseUnavailable, loggableDatabaseError } from "@hub/db";
-import { boundedValidationIssues, HttpError, isRedisUnavailable, RequestValidationError } from "@hub/shared";
+import { boundedValidationIssues, isRedisUnavailable } from "@hub/shared";
+import { HttpError, RequestValidationError } from "./http-errors";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
 

@@ -14,7 +14,7 @@
  * Generic over the streams: GET /events/stream today, the job log and worker signal streams later.
  */
 import type { Request } from "express";
-import { ForbiddenError, UnauthorizedError } from "@hub/shared";
+import { ForbiddenError, UnauthorizedError } from "./http-errors";
 import type { AuthRequirement, Authenticator, Caller } from "./auth";
 import type { Metrics } from "../metrics";
 

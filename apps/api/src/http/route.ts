@@ -5,7 +5,8 @@
 import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { KeysetPosition } from "@hub/db";
-import { RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
+import { validate, type ValidationIssue } from "@hub/shared";
+import { RequestValidationError } from "./http-errors";
 import type { AppContext } from "../context";
 import type { ApiTag } from "../openapi/tags";
 import type { AuthRequirement, Caller } from "./auth";

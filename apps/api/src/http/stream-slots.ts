@@ -12,7 +12,8 @@
  * unreachable, each process counts its own streams.
  */
 import { randomUUID } from "node:crypto";
-import { RateLimitedError, type RedisConnection, type RedisKeys } from "@hub/shared";
+import type { RedisConnection, RedisKeys } from "@hub/shared";
+import { RateLimitedError } from "./http-errors";
 import type { Metrics } from "../metrics";
 
 /** How long a slot counts without renewal: a dead process's streams stop counting within this. */

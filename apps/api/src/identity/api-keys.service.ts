@@ -3,7 +3,7 @@
  * by their user (admins: anyone's). How a key authenticates is in ../http/auth.ts.
  */
 import { insertApiKey, listApiKeysPage, revokeApiKey, type ApiKeyListing, type Db, type KeysetPage, type KeysetPageRequest } from "@hub/db";
-import { ForbiddenError, NotFoundError } from "@hub/shared";
+import { ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { UserCaller } from "../http/auth";
 import { hashApiKey, newSecretKey, shownPrefixOf, USER_API_KEY_PREFIX } from "./secret-keys";
 import type { ApiKeyRecord, CreateApiKeyBody, CreatedApiKey, ListApiKeysQuery } from "./api-keys.schemas";

@@ -1,6 +1,7 @@
 import { emailIsTaken, type Db } from "@hub/db";
-import { ConflictError, validate, type Logger } from "@hub/shared";
+import { validate, type Logger } from "@hub/shared";
 import { z } from "zod";
+import { ConflictError } from "../http/http-errors";
 import { emailField } from "./identity.schemas";
 import { DEFAULT_PASSWORD_MIN_LENGTH, passwordField } from "./password-rules";
 import { warmUpPasswordHashing } from "./passwords";

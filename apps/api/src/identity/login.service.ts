@@ -11,7 +11,6 @@
  * Anything else that checks a password a caller typed (a `current_password`) calls
  * {@link countLoginAttempt} the same way, so it is no side door for guessing.
  */
-import { HttpError, RateLimitedError, UnauthorizedError } from "@hub/shared";
 import {
   addLoginAttempt,
   clearLoginAttempts,
@@ -22,6 +21,7 @@ import {
   removeLoginAttempt,
   signedInFrom,
 } from "@hub/db";
+import { HttpError, RateLimitedError, UnauthorizedError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
 import type { LoginInput } from "./identity.schemas";

@@ -22,7 +22,8 @@ import {
   type KeysetPageRequest,
   type PublicUser,
 } from "@hub/db";
-import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError, type Role } from "@hub/shared";
+import type { Role } from "@hub/shared";
+import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { ChangeOwnPasswordInput, CreateUserInput, UserRecord } from "./identity.schemas";
 import { countLoginAttempt, issueAccessToken, type IssuedToken } from "./login.service";

@@ -19,7 +19,8 @@ import {
   type KeysetPageRequest,
   type NewJob,
 } from "@hub/db";
-import { ConflictError, ForbiddenError, isRetryable, NotFoundError, RequestValidationError, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";

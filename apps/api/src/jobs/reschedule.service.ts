@@ -1,5 +1,5 @@
 import { rescheduleJob, toJobRef } from "@hub/db";
-import { ConflictError, ForbiddenError, NotFoundError } from "@hub/shared";
+import { ConflictError, ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { moveOffer } from "../dispatch/signals";
 import type { AuthenticatedUser } from "../http/auth";

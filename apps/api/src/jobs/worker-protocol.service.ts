@@ -4,7 +4,7 @@
  * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
 import { completeJob, completeJobs, extendLease, extendLeases, failJob, toJobRef, type Job, type LeaseRefusal } from "@hub/db";
-import { ConflictError, NotFoundError, type HttpError } from "@hub/shared";
+import { ConflictError, NotFoundError, type HttpError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";

@@ -27,8 +27,9 @@ import {
   type Schedule,
   type ScheduleSettings,
 } from "@hub/db";
-import { ConflictError, NotFoundError, RequestValidationError, validate, type ValidationIssue } from "@hub/shared";
+import { validate, type ValidationIssue } from "@hub/shared";
 import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
+import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { lockAutomationOrNotFound } from "../automations/automations.service";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";

@@ -8,7 +8,7 @@ import {
   type KeysetPageRequest,
   type Sector,
 } from "@hub/db";
-import { ConflictError, NotFoundError } from "@hub/shared";
+import { ConflictError, NotFoundError } from "../http/http-errors";
 import type { SectorRecord } from "./sectors.schemas";
 
 export function toSectorRecord(sector: Sector): SectorRecord {

@@ -18,8 +18,8 @@ import {
   type Webhook,
   type WebhookDeliveryListed,
 } from "@hub/db";
-import { ConflictError, HttpError, NotFoundError, RequestValidationError } from "@hub/shared";
 import { checkWebhookUrl, generateWebhookSecret, resolveWebhookTarget, WebhookSecretBox } from "@hub/shared/webhooks";
+import { ConflictError, HttpError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { CreateWebhookBody, WebhookDeliveryRecord, WebhookRecord } from "./webhooks.schemas";
 

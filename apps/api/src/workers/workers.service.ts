@@ -14,7 +14,7 @@ import {
   type Worker,
   isUniqueViolation,
 } from "@hub/db";
-import { ConflictError, NotFoundError } from "@hub/shared";
+import { ConflictError, NotFoundError } from "../http/http-errors";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
 import { hashApiKey, newSecretKey, WORKER_API_KEY_PREFIX } from "../identity/secret-keys";

@@ -1,4 +1,4 @@
-import type { Logger } from "pino";
+import type { Logger } from "@hub/shared";
 
 /**
  * The longest a hub process takes to stop after SIGTERM (its drain: requests in flight answered,

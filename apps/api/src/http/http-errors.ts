@@ -3,7 +3,7 @@
  * which turns an {@link HttpError} into the contract's body (`{"detail": ...}`) and anything else
  * into a 500 that shows no internals.
  */
-import type { ValidationIssue } from "./validation";
+import type { ValidationIssue } from "@hub/shared";
 
 export class HttpError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, ForbiddenError, HttpError, NotFoundError, RateLimitedError, UnauthorizedError } from "./errors";
+import { ConflictError, ForbiddenError, HttpError, NotFoundError, RateLimitedError, UnauthorizedError } from "./http-errors";
 
 describe("the HttpError family", () => {
   it("when each is raised, then it carries the contract's status, detail and headers", () => {

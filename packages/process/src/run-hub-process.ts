@@ -11,8 +11,9 @@
  *   kept (see there).
  */
 import { setFlagsFromString } from "node:v8";
-import { createLogger, EnvError, installCrashGuards, isRedisUnavailable, onShutdownSignal, type Logger } from "@hub/shared";
-import { isDatabaseUnavailable } from "./errors";
+import { isDatabaseUnavailable } from "@hub/db";
+import { createLogger, EnvError, isRedisUnavailable, type Logger } from "@hub/shared";
+import { installCrashGuards, onShutdownSignal } from "./shutdown";
 
 /** True for errors that mean PostgreSQL or Redis is unreachable or cut the connection. */
 export const isDependencyOutage = (error: unknown): boolean => isDatabaseUnavailable(error) || isRedisUnavailable(error);

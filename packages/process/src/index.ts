@@ -1,0 +1,2 @@
+export * from "./run-hub-process";
+export * from "./shutdown";
