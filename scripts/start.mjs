@@ -116,7 +116,7 @@ async function announceWhenReady(env, passwordSource) {
   }
   say(
     `console at ${base}/console: sign in as ${env.HUB_ADMIN_EMAIL} with ${passwordSource}; locked out? ` +
-      `pnpm --filter @hub/api reset-password --email ${env.HUB_ADMIN_EMAIL} --generate`,
+      `pnpm -s --filter @hub/api reset-password --email ${env.HUB_ADMIN_EMAIL} --generate`,
   );
 }
 
