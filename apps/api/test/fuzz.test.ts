@@ -378,7 +378,15 @@ async function send(route: AnyRoute, request: FuzzRequest) {
   if (request.contentType !== undefined && request.body !== undefined) headers["content-type"] = request.contentType;
   // Bytes, not a string: fetch would label a string body text/plain.
   const body = request.body === undefined ? undefined : new TextEncoder().encode(request.body);
-  const response = await fetch(`${hub.client.baseUrl}${path}${request.query ? `?${request.query}` : ""}`, { method: route.method.toUpperCase(), headers, body });
+  // A path value of ".." makes the URL another route's (`/sectors/..` is `/`, which redirects to the
+  // console): the answer to judge is that redirect, not the console page it leads to, which answers
+  // 503 on a checkout where the console is not built yet.
+  const response = await fetch(`${hub.client.baseUrl}${path}${request.query ? `?${request.query}` : ""}`, {
+    method: route.method.toUpperCase(),
+    headers,
+    body,
+    redirect: "manual",
+  });
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
     // GET /events/stream stays open: its status and headers are the whole answer.
     await response.body?.cancel();
