@@ -21,7 +21,7 @@ export const apiEnvSchema = z.object({
   /** Lets schedules take a leading seconds field (CONTRACT §6.9): for tests and demos, off by default. */
   HUB_SCHEDULES_ALLOW_SECONDS: boolFromEnv(false),
   ...webhookEnvShape,
-  /** Seconds between the comments GET /events/stream sends to keep connections (and proxies) open; the caller's credential is checked again at each. */
+  /** Seconds between the comments GET /events/stream sends to keep connections (and proxies) open; the credential is checked apart from them (http/open-streams.ts). */
   HUB_EVENTS_STREAM_HEARTBEAT_SECONDS: intFromEnv(15, 1, 300),
   /**
    * Which `X-Forwarded-For` hop is the client (Express's `trust proxy`): `true`, a number of hops,
