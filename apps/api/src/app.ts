@@ -5,10 +5,10 @@
 import express, { type Express } from "express";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
-import { assertRedisReachable, connectRedis, createLogger, redisSetup, type Logger } from "@hub/shared";
+import { assertRedisReachable, connectRedis, createLogger, OutboxNudger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
@@ -172,9 +172,17 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   let stopping = false;
   let inFlight = 0;
   let onDrained: (() => void) | undefined;
-  server.on("request", (_req, res: ServerResponse) => {
+  // Any request that may have changed something may have written events: tell the relays (at most
+  // one nudge a second from this process; requests that were refused changed nothing).
+  const outboxNudger = new OutboxNudger(redis, keys);
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight += 1;
     if (stopping) res.setHeader("connection", "close");
+    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS") {
+      res.once("finish", () => {
+        if (res.statusCode < 400) outboxNudger.nudge();
+      });
+    }
     res.once("close", () => {
       inFlight -= 1;
       if (inFlight === 0) onDrained?.();

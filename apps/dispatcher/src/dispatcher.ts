@@ -37,7 +37,7 @@ import {
   type JobRef,
   type QueuedJobCursor,
 } from "@hub/db";
-import { settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
+import { OutboxNudger, settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
@@ -56,7 +56,7 @@ export interface DispatcherConfig {
   leaseSweepIntervalMs?: number;
   /** How often delayed jobs that came due are moved to ready sets. */
   delayedPromoteIntervalMs?: number;
-  /** How often silent workers are marked stopped. */
+  /** How often silent workers are marked stopped. Default: a tenth of HUB_WORKER_TTL_SECONDS, from 1 s to 5 s. */
   workerSweepIntervalMs?: number;
   /** Reconciliation interval (every due queued job re-offered). */
   reconcileIntervalMs?: number;
@@ -85,16 +85,15 @@ export interface DispatcherDeps {
 /** The defaults of the optional {@link DispatcherConfig} settings (env.ts defaults its variables to them). */
 export const DISPATCHER_DEFAULTS = {
   offerConcurrency: 1,
-  leaseSweepIntervalMs: 250,
+  leaseSweepIntervalMs: 1000,
   delayedPromoteIntervalMs: 200,
-  workerSweepIntervalMs: 1000,
   reconcileIntervalMs: 5000,
   epochCheckIntervalMs: 1000,
   horizonPassIntervalMs: 10_000,
   retentionDays: 30,
   retentionIntervalMs: 60_000,
   retentionBatchSize: 1000,
-} satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds">>;
+} satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds" | "workerSweepIntervalMs">>;
 
 const LEASE_SWEEP_BATCH = 200;
 const RECONCILE_PAGE = 1000;
@@ -118,7 +117,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     offerConcurrency: config.offerConcurrency ?? DISPATCHER_DEFAULTS.offerConcurrency,
     leaseSweepIntervalMs: config.leaseSweepIntervalMs ?? DISPATCHER_DEFAULTS.leaseSweepIntervalMs,
     delayedPromoteIntervalMs: config.delayedPromoteIntervalMs ?? DISPATCHER_DEFAULTS.delayedPromoteIntervalMs,
-    workerSweepIntervalMs: config.workerSweepIntervalMs ?? DISPATCHER_DEFAULTS.workerSweepIntervalMs,
+    workerSweepIntervalMs: config.workerSweepIntervalMs ?? Math.min(Math.max(config.workerTtlSeconds * 100, 1000), 5000),
     reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
     epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
     horizonPassIntervalMs: config.horizonPassIntervalMs ?? DISPATCHER_DEFAULTS.horizonPassIntervalMs,
@@ -129,6 +128,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
+  /** The sweeps and the schedule timer write events (re-queues, timeouts, stopped workers, fires): they nudge the relays. */
+  const outbox = new OutboxNudger(redis, keys);
   /** Every shard's indices (each dispatcher serves every shard). */
   const shards = Array.from({ length: keys.shards }, (_, shard) => shard);
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
@@ -139,6 +140,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       // One statement: an idle sweep costs one round trip, no explicit transaction.
       const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
       if (requeued.length + failed.length === 0) return;
+      outbox.nudge();
       counter.inc({ outcome: "requeued" }, requeued.length);
       counter.inc({ outcome: "failed" }, failed.length);
       logger.info({ requeued: requeued.length, failed: failed.length }, what);
@@ -168,6 +170,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function sweepWorkers(): Promise<void> {
     const stopped = await db.transaction((tx) => stopSilentWorkers(tx, config.workerTtlSeconds));
     if (stopped > 0) {
+      outbox.nudge();
       metrics.workersStopped.inc(stopped);
       logger.info({ stopped }, "silent workers marked stopped");
     }
@@ -266,7 +269,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     await retention.sweep();
   };
 
-  const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics });
+  const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics, onEventsWritten: () => outbox.nudge() });
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const tasks = [

@@ -64,13 +64,15 @@ export interface ScheduleFirerDeps {
   ready: ReadyJobs;
   logger: Logger;
   metrics: DispatcherMetrics;
+  /** Called after a pass wrote events (`job.created`, `schedule.skipped`): the relays are nudged. */
+  onEventsWritten?: () => void;
 }
 
 /**
  * The dispatcher's schedule timer as a periodic task: `tick` runs what is due and says how long
  * to sleep before the next one.
  */
-export function createScheduleFirer({ database, ready, logger, metrics }: ScheduleFirerDeps) {
+export function createScheduleFirer({ database, ready, logger, metrics, onEventsWritten }: ScheduleFirerDeps) {
   const timetables = new Map<string, CronTimetable | null>();
 
   /** The schedule's timetable; null for an expression that no longer parses (never fired again). */
@@ -122,6 +124,7 @@ export function createScheduleFirer({ database, ready, logger, metrics }: Schedu
   function count(outcome: FirePassOutcome): void {
     metrics.scheduleFires.inc({ outcome: "created" }, outcome.created.length);
     for (const skip of outcome.skipped) metrics.scheduleFires.inc({ outcome: skip.reason });
+    if (outcome.created.length + outcome.skipped.length > 0) onEventsWritten?.();
   }
 
   /** Runs the passes that are due now; resolves with the milliseconds until the next tick. */

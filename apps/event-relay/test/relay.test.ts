@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listEvents, OUTBOX_PARTITIONS, type HubEvent } from "@hub/db";
 import { waitUntil } from "@hub/testing";
+import { OutboxNudger } from "@hub/shared";
 import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
 // Generous: thousands of concurrent transactions on a shared 2-core machine.
@@ -44,6 +45,22 @@ describe("event relay", { timeout: 60_000 }, () => {
       dispatched_at: null,
       created_at: after!.createdAt.toISOString(),
     });
+  });
+
+  it("when a relay has been quiet long enough to probe only every few seconds, then a writer's nudge makes it relay the next event at once", async () => {
+    // Arrange: after its first second, a quiet relay's pauses double from 25 ms (… 1.6 s, from about
+    // 4.2 s on 3.2 s): 5 s after it started, the next probe is 2 s or more away.
+    const [jobId] = await createJobs(bed.db, 1);
+    await bed.startRelay({ config: { quietPollMs: 60_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+
+    // Act: an event commits, and its writer nudges (as the API does after a request that changed something).
+    await writeEvents(bed.db, { aggregates: [jobId!], total: 1, concurrency: 1 });
+    new OutboxNudger(bed.redis, bed.keys).nudge();
+
+    // Assert: relayed long before the pause would have ended.
+    await waitUntil("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 2000);
+    expect(await readStream(bed.redis, bed.keys.eventsStream)).toHaveLength(1);
   });
 
   it("when thousands of events commit concurrently, out of order, with two relays running, then every event reaches the stream in per-aggregate order and is stamped", async () => {

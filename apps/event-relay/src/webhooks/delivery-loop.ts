@@ -70,6 +70,8 @@ interface Attempt {
 
 type Outcome = { claim: ClaimedWebhookDelivery; result: AttemptResult };
 
+/** Longest pause between passes while no delivery is due, in flight or queued, in `pollMs` (a wake-up ends it). */
+const QUIET_POLL_MAX_FACTOR = 4;
 /** How often pending deliveries of disabled or deleted subscriptions are looked for. */
 const INACTIVE_SWEEP_INTERVAL_MS = 10_000;
 
@@ -176,13 +178,15 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     }
   }
 
-  async function claimDue(): Promise<void> {
+  /** Claims what is due, up to the free attempt slots; resolves with how many it claimed. */
+  async function claimDue(): Promise<number> {
     const free = config.maxInFlight - inFlight.size;
-    if (free <= 0) return;
+    if (free <= 0) return 0;
     const claims = await database(() =>
       claimDueWebhookDeliveries(pool, { limit: free, perWebhookLimit: config.maxInFlightPerWebhook, leaseMs: config.leaseMs }),
     );
     for (const claim of claims) startAttempt(claim);
+    return claims.length;
   }
 
   let sweepDueAt = 0;
@@ -195,12 +199,19 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
 
   async function run(): Promise<void> {
     let consecutiveFailures = 0;
+    /** The pause after a pass: `pollMs` while deliveries come, doubling up to QUIET_POLL_MAX_FACTOR × `pollMs` while none does. */
+    let pauseMs = config.pollMs;
     while (!stopping) {
+      const woken = wakeRequested;
       wakeRequested = false;
       try {
         if (outcomes.length > 0) await recordOutcomes();
         await sweepInactiveSubscriptions();
-        await claimDue();
+        const claimed = await claimDue();
+        // Stamps that queue deliveries and finished attempts wake the loop; only retries coming
+        // due and leases of a dead relay's attempts lapsing are found by polling, and neither is
+        // due sooner than seconds ahead: while nothing comes, poll ever more seldom.
+        pauseMs = claimed > 0 || woken || inFlight.size > 0 ? config.pollMs : Math.min(pauseMs * 2, config.pollMs * QUIET_POLL_MAX_FACTOR);
         outages.recovered("database");
         consecutiveFailures = 0;
       } catch (error) {
@@ -210,7 +221,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
         await sleep(backoffMs(consecutiveFailures, config.maxBackoffMs));
         continue;
       }
-      await sleep(config.pollMs);
+      await sleep(pauseMs);
     }
   }
 
