@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { claimJobs, type Queryable } from "@hub/db";
+import { claimJobs, type Executor } from "@hub/db";
 
 export interface ClaimPlan {
   /** Every scan of `jobs` in the plan, as "<node type> [index name]". */
@@ -43,7 +43,7 @@ export async function claimStatementText(): Promise<string> {
       text = statement.text;
       return { rows: [{ outcome: "none", slots_left: 0, stale_ids: [] }] };
     },
-  } as unknown as Queryable;
+  } as unknown as Executor;
   await claimJobs(recorder, { automationId: randomUUID(), workerId: randomUUID(), maxJobs: 1, leaseSeconds: 30, candidateIds: [] });
   if (!text) throw new Error("claimJobs sent no statement");
   return text;

@@ -25,7 +25,7 @@ import {
   RETENTION_PICK_JOBS_SQL,
   selectUndispatchedEvents,
   type Database,
-  type SqlQueryable,
+  type Executor,
 } from "@hub/db";
 import {
   createAppProcess,
@@ -308,7 +308,7 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => listEvents(db.db, { aggregateId: someJob, limit: 200 })),
       await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(queueDepthQuery())),
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
-        selectUndispatchedEvents(db.pool as SqlQueryable, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
+        selectUndispatchedEvents(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
       await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),

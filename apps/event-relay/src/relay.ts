@@ -20,7 +20,7 @@ import {
   stampAndSelectUndispatchedEvents,
   type DispatchStamp,
   type HubEvent,
-  type SqlQueryable,
+  type Executor,
 } from "@hub/db";
 import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
 import { defaultRelayConfig, type EventRelayConfig } from "./config";
@@ -44,7 +44,7 @@ export interface RelayFaults {
 
 export interface EventRelayOptions {
   /** Pooled database handle (the pool of `openDatabase`) for stamping events and the scan floor. */
-  db: SqlQueryable;
+  db: Executor;
   /** URL for the relay's own lock session (one extra connection, held for the relay's life). */
   databaseUrl: string;
   redis: RedisConnection;

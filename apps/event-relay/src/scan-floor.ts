@@ -9,7 +9,7 @@ import {
   lowestUndispatchedPosition,
   readOutboxHorizon,
   type OutboxHorizon,
-  type SqlQueryable,
+  type Executor,
 } from "@hub/db";
 import type { RelayMetrics } from "./metrics";
 
@@ -23,7 +23,7 @@ export interface ScanFloor {
   refreshIfDue(): Promise<void>;
 }
 
-export function createScanFloor(options: { db: SqlQueryable; refreshMs: number; metrics: RelayMetrics }): ScanFloor {
+export function createScanFloor(options: { db: Executor; refreshMs: number; metrics: RelayMetrics }): ScanFloor {
   const { db, metrics } = options;
   let floor = 0;
   let horizon: OutboxHorizon | undefined;

@@ -12,7 +12,7 @@ import {
   selectUndispatchedEvents,
   type EventFilter,
   type HubEvent,
-  type SqlQueryable,
+  type Executor,
 } from "@hub/db";
 import { createRelayTestbed, type RelayTestbed } from "./harness";
 
@@ -48,9 +48,9 @@ async function explain(query: (db: RelayTestbed["db"]) => Promise<unknown>, opti
 }
 
 /** The same for the relay's plain-SQL statements: records the query config they send, then EXPLAINs it. */
-async function explainPlain(query: (db: SqlQueryable) => Promise<unknown>, options = { analyze: true }): Promise<PlanNode[]> {
+async function explainPlain(query: (db: Executor) => Promise<unknown>, options = { analyze: true }): Promise<PlanNode[]> {
   const statements: Array<{ sql: string; params: unknown[] }> = [];
-  const recording: SqlQueryable = {
+  const recording: Executor = {
     query: (config) => {
       statements.push({ sql: config.text, params: config.values ?? [] });
       return bed.pool.query(config);

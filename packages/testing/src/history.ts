@@ -6,7 +6,7 @@
  * terminal event, all already published (`dispatched_at` set), so the relay has nothing to do.
  */
 import type pg from "pg";
-import type { Queryable } from "@hub/db";
+import type { Executor } from "@hub/db";
 
 /** The outcomes of seeded jobs, by `i % 100`: 90 % completed, 7 % failed, 3 % cancelled. */
 const STATUS_OF_INDEX = "case when i % 100 < 90 then 'completed' when i % 100 < 97 then 'failed' else 'cancelled' end";
@@ -98,7 +98,7 @@ cross join lateral (select ${momentOf(window, count)} as at) t`;
  * `window`, in statements of at most {@link HISTORY_CHUNK} jobs or events: on a pool each commits
  * on its own; on a client inside a transaction, everything appears at once.
  */
-export async function seedHistory(pool: Queryable, options: SeedHistoryOptions): Promise<SeededHistory> {
+export async function seedHistory(pool: Executor, options: SeedHistoryOptions): Promise<SeededHistory> {
   if (options.automationIds.length === 0) throw new Error("seedHistory needs at least one automation");
   const written = { jobs: 0, events: 0 };
   const jobsStatement = SEED_JOBS(options.window, options.jobs);

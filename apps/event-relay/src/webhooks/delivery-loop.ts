@@ -23,7 +23,7 @@ import {
   type Db,
   type DeliveredAttempt,
   type FailedAttempt,
-  type SqlQueryable,
+  type Executor,
 } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { systemResolver, WebhookSecretDecryptionError, type HostResolver, type WebhookSecretBox } from "@hub/shared/webhooks";
@@ -38,7 +38,7 @@ import { signWebhookRequest } from "./signer";
 
 export interface WebhookDeliveryOptions {
   /** Pool for the loop's prepared statements (claims, outcomes, metrics). */
-  pool: SqlQueryable;
+  pool: Executor;
   /** Drizzle handle on the same pool, for the failure transaction. */
   db: Db;
   /** Opens the subscriptions' secrets (HUB_WEBHOOK_ENCRYPTION_KEY). */

@@ -5,7 +5,8 @@
  * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
  */
 import type { Job } from "../schema";
-import { jobFromRow, runStatement, type NamedStatement, type Queryable } from "./jobs-row";
+import { jobFromRow } from "./jobs-row";
+import { runStatement, type NamedStatement, type Executor } from "../executor";
 
 export type ClaimOutcome =
   /** `jobs` in claim order; `slotsLeft` free slots remain after them. */
@@ -45,7 +46,7 @@ interface ClaimRow extends Record<string, unknown> {
 }
 
 /** Claims up to `maxJobs` jobs for the worker in one statement (no explicit transaction). */
-export async function claimJobs(db: Queryable, request: ClaimRequest): Promise<ClaimOutcome> {
+export async function claimJobs(db: Executor, request: ClaimRequest): Promise<ClaimOutcome> {
   const rows = await runStatement<ClaimRow>(db, claimJobsStatement, [
     request.automationId,
     request.workerId,

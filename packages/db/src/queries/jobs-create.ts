@@ -24,7 +24,7 @@ import { IDEMPOTENCY_WINDOW_HOURS, RETRYABLE_JOB_STATUSES } from "@hub/shared";
 import type { AutomationParameter } from "../schema";
 import { sqlLiteralList } from "../sql-literals";
 import type { JobRef } from "./jobs";
-import type { Queryable } from "./jobs-row";
+import type { Executor } from "../executor";
 
 /** How long an Idempotency-Key remembers its job(s), as SQL. */
 const IDEMPOTENCY_WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
@@ -38,7 +38,7 @@ export const IDEMPOTENCY_KEYS_FORGET_BATCH = 1000;
  * for a week does not remove a week of bindings in one transaction. Bindings a request is
  * refreshing at that moment are skipped, not waited for.
  */
-export async function forgetExpiredIdempotencyKeys(db: Queryable, limit = IDEMPOTENCY_KEYS_FORGET_BATCH): Promise<number> {
+export async function forgetExpiredIdempotencyKeys(db: Executor, limit = IDEMPOTENCY_KEYS_FORGET_BATCH): Promise<number> {
   const result = await db.query({
     name: "idempotency_keys_forget_expired",
     text: `delete from idempotency_keys k
@@ -80,14 +80,6 @@ export type CreateJobsOutcome =
    * context does not match its automation's parameters as read by the statement.
    */
   | { kind: "refused"; automations: AutomationSeen[] };
-
-/**
- * A node-postgres pool or client (`Database.pool`): these statements are sent as named prepared
- * statements, parsed and planned once per connection, with no query building per request.
- */
-export interface PgSession {
-  query<Row extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
 
 export interface NewJob {
   automationId: string;
@@ -155,7 +147,7 @@ interface CreateOneRow {
  * `POST /jobs`: creates one job with its `job.created` event (and the Idempotency-Key binding,
  * when `idempotencyKey` is given), in one prepared statement — see the module comment.
  */
-export async function createJob(db: PgSession, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function createJob(db: Executor, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
   const id = randomUUID();
   const { rows } = await db.query<CreateOneRow>({
     name: "jobs_create_one",
@@ -233,7 +225,7 @@ interface CreateBatchRow {
  * order, with their events and the Idempotency-Key binding, in one prepared statement — or none
  * of them. Ids come back in input order.
  */
-export async function createJobBatch(db: PgSession, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function createJobBatch(db: Executor, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
   if (batch.length === 0 || batch.length > MAX_JOBS_PER_BATCH) throw new RangeError(`a batch holds 1 to ${MAX_JOBS_PER_BATCH} jobs`);
   const ids = newBatchJobIds(batch.length);
   const { rows } = await db.query<CreateBatchRow>({
@@ -297,7 +289,7 @@ export function newBatchJobIds(count: number): string[] {
  * it consecutively (for a job created alone, just that one). Reads after the statement that found
  * the key bound, so a batch that a concurrent request committed meanwhile is visible.
  */
-async function findBatchJobIds(db: PgSession, firstJobId: string): Promise<string[]> {
+async function findBatchJobIds(db: Executor, firstJobId: string): Promise<string[]> {
   const tail = Number.parseInt(firstJobId.slice(-UUID_TAIL_DIGITS), 16);
   const last = withTail(firstJobId, Math.min(tail + MAX_JOBS_PER_BATCH - 1, UUID_TAIL_LIMIT - 1));
   const { rows } = await db.query<{ id: string }>({
@@ -352,7 +344,7 @@ export interface RetryJobRef extends JobRef {
  * in one statement. Other ids (unknown, not finished that way, inactive automation) create nothing;
  * the caller tells them apart if it must.
  */
-export async function retryJobs(db: PgSession, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
+export async function retryJobs(db: Executor, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
   if (jobIds.length === 0) return [];
   const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
     name: "jobs_retry",

@@ -4,7 +4,8 @@
  * to each item on its own. Rows are locked in id order, as unregistering does (jobs-admin.ts),
  * so two batches, or a batch and an unregistration, never deadlock.
  */
-import { leasedBy, runStatement, type NamedStatement, type Queryable } from "./jobs-row";
+import { leasedBy } from "./jobs-row";
+import { runStatement, type NamedStatement, type Executor } from "../executor";
 import type { LeaseHolder, LeaseRefusal } from "./jobs-lease";
 
 /** One item's verdict in a batch: `null` refusal = done. */
@@ -55,7 +56,7 @@ export interface CompletedItem extends BatchItemVerdict {
  * named twice is recorded once: the later item gets the refusal a second complete would.
  */
 export async function completeJobs(
-  db: Queryable,
+  db: Executor,
   worker: Omit<LeaseHolder, "attempt">,
   items: Array<{ id: string; result: Record<string, unknown>; attempt?: number | undefined }>,
 ): Promise<CompletedItem[]> {
@@ -97,7 +98,7 @@ const heartbeatBatchStatement: NamedStatement = {
 
 /** Extends each lease on its own (one statement for the batch); verdicts in input order. */
 export async function extendLeases(
-  db: Queryable,
+  db: Executor,
   worker: Omit<LeaseHolder, "attempt">,
   jobIds: string[],
   leaseSeconds: number,

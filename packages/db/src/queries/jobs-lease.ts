@@ -11,7 +11,8 @@
  * of them never deadlock; none locks an automation row, so none can deadlock with a claim.
  */
 import type { Job } from "../schema";
-import { jobFromRow, leasedBy, runStatement, type NamedStatement, type Queryable } from "./jobs-row";
+import { jobFromRow, leasedBy } from "./jobs-row";
+import { runStatement, type NamedStatement, type Executor } from "../executor";
 
 /** Who is calling about a job: the worker, its automation, and optionally the attempt it holds. */
 export interface LeaseHolder {
@@ -49,7 +50,7 @@ const heartbeatStatement: NamedStatement = {
 };
 
 /** Extends the lease by `leaseSeconds` from now. */
-export async function extendLease(db: Queryable, jobId: string, worker: LeaseHolder, leaseSeconds: number): Promise<LeasedJobResult> {
+export async function extendLease(db: Executor, jobId: string, worker: LeaseHolder, leaseSeconds: number): Promise<LeasedJobResult> {
   const [row] = await runStatement<FencedRow>(db, heartbeatStatement, [jobId, worker.automationId, worker.id, worker.attempt ?? null, leaseSeconds]);
   return verdict(row, worker.automationId);
 }
@@ -67,7 +68,7 @@ const completeStatement: NamedStatement = {
 };
 
 /** Records the job's result once. */
-export async function completeJob(db: Queryable, jobId: string, worker: LeaseHolder, result: Record<string, unknown>): Promise<LeasedJobResult> {
+export async function completeJob(db: Executor, jobId: string, worker: LeaseHolder, result: Record<string, unknown>): Promise<LeasedJobResult> {
   const [row] = await runStatement<FencedRow>(db, completeStatement, [jobId, worker.automationId, worker.id, worker.attempt ?? null, JSON.stringify(result)]);
   return verdict(row, worker.automationId);
 }
@@ -126,7 +127,7 @@ const failStatement: NamedStatement = {
  * back-off; everything else ends `failed`. `requeued` tells the caller to offer the job again.
  */
 export async function failJob(
-  db: Queryable,
+  db: Executor,
   jobId: string,
   worker: LeaseHolder,
   failure: { error: string; retryable: boolean; maxAttempts: number },
@@ -187,7 +188,7 @@ export interface SweptJobs {
   failed: Job[];
 }
 
-async function runSweep(db: Queryable, statement: NamedStatement, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+async function runSweep(db: Executor, statement: NamedStatement, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
   const ended = (await runStatement(db, statement, [input.maxAttempts, input.batchSize])).map(jobFromRow);
   return { requeued: ended.filter((job) => job.status === "queued"), failed: ended.filter((job) => job.status === "failed") };
 }
@@ -197,7 +198,7 @@ async function runSweep(db: Queryable, statement: NamedStatement, input: { maxAt
  * `failed` once they have used their attempts (`maxAttempts`: the hub's default where the
  * automation sets none). One statement, safe with many dispatchers (SKIP LOCKED); at most `batchSize`.
  */
-export async function expireLapsedLeases(db: Queryable, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+export async function expireLapsedLeases(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
   return runSweep(db, expireLapsedLeasesStatement, input);
 }
 
@@ -206,6 +207,6 @@ export async function expireLapsedLeases(db: Queryable, input: { maxAttempts: nu
  * retryable failure with error `timeout` (back-off applies, the attempt counts); the worker's later
  * calls about them get 409. Same batching and locking as {@link expireLapsedLeases}.
  */
-export async function expireTimedOutJobs(db: Queryable, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+export async function expireTimedOutJobs(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
   return runSweep(db, expireTimedOutJobsStatement, input);
 }

@@ -2,26 +2,7 @@
  * What the hand-written job statements share: the connection they run on and the mapping of a job
  * row, as PostgreSQL returns it, to the drizzle `Job` shape.
  */
-import type pg from "pg";
 import type { Job } from "../schema";
-
-/**
- * Where a named prepared statement runs: the pool (one statement, its own implicit transaction)
- * or a client checked out of it. Each connection parses and plans a named statement once.
- */
-export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
-
-/** A named prepared statement: the name must be unique in the process and fixed for its text. */
-export interface NamedStatement {
-  name: string;
-  text: string;
-}
-
-/** Runs a named prepared statement and returns its rows. */
-export async function runStatement<Row extends pg.QueryResultRow>(db: Queryable, statement: NamedStatement, values: unknown[]): Promise<Row[]> {
-  const result = await db.query<Row>({ name: statement.name, text: statement.text, values });
-  return result.rows;
-}
 
 /** Timestamps arrive as Date through node-postgres, as text through drizzle's raw `execute`. */
 function toDate(value: unknown): Date | null {

@@ -4,7 +4,7 @@
  * (CONTRACT §6.8). The jobs are what POST /jobs would write — a queued job and its `job.created`
  * event — with `available_at` set; the dispatcher's reconciler offers each one as it comes due.
  */
-import { runStatement, type NamedStatement, type Queryable } from "./jobs-row";
+import { runStatement, type NamedStatement, type Executor } from "../executor";
 
 export interface SeededJob {
   automationId: string;
@@ -37,7 +37,7 @@ select count(*)::int as created from created`,
  * Inserts up to {@link MAX_SEEDED_JOBS_PER_CALL} queued jobs with their `job.created` events, as
  * `createdBy`, in one statement. The automations must exist; their parameters are not checked.
  */
-export async function seedJobs(db: Queryable, createdBy: string, jobs: readonly SeededJob[]): Promise<number> {
+export async function seedJobs(db: Executor, createdBy: string, jobs: readonly SeededJob[]): Promise<number> {
   if (jobs.length > MAX_SEEDED_JOBS_PER_CALL) throw new RangeError(`seed at most ${MAX_SEEDED_JOBS_PER_CALL} jobs per call`);
   if (jobs.length === 0) return 0;
   const [row] = await runStatement<{ created: number }>(db, seedJobsStatement, [

@@ -4,7 +4,7 @@
  * the partial index below it. The argument is in apps/event-relay/README.md ("Scan floor").
  * Named prepared statements: the relay runs them every `scanFloorRefreshMs` (250 ms).
  */
-import type { SqlQueryable } from "../session";
+import type { Executor } from "../executor";
 
 /**
  * A point in the outbox's history: the last position handed out, and the transactions running
@@ -39,7 +39,7 @@ const RUNNING_TRANSACTIONS = {
  * this holds whatever the transaction did first (unlike a check on real xids, which a
  * transaction only gets at its first write).
  */
-export async function readOutboxHorizon(db: SqlQueryable): Promise<OutboxHorizon> {
+export async function readOutboxHorizon(db: Executor): Promise<OutboxHorizon> {
   const sequence = await db.query<{ lastPosition: number | null }>(LAST_POSITION);
   const running = await db.query<{ virtualxid: string }>(RUNNING_TRANSACTIONS);
   return {
@@ -55,7 +55,7 @@ const HORIZON_OPEN = {
 };
 
 /** Whether any transaction of `horizon` is still running (or any prepared transaction exists). */
-export async function isOutboxHorizonOpen(db: SqlQueryable, horizon: OutboxHorizon): Promise<boolean> {
+export async function isOutboxHorizonOpen(db: Executor, horizon: OutboxHorizon): Promise<boolean> {
   const { rows } = await db.query<{ open: boolean }>({ ...HORIZON_OPEN, values: [horizon.runningTransactions] });
   return rows[0]?.open !== false;
 }
@@ -74,7 +74,7 @@ const LOWEST_UNDISPATCHED = {
  * horizon of `to` closed (see {@link isOutboxHorizonOpen}), the result (or `to + 1`) is a scan
  * floor: no undispatched row, now or later, has a lower position.
  */
-export async function lowestUndispatchedPosition(db: SqlQueryable, range: { from: number; to: number }): Promise<number | null> {
+export async function lowestUndispatchedPosition(db: Executor, range: { from: number; to: number }): Promise<number | null> {
   const { rows } = await db.query<{ position: number }>({ ...LOWEST_UNDISPATCHED, values: [range.from, range.to] });
   return rows[0]?.position ?? null;
 }
@@ -89,7 +89,7 @@ const POSITION_SEQUENCE_CACHE = {
  * it). With a cache, a session could use a pre-drawn, lower position after a horizon was read,
  * so a scan floor would not be safe.
  */
-export async function isPositionSequenceUncached(db: SqlQueryable): Promise<boolean> {
+export async function isPositionSequenceUncached(db: Executor): Promise<boolean> {
   const { rows } = await db.query<{ cache: number }>(POSITION_SEQUENCE_CACHE);
   return rows[0]?.cache === 1;
 }

@@ -6,14 +6,14 @@
  * Every statement here is plain SQL run as a named prepared statement (`{ name, text, values }`):
  * the relay probes every few milliseconds, and a statement PostgreSQL has already parsed and
  * planned on that connection costs a fraction of one built and planned every time. They take a
- * {@link SqlQueryable} (a pool or a session), never a drizzle handle: no query is built per batch.
+ * {@link Executor} (a pool or a session), never a drizzle handle: no query is built per batch.
  *
  * Partitions: an aggregate's events all fall in one partition, `(last byte of aggregate_id) % 32`.
  * A relay publishes a partition only while it holds that partition's session advisory lock, so at
  * most one relay at a time reads and publishes a given aggregate (see apps/event-relay/README.md).
  */
 import type { HubEvent } from "../schema";
-import type { SqlQueryable } from "../session";
+import type { Executor } from "../executor";
 
 /**
  * Number of outbox partitions. Fixed on purpose: every relay must map an aggregate to the same
@@ -44,7 +44,7 @@ const PARTITION_OF_AGGREGATE = `(get_byte(uuid_send(aggregate_id), 15) % ${OUTBO
  * Pass 0 or a scan floor from `lowestUndispatchedPosition` only.
  */
 export async function selectUndispatchedEvents(
-  db: SqlQueryable,
+  db: Executor,
   options: { partitions: readonly number[]; limit: number; fromPosition?: number },
 ): Promise<HubEvent[]> {
   if (options.partitions.length === 0) return [];
@@ -127,7 +127,7 @@ export interface DispatchStamp {
  * deliveries for the matching active subscriptions: one statement for the whole batch. Rows
  * another relay stamped already keep their first stamp (and get no second deliveries).
  */
-export async function markEventsDispatched(db: SqlQueryable, ids: readonly string[]): Promise<DispatchStamp> {
+export async function markEventsDispatched(db: Executor, ids: readonly string[]): Promise<DispatchStamp> {
   if (ids.length === 0) return { lagSeconds: [], webhookDeliveries: 0 };
   const { rows } = await db.query<{ lagSeconds: number; webhookDeliveries: number }>({ ...MARK_DISPATCHED, values: [ids] });
   return { lagSeconds: rows.map((row) => row.lagSeconds), webhookDeliveries: rows[0]?.webhookDeliveries ?? 0 };
@@ -141,7 +141,7 @@ type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null;
  * The next batch never holds an event of `stampIds`.
  */
 export async function stampAndSelectUndispatchedEvents(
-  db: SqlQueryable,
+  db: Executor,
   options: { stampIds: readonly string[]; partitions: readonly number[]; limit: number; fromPosition?: number },
 ): Promise<{ stamp: DispatchStamp; next: HubEvent[] }> {
   const from = options.fromPosition ?? 0;
@@ -180,7 +180,7 @@ const MEASURE_BACKLOG = {
 };
 
 /** The relay's backlog, for its metrics (both read through the partial index). */
-export async function measureOutboxBacklog(db: SqlQueryable): Promise<OutboxBacklog> {
+export async function measureOutboxBacklog(db: Executor): Promise<OutboxBacklog> {
   const { rows } = await db.query<{ undispatched: number; oldestAgeSeconds: number | null }>(MEASURE_BACKLOG);
   const row = rows[0];
   return { undispatched: row?.undispatched ?? 0, oldestAgeSeconds: Math.max(0, row?.oldestAgeSeconds ?? 0) };

@@ -20,7 +20,7 @@ import type { ScheduleOverlapPolicy, ScheduleSkipReason } from "@hub/shared";
 import { inPoolTransaction } from "../session";
 import { contextFitsParameters } from "./jobs-create";
 import type { JobRef } from "./jobs";
-import { runStatement, type NamedStatement, type Queryable } from "./jobs-row";
+import { runStatement, type NamedStatement, type Executor } from "../executor";
 
 /** A due schedule a fire pass holds, with what deciding its fires needs. */
 export interface DueSchedule {
@@ -241,7 +241,7 @@ limit 1`,
  * is due), or null when none is enabled. One index probe and no transaction: what a dispatcher's
  * timer pays while every schedule waits.
  */
-export async function msUntilNextScheduleFire(db: Queryable): Promise<number | null> {
+export async function msUntilNextScheduleFire(db: Executor): Promise<number | null> {
   const [row] = await runStatement<{ due_in_ms: string | number }>(db, nextFireStatement, []);
   return row ? Number(row.due_in_ms) : null;
 }

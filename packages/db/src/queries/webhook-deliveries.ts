@@ -6,7 +6,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client";
 import { webhookDeliveries, type WebhookDelivery } from "../schema";
-import type { SqlQueryable } from "../session";
+import type { Executor } from "../executor";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
 /** GET /webhooks/{id}/deliveries: newest first by (created_at, id). */
@@ -67,7 +67,7 @@ const MEASURE_HEALTH = {
  where w.disabled_at is null and w.deleted_at is null`,
 };
 
-export async function measureWebhookDeliveryHealth(db: SqlQueryable): Promise<WebhookDeliveryHealth> {
+export async function measureWebhookDeliveryHealth(db: Executor): Promise<WebhookDeliveryHealth> {
   const { rows } = await db.query<{ webhookId: string; consecutiveFailures: number; pending: number }>(MEASURE_HEALTH);
   return {
     pending: rows.reduce((sum, row) => sum + row.pending, 0),

@@ -3,13 +3,13 @@
  * claim due deliveries under a lease, record the outcomes of attempts, give claims back, and fail
  * what a stamp queued for a subscription that was being disabled or deleted.
  *
- * The hot statements are plain SQL sent as named prepared statements on a {@link SqlQueryable},
+ * The hot statements are plain SQL sent as named prepared statements on a {@link Executor},
  * like the relay's outbox statements; the failure transaction uses drizzle for its event.
  */
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { webhooks, type HubEvent } from "../schema";
-import type { SqlQueryable } from "../session";
+import type { Executor } from "../executor";
 import { recordEvent } from "./events";
 import { failPendingWebhookDeliveries, WEBHOOK_DELETED_REASON, WEBHOOK_DISABLED_REASON } from "./webhooks";
 
@@ -77,7 +77,7 @@ returning d.id, d.lease_token as "leaseToken", d.schedule_step as "scheduleStep"
  * concurrent claims), and per subscription and aggregate only the earliest pending one.
  */
 export async function claimDueWebhookDeliveries(
-  db: SqlQueryable,
+  db: Executor,
   options: { limit: number; perWebhookLimit: number; leaseMs: number },
 ): Promise<ClaimedWebhookDelivery[]> {
   if (options.limit <= 0) return [];
@@ -121,7 +121,7 @@ update webhooks w set failing_since = null, consecutive_failures = 0
  * Records delivered attempts in one statement and ends their subscriptions' failure streaks. An
  * attempt whose lease was taken over meanwhile (token changed) records nothing.
  */
-export async function recordWebhookDeliveriesDelivered(db: SqlQueryable, attempts: readonly DeliveredAttempt[]): Promise<void> {
+export async function recordWebhookDeliveriesDelivered(db: Executor, attempts: readonly DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
   await db.query({
     ...RECORD_DELIVERED,
@@ -220,7 +220,7 @@ const FAIL_PENDING_OF_INACTIVE = {
  * have queued while the subscription was being disabled or deleted (the stamp takes no lock on
  * subscriptions). Returns how many it failed.
  */
-export async function failPendingDeliveriesOfInactiveWebhooks(db: SqlQueryable): Promise<number> {
+export async function failPendingDeliveriesOfInactiveWebhooks(db: Executor): Promise<number> {
   const result = await db.query(FAIL_PENDING_OF_INACTIVE);
   return result.rowCount ?? 0;
 }
@@ -233,7 +233,7 @@ const RELEASE = {
 };
 
 /** Gives claimed deliveries back unattempted (a relay stopping): any relay may send them at once. */
-export async function releaseWebhookDeliveries(db: SqlQueryable, claims: ReadonlyArray<{ id: string; leaseToken: string }>): Promise<void> {
+export async function releaseWebhookDeliveries(db: Executor, claims: ReadonlyArray<{ id: string; leaseToken: string }>): Promise<void> {
   if (claims.length === 0) return;
   await db.query({ ...RELEASE, values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken)] });
 }
