@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { AUTOMATION_LIMITS } from "@hub/shared";
-import type { NewAutomation } from "./queries/automations";
-import { insertAutomation } from "./queries/automations";
+import type { NewAutomation } from "./sql/automations/crud";
+import { insertAutomation } from "./sql/automations/crud";
 import { automations, jobs, sectors } from "./schema";
 import { stageAutomation, useTestDatabase } from "./test-kit";
 

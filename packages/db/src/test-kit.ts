@@ -10,11 +10,12 @@ import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services"
 import { testServiceUrls } from "@hub/test-services/vitest";
 import { openDatabase, type Database } from "./client";
 import { prepareDatabase } from "./migrate";
-import { insertAutomation, insertWorker } from "./queries/automations";
-import { listEvents } from "./queries/events";
-import type { LeaseHolder } from "./queries/jobs-lease";
-import { insertSector } from "./queries/sectors";
-import { insertUser } from "./queries/users";
+import { insertAutomation } from "./sql/automations/crud";
+import { insertWorker } from "./sql/workers/register";
+import { listEvents } from "./sql/events/crud";
+import type { LeaseHolder } from "./sql/jobs/lease";
+import { insertSector } from "./sql/sectors/crud";
+import { insertUser } from "./sql/users/crud";
 import type { AutomationParameter, HubEvent } from "./schema";
 
 /** Registers the file's hooks: a migrated database of its own, dropped in afterAll. Returns a getter. */
