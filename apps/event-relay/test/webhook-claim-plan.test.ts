@@ -5,7 +5,7 @@
  * claim takes exactly the deliveries that are next in their aggregates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDueWebhookDeliveries, type Executor } from "@hub/db";
+import { type Executor, webhookDeliveries } from "@hub/db";
 import { createRelayTestbed, type RelayTestbed } from "./harness";
 import { subscribe } from "./webhook-harness";
 
@@ -70,7 +70,7 @@ async function claimStatement(limits: { limit: number; perWebhookLimit: number }
       return Promise.resolve({ rows: [] }) as never;
     },
   };
-  await claimDueWebhookDeliveries(recording, { ...limits, leaseMs: 30_000 });
+  await webhookDeliveries.claimDue(recording, { ...limits, leaseMs: 30_000 });
   return sent!;
 }
 

@@ -104,7 +104,7 @@ export async function seedHistory(pool: Executor, options: SeedHistoryOptions): 
   const jobsStatement = SEED_JOBS(options.window, options.jobs);
   for (let first = 0; first < options.jobs; first += HISTORY_CHUNK) {
     const last = Math.min(options.jobs, first + HISTORY_CHUNK) - 1;
-    const { rows } = await pool.query<{ jobs: number; events: number }>(jobsStatement, [first, last, options.automationIds]);
+    const { rows } = await pool.query<{ jobs: number; events: number }>({ text: jobsStatement, values: [first, last, options.automationIds] });
     written.jobs += rows[0]!.jobs;
     written.events += rows[0]!.events;
     options.onProgress?.(written);
@@ -112,7 +112,7 @@ export async function seedHistory(pool: Executor, options: SeedHistoryOptions): 
   const eventsStatement = SEED_SELF_GROWING(options.window, options.selfGrowingEvents);
   for (let first = 0; first < options.selfGrowingEvents; first += HISTORY_CHUNK) {
     const last = Math.min(options.selfGrowingEvents, first + HISTORY_CHUNK) - 1;
-    const result = await pool.query(eventsStatement, [first, last, options.automationIds]);
+    const result = await pool.query({ text: eventsStatement, values: [first, last, options.automationIds] });
     written.events += result.rowCount ?? 0;
     options.onProgress?.(written);
   }

@@ -5,12 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
-import { sectors } from "../schema";
+import { jobs, schema, sectors } from "../index";
 import { stageAutomation, useTestDatabase } from "../test-kit";
-import { createJobBatch } from "./jobs/insert";
-import { listJobs } from "./jobs/read";
 import type { KeysetPage, KeysetPageRequest } from "./pagination";
-import { listSectors } from "./sectors/crud";
 
 const hub = useTestDatabase();
 
@@ -18,7 +15,7 @@ const hub = useTestDatabase();
 async function insertSectorsTogether(count: number): Promise<void> {
   const suffix = randomBytes(4).toString("hex");
   await hub()
-    .db.insert(sectors)
+    .db.insert(schema.sectors)
     .values(Array.from({ length: count }, (_, index) => ({ name: `sector ${suffix} ${index}`, color: "#654321" })));
 }
 
@@ -38,13 +35,13 @@ async function walk<T>(list: (page: KeysetPageRequest) => Promise<KeysetPage<T>>
 describe("keyset pages, oldest first (GET /sectors)", () => {
   // Each test walks every sector, so it starts from none (no automation refers to them yet).
   beforeEach(async () => {
-    await hub().db.delete(sectors);
+    await hub().db.delete(schema.sectors);
   });
 
   it("when rows tie on created_at, then a walk still visits each once, ordered by (created_at, id), and the last page has no next", async () => {
     await insertSectorsTogether(7);
 
-    const pages = await walk((page) => listSectors(hub().db, page), 3);
+    const pages = await walk((page) => sectors.list(hub().db, page), 3);
 
     expect(pages.map((items) => items.length)).toEqual([3, 3, 1]);
     const walked = pages.flat();
@@ -56,7 +53,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
   it("when the rows fill the last page exactly, then that page says no more follow", async () => {
     await insertSectorsTogether(4);
 
-    const first = await listSectors(hub().db, { limit: 4 });
+    const first = await sectors.list(hub().db, { limit: 4 });
 
     expect(first.items).toHaveLength(4);
     expect(first.next).toBeUndefined();
@@ -67,7 +64,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
     let arrivals = 0;
 
     const pages = await walk(
-      (page) => listSectors(hub().db, page),
+      (page) => sectors.list(hub().db, page),
       2,
       async () => {
         if (arrivals++ < 2) await insertSectorsTogether(1);
@@ -83,10 +80,10 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
 describe("keyset pages, newest first (GET /jobs)", () => {
   it("when jobs of one batch share created_at, then a walk visits each once, newest (created_at, id) first", async () => {
     const { automationId, userId } = await stageAutomation(hub());
-    await createJobBatch(hub().pool, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
-    await createJobBatch(hub().pool, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
+    await jobs.insertBatch(hub().pool, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
+    await jobs.insertBatch(hub().pool, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
 
-    const pages = await walk((page) => listJobs(hub().db, { automationId }, page), 4);
+    const pages = await walk((page) => jobs.list(hub().db, { automationId }, page), 4);
 
     const walked = pages.flat();
     expect(pages.map((items) => items.length)).toEqual([4, 4, 1]);

@@ -12,22 +12,10 @@
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { Db, Tx } from "../client";
-import * as schema from "../schema";
+import { schema, jobs, webhookDeliveries } from "../index";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase, type StagedAutomation } from "../test-kit";
-import { claimJobs } from "./jobs/claim";
-import { createJob, createJobBatch } from "./jobs/insert";
-import { retryJobs } from "./jobs/retry";
-import { completeJob, expireLapsedLeases, extendLease, failJob } from "./jobs/lease";
-import { completeJobs, extendLeases } from "./jobs/lease-batch";
-import {
-  claimDueWebhookDeliveries,
-  failPendingDeliveriesOfInactiveWebhooks,
-  recordWebhookDeliveriesDelivered,
-  recordWebhookDeliveryFailures,
-  releaseWebhookDeliveries,
-} from "./webhook-deliveries/delivery-loop";
 
 const hub = useTestDatabase();
 const SIZES = [1_000, 80_000, 500_000];
@@ -126,20 +114,20 @@ async function pendingSequentialScans(): Promise<Record<string, number>> {
 const NO_SCANS = { scans: Object.fromEntries(WATCHED_TABLES.map((table) => [table, 0])), scanningPlans: [], plans: expect.anything() };
 
 async function queuedJob(): Promise<string> {
-  const created = await createJob(client, subject.userId, { automationId: subject.automationId, context: {} });
+  const created = await jobs.insert(client, subject.userId, { automationId: subject.automationId, context: {} });
   if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
   return created.jobs[0]!.id;
 }
 
 async function runningJobs(count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) await queuedJob();
-  const claim = await claimJobs(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: count, leaseSeconds: 60, candidateIds: [] });
+  const claim = await jobs.claim(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: count, leaseSeconds: 60, candidateIds: [] });
   if (claim.kind !== "claimed") throw new Error(`jobs not claimed: ${claim.kind}`);
   return claim.jobs.map((job) => job.id);
 }
 
 const worker = () => subject.worker;
-const claimOf = (maxJobs: number) => claimJobs(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs, leaseSeconds: 60, candidateIds: [] });
+const claimOf = (maxJobs: number) => jobs.claim(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs, leaseSeconds: 60, candidateIds: [] });
 
 describe.each(SIZES)("on %i analysed jobs", (size) => {
   beforeAll(() => growTo(size), 600_000);
@@ -149,7 +137,7 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
       async () => undefined,
       async () => {
         await queuedJob();
-        const batch = await createJobBatch(client, subject.userId, [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })));
+        const batch = await jobs.insertBatch(client, subject.userId, [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })));
         expect(batch.kind).toBe("created");
       },
     );
@@ -171,19 +159,19 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     const measured = await sequentialScansOf(
       () => runningJobs(5),
       async ([a, b, c, d, e]) => {
-        expect((await extendLease(client, a!, worker(), 60)).ok).toBe(true);
-        expect((await completeJob(client, a!, worker(), { ok: true })).ok).toBe(true);
-        expect((await failJob(client, b!, worker(), { error: "boom", retryable: false, maxAttempts: 3 })).ok).toBe(true);
-        expect((await extendLeases(client, worker(), [c!, d!], 60)).map((item) => item.refusal)).toEqual([null, null]);
-        const completed = await completeJobs(client, worker(), [c!, d!, e!].map((id) => ({ id, result: {} })));
+        expect((await jobs.extendLease(client, a!, worker(), 60)).ok).toBe(true);
+        expect((await jobs.complete(client, a!, worker(), { ok: true })).ok).toBe(true);
+        expect((await jobs.fail(client, b!, worker(), { error: "boom", retryable: false, maxAttempts: 3 })).ok).toBe(true);
+        expect((await jobs.extendLeaseBatch(client, worker(), [c!, d!], 60)).map((item) => item.refusal)).toEqual([null, null]);
+        const completed = await jobs.completeBatch(client, worker(), [c!, d!, e!].map((id) => ({ id, result: {} })));
         expect(completed.map((item) => item.refusal)).toEqual([null, null, null]);
       },
     );
     expect(measured).toEqual(NO_SCANS);
-    // The table was analysed with no job running, as it is after a quiet spell: the lease fence's
-    // `lease_expires_at > now()` then made the running-lease index look nearly empty, and the
-    // planner walked it (every running job of every automation, and its dead entries after a
-    // burst: 21 ms a complete-batch in pnpm bench burst) instead of probing the primary key.
+    // The table was analysed with no job running, as it is after a quiet spell: a lease fence
+    // written plainly makes the running-lease index look nearly empty, and the planner would walk
+    // it (every running job of every automation, and its dead entries after a burst) instead of
+    // probing the primary key.
     expect(measured.plans.filter((plan) => plan.includes("jobs_running_lease_idx"))).toEqual([]);
   });
 
@@ -191,12 +179,12 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     const measured = await sequentialScansOf(
       async () => {
         const [done] = await runningJobs(1);
-        await failJob(client, done!, worker(), { error: "boom", retryable: false, maxAttempts: 3 });
+        await jobs.fail(client, done!, worker(), { error: "boom", retryable: false, maxAttempts: 3 });
         return done!;
       },
       async (done) => {
-        expect(await retryJobs(client, subject.userId, [done])).toHaveLength(1);
-        await expireLapsedLeases(client, { maxAttempts: 3, batchSize: 100 });
+        expect(await jobs.retry(client, subject.userId, [done])).toHaveLength(1);
+        await jobs.expireLapsedLeases(client, { maxAttempts: 3, batchSize: 100 });
       },
     );
     expect(measured).toEqual(NO_SCANS);
@@ -215,14 +203,14 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
           select ${webhookId}, id, aggregate_id, position from written`);
       },
       async (_, tx) => {
-        const claimed = await claimDueWebhookDeliveries(client, { limit: 3, perWebhookLimit: 8, leaseMs: 60_000 });
+        const claimed = await webhookDeliveries.claimDue(client, { limit: 3, perWebhookLimit: 8, leaseMs: 60_000 });
         expect(claimed).toHaveLength(3);
         const [delivered, failed, released] = claimed;
-        await recordWebhookDeliveriesDelivered(client, [{ id: delivered!.id, leaseToken: delivered!.leaseToken, statusCode: 200 }]);
-        await releaseWebhookDeliveries(client, [{ id: released!.id, leaseToken: released!.leaseToken }]);
-        await failPendingDeliveriesOfInactiveWebhooks(client);
+        await webhookDeliveries.recordDelivered(client, [{ id: delivered!.id, leaseToken: delivered!.leaseToken, statusCode: 200 }]);
+        await webhookDeliveries.release(client, [{ id: released!.id, leaseToken: released!.leaseToken }]);
+        await webhookDeliveries.failPendingOfInactiveWebhooks(client);
         // Written with drizzle, which runs it as a transaction of its own: a savepoint inside this one.
-        const outcome = await recordWebhookDeliveryFailures(
+        const outcome = await webhookDeliveries.recordFailures(
           tx as unknown as Db,
           [{ id: failed!.id, leaseToken: failed!.leaseToken, statusCode: 500, error: "HTTP 500", retryInMs: null }],
           { disableAfterMs: 86_400_000 },

@@ -5,7 +5,7 @@ import { openDatabase, type Database } from "../../client";
 import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services";
 import { testServiceUrls } from "@hub/test-services/vitest";
 import { prepareDatabase } from "../../migrate";
-import { API_KEY_LAST_USED_RESOLUTION_SECONDS, touchApiKeyLastUsed } from "./crud";
+import { apiKeys } from "../../index";
 
 /** Concurrent writers, each on its own connection. */
 const RACERS = 8;
@@ -29,7 +29,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const race = () => Promise.all(Array.from({ length: RACERS }, () => touchApiKeyLastUsed(hub.db, keyId)));
+const race = () => Promise.all(Array.from({ length: RACERS }, () => apiKeys.touchLastUsed(hub.db, keyId)));
 
 describe("touchApiKeyLastUsed", () => {
   it("when several connections touch a never-used key at once, then exactly one writes", async () => {
@@ -39,7 +39,7 @@ describe("touchApiKeyLastUsed", () => {
   it("when touched again within the resolution, then nobody writes; once it has passed, one does", async () => {
     expect((await race()).filter(Boolean)).toHaveLength(0);
 
-    await hub.db.execute(sql`update api_keys set last_used_at = now() - make_interval(secs => ${API_KEY_LAST_USED_RESOLUTION_SECONDS + 1})`);
+    await hub.db.execute(sql`update api_keys set last_used_at = now() - make_interval(secs => ${apiKeys.API_KEY_LAST_USED_RESOLUTION_SECONDS + 1})`);
 
     expect((await race()).filter(Boolean)).toHaveLength(1);
   });

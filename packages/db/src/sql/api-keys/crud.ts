@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { apiKeys, users, type ApiKey } from "../../schema";
-import { recordEvent } from "../events/crud";
+import { record } from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** `last_used_at` is written by the first use after this many seconds or more, never on every request. */
@@ -20,9 +20,9 @@ const lastUsedIsStale = sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsed
  * active, expired or not: the API refuses an expired one with its own message (CONTRACT §6.11). The API keeps what it found only while PostgreSQL's
  * `hub_credentials_changed` notifications (migration 0010) can tell it of a revocation or a
  * deactivation, and uses a kept key only until its `expiresAt`; `lastUsedAt` tells it when
- * {@link touchApiKeyLastUsed} is due.
+ * {@link touchLastUsed} is due.
  */
-export function prepareApiKeyLookup(db: DbOrTx) {
+export function prepareLookup(db: DbOrTx) {
   return db
     .select({
       apiKeyId: apiKeys.id,
@@ -47,7 +47,7 @@ export function prepareApiKeyLookup(db: DbOrTx) {
     .prepare("auth_api_key_by_digest");
 }
 
-export type ApiKeyLookup = ReturnType<typeof prepareApiKeyLookup>;
+export type ApiKeyLookup = ReturnType<typeof prepareLookup>;
 
 /**
  * Sets `last_used_at` to now unless it was written less than
@@ -55,7 +55,7 @@ export type ApiKeyLookup = ReturnType<typeof prepareApiKeyLookup>;
  * writes; the others wait for its row lock, re-check the condition against the new value and
  * write nothing. True when this call wrote.
  */
-export async function touchApiKeyLastUsed(db: DbOrTx, id: string): Promise<boolean> {
+export async function touchLastUsed(db: DbOrTx, id: string): Promise<boolean> {
   const rows = await db
     .update(apiKeys)
     .set({ lastUsedAt: sql`now()` })
@@ -87,7 +87,7 @@ export interface NewApiKey {
 }
 
 /** Inserts a key and its `api_key.created` event; `actorId` is the user creating it. */
-export async function insertApiKey(tx: Tx, key: NewApiKey, actorId: string): Promise<{ id: string; expiresAt: Date }> {
+export async function insert(tx: Tx, key: NewApiKey, actorId: string): Promise<{ id: string; expiresAt: Date }> {
   const [row] = await tx
     .insert(apiKeys)
     .values({
@@ -99,7 +99,7 @@ export async function insertApiKey(tx: Tx, key: NewApiKey, actorId: string): Pro
     })
     .returning({ id: apiKeys.id, expiresAt: apiKeys.expiresAt });
   if (!row) throw new Error("insert into api_keys returned no row");
-  await recordEvent(tx, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
+  await record(tx, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
   return row;
 }
 
@@ -108,14 +108,14 @@ export async function insertApiKey(tx: Tx, key: NewApiKey, actorId: string): Pro
  * must own it. Undefined when no such key: unknown, already revoked, or another user's. The row
  * lock makes concurrent revocations of one key succeed exactly once.
  */
-export async function revokeApiKey(tx: Tx, target: { id: string; ownerId?: string | undefined }, actorId: string): Promise<ApiKeyListing | undefined> {
+export async function revoke(tx: Tx, target: { id: string; ownerId?: string | undefined }, actorId: string): Promise<ApiKeyListing | undefined> {
   const [row] = await tx
     .update(apiKeys)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(apiKeys.id, target.id), isNull(apiKeys.revokedAt), target.ownerId === undefined ? undefined : eq(apiKeys.userId, target.ownerId)))
     .returning(listingColumns);
   if (!row) return undefined;
-  await recordEvent(tx, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
+  await record(tx, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
   return row;
 }
 
@@ -131,7 +131,7 @@ export interface ApiKeyFilter {
 }
 
 /** One page of the keys matching `filter`. */
-export async function listApiKeysPage(db: DbOrTx, filter: ApiKeyFilter, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyListing>> {
+export async function listPage(db: DbOrTx, filter: ApiKeyFilter, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyListing>> {
   const conditions: SQL[] = [isNull(apiKeys.revokedAt)];
   if (filter.userId !== undefined) conditions.push(eq(apiKeys.userId, filter.userId));
   if (filter.prefix !== undefined) conditions.push(eq(apiKeys.prefix, filter.prefix));

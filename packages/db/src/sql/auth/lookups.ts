@@ -7,7 +7,7 @@ import { users, workers } from "../../schema";
  * The two lookups every authenticated request makes, as named prepared statements: built once,
  * parsed and planned once per connection instead of on every request.
  */
-export function prepareAuthLookups(db: Db) {
+export function prepareLookups(db: Db) {
   return {
     userById: db
       .select({
@@ -36,4 +36,4 @@ export function prepareAuthLookups(db: Db) {
   };
 }
 
-export type AuthLookups = ReturnType<typeof prepareAuthLookups>;
+export type AuthLookups = ReturnType<typeof prepareLookups>;

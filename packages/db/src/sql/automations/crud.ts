@@ -2,7 +2,7 @@
  * Automations and their worker registration (CONTRACT §3 "Automation").
  *
  * Locking order, shared with ./jobs.ts: an automation row before any of its job rows. Every change
- * to an automation, or to its worker, starts with {@link lockAutomation}.
+ * to an automation, or to its worker, starts with {@link lock}.
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
@@ -21,7 +21,7 @@ import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest }
 export type AutomationLockStrength = "update" | "no key update" | "key share";
 
 /** Locks the automation row for the rest of the transaction; undefined when it does not exist. */
-export async function lockAutomation(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
+export async function lock(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
   const [automation] = await tx.select().from(automations).where(eq(automations.id, id)).for(strength);
   return automation;
 }
@@ -32,7 +32,7 @@ export type NewAutomation = Pick<
 >;
 
 /** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
-export async function insertAutomation(tx: Tx, values: NewAutomation): Promise<Automation> {
+export async function insert(tx: Tx, values: NewAutomation): Promise<Automation> {
   const [automation] = await tx.insert(automations).values(values).returning();
   if (!automation) throw new Error("insert returned no row");
   return automation;
@@ -55,7 +55,7 @@ export type AutomationChanges = Partial<
 >;
 
 /** Applies `changes` to a (locked) automation and stamps `updated_at`. */
-export async function updateAutomation(tx: Tx, id: string, changes: AutomationChanges): Promise<void> {
+export async function update(tx: Tx, id: string, changes: AutomationChanges): Promise<void> {
   await tx
     .update(automations)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -93,7 +93,7 @@ function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
     .where(where);
 }
 
-export async function findAutomationView(db: DbOrTx, id: string): Promise<AutomationView | undefined> {
+export async function findView(db: DbOrTx, id: string): Promise<AutomationView | undefined> {
   const [view] = await selectAutomationViews(db, eq(automations.id, id));
   return view;
 }
@@ -107,7 +107,7 @@ export interface AutomationFilter {
 export const AUTOMATIONS_LIST_ORDER: KeysetOrder = { createdAt: automations.createdAt, id: automations.id, direction: "oldest first" };
 
 /** One page of GET /automations. */
-export async function listAutomationViews(db: DbOrTx, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
+export async function listViews(db: DbOrTx, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
   const conditions: SQL[] = [];
   if (filter.sectorId !== undefined) conditions.push(eq(automations.sectorId, filter.sectorId));
   if (filter.isActive !== undefined) conditions.push(eq(automations.isActive, filter.isActive));

@@ -26,8 +26,8 @@ export interface AutomationStats {
   workerLastSeenAt: Date | null;
 }
 
-/** The statement behind {@link readAutomationStats} (exported for EXPLAIN in tests). */
-export function automationStatsQuery(automationId: string): SQL {
+/** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
+export function statsQuery(automationId: string): SQL {
   return sql`
   select a.id, a.max_concurrent_jobs, w.status as worker_status, w.last_seen_at as worker_last_seen_at,
     q.queued, q.scheduled, q.oldest_queued_at,
@@ -53,8 +53,8 @@ export function automationStatsQuery(automationId: string): SQL {
  * jobs); the last-hour counts need `jobs_automation_finished_idx` (docs/CAPACITY.md, "The indexes of `jobs`") to
  * stay a range scan on a large table.
  */
-export async function readAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
-  const result = await db.execute<Record<string, unknown>>(automationStatsQuery(automationId));
+export async function readStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
+  const result = await db.execute<Record<string, unknown>>(statsQuery(automationId));
   const row = result.rows[0];
   if (!row) return undefined;
   return {
@@ -88,7 +88,7 @@ export interface AutomationQueueDepth {
  * the running ones grouped likewise (the partial `jobs_running_lease_idx` finds exactly them), joined
  * to the active automations and their workers.
  */
-export async function readQueueDepthByAutomation(db: DbOrTx): Promise<AutomationQueueDepth[]> {
+export async function readQueueDepths(db: DbOrTx): Promise<AutomationQueueDepth[]> {
   const result = await db.execute<Record<string, unknown>>(queueDepthQuery());
   return result.rows.map((row) => ({
     slug: row.slug as string,
@@ -100,7 +100,7 @@ export async function readQueueDepthByAutomation(db: DbOrTx): Promise<Automation
   }));
 }
 
-/** The statement behind {@link readQueueDepthByAutomation} (exported for EXPLAIN in tests). */
+/** The statement behind {@link readQueueDepths} (exported for EXPLAIN in tests). */
 export function queueDepthQuery(): SQL {
   return sql`
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,

@@ -16,12 +16,12 @@ export type NewEvent<T extends EventType = EventType> = {
  * Writes one outbox event. Call it with the transaction that makes the change the event
  * describes, after that change's row was written (its row lock orders same-aggregate events).
  */
-export async function recordEvent(tx: DbOrTx, event: NewEvent): Promise<void> {
+export async function record(tx: DbOrTx, event: NewEvent): Promise<void> {
   await tx.insert(events).values(event);
 }
 
 /** Writes several outbox events in one statement, in the given order. */
-export async function recordEvents(tx: DbOrTx, batch: NewEvent[]): Promise<void> {
+export async function recordMany(tx: DbOrTx, batch: NewEvent[]): Promise<void> {
   if (batch.length > 0) await tx.insert(events).values(batch);
 }
 
@@ -37,7 +37,7 @@ export interface EventFilter {
    * statement, so `limit` counts only visible events.
    */
   hiddenTypeFamilies?: readonly string[] | undefined;
-  /** {@link listEvents} only (a page's size is its request's): the most rows, {@link EVENTS_DEFAULT_LIMIT} by default. */
+  /** {@link list} only (a page's size is its request's): the most rows, {@link EVENTS_DEFAULT_LIMIT} by default. */
   limit?: number | undefined;
 }
 
@@ -45,7 +45,7 @@ export interface EventFilter {
 export const EVENTS_LIST_ORDER: KeysetOrder = { createdAt: events.createdAt, id: events.id, direction: "oldest first" };
 
 /** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
-export async function listEventsPage(db: DbOrTx, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
+export async function listPage(db: DbOrTx, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
   const conditions: SQL[] = [];
   if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
@@ -67,9 +67,9 @@ export async function listEventsPage(db: DbOrTx, filter: EventFilter, page: Keys
   );
 }
 
-/** The first `limit` events of {@link listEventsPage}'s order (the relay's tests read the log this way). */
-export async function listEvents(db: DbOrTx, filter: EventFilter): Promise<HubEvent[]> {
-  return (await listEventsPage(db, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
+/** The first `limit` events of {@link listPage}'s order (the relay's tests read the log this way). */
+export async function list(db: DbOrTx, filter: EventFilter): Promise<HubEvent[]> {
+  return (await listPage(db, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
 }
 
 /** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */

@@ -5,39 +5,37 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
-import { events } from "../../schema";
+import { events, schema } from "../../index";
 import { useTestDatabase } from "../../test-kit";
-import { recordEvents, type NewEvent } from "./crud";
-import { markEventsDispatched, measureOutboxBacklog, OUTBOX_PARTITIONS, selectUndispatchedEvents, stampAndSelectUndispatchedEvents } from "./outbox";
 
 const hub = useTestDatabase();
-const ALL_PARTITIONS = Array.from({ length: OUTBOX_PARTITIONS }, (_, partition) => partition);
+const ALL_PARTITIONS = Array.from({ length: events.OUTBOX_PARTITIONS }, (_, partition) => partition);
 
 /** The partition the relay reads an aggregate's events from: its uuid's last byte, modulo 32. */
-const partitionOf = (aggregateId: string) => Number.parseInt(aggregateId.slice(-2), 16) % OUTBOX_PARTITIONS;
+const partitionOf = (aggregateId: string) => Number.parseInt(aggregateId.slice(-2), 16) % events.OUTBOX_PARTITIONS;
 
 /** `count` job.created events, one per new aggregate, written in this order. */
 async function writeEvents(count: number): Promise<string[]> {
   const aggregateIds = Array.from({ length: count }, () => randomUUID());
-  const batch: NewEvent<"job.created">[] = aggregateIds.map((aggregateId) => ({
+  const batch: events.NewEvent<"job.created">[] = aggregateIds.map((aggregateId) => ({
     eventType: "job.created",
     aggregateId,
     actorId: null,
     payload: { automation_id: randomUUID(), context: {} },
   }));
-  await recordEvents(hub().db, batch);
+  await events.recordMany(hub().db, batch);
   return aggregateIds;
 }
 
 beforeEach(async () => {
-  await hub().db.delete(events);
+  await hub().db.delete(schema.events);
 });
 
 describe("selectUndispatchedEvents", () => {
   it("when every partition is asked for, then the undispatched events come back in insertion order, at most `limit`", async () => {
     const written = await writeEvents(6);
 
-    const firstFour = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 4 });
+    const firstFour = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 4 });
 
     expect(firstFour.map((event) => event.aggregateId)).toEqual(written.slice(0, 4));
     expect(firstFour.map((event) => event.position)).toEqual([...firstFour.map((event) => event.position)].sort((a, b) => a - b));
@@ -47,17 +45,17 @@ describe("selectUndispatchedEvents", () => {
     const written = await writeEvents(40);
     const partitions = [...new Set(written.slice(0, 3).map(partitionOf))];
 
-    const selected = await selectUndispatchedEvents(hub().pool, { partitions, limit: 100 });
+    const selected = await events.selectUndispatched(hub().pool, { partitions, limit: 100 });
 
     expect(selected.map((event) => event.aggregateId)).toEqual(written.filter((aggregateId) => partitions.includes(partitionOf(aggregateId))));
-    expect(await selectUndispatchedEvents(hub().pool, { partitions: [], limit: 100 })).toEqual([]);
+    expect(await events.selectUndispatched(hub().pool, { partitions: [], limit: 100 })).toEqual([]);
   });
 
   it("when a scan floor is given, then events below its position are not read", async () => {
     await writeEvents(5);
-    const all = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });
+    const all = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });
 
-    const fromThird = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 100, fromPosition: all[2]!.position });
+    const fromThird = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100, fromPosition: all[2]!.position });
 
     expect(fromThird.map((event) => event.id)).toEqual(all.slice(2).map((event) => event.id));
   });
@@ -66,34 +64,34 @@ describe("selectUndispatchedEvents", () => {
 describe("markEventsDispatched and measureOutboxBacklog", () => {
   it("when events are stamped, then they leave the backlog; stamping them again changes nothing and reports no lag", async () => {
     await writeEvents(3);
-    const undispatched = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });
-    expect(await measureOutboxBacklog(hub().pool)).toMatchObject({ undispatched: 3 });
+    const undispatched = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });
+    expect(await events.measureOutboxBacklog(hub().pool)).toMatchObject({ undispatched: 3 });
 
-    const lags = (await markEventsDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
-    const firstStamps = await hub().db.select({ id: events.id, dispatchedAt: events.dispatchedAt }).from(events);
-    const again = (await markEventsDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
+    const lags = (await events.markDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
+    const firstStamps = await hub().db.select({ id: schema.events.id, dispatchedAt: schema.events.dispatchedAt }).from(schema.events);
+    const again = (await events.markDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
 
     expect(lags).toHaveLength(2);
     for (const lag of lags) expect(lag).toBeGreaterThanOrEqual(0);
     expect(again).toEqual([]);
-    expect(await hub().db.select({ id: events.id, dispatchedAt: events.dispatchedAt }).from(events)).toEqual(firstStamps);
-    expect((await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 })).map((event) => event.id)).toEqual([undispatched[2]!.id]);
-    const backlog = await measureOutboxBacklog(hub().pool);
+    expect(await hub().db.select({ id: schema.events.id, dispatchedAt: schema.events.dispatchedAt }).from(schema.events)).toEqual(firstStamps);
+    expect((await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 })).map((event) => event.id)).toEqual([undispatched[2]!.id]);
+    const backlog = await events.measureOutboxBacklog(hub().pool);
     expect(backlog.undispatched).toBe(1);
     expect(backlog.oldestAgeSeconds).toBeGreaterThanOrEqual(0);
   });
 
   it("when nothing is undispatched, then the backlog is empty and its oldest age 0", async () => {
-    expect(await measureOutboxBacklog(hub().pool)).toEqual({ undispatched: 0, oldestAgeSeconds: 0 });
+    expect(await events.measureOutboxBacklog(hub().pool)).toEqual({ undispatched: 0, oldestAgeSeconds: 0 });
   });
 });
 
 describe("stampAndSelectUndispatchedEvents", () => {
   it("when a published batch is stamped with the next read, then the read leaves that batch out and returns the next events in order", async () => {
     await writeEvents(5);
-    const first = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 2 });
+    const first = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 2 });
 
-    const { stamp, next } = await stampAndSelectUndispatchedEvents(hub().pool, {
+    const { stamp, next } = await events.stampAndSelectUndispatched(hub().pool, {
       stampIds: first.map((event) => event.id),
       partitions: ALL_PARTITIONS,
       limit: 2,
@@ -101,7 +99,7 @@ describe("stampAndSelectUndispatchedEvents", () => {
 
     expect(stamp.lagSeconds).toHaveLength(2);
     expect(stamp.webhookDeliveries).toBe(0);
-    const all = await hub().db.select({ id: events.id, position: events.position, dispatchedAt: events.dispatchedAt }).from(events).orderBy(events.position);
+    const all = await hub().db.select({ id: schema.events.id, position: schema.events.position, dispatchedAt: schema.events.dispatchedAt }).from(schema.events).orderBy(schema.events.position);
     expect(next.map((event) => event.id)).toEqual(all.slice(2, 4).map((event) => event.id));
     expect(next[0]).toMatchObject({ eventType: "job.created", dispatchedAt: null });
     expect(next[0]!.createdAt).toBeInstanceOf(Date);
@@ -111,9 +109,9 @@ describe("stampAndSelectUndispatchedEvents", () => {
   it("when some partitions are asked for, then the read keeps to them while the stamp covers every id given", async () => {
     const written = await writeEvents(40);
     const partitions = [...new Set(written.slice(0, 3).map(partitionOf))];
-    const outside = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS.filter((p) => !partitions.includes(p)), limit: 1 });
+    const outside = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS.filter((p) => !partitions.includes(p)), limit: 1 });
 
-    const { stamp, next } = await stampAndSelectUndispatchedEvents(hub().pool, {
+    const { stamp, next } = await events.stampAndSelectUndispatched(hub().pool, {
       stampIds: outside.map((event) => event.id),
       partitions,
       limit: 100,
@@ -124,15 +122,15 @@ describe("stampAndSelectUndispatchedEvents", () => {
   });
 
   it("when there is nothing to stamp and nothing undispatched, then both parts are empty; a batch stamped already is not stamped again", async () => {
-    expect(await stampAndSelectUndispatchedEvents(hub().pool, { stampIds: [], partitions: ALL_PARTITIONS, limit: 10 })).toEqual({
+    expect(await events.stampAndSelectUndispatched(hub().pool, { stampIds: [], partitions: ALL_PARTITIONS, limit: 10 })).toEqual({
       stamp: { lagSeconds: [], webhookDeliveries: 0 },
       next: [],
     });
     await writeEvents(1);
-    const [only] = await selectUndispatchedEvents(hub().pool, { partitions: ALL_PARTITIONS, limit: 10 });
-    await markEventsDispatched(hub().pool, [only!.id]);
+    const [only] = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 10 });
+    await events.markDispatched(hub().pool, [only!.id]);
 
-    const again = await stampAndSelectUndispatchedEvents(hub().pool, { stampIds: [only!.id], partitions: ALL_PARTITIONS, limit: 10 });
+    const again = await events.stampAndSelectUndispatched(hub().pool, { stampIds: [only!.id], partitions: ALL_PARTITIONS, limit: 10 });
 
     expect(again).toEqual({ stamp: { lagSeconds: [], webhookDeliveries: 0 }, next: [] });
   });

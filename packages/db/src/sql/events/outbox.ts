@@ -43,13 +43,13 @@ const PARTITION_OF_AGGREGATE = `(get_byte(uuid_send(aggregate_id), 15) % ${OUTBO
  * with a lower position may commit after one with a higher position, and must still be found.
  * Pass 0 or a scan floor from `lowestUndispatchedPosition` only.
  */
-export async function selectUndispatchedEvents(
+export async function selectUndispatched(
   db: Executor,
   options: { partitions: readonly number[]; limit: number; fromPosition?: number },
 ): Promise<HubEvent[]> {
   if (options.partitions.length === 0) return [];
   // The relay's own statement with nothing to stamp: one statement reads the outbox, whoever asks.
-  return (await stampAndSelectUndispatchedEvents(db, { ...options, stampIds: [] })).next;
+  return (await stampAndSelectUndispatched(db, { ...options, stampIds: [] })).next;
 }
 
 // The stamp also queues the event's webhook deliveries, in the same statement: a delivery exists
@@ -127,7 +127,7 @@ export interface DispatchStamp {
  * deliveries for the matching active subscriptions: one statement for the whole batch. Rows
  * another relay stamped already keep their first stamp (and get no second deliveries).
  */
-export async function markEventsDispatched(db: Executor, ids: readonly string[]): Promise<DispatchStamp> {
+export async function markDispatched(db: Executor, ids: readonly string[]): Promise<DispatchStamp> {
   if (ids.length === 0) return { lagSeconds: [], webhookDeliveries: 0 };
   const { rows } = await db.query<{ lagSeconds: number; webhookDeliveries: number }>({ ...MARK_DISPATCHED, values: [ids] });
   return { lagSeconds: rows.map((row) => row.lagSeconds), webhookDeliveries: rows[0]?.webhookDeliveries ?? 0 };
@@ -136,11 +136,11 @@ export async function markEventsDispatched(db: Executor, ids: readonly string[])
 type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null; webhookDeliveries: number | null };
 
 /**
- * {@link markEventsDispatched} of `stampIds` (the batch published last) and
- * {@link selectUndispatchedEvents} of the next batch, as one statement: the relay's steady state.
+ * {@link markDispatched} of `stampIds` (the batch published last) and
+ * {@link selectUndispatched} of the next batch, as one statement: the relay's steady state.
  * The next batch never holds an event of `stampIds`.
  */
-export async function stampAndSelectUndispatchedEvents(
+export async function stampAndSelectUndispatched(
   db: Executor,
   options: { stampIds: readonly string[]; partitions: readonly number[]; limit: number; fromPosition?: number },
 ): Promise<{ stamp: DispatchStamp; next: HubEvent[] }> {

@@ -2,7 +2,7 @@
 import type { Executor } from "../../executor";
 import { IDEMPOTENCY_WINDOW } from "../jobs/insert";
 
-/** Most bindings one {@link forgetExpiredIdempotencyKeys} statement removes. */
+/** Most bindings one {@link forgetExpired} statement removes. */
 export const IDEMPOTENCY_KEYS_FORGET_BATCH = 1000;
 
 /**
@@ -11,7 +11,7 @@ export const IDEMPOTENCY_KEYS_FORGET_BATCH = 1000;
  * for a week does not remove a week of bindings in one transaction. Bindings a request is
  * refreshing at that moment are skipped, not waited for.
  */
-export async function forgetExpiredIdempotencyKeys(db: Executor, limit = IDEMPOTENCY_KEYS_FORGET_BATCH): Promise<number> {
+export async function forgetExpired(db: Executor, limit = IDEMPOTENCY_KEYS_FORGET_BATCH): Promise<number> {
   const result = await db.query({
     name: "idempotency_keys_forget_expired",
     text: `delete from idempotency_keys k

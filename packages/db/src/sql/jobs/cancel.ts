@@ -10,7 +10,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason, type RequeueReason } from "@hub/shared";
 import type { DbOrTx, Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
-import { recordEvent, recordEvents, type NewEvent } from "../events/crud";
+import { record, recordMany, type NewEvent } from "../events/crud";
 import { jobFilterConditions, type JobFilter } from "./read";
 
 /** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
@@ -31,7 +31,7 @@ function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelRea
  * Cancels a queued or running job. A running job's worker will get 409 on its next call.
  * `wasRunning` tells the caller a concurrency slot was freed.
  */
-export async function cancelJob(
+export async function cancel(
   tx: Tx,
   jobId: string,
   actorId: string,
@@ -45,18 +45,18 @@ export async function cancelJob(
     .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
     .where(eq(jobs.id, jobId))
     .returning();
-  await recordEvent(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  await record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
   return { ok: true, job: job!, wasRunning: status === "running" };
 }
 
 /** Deactivation: every queued job of the automation becomes `cancelled`. Call with its row locked. */
-export async function cancelQueuedJobsOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<Job[]> {
+export async function cancelQueuedOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<Job[]> {
   const cancelled = await tx
     .update(jobs)
     .set({ status: "cancelled", finishedAt: sql`now()` })
     .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
     .returning();
-  await recordEvents(
+  await recordMany(
     tx,
     cancelled.map((job) => cancelledEvent(job, "automation_deactivated", actorId)),
   );
@@ -67,7 +67,7 @@ export async function cancelQueuedJobsOfAutomation(tx: Tx, automationId: string,
  * Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again.
  * Call with the automation row locked; the job rows are locked in id order first.
  */
-export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
+export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
   const running = await tx.execute<{ id: string }>(
     sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running' order by id for update`,
   );
@@ -78,7 +78,7 @@ export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Prom
     .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
     .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
     .returning();
-  await recordEvents(
+  await recordMany(
     tx,
     requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
   );
@@ -96,7 +96,7 @@ export const BULK_ACTION_BATCH_SIZE = 500;
  * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
  * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
  */
-export async function findJobIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
+export async function findIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
   const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
@@ -106,7 +106,7 @@ export async function findJobIdsForBulkAction(db: DbOrTx, filter: JobFilter, lim
   return rows.map((row) => row.id);
 }
 
-/** A job {@link cancelJobs} cancelled; `wasRunning` tells the caller a concurrency slot was freed. */
+/** A job {@link cancelMany} cancelled; `wasRunning` tells the caller a concurrency slot was freed. */
 export interface CancelledJob {
   id: string;
   automationId: string;
@@ -121,7 +121,7 @@ export interface CancelledJob {
  * are locked in id order (the house order, see above); jobs that finished meanwhile are skipped.
  * Keep `jobIds` to {@link BULK_ACTION_BATCH_SIZE} so the transaction stays short.
  */
-export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
+export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
   if (jobIds.length === 0) return [];
   const locked = await tx
     .select({ id: jobs.id, status: jobs.status })
@@ -144,7 +144,7 @@ export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: str
       ),
     )
     .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
-  await recordEvents(
+  await recordMany(
     tx,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
   );

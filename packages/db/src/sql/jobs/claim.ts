@@ -5,7 +5,7 @@
  * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
  */
 import type { Job } from "../../schema";
-import { jobFromRow } from "./row";
+import { fromRow } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
 
 export type ClaimOutcome =
@@ -34,7 +34,7 @@ export interface ClaimRequest {
  * column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
  * table's size (issue 31: joining the rows back to `jobs` planned a sequential scan of the whole table).
  */
-export const claimJobsStatement: NamedStatement = {
+export const claimStatement: NamedStatement = {
   name: "hub_claim_jobs",
   text: "select * from hub_claim_jobs_v2($1, $2, $3, $4, $5::uuid[])",
 };
@@ -46,8 +46,8 @@ interface ClaimRow extends Record<string, unknown> {
 }
 
 /** Claims up to `maxJobs` jobs for the worker in one statement (no explicit transaction). */
-export async function claimJobs(db: Executor, request: ClaimRequest): Promise<ClaimOutcome> {
-  const rows = await runStatement<ClaimRow>(db, claimJobsStatement, [
+export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimOutcome> {
+  const rows = await runStatement<ClaimRow>(db, claimStatement, [
     request.automationId,
     request.workerId,
     request.maxJobs,
@@ -62,7 +62,7 @@ export async function claimJobs(db: Executor, request: ClaimRequest): Promise<Cl
     case "none":
       return { kind: "none", slotsLeft: first.slots_left, staleIds: first.stale_ids };
     case "claimed":
-      return { kind: "claimed", jobs: rows.map(jobFromRow), slotsLeft: first.slots_left, staleIds: first.stale_ids };
+      return { kind: "claimed", jobs: rows.map(fromRow), slotsLeft: first.slots_left, staleIds: first.stale_ids };
     default: {
       const exhaustive: never = first.outcome;
       throw new Error(`unknown claim outcome ${String(exhaustive)}`);

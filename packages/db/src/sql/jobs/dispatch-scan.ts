@@ -49,9 +49,9 @@ export type QueuedJobCursor = Pick<JobRef, "availableAt" | "id">;
  * (jobs due by now) and its horizon pass (jobs coming due within the next minute). Reads only the
  * window, so 100,000 jobs due next week cost these scans nothing until they near.
  */
-export async function listQueuedJobRefs(db: DbOrTx, window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): Promise<JobRef[]> {
+export async function listQueuedRefs(db: DbOrTx, window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): Promise<JobRef[]> {
   const rows = await db.execute<{ id: string; automation_id: string; seq: string | number; priority: number; available_at: string }>(
-    queuedJobRefsQuery(window, cursor, limit),
+    queuedRefsQuery(window, cursor, limit),
   );
   return rows.rows.map((row) => ({
     id: row.id,
@@ -62,8 +62,8 @@ export async function listQueuedJobRefs(db: DbOrTx, window: AvailableWindow, cur
   }));
 }
 
-/** The statement behind {@link listQueuedJobRefs} (exported for EXPLAIN in tests). */
-export function queuedJobRefsQuery(window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): SQL {
+/** The statement behind {@link listQueuedRefs} (exported for EXPLAIN in tests). */
+export function queuedRefsQuery(window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): SQL {
   return sql`
     select id, automation_id, seq, priority, available_at from ${jobs}
     where status = 'queued' and available_at <= ${window.until.toISOString()}::timestamptz

@@ -20,9 +20,8 @@
  * an index range scan from the first: no column beyond the current schema is needed.
  */
 import { randomUUID } from "node:crypto";
-import { IDEMPOTENCY_WINDOW_HOURS, RETRYABLE_JOB_STATUSES } from "@hub/shared";
+import { IDEMPOTENCY_WINDOW_HOURS } from "@hub/shared";
 import type { AutomationParameter } from "../../schema";
-import { sqlLiteralList } from "../../sql-literals";
 import type { JobRef } from "./dispatch-scan";
 import type { Executor } from "../../executor";
 
@@ -126,7 +125,7 @@ interface CreateOneRow {
  * `POST /jobs`: creates one job with its `job.created` event (and the Idempotency-Key binding,
  * when `idempotencyKey` is given), in one prepared statement — see the module comment.
  */
-export async function createJob(db: Executor, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insert(db: Executor, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
   const id = randomUUID();
   const { rows } = await db.query<CreateOneRow>({
     name: "jobs_create_one",
@@ -204,7 +203,7 @@ interface CreateBatchRow {
  * order, with their events and the Idempotency-Key binding, in one prepared statement — or none
  * of them. Ids come back in input order.
  */
-export async function createJobBatch(db: Executor, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insertBatch(db: Executor, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
   if (batch.length === 0 || batch.length > MAX_JOBS_PER_BATCH) throw new RangeError(`a batch holds 1 to ${MAX_JOBS_PER_BATCH} jobs`);
   const ids = newBatchJobIds(batch.length);
   const { rows } = await db.query<CreateBatchRow>({

@@ -55,7 +55,7 @@ export interface CompletedItem extends BatchItemVerdict {
  * Records each result on its own (one statement for the batch); verdicts in input order. A job
  * named twice is recorded once: the later item gets the refusal a second complete would.
  */
-export async function completeJobs(
+export async function completeBatch(
   db: Executor,
   worker: Omit<LeaseHolder, "attempt">,
   items: Array<{ id: string; result: Record<string, unknown>; attempt?: number | undefined }>,
@@ -97,7 +97,7 @@ const heartbeatBatchStatement: NamedStatement = {
 };
 
 /** Extends each lease on its own (one statement for the batch); verdicts in input order. */
-export async function extendLeases(
+export async function extendLeaseBatch(
   db: Executor,
   worker: Omit<LeaseHolder, "attempt">,
   jobIds: string[],

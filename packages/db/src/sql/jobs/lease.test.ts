@@ -5,21 +5,17 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { jobs } from "../../schema";
+import { jobs, schema } from "../../index";
 import { catalogueCheckedEvents, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
-import { claimJobs } from "./claim";
-import { createJob } from "./insert";
-import { completeJob, expireLapsedLeases, extendLease, failJob } from "./lease";
-import { findJob } from "./read";
 
 const hub = useTestDatabase();
 const LEASE_SECONDS = 60;
 
 /** A job of `subject`, created and claimed by its worker: running under a lease, attempt 1. */
 async function runningJob(subject: StagedAutomation): Promise<string> {
-  const created = await createJob(hub().pool, subject.userId, { automationId: subject.automationId, context: {} });
+  const created = await jobs.insert(hub().pool, subject.userId, { automationId: subject.automationId, context: {} });
   if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
-  const claim = await claimJobs(hub().pool, {
+  const claim = await jobs.claim(hub().pool, {
     automationId: subject.automationId,
     workerId: subject.worker.id,
     maxJobs: 1,
@@ -37,12 +33,12 @@ describe("completeJob", () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
 
-    const first = await completeJob(hub().pool, jobId, subject.worker, { rows: 42 });
-    const second = await completeJob(hub().pool, jobId, subject.worker, { rows: 0 });
+    const first = await jobs.complete(hub().pool, jobId, subject.worker, { rows: 42 });
+    const second = await jobs.complete(hub().pool, jobId, subject.worker, { rows: 0 });
 
     expect(first).toMatchObject({ ok: true, job: { id: jobId, status: "completed", result: { rows: 42 }, leaseExpiresAt: null } });
     expect(second).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await findJob(hub().db, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
+    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.map((event) => event.eventType)).toEqual(["job.created", "job.started", "job.completed"]);
     expect(events[2]!.payload).toEqual({ automation_id: subject.automationId, worker_id: subject.worker.id, result: { rows: 42 } });
@@ -53,12 +49,12 @@ describe("completeJob", () => {
     const stranger = await stageAutomation(hub());
     const jobId = await runningJob(subject);
 
-    const byStranger = await completeJob(hub().pool, jobId, stranger.worker, {});
-    const staleAttempt = await completeJob(hub().pool, jobId, { ...subject.worker, attempt: 2 }, {});
+    const byStranger = await jobs.complete(hub().pool, jobId, stranger.worker, {});
+    const staleAttempt = await jobs.complete(hub().pool, jobId, { ...subject.worker, attempt: 2 }, {});
 
     expect(byStranger).toEqual({ ok: false, refusal: "not_found" });
     expect(staleAttempt).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await findJob(hub().db, jobId)).toMatchObject({ status: "running", result: null });
+    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running", result: null });
     expect(await eventTypesOf(jobId)).toEqual(["job.created", "job.started"]);
   });
 });
@@ -67,12 +63,12 @@ describe("extendLease", () => {
   it("when the holder heartbeats, then the lease runs leaseSeconds from now, later than before", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
-    const before = (await findJob(hub().db, jobId))!.leaseExpiresAt!;
+    const before = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
 
-    const extended = await extendLease(hub().pool, jobId, subject.worker, LEASE_SECONDS * 2);
+    const extended = await jobs.extendLease(hub().pool, jobId, subject.worker, LEASE_SECONDS * 2);
 
     expect(extended.ok).toBe(true);
-    const after = (await findJob(hub().db, jobId))!.leaseExpiresAt!;
+    const after = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
   });
 });
@@ -82,9 +78,9 @@ describe("failJob", () => {
     const subject = await stageAutomation(hub(), { maxAttempts: 2, retryBackoffSeconds: 0 });
     const jobId = await runningJob(subject);
 
-    const firstFailure = await failJob(hub().pool, jobId, subject.worker, { error: "upstream down", retryable: true, maxAttempts: 3 });
-    await claimJobs(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
-    const lastFailure = await failJob(hub().pool, jobId, subject.worker, { error: "still down", retryable: true, maxAttempts: 3 });
+    const firstFailure = await jobs.fail(hub().pool, jobId, subject.worker, { error: "upstream down", retryable: true, maxAttempts: 3 });
+    await jobs.claim(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
+    const lastFailure = await jobs.fail(hub().pool, jobId, subject.worker, { error: "still down", retryable: true, maxAttempts: 3 });
 
     expect(firstFailure).toMatchObject({ ok: true, requeued: true, job: { status: "queued", attempts: 1, error: "upstream down", workerId: null } });
     expect(lastFailure).toMatchObject({ ok: true, requeued: false, job: { status: "failed", attempts: 2, error: "still down" } });
@@ -98,7 +94,7 @@ describe("failJob", () => {
     const subject = await stageAutomation(hub(), { maxAttempts: 5 });
     const jobId = await runningJob(subject);
 
-    const failed = await failJob(hub().pool, jobId, subject.worker, { error: "bad input", retryable: false, maxAttempts: 3 });
+    const failed = await jobs.fail(hub().pool, jobId, subject.worker, { error: "bad input", retryable: false, maxAttempts: 3 });
 
     expect(failed).toMatchObject({ ok: true, requeued: false, job: { status: "failed", attempts: 1 } });
   });
@@ -108,29 +104,29 @@ describe("expireLapsedLeases", () => {
   it("when a lease lapses, then the sweep re-queues the job with reason lease_expired; once its attempts are used, it fails", async () => {
     const subject = await stageAutomation(hub(), { maxAttempts: 2, retryBackoffSeconds: 0 });
     const jobId = await runningJob(subject);
-    const lapse = () => hub().db.update(jobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(jobs.id, jobId));
+    const lapse = () => hub().db.update(schema.jobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(schema.jobs.id, jobId));
 
     await lapse();
-    const firstSweep = await expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
-    await claimJobs(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
+    const firstSweep = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
+    await jobs.claim(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
     await lapse();
-    const secondSweep = await expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
+    const secondSweep = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
     expect(firstSweep.requeued.map((job) => job.id)).toContain(jobId);
     expect(secondSweep.failed.map((job) => job.id)).toContain(jobId);
-    expect(await findJob(hub().db, jobId)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "failed", attempts: 2 });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.find((event) => event.eventType === "job.requeued")?.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
-    expect(await completeJob(hub().pool, jobId, subject.worker, {})).toEqual({ ok: false, refusal: "not_leased" });
+    expect(await jobs.complete(hub().pool, jobId, subject.worker, {})).toEqual({ ok: false, refusal: "not_leased" });
   });
 
   it("when a lease has not lapsed, then the sweep leaves the job running", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
 
-    const swept = await expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
+    const swept = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
     expect([...swept.requeued, ...swept.failed].map((job) => job.id)).not.toContain(jobId);
-    expect(await findJob(hub().db, jobId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running" });
   });
 });

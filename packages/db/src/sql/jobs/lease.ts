@@ -11,7 +11,7 @@
  * of them never deadlock; none locks an automation row, so none can deadlock with a claim.
  */
 import type { Job } from "../../schema";
-import { jobFromRow, leasedBy } from "./row";
+import { fromRow, leasedBy } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
 
 /** Who is calling about a job: the worker, its automation, and optionally the attempt it holds. */
@@ -41,7 +41,7 @@ const singleJobFence = `j.id = $1 and j.automation_id = $2 and ${leasedBy("$3", 
 function verdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {
   if (!row || row.owner_automation_id !== automationId) return { ok: false, refusal: "not_found" };
   if (!row.id) return { ok: false, refusal: "not_leased" };
-  return { ok: true, job: jobFromRow(row) };
+  return { ok: true, job: fromRow(row) };
 }
 
 const heartbeatStatement: NamedStatement = {
@@ -68,7 +68,7 @@ const completeStatement: NamedStatement = {
 };
 
 /** Records the job's result once. */
-export async function completeJob(db: Executor, jobId: string, worker: LeaseHolder, result: Record<string, unknown>): Promise<LeasedJobResult> {
+export async function complete(db: Executor, jobId: string, worker: LeaseHolder, result: Record<string, unknown>): Promise<LeasedJobResult> {
   const [row] = await runStatement<FencedRow>(db, completeStatement, [jobId, worker.automationId, worker.id, worker.attempt ?? null, JSON.stringify(result)]);
   return verdict(row, worker.automationId);
 }
@@ -126,7 +126,7 @@ const failStatement: NamedStatement = {
  * automation's `max_attempts`, else `failure.maxAttempts`, the hub's default), claimable after the
  * back-off; everything else ends `failed`. `requeued` tells the caller to offer the job again.
  */
-export async function failJob(
+export async function fail(
   db: Executor,
   jobId: string,
   worker: LeaseHolder,
@@ -189,7 +189,7 @@ export interface SweptJobs {
 }
 
 async function runSweep(db: Executor, statement: NamedStatement, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
-  const ended = (await runStatement(db, statement, [input.maxAttempts, input.batchSize])).map(jobFromRow);
+  const ended = (await runStatement(db, statement, [input.maxAttempts, input.batchSize])).map(fromRow);
   return { requeued: ended.filter((job) => job.status === "queued"), failed: ended.filter((job) => job.status === "failed") };
 }
 
@@ -207,6 +207,6 @@ export async function expireLapsedLeases(db: Executor, input: { maxAttempts: num
  * retryable failure with error `timeout` (back-off applies, the attempt counts); the worker's later
  * calls about them get 409. Same batching and locking as {@link expireLapsedLeases}.
  */
-export async function expireTimedOutJobs(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
+export async function expireTimedOut(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {
   return runSweep(db, expireTimedOutJobsStatement, input);
 }

@@ -6,11 +6,11 @@ import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
 import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../../client";
 import { jobs, type Job } from "../../schema";
-import { findJobWithWaitingRow, type WaitingReason } from "./waiting";
-import { jobFromRow } from "./row";
+import { findWithWaitingRow, type WaitingReason } from "./waiting";
+import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
-export async function findJob(db: DbOrTx, id: string): Promise<Job | undefined> {
+export async function find(db: DbOrTx, id: string): Promise<Job | undefined> {
   const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
   return job;
 }
@@ -23,11 +23,11 @@ export interface JobWaiting {
 }
 
 /** GET /jobs/{id}: the job with its waiting reason and queue position, read in one statement. */
-export async function findJobWithWaiting(db: DbOrTx, id: string): Promise<(Job & JobWaiting) | undefined> {
-  const row = await findJobWithWaitingRow(db, id);
+export async function findWithWaiting(db: DbOrTx, id: string): Promise<(Job & JobWaiting) | undefined> {
+  const row = await findWithWaitingRow(db, id);
   if (!row) return undefined;
   return {
-    ...jobFromRow(row),
+    ...fromRow(row),
     waitingReason: (row.waiting_reason as WaitingReason | null) ?? null,
     queuePosition: row.queue_position == null ? null : Number(row.queue_position),
   };
@@ -71,7 +71,7 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
 export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: jobs.id, direction: "newest first" };
 
 /** One page of GET /jobs. */
-export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+export async function list(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
   const conditions = jobFilterConditions(filter);
   return keysetPage(
     JOBS_LIST_ORDER,

@@ -6,7 +6,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
-import { recordEvent } from "../events/crud";
+import { record } from "../events/crud";
 
 /** What to change; an absent field stays as it is. */
 export interface JobRescheduling {
@@ -34,7 +34,7 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
  * before (→ `not_queued`) or waits for this change. Refusals, in this order: unknown job, an
  * employee's reschedule of another user's job, a job that is not queued.
  */
-export async function rescheduleJob(tx: Tx, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
+export async function reschedule(tx: Tx, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
   const [previous] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
   if (!previous) return { ok: false, refusal: "not_found" };
   if (!by.mayRescheduleAnyJob && previous.createdBy !== by.userId) return { ok: false, refusal: "not_creator" };
@@ -46,7 +46,7 @@ export async function rescheduleJob(tx: Tx, jobId: string, change: JobRescheduli
     .set({ ...runAt, ...priority })
     .where(eq(jobs.id, jobId))
     .returning();
-  await recordEvent(tx, {
+  await record(tx, {
     eventType: "job.rescheduled",
     aggregateId: jobId,
     actorId: by.userId,

@@ -34,7 +34,7 @@ with source as (
 )
 select id, automation_id, retry_of, available_at, seq, priority from created`;
 
-/** A job created by {@link retryJobs}: what dispatch needs, and the job it retries. */
+/** A job created by {@link retry}: what dispatch needs, and the job it retries. */
 export interface RetryJobRef extends JobRef {
   retryOf: string;
 }
@@ -45,7 +45,7 @@ export interface RetryJobRef extends JobRef {
  * in one statement. Other ids (unknown, not finished that way, inactive automation) create nothing;
  * the caller tells them apart if it must.
  */
-export async function retryJobs(db: Executor, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
+export async function retry(db: Executor, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
   if (jobIds.length === 0) return [];
   const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
     name: "jobs_retry",

@@ -11,7 +11,7 @@ function toDate(value: unknown): Date | null {
 }
 
 /** A job row (snake_case, from raw SQL) → the drizzle `Job` shape. */
-export function jobFromRow(row: Record<string, unknown>): Job {
+export function fromRow(row: Record<string, unknown>): Job {
   return {
     id: row.id as string,
     automationId: row.automation_id as string,
@@ -42,9 +42,9 @@ export function jobFromRow(row: Record<string, unknown>): Job {
  * lease checks are written `(…) is true`, which PostgreSQL neither uses as an index condition nor
  * reads as implying a partial index's predicate: written plainly they matched jobs_running_lease_idx
  * (`where status = 'running'`, keyed on `lease_expires_at`), which a table analysed while nothing
- * ran shows as nearly empty, and cached generic plans walked that index — every running job of
- * every automation, and the dead entries a burst leaves — instead of probing the key: 21 ms a
- * complete-batch in `pnpm bench burst` (statement-plans.test.ts checks no fence uses it).
+ * ran shows as nearly empty, and cached generic plans would walk that index — every running job of
+ * every automation, and the dead entries a burst leaves — instead of probing the key
+ * (statement-plans.test.ts checks no fence uses it).
  */
 export const leasedBy = (workerParam: string, attemptExpr: string) =>
   `((j.status = 'running') is true and j.worker_id = ${workerParam} and (j.lease_expires_at > now()) is true and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;

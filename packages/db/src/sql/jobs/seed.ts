@@ -13,7 +13,7 @@ export interface SeededJob {
   availableAt: Date;
 }
 
-/** Most jobs one {@link seedJobs} call inserts: one statement, one transaction. */
+/** Most jobs one {@link seed} call inserts: one statement, one transaction. */
 export const MAX_SEEDED_JOBS_PER_CALL = 10_000;
 
 const seedJobsStatement: NamedStatement = {
@@ -37,7 +37,7 @@ select count(*)::int as created from created`,
  * Inserts up to {@link MAX_SEEDED_JOBS_PER_CALL} queued jobs with their `job.created` events, as
  * `createdBy`, in one statement. The automations must exist; their parameters are not checked.
  */
-export async function seedJobs(db: Executor, createdBy: string, jobs: readonly SeededJob[]): Promise<number> {
+export async function seed(db: Executor, createdBy: string, jobs: readonly SeededJob[]): Promise<number> {
   if (jobs.length > MAX_SEEDED_JOBS_PER_CALL) throw new RangeError(`seed at most ${MAX_SEEDED_JOBS_PER_CALL} jobs per call`);
   if (jobs.length === 0) return 0;
   const [row] = await runStatement<{ created: number }>(db, seedJobsStatement, [

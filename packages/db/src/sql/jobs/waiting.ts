@@ -107,13 +107,13 @@ const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, at
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
  * (one snapshot, one `now()`); undefined when no job has this id.
  */
-export async function findJobWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
-  const result = await db.execute<Record<string, unknown>>(jobWithWaitingQuery(jobId));
+export async function findWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const result = await db.execute<Record<string, unknown>>(withWaitingQuery(jobId));
   return result.rows[0];
 }
 
-/** The statement behind {@link findJobWithWaitingRow} (exported for EXPLAIN in tests). */
-export function jobWithWaitingQuery(jobId: string): SQL {
+/** The statement behind {@link findWithWaitingRow} (exported for EXPLAIN in tests). */
+export function withWaitingQuery(jobId: string): SQL {
   return sql`
   with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
   select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position

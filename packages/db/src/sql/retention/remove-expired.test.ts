@@ -9,8 +9,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase } from "../../test-kit";
-import { findJob } from "../jobs/read";
-import { removeExpiredEventsOfType, removeExpiredJobs, removeExpiredWebhookDeliveries } from "./remove-expired";
+import { jobs, retention } from "../../index";
 
 const hub = useTestDatabase();
 
@@ -91,10 +90,10 @@ async function existingDeliveries(ids: string[]): Promise<string[]> {
 /** Sweeps every kind, batch after batch, until nothing more is due. */
 async function sweepAll(options = PERIOD): Promise<void> {
   for (const batch of [
-    () => removeExpiredWebhookDeliveries(hub().pool, options),
-    () => removeExpiredJobs(hub().pool, options),
-    () => removeExpiredEventsOfType(hub().pool, "schedule.skipped", options),
-    () => removeExpiredEventsOfType(hub().pool, "worker.status_changed", options),
+    () => retention.removeExpiredWebhookDeliveries(hub().pool, options),
+    () => retention.removeExpiredJobs(hub().pool, options),
+    () => retention.removeExpiredEventsOfType(hub().pool, "schedule.skipped", options),
+    () => retention.removeExpiredEventsOfType(hub().pool, "worker.status_changed", options),
   ]) {
     for (;;) {
       const outcome = await batch();
@@ -111,7 +110,7 @@ describe("retention of jobs", () => {
     const queued = await stageJob(automationId, { status: "queued", daysAgo: 40 });
     const running = await stageJob(automationId, { status: "running", daysAgo: 40 });
 
-    const batch = await removeExpiredJobs(hub().pool, PERIOD);
+    const batch = await retention.removeExpiredJobs(hub().pool, PERIOD);
 
     expect(batch).toEqual({ picked: 3, removed: { jobs: 3, events: 9, webhookDeliveries: 0 } });
     expect(await existingJobs([...old, recent, queued, running])).toEqual([recent, queued, running].sort());
@@ -157,8 +156,8 @@ describe("retention of jobs", () => {
 
     await sweepAll();
 
-    expect(await findJob(hub().db, original)).toBeUndefined();
-    expect(await findJob(hub().db, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
+    expect(await jobs.find(hub().db, original)).toBeUndefined();
+    expect(await jobs.find(hub().db, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
     const { rows } = await hub().pool.query<{ last_job_id: string }>("select last_job_id from schedules where id = $1", [scheduleId]);
     expect(rows).toEqual([{ last_job_id: original }]);
   });
@@ -168,12 +167,12 @@ describe("retention of jobs", () => {
     const jobs = [];
     for (const daysAgo of [35, 34, 33, 32, 31]) jobs.push(await stageJob(automationId, { status: "completed", daysAgo: daysAgo + 300 }));
 
-    const first = await removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
+    const first = await retention.removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
 
     expect(first?.picked).toBe(2);
     expect(await existingJobs(jobs)).toEqual(jobs.slice(2).sort());
-    const second = await removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
-    const third = await removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
+    const second = await retention.removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
+    const third = await retention.removeExpiredJobs(hub().pool, { retentionDays: 300, batchSize: 2 });
     expect([second?.picked, third?.picked]).toEqual([2, 1]);
     expect(await existingJobs(jobs)).toEqual([]);
   });
@@ -186,15 +185,15 @@ describe("retention of jobs", () => {
       await holder.query("begin");
       await holder.query("select pg_advisory_xact_lock(727004, 0)");
 
-      expect(await removeExpiredJobs(hub().pool, PERIOD)).toBeNull();
-      expect(await removeExpiredEventsOfType(hub().pool, "schedule.skipped", PERIOD)).toBeNull();
-      expect(await removeExpiredWebhookDeliveries(hub().pool, PERIOD)).toBeNull();
+      expect(await retention.removeExpiredJobs(hub().pool, PERIOD)).toBeNull();
+      expect(await retention.removeExpiredEventsOfType(hub().pool, "schedule.skipped", PERIOD)).toBeNull();
+      expect(await retention.removeExpiredWebhookDeliveries(hub().pool, PERIOD)).toBeNull();
       expect(await existingJobs([old])).toEqual([old]);
     } finally {
       await holder.query("rollback");
       holder.release();
     }
-    expect((await removeExpiredJobs(hub().pool, PERIOD))?.removed.jobs).toBeGreaterThanOrEqual(1);
+    expect((await retention.removeExpiredJobs(hub().pool, PERIOD))?.removed.jobs).toBeGreaterThanOrEqual(1);
     expect(await existingJobs([old])).toEqual([]);
   });
 });
@@ -227,7 +226,7 @@ describe("retention of other history", () => {
     const pending = await stageDelivery(webhookId, third, "pending", 40);
     const recent = await stageDelivery(webhookId, recentEvent, "delivered", 2);
 
-    const batch = await removeExpiredWebhookDeliveries(hub().pool, PERIOD);
+    const batch = await retention.removeExpiredWebhookDeliveries(hub().pool, PERIOD);
 
     expect(batch?.removed.webhookDeliveries).toBe(2);
     expect(await existingDeliveries([delivered, failed, pending, recent])).toEqual([pending, recent].sort());

@@ -9,7 +9,7 @@
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { schedules, type Schedule } from "../../schema";
-import { recordEvents } from "../events/crud";
+import { recordMany } from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** What a client sets on a schedule (POST and PUT replace all of it). */
@@ -19,7 +19,7 @@ export type ScheduleSettings = Pick<Schedule, "key" | "cron" | "timezone" | "con
 export const SCHEDULE_KEY_CONSTRAINT = "schedules_automation_key_key";
 
 /** Inserts a schedule; a `key` taken by a live schedule of the automation raises {@link SCHEDULE_KEY_CONSTRAINT}. */
-export async function insertSchedule(tx: Tx, values: ScheduleSettings & { automationId: string; nextRunAt: Date | null }): Promise<Schedule> {
+export async function insert(tx: Tx, values: ScheduleSettings & { automationId: string; nextRunAt: Date | null }): Promise<Schedule> {
   const [schedule] = await tx.insert(schedules).values(values).returning();
   if (!schedule) throw new Error("insert returned no row");
   return schedule;
@@ -28,7 +28,7 @@ export async function insertSchedule(tx: Tx, values: ScheduleSettings & { automa
 const live = isNull(schedules.deletedAt);
 
 /** A schedule that was not deleted. */
-export async function findSchedule(db: DbOrTx, id: string): Promise<Schedule | undefined> {
+export async function find(db: DbOrTx, id: string): Promise<Schedule | undefined> {
   const [schedule] = await db
     .select()
     .from(schedules)
@@ -40,7 +40,7 @@ export async function findSchedule(db: DbOrTx, id: string): Promise<Schedule | u
  * The schedule (not deleted), locked for the rest of the transaction. A fire in progress holds it:
  * the change waits for that fire and then sees its `next_run_at`.
  */
-export async function lockSchedule(tx: Tx, id: string): Promise<Schedule | undefined> {
+export async function lock(tx: Tx, id: string): Promise<Schedule | undefined> {
   const [schedule] = await tx
     .select()
     .from(schedules)
@@ -50,7 +50,7 @@ export async function lockSchedule(tx: Tx, id: string): Promise<Schedule | undef
 }
 
 /** Applies `changes` to a (locked) schedule and stamps `updated_at`. */
-export async function updateSchedule(tx: Tx, id: string, changes: Partial<ScheduleSettings & { nextRunAt: Date | null }>): Promise<Schedule> {
+export async function update(tx: Tx, id: string, changes: Partial<ScheduleSettings & { nextRunAt: Date | null }>): Promise<Schedule> {
   const [schedule] = await tx
     .update(schedules)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -64,7 +64,7 @@ export async function updateSchedule(tx: Tx, id: string, changes: Partial<Schedu
  * Deletes a schedule: it stops firing and disappears from reads, and its row stays for the jobs
  * that name it (their `schedule_id`). Its key is free again. False when it was unknown or deleted.
  */
-export async function markScheduleDeleted(tx: Tx, id: string): Promise<boolean> {
+export async function markDeleted(tx: Tx, id: string): Promise<boolean> {
   const deleted = await tx
     .update(schedules)
     .set({ deletedAt: sql`now()`, nextRunAt: null, updatedAt: sql`now()` })
@@ -82,7 +82,7 @@ export interface ScheduleFilter {
 export const SCHEDULES_LIST_ORDER: KeysetOrder = { createdAt: schedules.createdAt, id: schedules.id, direction: "oldest first" };
 
 /** One page of GET /schedules (and GET /automations/{id}/schedules): schedules not deleted. */
-export async function listSchedules(db: DbOrTx, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
+export async function list(db: DbOrTx, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
   const conditions: SQL[] = [live];
   if (filter.automationId !== undefined) conditions.push(eq(schedules.automationId, filter.automationId));
   if (filter.enabled !== undefined) conditions.push(eq(schedules.enabled, filter.enabled));
@@ -105,13 +105,13 @@ export async function listSchedules(db: DbOrTx, filter: ScheduleFilter, page: Ke
  * `schedule.updated {enabled: false}`. Call with the automation row locked `FOR UPDATE`, in the
  * transaction that deactivates it. Returns the ids disabled.
  */
-export async function disableSchedulesOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<string[]> {
+export async function disableOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<string[]> {
   const disabled = await tx
     .update(schedules)
     .set({ enabled: false, nextRunAt: null, updatedAt: sql`now()` })
     .where(and(eq(schedules.automationId, automationId), eq(schedules.enabled, true), live))
     .returning({ id: schedules.id });
-  await recordEvents(
+  await recordMany(
     tx,
     disabled.map(({ id }) => ({ eventType: "schedule.updated", aggregateId: id, actorId, payload: { enabled: false } })),
   );

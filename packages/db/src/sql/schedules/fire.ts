@@ -180,7 +180,7 @@ function recordFiresValues(advances: readonly ScheduleAdvance[]) {
  * also the new jobs' `created_at`), and returns each one's fires and next fire time. Every schedule
  * it was given must be in its answer (its `next_run_at` moves, or it would be due again at once).
  */
-export async function fireDueSchedules(
+export async function fireDue(
   pool: pg.Pool,
   limit: number,
   decide: (due: readonly DueSchedule[], now: Date) => ScheduleAdvance[],
@@ -241,7 +241,7 @@ limit 1`,
  * is due), or null when none is enabled. One index probe and no transaction: what a dispatcher's
  * timer pays while every schedule waits.
  */
-export async function msUntilNextScheduleFire(db: Executor): Promise<number | null> {
+export async function msUntilNextFire(db: Executor): Promise<number | null> {
   const [row] = await runStatement<{ due_in_ms: string | number }>(db, nextFireStatement, []);
   return row ? Number(row.due_in_ms) : null;
 }

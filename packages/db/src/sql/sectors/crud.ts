@@ -2,14 +2,14 @@
 import { eq } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { sectors, type Sector } from "../../schema";
-import { recordEvent } from "../events/crud";
+import { record } from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** GET /sectors: oldest first by (created_at, id). */
 export const SECTORS_LIST_ORDER: KeysetOrder = { createdAt: sectors.createdAt, id: sectors.id, direction: "oldest first" };
 
 /** One page of GET /sectors. */
-export async function listSectors(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Sector>> {
+export async function list(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Sector>> {
   return keysetPage(
     SECTORS_LIST_ORDER,
     page,
@@ -24,15 +24,15 @@ export async function listSectors(db: DbOrTx, page: KeysetPageRequest): Promise<
   );
 }
 
-export async function findSector(db: DbOrTx, id: string): Promise<Sector | undefined> {
+export async function find(db: DbOrTx, id: string): Promise<Sector | undefined> {
   const [sector] = await db.select().from(sectors).where(eq(sectors.id, id));
   return sector;
 }
 
 /** Inserts a sector and its `sector.created` event; a taken name fails with a unique violation. */
-export async function insertSector(tx: Tx, input: { name: string; color: string }, actorId: string): Promise<string> {
+export async function insert(tx: Tx, input: { name: string; color: string }, actorId: string): Promise<string> {
   const [sector] = await tx.insert(sectors).values(input).returning({ id: sectors.id });
   if (!sector) throw new Error("insert returned no row");
-  await recordEvent(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
+  await record(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
   return sector.id;
 }

@@ -17,7 +17,7 @@ const publicColumns = {
 export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
 
 /** Inserts a user; the caller hashes the password and lower-cases the e-mail. Throws on a taken e-mail. */
-export async function insertUser(db: DbOrTx, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+export async function insert(db: DbOrTx, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
   const [row] = await db.insert(users).values(user).returning({ id: users.id });
   if (!row) throw new Error("insert into users returned no row");
   return row;
@@ -33,25 +33,25 @@ const credentialColumns = {
 };
 
 /** The login view of a user (with the hash), active or not; `email` must already be lower-case. */
-export async function findUserCredentialsByEmail(db: DbOrTx, email: string) {
+export async function findCredentialsByEmail(db: DbOrTx, email: string) {
   const [row] = await db.select(credentialColumns).from(users).where(eq(users.email, email));
   return row;
 }
 
 /** The login view of a user by id, active or not. */
-export async function findUserCredentialsById(db: DbOrTx, id: string) {
+export async function findCredentialsById(db: DbOrTx, id: string) {
   const [row] = await db.select(credentialColumns).from(users).where(eq(users.id, id));
   return row;
 }
 
 /** A user, active or not (`email` lower-case). */
-export async function findUserByEmail(db: DbOrTx, email: string): Promise<PublicUser | undefined> {
+export async function findByEmail(db: DbOrTx, email: string): Promise<PublicUser | undefined> {
   const [row] = await db.select(publicColumns).from(users).where(eq(users.email, email));
   return row;
 }
 
 /** A user, active or not. */
-export async function findUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+export async function find(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
   const [row] = await db.select(publicColumns).from(users).where(eq(users.id, id));
   return row;
 }
@@ -151,7 +151,7 @@ export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser
 export const USERS_LIST_ORDER: KeysetOrder = { createdAt: users.createdAt, id: users.id, direction: "oldest first" };
 
 /** One page of the active users, or of every user with `includeInactive`. */
-export async function listUsersPage(db: DbOrTx, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
+export async function listPage(db: DbOrTx, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
   return keysetPage(
     USERS_LIST_ORDER,
     page,

@@ -20,7 +20,7 @@ export const WEBHOOK_DELIVERIES_LIST_ORDER: KeysetOrder = {
 export type WebhookDeliveryListed = WebhookDelivery & { eventType: string };
 
 /** One page of a subscription's delivery log, newest first. */
-export async function listWebhookDeliveriesPage(db: DbOrTx, webhookId: string, page: KeysetPageRequest): Promise<KeysetPage<WebhookDeliveryListed>> {
+export async function listPage(db: DbOrTx, webhookId: string, page: KeysetPageRequest): Promise<KeysetPage<WebhookDeliveryListed>> {
   return keysetPage(
     WEBHOOK_DELIVERIES_LIST_ORDER,
     page,
@@ -42,7 +42,7 @@ export async function listWebhookDeliveriesPage(db: DbOrTx, webhookId: string, p
  * over (`attempts` keeps counting). An attempt in flight keeps its lease and records its outcome.
  * Returns false when the subscription has no such delivery.
  */
-export async function redeliverWebhookDelivery(db: DbOrTx, webhookId: string, deliveryId: string): Promise<boolean> {
+export async function redeliver(db: DbOrTx, webhookId: string, deliveryId: string): Promise<boolean> {
   const updated = await db
     .update(webhookDeliveries)
     .set({ status: "pending", scheduleStep: 0, nextAttemptAt: sql`now()` })
@@ -67,7 +67,7 @@ const MEASURE_HEALTH = {
  where w.disabled_at is null and w.deleted_at is null`,
 };
 
-export async function measureWebhookDeliveryHealth(db: Executor): Promise<WebhookDeliveryHealth> {
+export async function measureHealth(db: Executor): Promise<WebhookDeliveryHealth> {
   const { rows } = await db.query<{ webhookId: string; consecutiveFailures: number; pending: number }>(MEASURE_HEALTH);
   return {
     pending: rows.reduce((sum, row) => sum + row.pending, 0),

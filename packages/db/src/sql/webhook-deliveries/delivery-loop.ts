@@ -10,8 +10,8 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../client";
 import { webhooks, type HubEvent } from "../../schema";
 import type { Executor } from "../../executor";
-import { recordEvent } from "../events/crud";
-import { failPendingWebhookDeliveries, WEBHOOK_DELETED_REASON, WEBHOOK_DISABLED_REASON } from "../webhooks/crud";
+import { record } from "../events/crud";
+import { failPendingDeliveries, WEBHOOK_DELETED_REASON, WEBHOOK_DISABLED_REASON } from "../webhooks/crud";
 
 /** A delivery claimed by a relay: what it needs to send one attempt and record its outcome. */
 export interface ClaimedWebhookDelivery {
@@ -35,9 +35,9 @@ export interface ClaimedWebhookDelivery {
 //
 // Both per-subscription reads stay small however long the backlog: the in-flight count reads
 // webhook_deliveries_leased_idx (leased deliveries only), and the order check is a scalar
-// subquery, one index probe per candidate. Written as NOT EXISTS, the planner turned it into an
-// anti-join that read every pending delivery of the subscription for each candidate (pnpm bench
-// with a `*` subscription at peak: 2.5 ms per claim, 24 ms with 3,000 pending).
+// subquery, one index probe per candidate. Written as NOT EXISTS, the planner turns it into an
+// anti-join that reads every pending delivery of the subscription for each candidate, a cost that
+// grows with the backlog.
 const CLAIM_DUE = {
   name: "webhooks_claim_due",
   text: `with claimed as (
@@ -76,7 +76,7 @@ returning d.id, d.lease_token as "leaseToken", d.schedule_step as "scheduleStep"
  * `perWebhookLimit` in flight per subscription (counted across relays, approximately under
  * concurrent claims), and per subscription and aggregate only the earliest pending one.
  */
-export async function claimDueWebhookDeliveries(
+export async function claimDue(
   db: Executor,
   options: { limit: number; perWebhookLimit: number; leaseMs: number },
 ): Promise<ClaimedWebhookDelivery[]> {
@@ -121,7 +121,7 @@ update webhooks w set failing_since = null, consecutive_failures = 0
  * Records delivered attempts in one statement and ends their subscriptions' failure streaks. An
  * attempt whose lease was taken over meanwhile (token changed) records nothing.
  */
-export async function recordWebhookDeliveriesDelivered(db: Executor, attempts: readonly DeliveredAttempt[]): Promise<void> {
+export async function recordDelivered(db: Executor, attempts: readonly DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
   await db.query({
     ...RECORD_DELIVERED,
@@ -157,7 +157,7 @@ export interface FailedAttemptsOutcome {
  * `webhook.disabled` and its pending deliveries failed. Subscription rows are locked in id order,
  * so relays recording at once never deadlock.
  */
-export async function recordWebhookDeliveryFailures(
+export async function recordFailures(
   db: Db,
   attempts: readonly FailedAttempt[],
   options: { disableAfterMs: number },
@@ -198,8 +198,8 @@ export async function recordWebhookDeliveryFailures(
                  and w.failing_since <= now() - make_interval(secs => ${options.disableAfterMs / 1000}::float8)) as due`);
     for (const streak of streaks.rows.filter((row) => row.due)) {
       await tx.update(webhooks).set({ disabledAt: sql`now()` }).where(eq(webhooks.id, streak.id));
-      await failPendingWebhookDeliveries(tx, streak.id, WEBHOOK_DISABLED_REASON);
-      await recordEvent(tx, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
+      await failPendingDeliveries(tx, streak.id, WEBHOOK_DISABLED_REASON);
+      await record(tx, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
       outcome.disabledWebhookIds.push(streak.id);
     }
     return outcome;
@@ -220,7 +220,7 @@ const FAIL_PENDING_OF_INACTIVE = {
  * have queued while the subscription was being disabled or deleted (the stamp takes no lock on
  * subscriptions). Returns how many it failed.
  */
-export async function failPendingDeliveriesOfInactiveWebhooks(db: Executor): Promise<number> {
+export async function failPendingOfInactiveWebhooks(db: Executor): Promise<number> {
   const result = await db.query(FAIL_PENDING_OF_INACTIVE);
   return result.rowCount ?? 0;
 }
@@ -233,7 +233,7 @@ const RELEASE = {
 };
 
 /** Gives claimed deliveries back unattempted (a relay stopping): any relay may send them at once. */
-export async function releaseWebhookDeliveries(db: Executor, claims: ReadonlyArray<{ id: string; leaseToken: string }>): Promise<void> {
+export async function release(db: Executor, claims: ReadonlyArray<{ id: string; leaseToken: string }>): Promise<void> {
   if (claims.length === 0) return;
   await db.query({ ...RELEASE, values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken)] });
 }

@@ -1,12 +1,12 @@
 /**
  * Webhook subscriptions (CONTRACT §6.7). Every function takes the connection or transaction
  * first; a change and its `webhook.*` event share one transaction, the subscription's row written
- * first (its lock orders the subscription's events, see recordEvent).
+ * first (its lock orders the subscription's events, see events.record).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { webhookDeliveries, webhooks, type Webhook } from "../../schema";
-import { recordEvent } from "../events/crud";
+import { record } from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** `last_error` of the deliveries a deletion ended. */
@@ -33,16 +33,16 @@ function webhookEventPayload(webhook: Pick<Webhook, "url" | "eventTypes">) {
 }
 
 /** Inserts a subscription and its `webhook.created` event. */
-export async function insertWebhook(tx: Tx, input: NewWebhook): Promise<void> {
+export async function insert(tx: Tx, input: NewWebhook): Promise<void> {
   await tx.insert(webhooks).values(input);
-  await recordEvent(tx, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
+  await record(tx, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
 }
 
 /** GET /webhooks: oldest first by (created_at, id). */
 export const WEBHOOKS_LIST_ORDER: KeysetOrder = { createdAt: webhooks.createdAt, id: webhooks.id, direction: "oldest first" };
 
 /** One page of the subscriptions that are not deleted. */
-export async function listWebhooksPage(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Webhook>> {
+export async function listPage(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Webhook>> {
   return keysetPage(
     WEBHOOKS_LIST_ORDER,
     page,
@@ -58,7 +58,7 @@ export async function listWebhooksPage(db: DbOrTx, page: KeysetPageRequest): Pro
 }
 
 /** A subscription that is not deleted. */
-export async function findWebhook(db: DbOrTx, id: string): Promise<Webhook | undefined> {
+export async function find(db: DbOrTx, id: string): Promise<Webhook | undefined> {
   const [webhook] = await db
     .select()
     .from(webhooks)
@@ -71,15 +71,15 @@ export async function findWebhook(db: DbOrTx, id: string): Promise<Webhook | und
  * delivered to it, its pending deliveries end `failed`, and `webhook.deleted` is written.
  * Returns false when it was unknown or already deleted.
  */
-export async function deleteWebhook(tx: Tx, id: string, actorId: string): Promise<boolean> {
+export async function markDeleted(tx: Tx, id: string, actorId: string): Promise<boolean> {
   const [deleted] = await tx
     .update(webhooks)
     .set({ deletedAt: sql`now()` })
     .where(and(eq(webhooks.id, id), isNull(webhooks.deletedAt)))
     .returning();
   if (!deleted) return false;
-  await failPendingWebhookDeliveries(tx, id, WEBHOOK_DELETED_REASON);
-  await recordEvent(tx, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
+  await failPendingDeliveries(tx, id, WEBHOOK_DELETED_REASON);
+  await record(tx, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
   return true;
 }
 
@@ -87,7 +87,7 @@ export async function deleteWebhook(tx: Tx, id: string, actorId: string): Promis
  * Ends every pending delivery of a subscription as `failed` with `reason` (deleted or disabled).
  * Attempts in flight lose their lease token, so their late outcome is not recorded.
  */
-export async function failPendingWebhookDeliveries(tx: DbOrTx, webhookId: string, reason: string): Promise<void> {
+export async function failPendingDeliveries(tx: DbOrTx, webhookId: string, reason: string): Promise<void> {
   await tx
     .update(webhookDeliveries)
     .set({ status: "failed", lastError: reason, nextAttemptAt: null, leaseExpiresAt: null, leaseToken: null })
@@ -100,7 +100,7 @@ export async function failPendingWebhookDeliveries(tx: DbOrTx, webhookId: string
  * two rotations at once each replace the secret the other left. Returns false when the
  * subscription is unknown or deleted.
  */
-export async function rotateWebhookSecret(db: DbOrTx, id: string, newSecretCiphertext: string): Promise<boolean> {
+export async function rotateSecret(db: DbOrTx, id: string, newSecretCiphertext: string): Promise<boolean> {
   const rotated = await db
     .update(webhooks)
     .set({

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../client";
 import { workers } from "../../schema";
-import { recordEvent, recordEvents } from "../events/crud";
+import { record, recordMany } from "../events/crud";
 
 /** Seen-at writes are skipped when the last one is this recent: a busy worker costs no write per call. */
 const SEEN_WRITE_INTERVAL_MS = 1000;
@@ -11,7 +11,7 @@ const SEEN_WRITE_INTERVAL_MS = 1000;
  * its `worker.status_changed` event in the same transaction. True when it wrote (the worker is now
  * `running`, seen now).
  */
-export async function markWorkerSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
+export async function markSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
   if (worker.status === "running") {
     if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return false;
     // `worker` may be a cached copy (apps/api credential cache): the dispatcher may have stopped
@@ -30,7 +30,7 @@ export async function markWorkerSeen(db: Db, worker: { id: string; automationId:
       .where(and(eq(workers.id, worker.id), eq(workers.status, "stopped"), isNull(workers.unregisteredAt)))
       .returning({ id: workers.id });
     if (changed) {
-      await recordEvent(tx, {
+      await record(tx, {
         eventType: "worker.status_changed",
         aggregateId: worker.automationId,
         actorId: null,
@@ -45,7 +45,7 @@ export async function markWorkerSeen(db: Db, worker: { id: string; automationId:
 }
 
 /** Workers silent for longer than `ttlSeconds` become `stopped` (dispatcher, any replica). */
-export async function stopSilentWorkers(tx: Tx, ttlSeconds: number): Promise<number> {
+export async function stopSilent(tx: Tx, ttlSeconds: number): Promise<number> {
   const stopped = await tx
     .update(workers)
     .set({ status: "stopped" })
@@ -57,7 +57,7 @@ export async function stopSilentWorkers(tx: Tx, ttlSeconds: number): Promise<num
       ),
     )
     .returning({ id: workers.id, automationId: workers.automationId });
-  await recordEvents(
+  await recordMany(
     tx,
     stopped.map((worker) => ({
       eventType: "worker.status_changed" as const,
