@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { apiKeys, users, type ApiKey } from "../../schema";
-import { record } from "../events/crud";
+import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** `last_used_at` is written by the first use after this many seconds or more, never on every request. */
@@ -99,7 +99,7 @@ export async function insert(tx: Tx, key: NewApiKey, actorId: string): Promise<{
     })
     .returning({ id: apiKeys.id, expiresAt: apiKeys.expiresAt });
   if (!row) throw new Error("insert into api_keys returned no row");
-  await record(tx, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
+  await events.record(tx, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
   return row;
 }
 
@@ -115,7 +115,7 @@ export async function revoke(tx: Tx, target: { id: string; ownerId?: string | un
     .where(and(eq(apiKeys.id, target.id), isNull(apiKeys.revokedAt), target.ownerId === undefined ? undefined : eq(apiKeys.userId, target.ownerId)))
     .returning(listingColumns);
   if (!row) return undefined;
-  await record(tx, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
+  await events.record(tx, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
   return row;
 }
 

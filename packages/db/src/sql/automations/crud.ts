@@ -1,7 +1,7 @@
 /**
  * Automations and their worker registration (CONTRACT §3 "Automation").
  *
- * Locking order, shared with ./jobs.ts: an automation row before any of its job rows. Every change
+ * Locking order, shared with ../jobs/dispatch-scan.ts: an automation row before any of its job rows. Every change
  * to an automation, or to its worker, starts with {@link lock}.
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";

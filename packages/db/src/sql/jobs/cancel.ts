@@ -1,29 +1,18 @@
 /**
- * Job changes that people make (cancel, deactivating an automation, unregistering a worker), each
+ * Cancelling jobs (one, the queued jobs of an automation being deactivated, a bulk batch), each
  * with its outbox events in the caller's transaction. Not on the per-job hot path, so drizzle
  * builds them.
  *
  * Locking order, to stay deadlock-free: an automation row before any of its job rows, and several
- * job rows in id order (as the worker batch statements lock them, jobs-lease-batch.ts).
+ * job rows in id order (as the worker batch statements lock them, lease-batch.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason, type RequeueReason } from "@hub/shared";
-import type { DbOrTx, Tx } from "../../client";
+import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason } from "@hub/shared";
+import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
-import { record, recordMany, type NewEvent } from "../events/crud";
-import { jobFilterConditions, type JobFilter } from "./read";
+import * as events from "../events/crud";
 
-/** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
-function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
-  return {
-    eventType: "job.requeued",
-    aggregateId: job.id,
-    actorId: null,
-    payload: { automation_id: job.automationId, reason, attempts: job.attempts, available_at: job.availableAt.toISOString() },
-  };
-}
-
-function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): NewEvent {
+function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
 }
 
@@ -45,7 +34,7 @@ export async function cancel(
     .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
     .where(eq(jobs.id, jobId))
     .returning();
-  await record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  await events.record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
   return { ok: true, job: job!, wasRunning: status === "running" };
 }
 
@@ -56,54 +45,11 @@ export async function cancelQueuedOfAutomation(tx: Tx, automationId: string, act
     .set({ status: "cancelled", finishedAt: sql`now()` })
     .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
     .returning();
-  await recordMany(
+  await events.recordMany(
     tx,
     cancelled.map((job) => cancelledEvent(job, "automation_deactivated", actorId)),
   );
   return cancelled;
-}
-
-/**
- * Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again.
- * Call with the automation row locked; the job rows are locked in id order first.
- */
-export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
-  const running = await tx.execute<{ id: string }>(
-    sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running' order by id for update`,
-  );
-  const ids = running.rows.map((row) => row.id);
-  if (ids.length === 0) return [];
-  const requeued = await tx
-    .update(jobs)
-    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
-    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
-    .returning();
-  await recordMany(
-    tx,
-    requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
-  );
-  return requeued;
-}
-
-/**
- * Most job ids one bulk statement (and its transaction) handles (CONTRACT §6.5): a 10,000-job bulk
- * action is twenty short transactions, so it never holds many row locks for long.
- */
-export const BULK_ACTION_BATCH_SIZE = 500;
-
-/**
- * The ids of at most `limit` jobs matching `filter` that a bulk action (CONTRACT §6.5) applies to,
- * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
- * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
- */
-export async function findIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(...jobFilterConditions(filter)))
-    .orderBy(jobs.createdAt, jobs.id)
-    .limit(limit);
-  return rows.map((row) => row.id);
 }
 
 /** A job {@link cancelMany} cancelled; `wasRunning` tells the caller a concurrency slot was freed. */
@@ -144,7 +90,7 @@ export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: str
       ),
     )
     .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
-  await recordMany(
+  await events.recordMany(
     tx,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
   );

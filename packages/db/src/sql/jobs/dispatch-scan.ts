@@ -1,9 +1,10 @@
 /**
- * What dispatch needs to know about jobs (JobRef, the dispatcher's scans). The other job queries
- * live beside this file, by concern: jobs-create.ts (POST /jobs, batches, Idempotency-Key),
- * jobs-read.ts (GET /jobs), jobs-claim.ts (claims), jobs-lease.ts and jobs-lease-batch.ts (a worker's heartbeat, complete,
- * fail; the lease sweeper), jobs-admin.ts (cancel, deactivation, unregistering),
- * jobs-reschedule.ts (POST /jobs/{id}/reschedule); jobs-row.ts maps rows and runs named statements.
+ * What dispatch needs to know about jobs (JobRef, the dispatcher's scans). The other job statements
+ * live beside this file, one verb each: insert.ts (POST /jobs, batches, Idempotency-Key), retry.ts,
+ * read.ts (GET /jobs, bulk selections), waiting.ts (waiting reasons), claim.ts (claims), lease.ts and
+ * lease-batch.ts (a worker's heartbeat, complete, fail; the lease sweeper), cancel.ts (cancel,
+ * deactivation), requeue.ts (unregistering), reschedule.ts (POST /jobs/{id}/reschedule), seed.ts
+ * (bench and test seeding); row.ts maps rows and holds the lease fence.
  *
  * Locking order, to stay deadlock-free: an automation row before any of its job rows. Claims take
  * the automation row `FOR NO KEY UPDATE`, which serialises the claims of one automation without

@@ -5,6 +5,7 @@ export * from "./lease";
 export * from "./lease-batch";
 export * from "./read";
 export * from "./cancel";
+export * from "./requeue";
 export * from "./reschedule";
 export * from "./row";
 export * from "./seed";

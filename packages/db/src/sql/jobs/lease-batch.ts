@@ -1,7 +1,7 @@
 /**
  * A worker's calls about many jobs at once (CONTRACT §6.6): complete-batch and heartbeat-batch,
- * each one named prepared statement for the whole batch, with the fence of jobs-lease.ts applied
- * to each item on its own. Rows are locked in id order, as unregistering does (jobs-admin.ts),
+ * each one named prepared statement for the whole batch, with the fence of lease.ts applied
+ * to each item on its own. Rows are locked in id order, as unregistering does (requeue.ts),
  * so two batches, or a batch and an unregistration, never deadlock.
  */
 import { leasedBy } from "./row";

@@ -1,13 +1,13 @@
 /**
  * A worker's calls about the jobs it holds — heartbeat, complete, fail, one at a time or in
  * batches — and the lease sweeper. Each is one named prepared statement: the lease fence, the
- * change and its outbox event in one round trip, no explicit transaction (batches: jobs-lease-batch.ts).
+ * change and its outbox event in one round trip, no explicit transaction (batches: lease-batch.ts).
  *
  * The fence: a job of another automation is `not_found`; a job not `running` under this worker's
  * unexpired lease (in the attempt the worker names, if it names one) is `not_leased`, and nothing
  * changes. The UPDATE re-checks its WHERE on the row's latest version when it had to wait for a
  * concurrent change (cancel, sweep), so the verdict is never taken on a stale row. Statements
- * touching several rows lock them in id order, as unregistering does (jobs-admin.ts), so two
+ * touching several rows lock them in id order, as unregistering does (requeue.ts), so two
  * of them never deadlock; none locks an automation row, so none can deadlock with a claim.
  */
 import type { Job } from "../../schema";

@@ -86,3 +86,24 @@ export async function list(db: DbOrTx, filter: JobFilter, page: KeysetPageReques
     (job) => job,
   );
 }
+
+/**
+ * Most job ids one bulk statement (and its transaction) handles (CONTRACT §6.5): a 10,000-job bulk
+ * action is twenty short transactions, so it never holds many row locks for long.
+ */
+export const BULK_ACTION_BATCH_SIZE = 500;
+
+/**
+ * The ids of at most `limit` jobs matching `filter` that a bulk action (CONTRACT §6.5) applies to,
+ * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
+ * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
+ */
+export async function findIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(...jobFilterConditions(filter)))
+    .orderBy(jobs.createdAt, jobs.id)
+    .limit(limit);
+  return rows.map((row) => row.id);
+}

@@ -6,7 +6,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
-import { record } from "../events/crud";
+import * as events from "../events/crud";
 
 /** What to change; an absent field stays as it is. */
 export interface JobRescheduling {
@@ -46,7 +46,7 @@ export async function reschedule(tx: Tx, jobId: string, change: JobRescheduling,
     .set({ ...runAt, ...priority })
     .where(eq(jobs.id, jobId))
     .returning();
-  await record(tx, {
+  await events.record(tx, {
     eventType: "job.rescheduled",
     aggregateId: jobId,
     actorId: by.userId,

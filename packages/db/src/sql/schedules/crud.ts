@@ -1,15 +1,15 @@
 /**
  * Schedules, the records people set up (CONTRACT §6.9): create, read, list, replace, delete, and
- * disabling those of a deactivated automation. Firing lives in ./schedule-fires.ts.
+ * disabling those of a deactivated automation. Firing lives in ./fire.ts.
  *
- * Locking order, shared with ./automations.ts and ./jobs.ts: the automation row before its
+ * Locking order, shared with ../automations/crud.ts and ../jobs/dispatch-scan.ts: the automation row before its
  * schedules' rows (a fire holds its schedule and, `FOR KEY SHARE`, its automation, both taken
  * without waiting, so it never waits on a change that follows this order).
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { schedules, type Schedule } from "../../schema";
-import { recordMany } from "../events/crud";
+import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** What a client sets on a schedule (POST and PUT replace all of it). */
@@ -111,7 +111,7 @@ export async function disableOfAutomation(tx: Tx, automationId: string, actorId:
     .set({ enabled: false, nextRunAt: null, updatedAt: sql`now()` })
     .where(and(eq(schedules.automationId, automationId), eq(schedules.enabled, true), live))
     .returning({ id: schedules.id });
-  await recordMany(
+  await events.recordMany(
     tx,
     disabled.map(({ id }) => ({ eventType: "schedule.updated", aggregateId: id, actorId, payload: { enabled: false } })),
   );

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { sectors, type Sector } from "../../schema";
-import { record } from "../events/crud";
+import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** GET /sectors: oldest first by (created_at, id). */
@@ -33,6 +33,6 @@ export async function find(db: DbOrTx, id: string): Promise<Sector | undefined> 
 export async function insert(tx: Tx, input: { name: string; color: string }, actorId: string): Promise<string> {
   const [sector] = await tx.insert(sectors).values(input).returning({ id: sectors.id });
   if (!sector) throw new Error("insert returned no row");
-  await record(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
+  await events.record(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
   return sector.id;
 }

@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries (CONTRACT §6.7), the API's side: the delivery log and redelivery; and the
  * health figures of the relay's metrics. Deliveries are created by the relay's stamp of
- * `dispatched_at` (outbox.ts) and sent by its delivery loop (webhook-delivery-loop.ts), never here.
+ * `dispatched_at` (outbox.ts) and sent by its delivery loop (delivery-loop.ts), never here.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../client";

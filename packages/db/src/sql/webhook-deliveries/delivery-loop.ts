@@ -10,7 +10,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../client";
 import { webhooks, type HubEvent } from "../../schema";
 import type { Executor } from "../../executor";
-import { record } from "../events/crud";
+import * as events from "../events/crud";
 import { failPendingDeliveries, WEBHOOK_DELETED_REASON, WEBHOOK_DISABLED_REASON } from "../webhooks/crud";
 
 /** A delivery claimed by a relay: what it needs to send one attempt and record its outcome. */
@@ -199,7 +199,7 @@ export async function recordFailures(
     for (const streak of streaks.rows.filter((row) => row.due)) {
       await tx.update(webhooks).set({ disabledAt: sql`now()` }).where(eq(webhooks.id, streak.id));
       await failPendingDeliveries(tx, streak.id, WEBHOOK_DISABLED_REASON);
-      await record(tx, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
+      await events.record(tx, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
       outcome.disabledWebhookIds.push(streak.id);
     }
     return outcome;

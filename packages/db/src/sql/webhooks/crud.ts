@@ -6,7 +6,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../client";
 import { webhookDeliveries, webhooks, type Webhook } from "../../schema";
-import { record } from "../events/crud";
+import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** `last_error` of the deliveries a deletion ended. */
@@ -35,7 +35,7 @@ function webhookEventPayload(webhook: Pick<Webhook, "url" | "eventTypes">) {
 /** Inserts a subscription and its `webhook.created` event. */
 export async function insert(tx: Tx, input: NewWebhook): Promise<void> {
   await tx.insert(webhooks).values(input);
-  await record(tx, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
+  await events.record(tx, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
 }
 
 /** GET /webhooks: oldest first by (created_at, id). */
@@ -79,7 +79,7 @@ export async function markDeleted(tx: Tx, id: string, actorId: string): Promise<
     .returning();
   if (!deleted) return false;
   await failPendingDeliveries(tx, id, WEBHOOK_DELETED_REASON);
-  await record(tx, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
+  await events.record(tx, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
   return true;
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../client";
 import { workers } from "../../schema";
-import { record, recordMany } from "../events/crud";
+import * as events from "../events/crud";
 
 /** Seen-at writes are skipped when the last one is this recent: a busy worker costs no write per call. */
 const SEEN_WRITE_INTERVAL_MS = 1000;
@@ -30,7 +30,7 @@ export async function markSeen(db: Db, worker: { id: string; automationId: strin
       .where(and(eq(workers.id, worker.id), eq(workers.status, "stopped"), isNull(workers.unregisteredAt)))
       .returning({ id: workers.id });
     if (changed) {
-      await record(tx, {
+      await events.record(tx, {
         eventType: "worker.status_changed",
         aggregateId: worker.automationId,
         actorId: null,
@@ -57,7 +57,7 @@ export async function stopSilent(tx: Tx, ttlSeconds: number): Promise<number> {
       ),
     )
     .returning({ id: workers.id, automationId: workers.automationId });
-  await recordMany(
+  await events.recordMany(
     tx,
     stopped.map((worker) => ({
       eventType: "worker.status_changed" as const,
