@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const race = () => Promise.all(Array.from({ length: RACERS }, () => apiKeys.touchLastUsed(hub.db, keyId)));
 
-describe("touchApiKeyLastUsed", () => {
+describe("apiKeys.touchLastUsed", () => {
   it("when several connections touch a never-used key at once, then exactly one writes", async () => {
     expect((await race()).filter(Boolean)).toHaveLength(1);
   });

@@ -31,7 +31,7 @@ beforeEach(async () => {
   await hub().db.delete(schema.events);
 });
 
-describe("selectUndispatchedEvents", () => {
+describe("events.selectUndispatched", () => {
   it("when every partition is asked for, then the undispatched events come back in insertion order, at most `limit`", async () => {
     const written = await writeEvents(6);
 
@@ -86,7 +86,7 @@ describe("markEventsDispatched and measureOutboxBacklog", () => {
   });
 });
 
-describe("stampAndSelectUndispatchedEvents", () => {
+describe("events.stampAndSelectUndispatched", () => {
   it("when a published batch is stamped with the next read, then the read leaves that batch out and returns the next events in order", async () => {
     await writeEvents(5);
     const first = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 2 });

@@ -1,11 +1,10 @@
 /**
  * Creating jobs against the real database: one statement writes the job, its job.created event
- * and the Idempotency-Key binding — or nothing, and says why; retries copy failed and cancelled
- * jobs only; bindings live 24 hours, then go.
+ * and the Idempotency-Key binding — or nothing, and says why.
  */
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { idempotencyKeys, jobs, schema } from "../../index";
+import { jobs, schema } from "../../index";
 import { catalogueCheckedEvents, stageAutomation, useTestDatabase } from "../../test-kit";
 
 const hub = useTestDatabase();
@@ -16,7 +15,7 @@ async function jobsOf(automationId: string) {
   return hub().db.select().from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
 }
 
-describe("createJob", () => {
+describe("jobs.insert", () => {
   it("when the automation is active and the context fits, then one queued job and its job.created event are written", async () => {
     const { automationId, userId } = await stageAutomation(hub(), { parameters: MONTH });
 
@@ -71,7 +70,7 @@ describe("createJob", () => {
   });
 });
 
-describe("createJobBatch", () => {
+describe("jobs.insertBatch", () => {
   it("when every item is valid, then the jobs are created in input order, each with its event", async () => {
     const { automationId, userId } = await stageAutomation(hub());
     const batch = [3, 1, 2].map((n) => ({ automationId, context: { n } }));
@@ -96,61 +95,5 @@ describe("createJobBatch", () => {
 
     expect(outcome.kind).toBe("refused");
     expect(await jobsOf(active.automationId)).toEqual([]);
-  });
-});
-
-describe("retryJobs", () => {
-  it("when failed, cancelled and completed jobs are retried, then only the failed and cancelled ones get a new queued job with retry_of", async () => {
-    const { automationId, userId } = await stageAutomation(hub());
-    const created = await jobs.insertBatch(hub().pool, userId, ["failed", "cancelled", "completed"].map((status) => ({ automationId, context: { status } })));
-    const [failed, cancelled, completed] = created.kind === "created" ? created.jobs.map((job) => job.id) : [];
-    for (const [id, status] of [[failed, "failed"], [cancelled, "cancelled"], [completed, "completed"]] as const) {
-      await hub().db.update(schema.jobs).set({ status }).where(eq(schema.jobs.id, id!));
-    }
-
-    const retried = await jobs.retry(hub().pool, userId, [failed!, cancelled!, completed!]);
-
-    expect(retried.map((retry) => retry.retryOf).sort()).toEqual([failed, cancelled].sort());
-    for (const retry of retried) {
-      const source = await jobs.find(hub().db, retry.retryOf);
-      expect(await jobs.find(hub().db, retry.id)).toMatchObject({ status: "queued", retryOf: retry.retryOf, context: source!.context, createdBy: userId });
-      const [event] = await catalogueCheckedEvents(hub(), retry.id);
-      expect(event?.payload).toEqual({ automation_id: automationId, context: source!.context, retry_of: retry.retryOf });
-    }
-  });
-});
-
-describe("forgetExpiredIdempotencyKeys", () => {
-  it("when bindings are older and younger than 24 hours, then only the older ones are forgotten", async () => {
-    const { automationId, userId } = await stageAutomation(hub());
-    const created = await jobs.insert(hub().pool, userId, { automationId, context: {} });
-    const jobId = created.kind === "created" ? created.jobs[0]!.id : undefined;
-    await hub().db.execute(sql`
-      insert into idempotency_keys (user_id, key, job_id, created_at)
-      select ${userId}::uuid, k.key, ${jobId}::uuid, now() - k.age
-      from (values ('old', interval '25 hours'), ('edge', interval '24 hours 1 second'), ('young', interval '23 hours')) as k(key, age)`);
-
-    const forgotten = await idempotencyKeys.forgetExpired(hub().pool);
-
-    const kept = await hub().db.select({ key: schema.idempotencyKeys.key }).from(schema.idempotencyKeys).where(eq(schema.idempotencyKeys.userId, userId));
-    expect(forgotten).toBe(2);
-    expect(kept.map((row) => row.key)).toEqual(["young"]);
-  });
-
-  it("when more bindings expired than one call takes, then each call forgets at most its limit, oldest first", async () => {
-    const { automationId, userId } = await stageAutomation(hub());
-    const created = await jobs.insert(hub().pool, userId, { automationId, context: {} });
-    const jobId = created.kind === "created" ? created.jobs[0]!.id : undefined;
-    await hub().db.execute(sql`
-      insert into idempotency_keys (user_id, key, job_id, created_at)
-      select ${userId}::uuid, 'batch-' || i, ${jobId}::uuid, now() - interval '2 days' - i * interval '1 minute'
-      from generate_series(1, 5) as i`);
-
-    const first = await idempotencyKeys.forgetExpired(hub().pool, 3);
-
-    const kept = await hub().db.select({ key: schema.idempotencyKeys.key }).from(schema.idempotencyKeys).where(eq(schema.idempotencyKeys.userId, userId));
-    expect(first).toBe(3);
-    expect(kept.map((row) => row.key).sort()).toEqual(["batch-1", "batch-2"]);
-    expect(await idempotencyKeys.forgetExpired(hub().pool, 3)).toBe(2);
   });
 });

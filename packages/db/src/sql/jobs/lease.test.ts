@@ -28,7 +28,7 @@ async function runningJob(subject: StagedAutomation): Promise<string> {
 
 const eventTypesOf = async (jobId: string) => (await catalogueCheckedEvents(hub(), jobId)).map((event) => event.eventType);
 
-describe("completeJob", () => {
+describe("jobs.complete", () => {
   it("when the lease holder completes, then the result is recorded once with job.completed; a second complete is refused and changes nothing", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
@@ -73,7 +73,7 @@ describe("extendLease", () => {
   });
 });
 
-describe("failJob", () => {
+describe("jobs.fail", () => {
   it("when a retryable failure has attempts left, then the job is queued again after its back-off with job.requeued; the last attempt ends failed with job.failed", async () => {
     const subject = await stageAutomation(hub(), { maxAttempts: 2, retryBackoffSeconds: 0 });
     const jobId = await runningJob(subject);
