@@ -61,7 +61,7 @@ describe("events.selectUndispatched", () => {
   });
 });
 
-describe("markEventsDispatched and measureOutboxBacklog", () => {
+describe("events.markDispatched and events.measureOutboxBacklog", () => {
   it("when events are stamped, then they leave the backlog; stamping them again changes nothing and reports no lag", async () => {
     await writeEvents(3);
     const undispatched = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });

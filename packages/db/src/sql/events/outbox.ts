@@ -61,7 +61,7 @@ export async function selectUndispatched(
 // catches up a backlog, a new subscription also gets events written shortly before it). The
 // subscriptions are read without a lock, so the stamp never waits for webhook bookkeeping; a
 // delivery queued for a subscription disabled or deleted at that very moment is failed by the
-// delivery loop's sweep (failPendingDeliveriesOfInactiveWebhooks).
+// delivery loop's sweep (webhookDeliveries.failPendingOfInactiveWebhooks).
 const STAMP_CTES = `stamped as (
   update events
      set dispatched_at = clock_timestamp()
