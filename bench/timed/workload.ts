@@ -4,7 +4,7 @@
  * workers that take them once due, and the figures read back from the database.
  */
 import type pg from "pg";
-import { MAX_SEEDED_JOBS_PER_CALL, openDatabase, seedJobs } from "@hub/db";
+import { openDatabase, jobs } from "@hub/db";
 import type { HubBatchTarget, HubSeed } from "../hub/hub-target";
 import type { JsonClient } from "../lib/http";
 import { CONTEXT_PARAMETER } from "../lib/plan";
@@ -95,9 +95,9 @@ export async function createTimedJobs(
   const database = openDatabase(target.databaseUrl, { max: 2, applicationName: "bench-seed" });
   try {
     let created = 0;
-    for (let start = 0; start < count; start += MAX_SEEDED_JOBS_PER_CALL) {
-      const items = Array.from({ length: Math.min(MAX_SEEDED_JOBS_PER_CALL, count - start) }, (_, k) => job(start + k));
-      created += await seedJobs(
+    for (let start = 0; start < count; start += jobs.MAX_SEEDED_JOBS_PER_CALL) {
+      const items = Array.from({ length: Math.min(jobs.MAX_SEEDED_JOBS_PER_CALL, count - start) }, (_, k) => job(start + k));
+      created += await jobs.seed(
         database.pool,
         me.id,
         items.map((item) => ({ automationId: seed.automationIds[item.automationIndex]!, context: item.context, availableAt: new Date(item.dueAt) })),

@@ -23,20 +23,7 @@
  *   removed in short batches (./retention.ts), one dispatcher at a time.
  */
 import { Worker as BullWorker } from "bullmq";
-import {
-  databaseNow,
-  expireLapsedLeases,
-  expireTimedOutJobs,
-  forgetExpiredIdempotencyKeys,
-  IDEMPOTENCY_KEYS_FORGET_BATCH,
-  listQueuedJobRefs,
-  stopSilentWorkers,
-  toJobRef,
-  type AvailableWindow,
-  type Database,
-  type JobRef,
-  type QueuedJobCursor,
-} from "@hub/db";
+import { type Database, idempotencyKeys, jobs, workers } from "@hub/db";
 import { OutboxNudger, settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
@@ -135,7 +122,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
 
   /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
-  async function sweepRunning(sweep: typeof expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
+  async function sweepRunning(sweep: typeof jobs.expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
     for (;;) {
       // One statement: an idle sweep costs one round trip, no explicit transaction.
       const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
@@ -145,15 +132,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       counter.inc({ outcome: "failed" }, failed.length);
       logger.info({ requeued: requeued.length, failed: failed.length }, what);
       // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
-      await ready.offerAgain(requeued.map(toJobRef));
+      await ready.offerAgain(requeued.map(jobs.toJobRef));
       metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
       await ready.wake(...failed.map((job) => job.automationId));
       if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
     }
   }
 
-  const sweepLeases = () => sweepRunning(expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
-  const sweepTimeouts = () => sweepRunning(expireTimedOutJobs, metrics.jobsTimedOut, "jobs past their timeout ended");
+  const sweepLeases = () => sweepRunning(jobs.expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
+  const sweepTimeouts = () => sweepRunning(jobs.expireTimedOut, metrics.jobsTimedOut, "jobs past their timeout ended");
 
   async function promoteDueJobs(): Promise<void> {
     await Promise.all(
@@ -168,7 +155,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function sweepWorkers(): Promise<void> {
-    const stopped = await db.transaction((tx) => stopSilentWorkers(tx, config.workerTtlSeconds));
+    const stopped = await db.transaction((tx) => workers.stopSilent(tx, config.workerTtlSeconds));
     if (stopped > 0) {
       outbox.nudge();
       metrics.workersStopped.inc(stopped);
@@ -177,11 +164,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   /** Runs `handle` on each page of the queued jobs whose `available_at` lies in `window`; returns how many. */
-  async function forEachQueuedPage(window: AvailableWindow, handle: (page: JobRef[]) => Promise<void>): Promise<number> {
-    let cursor: QueuedJobCursor | null = null;
+  async function forEachQueuedPage(window: jobs.AvailableWindow, handle: (page: jobs.JobRef[]) => Promise<void>): Promise<number> {
+    let cursor: jobs.QueuedJobCursor | null = null;
     let seen = 0;
     for (;;) {
-      const page = await listQueuedJobRefs(db, window, cursor, RECONCILE_PAGE);
+      const page = await jobs.listQueuedRefs(db, window, cursor, RECONCILE_PAGE);
       if (page.length > 0) await handle(page);
       seen += page.length;
       if (page.length < RECONCILE_PAGE) return seen;
@@ -195,7 +182,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * again since); with `trigger` "redis_lost" also rebuilds the delayed set with a full horizon pass.
    */
   async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
-    const now = await databaseNow(db);
+    const now = await jobs.databaseNow(db);
     const offered = await forEachQueuedPage({ from: null, until: now }, (page) => ready.offerDue(page));
     if (trigger === "redis_lost") await bringJobsNearingDue("full");
     metrics.reconciliations.inc({ trigger });
@@ -211,7 +198,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * the change (ReadyJobs.offer holds jobs due within DELAYED_HOLD_MS).
    */
   async function bringJobsNearingDue(scope: "continue" | "full"): Promise<void> {
-    const now = await databaseNow(db);
+    const now = await jobs.databaseNow(db);
     const until = new Date(now.getTime() + DELAYED_HORIZON_MS);
     const reached = scope === "full" ? null : await redis.get(keys.delayedHorizon);
     const from = reached === null ? now : new Date(Math.max(Number(reached), now.getTime()));
@@ -254,8 +241,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function forgetOldIdempotencyKeys(): Promise<void> {
     // In bounded statements: after a long outage there may be days of them.
     for (;;) {
-      const forgotten = await forgetExpiredIdempotencyKeys(database.pool, IDEMPOTENCY_KEYS_FORGET_BATCH);
-      if (forgotten < IDEMPOTENCY_KEYS_FORGET_BATCH) return;
+      const forgotten = await idempotencyKeys.forgetExpired(database.pool, idempotencyKeys.IDEMPOTENCY_KEYS_FORGET_BATCH);
+      if (forgotten < idempotencyKeys.IDEMPOTENCY_KEYS_FORGET_BATCH) return;
     }
   }
 

@@ -14,14 +14,7 @@
  * scan-floor.ts (where reads start), stream-publisher.ts (the MULTI of XADDs),
  * outage-backoff.ts (retries while a dependency is down).
  */
-import {
-  markEventsDispatched,
-  measureOutboxBacklog,
-  stampAndSelectUndispatchedEvents,
-  type DispatchStamp,
-  type HubEvent,
-  type SqlQueryable,
-} from "@hub/db";
+import { type HubEvent, type Executor, events } from "@hub/db";
 import { RELAY_FAST_WINDOW_MS, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { defaultRelayConfig, type EventRelayConfig } from "./config";
 import { createRelayMetrics, type RelayMetrics } from "./metrics";
@@ -44,7 +37,7 @@ export interface RelayFaults {
 
 export interface EventRelayOptions {
   /** Pooled database handle (the pool of `openDatabase`) for stamping events and the scan floor. */
-  db: SqlQueryable;
+  db: Executor;
   /** URL for the relay's own lock session (one extra connection, held for the relay's life). */
   databaseUrl: string;
   redis: RedisConnection;
@@ -81,7 +74,7 @@ type BatchOutcome = "idle" | "partial" | "full" | "lost" | "crashed";
 export function createEventRelay(options: EventRelayOptions): EventRelay {
   const config: EventRelayConfig = { ...defaultRelayConfig, ...options.config };
   const { db, redis, logger, faults } = options;
-  const metrics = options.metrics ?? createRelayMetrics({ readBacklog: () => measureOutboxBacklog(db) });
+  const metrics = options.metrics ?? createRelayMetrics({ readBacklog: () => events.measureOutboxBacklog(db) });
   const ownership = createPartitionOwnership({ databaseUrl: options.databaseUrl, config, logger, metrics });
   const scanFloor = createScanFloor({ db, refreshMs: config.scanFloorRefreshMs, metrics });
   const publish = createStreamPublisher({
@@ -148,7 +141,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   }
 
   /** What a stamp did: metrics, and a nudge to the webhook delivery loop. */
-  function stamped(stamp: DispatchStamp): void {
+  function stamped(stamp: events.DispatchStamp): void {
     unstamped = [];
     metrics.dispatched.inc(stamp.lagSeconds.length);
     for (const lag of stamp.lagSeconds) metrics.lag.observe(lag);
@@ -163,7 +156,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   async function stampNow(): Promise<void> {
     if (unstamped.length === 0) return;
     const ids = unstamped.map((event) => event.id);
-    stamped(await database(() => markEventsDispatched(db, ids)));
+    stamped(await database(() => events.markDispatched(db, ids)));
   }
 
   async function rebalance(): Promise<void> {
@@ -189,7 +182,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     const { stamp, next: batch } = await database(async () => {
       await scanFloor.refreshIfDue();
       // On the lock session: if it answers, it (and every lock it holds) was alive at the read.
-      return stampAndSelectUndispatchedEvents(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
+      return events.stampAndSelectUndispatched(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
     });
     outages.recovered("database");
     stamped(stamp);

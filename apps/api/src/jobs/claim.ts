@@ -10,7 +10,7 @@
  * any wake-up, one waiting claim per automation is made to look again every second
  * (WakeListener.recheck), so a lost wake-up costs at most that.
  */
-import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
+import { type Job, jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
 import type { ReadyJobKey, WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
@@ -28,7 +28,7 @@ const READY_READ_TIMEOUT_MS = 1000;
 /**
  * Ids this process claimed whose withdrawal from the ready set is still on its way to Redis:
  * another claim reading the ready set meanwhile skips them, rather than send PostgreSQL a claim
- * for jobs that are already running (measured: most of the empty claims that remained).
+ * for jobs that are already running, which would come back empty.
  */
 const claimedBeingWithdrawn = new Set<string>();
 
@@ -92,7 +92,7 @@ async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<
 
 interface Look {
   candidates: ReadyJobKey[];
-  outcome: ClaimOutcome;
+  outcome: jobs.ClaimOutcome;
 }
 
 async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
@@ -121,7 +121,7 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
         const candidates = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
         // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
         if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
-        const claimed = await claimJobs(ctx.database.pool, {
+        const claimed = await jobs.claim(ctx.database.pool, {
           automationId,
           workerId: worker.id,
           maxJobs,
