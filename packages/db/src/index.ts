@@ -8,6 +8,7 @@ export * as schema from "./schema";
 export * from "./schema";
 export * from "./queries/events";
 export * from "./queries/jobs";
+export * from "./queries/automation-limits";
 export * from "./queries/jobs-create";
 export * from "./queries/jobs-seed";
 export * from "./queries/jobs-read";

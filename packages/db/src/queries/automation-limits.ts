@@ -1,0 +1,88 @@
+/**
+ * Limits per key and rate limits (CONTRACT §6.13) outside the claim, which is `hub_claim_jobs_v3`
+ * (migration 0017, the source of truth of the state these statements read).
+ */
+import { sql } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../client";
+
+/**
+ * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE, so no job insert
+ * reads the old key and commits after this): its queued and running jobs take their value under the
+ * new key, and the fair-sharing history of the old key's values is dropped (those values mean
+ * something else now). The automation's own window is kept: starts before a change count.
+ */
+export async function rekeyActiveJobs(tx: Tx, automationId: string, concurrencyKey: string | null): Promise<void> {
+  await tx.execute(sql`
+    update jobs set key_value = case when ${concurrencyKey}::text is null then null
+      else coalesce(context -> ${concurrencyKey}::text, 'null'::jsonb) end
+    where automation_id = ${automationId} and status in ('queued', 'running')`);
+  await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
+}
+
+/** A key value as the API shows it: the context's text, or null (no value, or JSON null). */
+export type KeyValue = string | null;
+
+/** One key value's queue in `GET /automations/{id}/stats` `by_key`. */
+export interface KeyQueueDepth {
+  key: KeyValue;
+  queued: number;
+  running: number;
+  /** Starts its window still allows now under a per-key rate limit; null otherwise. */
+  rateLimitRemaining: number | null;
+}
+
+/**
+ * Rows of `by_key` (CONTRACT §6.13): the `limit` key values with the most due queued jobs (ties by
+ * key value, no value last), key values with only running jobs after them; [] without a key. Queued
+ * jobs are grouped through `jobs_key_claim_idx`, running ones by context (at most
+ * `max_concurrent_jobs` rows).
+ */
+export async function readKeyQueueDepths(db: DbOrTx, automationId: string, limit: number): Promise<KeyQueueDepth[]> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    with a as (
+      select id, concurrency_key, rate_limit_count, rate_limit_period_seconds, rate_limit_per_key
+      from automations where id = ${automationId} and concurrency_key is not null
+    ), queued as (
+      select j.key_value, count(*)::int as queued from jobs j, a
+      where j.automation_id = a.id and j.status = 'queued' and j.key_value is not null and j.available_at <= now()
+      group by j.key_value
+    ), running as (
+      select coalesce(r.context -> a.concurrency_key, 'null'::jsonb) as key_value, count(*)::int as running from jobs r, a
+      where r.automation_id = a.id and r.status = 'running'
+      group by 1
+    ), by_key as (
+      select coalesce(q.key_value, r.key_value) as key_value, coalesce(q.queued, 0) as queued, coalesce(r.running, 0) as running
+      from queued q full join running r on r.key_value = q.key_value
+    )
+    select k.key_value #>> '{}' as key, k.queued, k.running,
+      case when a.rate_limit_per_key then ${sql.raw(windowRemaining("ks", "a"))} end as rate_limit_remaining
+    from by_key k cross join a
+    left join job_key_states ks on ks.automation_id = a.id and ks.key_value = k.key_value
+    order by k.queued desc, k.key_value #>> '{}' nulls last
+    limit ${limit}`);
+  return result.rows.map((row) => ({
+    key: (row.key as string | null) ?? null,
+    queued: row.queued as number,
+    running: row.running as number,
+    rateLimitRemaining: row.rate_limit_remaining == null ? null : Number(row.rate_limit_remaining),
+  }));
+}
+
+/**
+ * Starts a window still allows now: `count` minus the recorded starts after now() − period
+ * (an O(count) look at the ring, for reading only; the claim's check is one array read).
+ */
+function windowRemaining(state: string, automation: string): string {
+  return `greatest(${automation}.rate_limit_count - coalesce((select count(*) from unnest(${state}.starts) as t(at)
+    where t.at > now() - make_interval(secs => ${automation}.rate_limit_period_seconds)), 0), 0)::int`;
+}
+
+/** The automation-wide `rate_limit_remaining` of the stats (CONTRACT §6.13): null without a limit or under `per_key`. */
+export async function readRateLimitRemaining(db: DbOrTx, automationId: string): Promise<number | null> {
+  const result = await db.execute<{ remaining: number | null }>(sql`
+    select case when a.rate_limit_count is not null and not a.rate_limit_per_key then ${sql.raw(windowRemaining("s", "a"))} end as remaining
+    from automations a left join automation_start_states s on s.automation_id = a.id
+    where a.id = ${automationId}`);
+  const remaining = result.rows[0]?.remaining;
+  return remaining == null ? null : Number(remaining);
+}
