@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
+import { openDatabase, prepareDatabase, readLimitDepthByAutomation, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
 import { assertRedisReachable, connectRedis, createLogger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
@@ -115,7 +115,10 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
   const subscriber = connectRedis(redisTarget, "hub-api-wake", { logger });
-  const metrics = createMetrics({ queueDepth: { read: () => readQueueDepthByAutomation(database.db), logger } });
+  const metrics = createMetrics({
+    queueDepth: { read: () => readQueueDepthByAutomation(database.db), logger },
+    limitDepth: { read: () => readLimitDepthByAutomation(database.db), logger },
+  });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
     onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),

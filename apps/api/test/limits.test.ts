@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createSector, eventsOf, uniqueSlug } from "./automation-fixtures";
-import { createAutomationWithWorker, createJob, readJob, useHubWithDispatcher, type AutomationWithWorker } from "./job-fixtures";
+import { createAutomationWithWorker, createJob, readJob, useHubWithDispatcher, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
 const hub = useHubWithDispatcher();
 const asAdmin = () => ({ token: hub.adminToken });
@@ -27,6 +27,12 @@ async function jobsFor(subject: AutomationWithWorker, customers: string[]): Prom
   for (const customer of customers) ids.push(await createJob(hub, subject.automationId, hub.adminToken, { customer }));
   await hub.dispatcher.reconcileNow();
   return ids;
+}
+
+/** A gauge's value in a /metrics text, for the series whose labels start with these (the registry adds `app`). */
+function gauge(text: string, name: string, labels: string): number | undefined {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name}{${labels},`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
 const complete = (subject: AutomationWithWorker, id: string) => hub.client.post(`/jobs/${id}/complete`, { result: {} }, { workerKey: subject.workerKey });
@@ -230,5 +236,28 @@ describe("claims under the limits", () => {
       { key: "acme", queued: 2, running: 1, rate_limit_remaining: 9 },
       { key: "globex", queued: 1, running: 1, rate_limit_remaining: 9 },
     ]);
+  });
+
+  it("when key values wait, then /metrics shows the key-limited jobs and each value's queue, labelled by slug and value", async () => {
+    const subject = await createAutomationWithWorker(hub, {
+      parameters: customerParameter,
+      max_concurrent_jobs: 10,
+      concurrency_key: "customer",
+      max_concurrent_per_key: 1,
+      rate_limit: { count: 1, period_seconds: 3600 },
+    });
+    const { slug } = (await hub.client.get(`/automations/${subject.automationId}`, asAdmin())).body;
+    await jobsFor(subject, ["acme", "acme", "acme", "globex"]);
+    await claimBatch(subject, 10);
+
+    // One start used the hour's only start: every due job is rate limited; acme's two also wait for their key.
+    let text = "";
+    await waitFor(async () => {
+      text = (await hub.client.get<string>("/metrics")).body;
+      return gauge(text, "hub_jobs_rate_limited", `automation="${slug}"`) === 3;
+    });
+    expect(gauge(text, "hub_jobs_key_limited", `automation="${slug}"`)).toBe(2);
+    expect(gauge(text, "hub_key_jobs_queued", `automation="${slug}",key="acme"`)).toBe(2);
+    expect(gauge(text, "hub_key_jobs_queued", `automation="${slug}",key="globex"`)).toBe(1);
   });
 });
