@@ -41,6 +41,18 @@ export function count(n: number, singular: string, plural = `${singular}s`): str
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
+/** A rate limit in words: "100 starts per 1 min", "5 starts per 30 s for each customer". */
+export function rateLimitText(rateLimit: { count: number; period_seconds: number; per_key: boolean } | null, concurrencyKey: string | null): string {
+  if (rateLimit === null) return "none";
+  const window = `${count(rateLimit.count, "start")} per ${duration(rateLimit.period_seconds * 1000)}`;
+  return rateLimit.per_key && concurrencyKey ? `${window} for each ${concurrencyKey}` : window;
+}
+
+/** A concurrency_key value as shown: jobs whose context lacks the key form the group "(none)". */
+export function keyValueText(key: string | null): string {
+  return key === null ? "(none)" : key;
+}
+
 export interface WaitingContext {
   maxConcurrentJobs: number | undefined;
   running: number | undefined;

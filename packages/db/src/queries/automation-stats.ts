@@ -70,9 +70,10 @@ const waitingReasonParts = {
     select p.id, p.key_value,
       (select count(*)::int from jobs r where r.automation_id = s.automation_id and r.status = 'running'
          and coalesce(r.context -> s.concurrency_key, 'null'::jsonb) = p.key_value) as key_running,
-      case when p.available_at <= now() then (select count(*)::int from jobs q
+      -- Due jobs of its value ahead of it, counted up to the value's limit (all the reason needs).
+      case when p.available_at <= now() then (select count(*)::int from (select 1 from jobs q
          where q.automation_id = s.automation_id and q.status = 'queued' and q.key_value = p.key_value and q.available_at <= now()
-           and ${claimsBefore("q", "p")}) end as key_ahead,
+           and ${claimsBefore("q", "p")} limit s.max_concurrent_per_key) ahead) end as key_ahead,
       case when s.rate_limit_per_key then
         (select hub_start_window_opens_at(ks.starts, ks.head, s.rate_limit_count, s.rate_limit_period_seconds)
          from job_key_states ks where ks.automation_id = s.automation_id and ks.key_value = p.key_value) end as window_opens_at
@@ -125,7 +126,10 @@ const waitingReasonParts = {
  * `concurrency_key` (§6.13) only the due jobs of the same key value ahead of it count.
  */
 const queuePositionExpression = `
-  case when k.id is not null then 1 + k.key_ahead
+  case when k.id is not null then case when p.available_at <= now() then 1
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.key_value = p.key_value and q.available_at <= now()
+         and ${claimsBefore("q", "p")}) end
   when p.status = 'queued' and p.available_at <= now() then 1
     + (select count(*)::int from jobs q
        where q.automation_id = p.automation_id and q.status = 'queued' and q.priority > p.priority and q.available_at <= now())
