@@ -33,6 +33,12 @@ export interface KeysRun {
   jobs: number;
   seconds: number;
   jobsPerSecond: number;
+  /**
+   * Jobs/s while the small values drain: jobs completed up to the last small value's job ÷ the time
+   * to it. With a key, what is left of the backlog after that runs `max_concurrent_per_key` at a
+   * time, as the limit says, so the whole run's jobs/s measures the limit, not the claim.
+   */
+  mixedJobsPerSecond: number;
   /** Waits of the small key values' jobs, in seconds. */
   smallWaitP50: number;
   smallWaitP99: number;
@@ -46,8 +52,9 @@ export interface KeysReport {
   startedAt: string;
   config: KeysConfig;
   runs: KeysRun[];
-  /** keys jobs/s ÷ plain jobs/s (issue 27's target ≥ 0.8). */
+  /** keys jobs/s ÷ plain jobs/s, over the whole run and while the small values drain (issue 27's target ≥ 0.8). */
   throughputRatio: number;
+  mixedThroughputRatio: number;
   passed: boolean;
 }
 
@@ -96,6 +103,8 @@ async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun>
       const workerHeaders = { "x-worker-api-key": worker.api_key };
       const contexts = contextsOf(sizes);
       const claimed: ClaimedJob[] = [];
+      /** Completed jobs in completion order, with when (ms) each batch was recorded. */
+      const completions: Array<{ at: number; small: boolean }> = [];
       let creating = true;
 
       const workerLoop = async () => {
@@ -113,6 +122,8 @@ async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun>
             body: { items: jobs.map((job) => ({ id: job.id, result: {} })) },
             expected: 200,
           });
+          const at = Date.now();
+          for (const job of jobs) completions.push({ at, small: job.context[KEY_PARAMETER] !== BIG_KEY });
         }
       };
 
@@ -139,11 +150,14 @@ async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun>
       } finally {
         await database.end();
       }
+      const lastSmall = completions.findLastIndex((completion) => completion.small);
+      const mixedSeconds = lastSmall < 0 ? seconds : (completions[lastSmall]!.at - startedAt) / 1000;
       const run: KeysRun = {
         name,
         jobs: contexts.length,
         seconds,
         jobsPerSecond: contexts.length / seconds,
+        mixedJobsPerSecond: (lastSmall + 1) / mixedSeconds,
         smallWaitP50: percentile(small, 50),
         smallWaitP99: percentile(small, 99),
         bigWaitP99: percentile(big, 99),
@@ -172,15 +186,17 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
     config: sizes,
     runs,
     throughputRatio: keys.jobsPerSecond / plain.jobsPerSecond,
+    mixedThroughputRatio: keys.mixedJobsPerSecond / plain.mixedJobsPerSecond,
     passed: runs.every((run) => run.allCompleted),
   };
   console.log(
     table([
-      ["run", "jobs", "jobs/s", "small keys' wait p50 (s)", "small keys' wait p99 (s)", "big key's wait p99 (s)", "all completed once"],
+      ["run", "jobs", "jobs/s", "jobs/s while small keys drain", "small keys' wait p50 (s)", "small keys' wait p99 (s)", "big key's wait p99 (s)", "all completed once"],
       ...runs.map((run) => [
         run.name,
         String(run.jobs),
         formatNumber(run.jobsPerSecond),
+        formatNumber(run.mixedJobsPerSecond),
         formatNumber(run.smallWaitP50),
         formatNumber(run.smallWaitP99),
         formatNumber(run.bigWaitP99),
@@ -188,7 +204,7 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
       ]),
     ]),
   );
-  console.log(`keys jobs/s ÷ plain jobs/s (same run): ${formatRatio(keys.jobsPerSecond, plain.jobsPerSecond)}`);
+  console.log(`keys jobs/s ÷ plain jobs/s (same run): ${formatRatio(keys.jobsPerSecond, plain.jobsPerSecond)} over the whole run, ${formatRatio(keys.mixedJobsPerSecond, plain.mixedJobsPerSecond)} while the small keys drain`);
   if (config.smoke) console.log("(--smoke: sizes too small for the figures to mean anything)");
   console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "keys-smoke" : "keys", report, startedAt)}`);
   return report.passed;

@@ -142,6 +142,15 @@ DECLARE
   v_opens timestamptz;
   v_window timestamptz;
   v_key_starts timestamptz[];
+  v_top integer;
+  v_best_priority integer;
+  v_head_id uuid;
+  v_head_priority integer;
+  v_state_row record;
+  v_never_started uuid[];
+  v_never_started_keys jsonb[];
+  v_never_started_priorities integer[];
+  v_never_started_next integer := 1;
   v_key_head integer;
 BEGIN
   SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
@@ -213,34 +222,84 @@ BEGIN
         ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
       ELSE
-        WITH RECURSIVE key_values(k) AS (
-          (SELECT j.key_value FROM jobs j
-           WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
-           ORDER BY j.key_value LIMIT 1)
-          UNION ALL
-          SELECT (SELECT j.key_value FROM jobs j
-                  WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value > kv.k
-                  ORDER BY j.key_value LIMIT 1)
-          FROM key_values kv WHERE kv.k IS NOT NULL
-        )
-        SELECT h.id, h.key_value INTO v_pick_id, v_pick_key
-        FROM key_values kv
-        CROSS JOIN LATERAL (
-          SELECT j.id, j.key_value, j.priority, j.available_at, j.seq FROM jobs j
-          WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = kv.k
-            AND j.available_at <= now() AND j.id <> ALL (v_passed)
-          ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
-          LIMIT 1
-        ) h
-        LEFT JOIN job_key_states ks ON ks.automation_id = p_automation_id AND ks.key_value = h.key_value
-        WHERE kv.k IS NOT NULL
-          AND coalesce((v_running ->> (kv.k::text))::integer, 0) < v_per_key
-          AND (NOT v_rate_per_key OR ks.starts IS NULL
-               OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
-        ORDER BY h.priority DESC NULLS LAST, ks.last_start NULLS FIRST, h.available_at, h.seq
+        -- The highest priority due (an upper bound of what an allowed value can offer).
+        SELECT j.priority INTO v_top FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        -- Values that never started come first, in the claim order of their first due job: read once per call (the
+        -- p_max_jobs best), since a pick takes one of them out and changes none of the others.
+        IF v_never_started IS NULL THEN
+          SELECT coalesce(array_agg(c.id ORDER BY c.n), '{}'), coalesce(array_agg(c.key_value ORDER BY c.n), '{}'),
+            coalesce(array_agg(c.priority ORDER BY c.n), '{}')
+          INTO v_never_started, v_never_started_keys, v_never_started_priorities
+          FROM (
+            SELECT h.id, ks.key_value, h.priority, row_number() OVER (ORDER BY h.priority DESC NULLS LAST, h.available_at, h.seq) AS n
+            FROM job_key_states ks
+            CROSS JOIN LATERAL (
+              SELECT j.id, j.priority, j.available_at, j.seq FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = ks.key_value
+                AND j.available_at <= now()
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1
+            ) h
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NULL
+              AND coalesce((v_running ->> (ks.key_value::text))::integer, 0) < v_per_key
+              AND (NOT v_rate_per_key OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
+            ORDER BY n
+            LIMIT p_max_jobs
+          ) c;
+          v_never_started_next := 1;
+        END IF;
+        IF v_never_started_next <= cardinality(v_never_started) THEN
+          v_pick_id := v_never_started[v_never_started_next];
+          v_pick_key := v_never_started_keys[v_never_started_next];
+          v_best_priority := v_never_started_priorities[v_never_started_next];
+        END IF;
+        -- Then the values that started, oldest last start first, until one offers the highest priority due.
+        IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+            ORDER BY ks.last_start
+          LOOP
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now() AND j.id <> ALL (v_passed)
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            IF v_head_id IS NULL THEN
+              -- Nothing due: with nothing queued and nothing running the value goes idle (see job_key_states).
+              -- SKIP LOCKED: an insert of this value holds its row FOR SHARE until it commits; it is not idle then.
+              IF coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) = 0 THEN
+                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value
+                FOR UPDATE SKIP LOCKED;
+                IF FOUND AND NOT EXISTS (
+                  SELECT 1 FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
+                    AND j.key_value = v_state_row.key_value
+                ) THEN
+                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value;
+                END IF;
+              END IF;
+              CONTINUE;
+            END IF;
+            IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+              v_pick_id := v_head_id;
+              v_pick_key := v_state_row.key_value;
+              v_best_priority := v_head_priority;
+            END IF;
+            EXIT WHEN v_best_priority >= v_top;
+          END LOOP;
+        END IF;
       END IF;
       EXIT WHEN v_pick_id IS NULL;
+      -- A never-started value's job is taken out of the list whether it starts or is found locked.
+      IF v_never_started_next <= cardinality(v_never_started) AND v_never_started[v_never_started_next] = v_pick_id THEN
+        v_never_started_next := v_never_started_next + 1;
+      END IF;
 
       PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND j.status = 'queued' FOR UPDATE SKIP LOCKED;
       IF NOT FOUND THEN
@@ -307,6 +366,15 @@ DECLARE
 BEGIN
   SELECT a.concurrency_key INTO v_key FROM automations a WHERE a.id = NEW.automation_id;
   NEW.key_value := CASE WHEN v_key IS NULL THEN NULL ELSE coalesce(NEW.context -> v_key, 'null'::jsonb) END;
+  IF NEW.key_value IS NOT NULL THEN
+    -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from
+    -- marking the value idle before this insert commits; a value not waiting yet is (re)marked.
+    PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
+    IF NOT FOUND THEN
+      INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
+    END IF;
+  END IF;
   RETURN NEW;
 END;
 $$;
@@ -517,7 +585,8 @@ CREATE TABLE public.idempotency_keys (
 CREATE TABLE public.job_key_states (
     automation_id uuid NOT NULL,
     key_value jsonb NOT NULL,
-    last_start bigint NOT NULL,
+    waiting boolean DEFAULT true NOT NULL,
+    last_start bigint,
     starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
     head integer DEFAULT 1 NOT NULL
 );
@@ -903,6 +972,12 @@ CREATE INDEX events_undispatched_idx ON public.events USING btree ("position") W
 --
 
 CREATE INDEX idempotency_keys_created_idx ON public.idempotency_keys USING btree (created_at);
+
+--
+-- Name: job_key_states_waiting_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_key_states_waiting_idx ON public.job_key_states USING btree (automation_id, last_start) WHERE waiting;
 
 --
 -- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -

@@ -194,6 +194,29 @@ describe("claims under the limits", () => {
     expect(order).toEqual(["a", "b", "c", "a", "b", "a"]);
   });
 
+  it("when a PUT moves the key to another parameter, then queued and running jobs count under the new one at once", async () => {
+    const parameters = [...customerParameter, { name: "region", description: "Where it runs" }];
+    const subject = await createAutomationWithWorker(hub, { parameters, max_concurrent_jobs: 10, concurrency_key: "customer", max_concurrent_per_key: 1 });
+    for (const [customer, region] of [["a", "eu"], ["b", "eu"], ["c", "us"], ["d", "eu"]] as const) {
+      await createJob(hub, subject.automationId, hub.adminToken, { customer, region });
+    }
+    await hub.dispatcher.reconcileNow();
+    const [first] = await claimBatch(subject, 1);
+    const current = (await hub.client.get(`/automations/${subject.automationId}`, asAdmin())).body;
+
+    const moved = await hub.client.put(
+      `/automations/${subject.automationId}`,
+      { name: current.name, description: current.description, sector_id: current.sector.id, max_concurrent_jobs: 10, parameters, concurrency_key: "region", max_concurrent_per_key: 2 },
+      asAdmin(),
+    );
+    const next = await claimBatch(subject, 10);
+
+    expect(moved.status).toBe(200);
+    expect(first!.context).toEqual({ customer: "a", region: "eu" });
+    // eu already runs a's job: one more eu job may start, and us's.
+    expect(next.map((job) => job.context.region).sort()).toEqual(["eu", "us"]);
+  });
+
   it("when the rate limit's window is full, then the next job waits as rate_limited with the moment it opens, and a waiting worker gets it within a second of that", async () => {
     const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 10, rate_limit: { count: 2, period_seconds: 2 } });
     for (let index = 0; index < 3; index += 1) await createJob(hub, subject.automationId);

@@ -71,6 +71,12 @@ class ClaimModel {
     this.queued = jobs.map((_, index) => index);
   }
 
+  /** A job queued after the others (last in claim order among its priority). */
+  add(job: ScenarioJob): void {
+    this.jobs.push(job);
+    this.queued.push(this.jobs.length - 1);
+  }
+
   private keyOf(index: number): string {
     return JSON.stringify(this.jobs[index]!.key);
   }
@@ -118,17 +124,31 @@ class ClaimModel {
 }
 
 const limitsArbitrary = fc.record({ maxConcurrentJobs: fc.integer({ min: 1, max: 5 }), maxConcurrentPerKey: fc.integer({ min: 1, max: 3 }) });
-/** A step: a claim of up to n jobs, or the completion of the running job at a (wrapped) position. */
-const step = fc.oneof(fc.record({ claim: fc.integer({ min: 1, max: 4 }) }), fc.record({ complete: fc.nat() }));
+/**
+ * A step: a claim of up to n jobs, the completion of the running job at a (wrapped) position, or a
+ * new job (so values go idle and come back).
+ */
+const step = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ claim: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ complete: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ add: scenarioJob }) },
+);
 
 describe("hub_claim_jobs_v3 under §6.13", () => {
   it("when one claimer claims and completes at random, then every claim starts exactly the jobs the rules pick, in that order", async () => {
     await fc.assert(
       fc.asyncProperty(limitsArbitrary, fc.array(scenarioJob, { minLength: 1, maxLength: 16 }), fc.array(step, { minLength: 1, maxLength: 24 }), async (limits, jobs, steps) => {
         const { automationId, workerId, ids } = await stage(limits, jobs);
-        const model = new ClaimModel(jobs, limits);
+        const model = new ClaimModel([...jobs], limits);
         for (const next of steps) {
-          if ("claim" in next) {
+          if ("add" in next) {
+            const { rows } = await hub().pool.query<{ id: string }>(
+              `insert into jobs (automation_id, context, priority) values ($1, $2, $3) returning id`,
+              [automationId, next.add.key === null ? {} : { customer: next.add.key }, next.add.priority],
+            );
+            ids.push(rows[0]!.id);
+            model.add(next.add);
+          } else if ("claim" in next) {
             const outcome = await claim(automationId, workerId, next.claim);
             const started = outcome.kind === "claimed" ? outcome.jobs.map((job) => ids.indexOf(job.id)) : [];
             expect(started).toEqual(model.claim(next.claim));
@@ -141,7 +161,7 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
           }
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 40 },
     );
   }, 120_000);
 
