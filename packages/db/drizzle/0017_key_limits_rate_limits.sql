@@ -244,13 +244,13 @@ BEGIN
       v_pick_id := NULL;
       IF v_key IS NULL THEN
         SELECT j.id INTO v_pick_id FROM jobs j
-        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed)
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
         ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
       ELSE
         -- The highest priority due (an upper bound of what an allowed value can offer).
         SELECT j.priority INTO v_top FROM jobs j
-        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed)
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
         ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
         EXIT WHEN NOT FOUND;
@@ -294,7 +294,7 @@ BEGIN
             CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
             SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
             WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
-              AND j.available_at <= now() AND j.id <> ALL (v_passed)
+              AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
             ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
             LIMIT 1;
             IF v_head_id IS NULL THEN
@@ -333,13 +333,8 @@ BEGIN
         CONTINUE;
       END IF;
 
+      -- Locked and picked; it is started with the others after the loop (the probes above pass over v_picked).
       v_state.start_count := v_state.start_count + 1;
-      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
-        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
-      WHERE j.id = v_pick_id;
-      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
-      SELECT j.id, 'job.started', NULL, jsonb_build_object('automation_id', j.automation_id, 'worker_id', j.worker_id, 'attempt', j.attempts)
-      FROM jobs j WHERE j.id = v_pick_id;
       v_picked := v_picked || v_pick_id;
 
       IF v_rate_count IS NOT NULL THEN
@@ -347,20 +342,35 @@ BEGIN
       END IF;
       IF v_key IS NOT NULL THEN
         v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
-        SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
-        WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
-        IF NOT FOUND THEN
-          v_key_starts := '{}';
-          v_key_head := 1;
-        END IF;
-        IF v_rate_count IS NOT NULL THEN
+        IF v_rate_count IS NULL THEN
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start) VALUES (p_automation_id, v_pick_key, v_state.start_count)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+        ELSE
+          SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
+          WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
+          IF NOT FOUND THEN
+            v_key_starts := '{}';
+            v_key_head := 1;
+          END IF;
           SELECT r.p_starts, r.p_head INTO v_key_starts, v_key_head FROM hub_start_ring_push(v_key_starts, v_key_head, v_rate_count) r;
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start, starts, head)
+          VALUES (p_automation_id, v_pick_key, v_state.start_count, v_key_starts, v_key_head)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start, starts = excluded.starts, head = excluded.head;
         END IF;
-        INSERT INTO job_key_states AS ks (automation_id, key_value, last_start, starts, head)
-        VALUES (p_automation_id, v_pick_key, v_state.start_count, v_key_starts, v_key_head)
-        ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start, starts = excluded.starts, head = excluded.head;
       END IF;
     END LOOP;
+
+    -- The picked jobs start in one statement, their job.started events in pick order.
+    WITH started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM unnest(v_picked) WITH ORDINALITY AS p(id, n)
+      WHERE j.id = p.id
+      RETURNING j.id, j.automation_id, j.worker_id, j.attempts, p.n
+    )
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.n;
 
     UPDATE automation_start_states s SET start_count = v_state.start_count, starts = v_state.starts, head = v_state.head
     WHERE s.automation_id = p_automation_id;
