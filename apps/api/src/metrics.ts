@@ -1,12 +1,12 @@
 import type { Registry } from "prom-client";
-import type { AutomationLimitDepth, AutomationQueueDepth } from "@hub/db";
+import type { automations } from "@hub/db";
 import { createMetricsRegistry, metricsAuthorization, metricsOn, type Logger } from "@hub/shared";
 import { UnauthorizedError } from "./http/http-errors";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */
 export interface QueueDepthSource {
-  read(): Promise<AutomationQueueDepth[]>;
+  read(): Promise<automations.AutomationQueueDepth[]>;
   /** Told when a scrape could not read the depths (the gauges are then left out of that scrape). */
   logger?: Logger;
 }
@@ -19,7 +19,7 @@ export const QUEUE_DEPTH_CACHE_MS = 2000;
 
 /** Where the §6.13 gauges come from: one aggregate read of the active automations with a key or a rate limit. */
 export interface LimitDepthSource {
-  read(): Promise<AutomationLimitDepth[]>;
+  read(): Promise<automations.AutomationLimitDepth[]>;
   logger?: Logger;
 }
 
@@ -50,12 +50,12 @@ function cachedQueueDepths<Depth>(source: { read(): Promise<Depth[]> }): () => P
 function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource): void {
   const readDepths = cachedQueueDepths(source);
   const metric = metricsOn(registry);
-  const gauge = (name: string, help: string, valueOf: (depth: AutomationQueueDepth) => number) =>
+  const gauge = (name: string, help: string, valueOf: (depth: automations.AutomationQueueDepth) => number) =>
     metric.gauge(name, help, {
       labelNames: ["automation"],
       async collect() {
         this.reset();
-        let depths: AutomationQueueDepth[];
+        let depths: automations.AutomationQueueDepth[];
         try {
           depths = await readDepths();
         } catch (error) {
@@ -87,12 +87,12 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
 function registerLimitDepthGauges(registry: Registry, source: LimitDepthSource): void {
   const readDepths = cachedQueueDepths(source);
   const metric = metricsOn(registry);
-  const gauge = (name: string, help: string, labelNames: string[], fill: (set: (labels: Record<string, string>, value: number) => void, depth: AutomationLimitDepth) => void) =>
+  const gauge = (name: string, help: string, labelNames: string[], fill: (set: (labels: Record<string, string>, value: number) => void, depth: automations.AutomationLimitDepth) => void) =>
     metric.gauge(name, help, {
       labelNames,
       async collect() {
         this.reset();
-        let depths: AutomationLimitDepth[];
+        let depths: automations.AutomationLimitDepth[];
         try {
           depths = await readDepths();
         } catch (error) {

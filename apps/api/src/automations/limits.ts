@@ -3,7 +3,7 @@
  * `rate_limit`): as the record shows them, as the table stores them, and the rules a POST or PUT
  * must meet, checked on the record the request would produce (omitted in a PUT: the stored value).
  */
-import type { Automation, AutomationParameter, NewAutomation } from "@hub/db";
+import type { Automation, AutomationParameter, automations } from "@hub/db";
 import type { ValidationIssue } from "@hub/shared";
 import type { AutomationRecord } from "./automations.schemas";
 
@@ -29,7 +29,7 @@ export function limitsOfAutomation(automation: StoredLimits): AutomationLimits {
   };
 }
 
-export function storedLimits(limits: AutomationLimits): Required<Pick<NewAutomation, keyof StoredLimits>> {
+export function storedLimits(limits: AutomationLimits): Required<Pick<automations.NewAutomation, keyof StoredLimits>> {
   return {
     concurrencyKey: limits.concurrency_key,
     maxConcurrentPerKey: limits.max_concurrent_per_key,

@@ -1,12 +1,12 @@
 /** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
-import { readAutomationStats, readKeyQueueDepths, readRateLimitRemaining, type DbOrTx } from "@hub/db";
+import { type DbOrTx, automations } from "@hub/db";
 import { NotFoundError } from "../http/http-errors";
 import { BY_KEY_MAX, type AutomationStatsRecord } from "./stats.schemas";
 
 export async function getAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStatsRecord> {
-  const stats = await readAutomationStats(db, automationId);
+  const stats = await automations.readStats(db, automationId);
   if (!stats) throw new NotFoundError("Automation not found");
-  const [byKey, rateLimitRemaining] = await Promise.all([readKeyQueueDepths(db, automationId, BY_KEY_MAX), readRateLimitRemaining(db, automationId)]);
+  const [byKey, rateLimitRemaining] = await Promise.all([automations.readKeyDepths(db, automationId, BY_KEY_MAX), automations.readRateLimitRemaining(db, automationId)]);
   return {
     automation_id: stats.automationId,
     queued: stats.queued,
