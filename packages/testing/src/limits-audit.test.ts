@@ -43,7 +43,7 @@ describe("checkLimitLog: concurrency and rate", () => {
     log.event(a1!, "job.completed", 20);
     log.event(a2!, "job.started", 30);
     const report = checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses);
-    expect(report).toEqual({ violations: [], starts: 3, peakRunning: 2, peakRunningPerKey: 1, busiestWindow: 0, fairnessChecks: 1, idleKeyChecks: 0 });
+    expect(report).toEqual({ violations: [], starts: 3, requeues: 0, peakRunning: 2, peakRunningPerKey: 1, busiestWindow: 0, fairnessChecks: 1, idleKeyChecks: 0 });
   });
 
   it("when a key value runs more than max_concurrent_per_key, or the automation more than max_concurrent_jobs, then each is named", () => {

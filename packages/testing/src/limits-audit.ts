@@ -80,6 +80,8 @@ export interface LimitsReport {
   /** Empty when every rule held; otherwise one line per breach. */
   violations: string[];
   starts: number;
+  /** `job.requeued` events: attempts that ended without a result (a lapsed lease, a retryable failure). */
+  requeues: number;
   /** Most jobs running at once, in all and of one key value (replay in position order). */
   peakRunning: number;
   peakRunningPerKey: number;
@@ -123,6 +125,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
   const ringOfKey = new Map<string, number[]>();
   const startTimes = new Map<string, number[]>();
   let starts = 0;
+  let requeues = 0;
   let peakRunning = 0;
   let peakRunningPerKey = 0;
   let fairnessChecks = 0;
@@ -149,6 +152,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
       continue;
     }
     if (ENDS.has(event.type)) {
+      if (event.type === "job.requeued") requeues += 1;
       if (running.delete(job.id)) runningOfKey.get(job.key)!.delete(job.id);
       if (lastStart.has(job.id)) endOfLastStart.set(job.id, event.type);
       continue;
@@ -237,7 +241,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
     }
   }
 
-  return { violations, starts, peakRunning, peakRunningPerKey, busiestWindow, fairnessChecks, idleKeyChecks };
+  return { violations, starts, requeues, peakRunning, peakRunningPerKey, busiestWindow, fairnessChecks, idleKeyChecks };
 }
 
 /** Reads one automation's limits, jobs and job events from the hub's database and checks them. */
