@@ -193,6 +193,19 @@ describe("checkLimitLog: fairness", () => {
     });
   });
 
+  it("when a later job of the same key value starts while an earlier one provably waits, then the start is reported", () => {
+    const log = stage();
+    const [a1, a2] = [log.job("a"), log.job("a")];
+    const a3 = log.job("a", 5);
+    log.event(a2!, "job.started", 10);
+    log.event(a2!, "job.completed", 20);
+    log.event(a3, "job.started", 30);
+    expect(checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses).violations).toEqual([
+      `start of job ${a2} (key "a", position 1): job ${a1} of the same key waited and comes first in claim order`,
+      `start of job ${a3} (key "a", position 3): job ${a1} of the same key waited and comes first in claim order`,
+    ]);
+  });
+
   it("when a waiting key value offers a higher priority, then a lower-priority start is reported", () => {
     const log = stage();
     const a1 = log.job("a", 0, 0);

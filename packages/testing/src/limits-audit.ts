@@ -35,7 +35,8 @@
  *   never started while v had, or both started and w's last start is earlier in the start order
  *   (positions), or neither started and w's due job comes before S's job in §6.8's order. Values
  *   the log cannot prove waiting or allowed are not judged, so a pass proves the rule for every
- *   (start, value) pair counted in `fairnessChecks`, no more.
+ *   (start, value) pair counted in `fairnessChecks`, no more. Within a key value (or an automation
+ *   without a key) no job that provably waited may come before the started one in §6.8's order.
  */
 import type pg from "pg";
 import type { Database } from "@hub/db";
@@ -145,6 +146,12 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
     return count;
   };
 
+  /** A job that never started before the event at hand, due and witnessed committed before `nowMs`. */
+  const provablyWaiting = (candidate: LimitLogJob, nowMs: number): boolean => {
+    const createdBy = witnesses?.createdBy.get(candidate.id);
+    return createdBy !== undefined && createdBy < nowMs && candidate.availableAtMs < nowMs && !lastStart.has(candidate.id);
+  };
+
   for (const event of ordered) {
     const job = jobById.get(event.jobId);
     if (!job) {
@@ -159,14 +166,19 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
     }
     // job.started: first fairness, against the state the claim saw, then the start itself.
     const nowMs = event.atMs;
+    // Within a key value (or the automation without a key) §6.8's order holds: no job of its own that provably waited
+    // comes before the one started.
+    for (const own of jobsOfKey.get(job.key) ?? []) {
+      if (own.id === job.id || !provablyWaiting(own, nowMs) || claimOrder(own, job) >= 0) continue;
+      violations.push(`start of job ${job.id} (key ${job.key}, position ${event.position}): job ${own.id} of the same key waited and comes first in claim order`);
+      break;
+    }
     if (keyed) {
       for (const [other, otherJobs] of jobsOfKey) {
         if (other === job.key) continue;
         let head: LimitLogJob | undefined;
         for (const candidate of otherJobs) {
-          const createdBy = witnesses?.createdBy.get(candidate.id);
-          if (createdBy === undefined || createdBy >= nowMs || candidate.availableAtMs >= nowMs || lastStart.has(candidate.id)) continue;
-          if (!head || claimOrder(candidate, head) < 0) head = candidate;
+          if (provablyWaiting(candidate, nowMs) && (!head || claimOrder(candidate, head) < 0)) head = candidate;
         }
         if (!head || head.priority < job.priority) continue;
         const busy = maybeRunning(other, nowMs);
