@@ -201,8 +201,8 @@ describe("checkLimitLog: fairness", () => {
     log.event(a2!, "job.completed", 20);
     log.event(a3, "job.started", 30);
     expect(checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses).violations).toEqual([
-      `start of job ${a2} (key "a", position 1): job ${a1} of the same key waited and comes first in claim order`,
-      `start of job ${a3} (key "a", position 3): job ${a1} of the same key waited and comes first in claim order`,
+      `start of job ${a2} (key "a", position 1): job ${a1} of the same key waited and comes first in claim order (priority 0/0, available_at ${T0}/${T0} ms, seq 1/2)`,
+      `start of job ${a3} (key "a", position 3): job ${a1} of the same key waited and comes first in claim order (priority 0/0, available_at ${T0}/${T0 + 5} ms, seq 1/3)`,
     ]);
   });
 

@@ -54,7 +54,7 @@ export interface LimitLogJob {
   /** Its key value as JSON text (`"acme"`, `null` when the context lacks it). */
   key: string;
   priority: number;
-  /** `available_at` in milliseconds since the epoch, rounded up. */
+  /** `available_at` in milliseconds since the epoch, with its microseconds (so §6.8's order is exact). */
   availableAtMs: number;
   seq: number;
 }
@@ -149,7 +149,8 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
   /** A job that never started before the event at hand, due and witnessed committed before `nowMs`. */
   const provablyWaiting = (candidate: LimitLogJob, nowMs: number): boolean => {
     const createdBy = witnesses?.createdBy.get(candidate.id);
-    return createdBy !== undefined && createdBy < nowMs && candidate.availableAtMs < nowMs && !lastStart.has(candidate.id);
+    // nowMs is now() rounded to the millisecond: the claim's now() is at least nowMs - 0.5.
+    return createdBy !== undefined && createdBy < nowMs && candidate.availableAtMs < nowMs - 0.5 && !lastStart.has(candidate.id);
   };
 
   for (const event of ordered) {
@@ -170,7 +171,10 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
     // comes before the one started.
     for (const own of jobsOfKey.get(job.key) ?? []) {
       if (own.id === job.id || !provablyWaiting(own, nowMs) || claimOrder(own, job) >= 0) continue;
-      violations.push(`start of job ${job.id} (key ${job.key}, position ${event.position}): job ${own.id} of the same key waited and comes first in claim order`);
+      violations.push(
+        `start of job ${job.id} (key ${job.key}, position ${event.position}): job ${own.id} of the same key waited and comes first in claim order` +
+          ` (priority ${own.priority}/${job.priority}, available_at ${own.availableAtMs}/${job.availableAtMs} ms, seq ${own.seq}/${job.seq}${lastStart.has(job.id) ? ", a restart" : ""})`,
+      );
       break;
     }
     if (keyed) {
@@ -283,9 +287,9 @@ export async function auditLimits(database: Database, automationId: string, witn
         ? null
         : { count: automation.rate_limit_count, periodSeconds: automation.rate_limit_period_seconds, perKey: automation.rate_limit_per_key },
   };
-  const { rows: jobRows } = await pool.query<{ id: string; key: string; priority: number; available_at_ms: string; seq: string }>(
+  const { rows: jobRows } = await pool.query<{ id: string; key: string; priority: number; available_at_us: string; seq: string }>(
     `select id, coalesce(context -> $2::text, 'null'::jsonb)::text as key, priority,
-            ceil(extract(epoch from available_at) * 1000)::bigint::text as available_at_ms, seq::text as seq
+            (extract(epoch from available_at) * 1000000)::bigint::text as available_at_us, seq::text as seq
        from jobs where automation_id = $1`,
     [automationId, automation.concurrency_key ?? ""],
   );
@@ -300,7 +304,7 @@ export async function auditLimits(database: Database, automationId: string, witn
     id: row.id,
     key: automation.concurrency_key === null ? "null" : row.key,
     priority: row.priority,
-    availableAtMs: Number(row.available_at_ms),
+    availableAtMs: Number(row.available_at_us) / 1000,
     seq: Number(row.seq),
   }));
   const events = eventRows.map((row) => ({ jobId: row.job_id, type: row.type, position: Number(row.position), atMs: Number(row.at_ms) }));
