@@ -24,8 +24,9 @@ function stage() {
       witnesses.createdBy.set(id, T0 + createdAtMs);
       return id;
     },
-    event(jobId: string, type: LimitLogEventType, atMs: number): void {
-      events.push({ jobId, type, position: events.length + 1, atMs: T0 + atMs });
+    /** `availableAtMs` (after T0): a job.requeued's new available_at. */
+    event(jobId: string, type: LimitLogEventType, atMs: number, availableAtMs?: number): void {
+      events.push({ jobId, type, position: events.length + 1, atMs: T0 + atMs, ...(availableAtMs === undefined ? {} : { availableAtMs: T0 + availableAtMs }) });
     },
     /** A worker's completion of `jobId` acknowledged at `ackedAtMs`. */
     acked(jobId: string, ackedAtMs: number): void {
@@ -203,6 +204,27 @@ describe("checkLimitLog: fairness", () => {
     expect(checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses).violations).toEqual([
       `start of job ${a2} (key "a", position 1): job ${a1} of the same key waited and comes first in claim order (priority 0/0, available_at ${T0}/${T0} ms, seq 1/2)`,
       `start of job ${a3} (key "a", position 3): job ${a1} of the same key waited and comes first in claim order (priority 0/0, available_at ${T0}/${T0 + 5} ms, seq 1/3)`,
+    ]);
+  });
+
+  it("when a requeue moves a job behind the others of its key, then its first start is judged where it was and its restart where it went", () => {
+    const log = stage();
+    const [a1, a2] = [log.job("a"), log.job("a", 1)];
+    log.event(a1!, "job.started", 10);
+    log.event(a1!, "job.requeued", 20, 20);
+    log.event(a2!, "job.started", 30);
+    log.event(a2!, "job.completed", 40);
+    log.event(a1!, "job.started", 50);
+    expect(checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses).violations).toEqual([]);
+
+    const early = stage();
+    const [b1, b2] = [early.job("b"), early.job("b", 1)];
+    early.event(b1!, "job.started", 10);
+    early.event(b1!, "job.requeued", 20, 20);
+    // b1 restarts from its new place, behind b2, while b2 provably waits.
+    early.event(b1!, "job.started", 30);
+    expect(checkLimitLog(PER_KEY, early.jobs, early.events, early.witnesses).violations).toEqual([
+      `start of job ${b1} (key "b", position 3): job ${b2} of the same key waited and comes first in claim order (priority 0/0, available_at ${T0 + 1}/${T0 + 20} ms, seq 2/1, a restart)`,
     ]);
   });
 

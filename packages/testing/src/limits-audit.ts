@@ -37,6 +37,8 @@
  *   the log cannot prove waiting or allowed are not judged, so a pass proves the rule for every
  *   (start, value) pair counted in `fairnessChecks`, no more. Within a key value (or an automation
  *   without a key) no job that provably waited may come before the started one in §6.8's order.
+ *   That order takes each job's `available_at` as it was at the start: as inserted, then as its
+ *   latest `job.requeued` (whose payload carries it) moved it.
  */
 import type pg from "pg";
 import type { Database } from "@hub/db";
@@ -54,7 +56,7 @@ export interface LimitLogJob {
   /** Its key value as JSON text (`"acme"`, `null` when the context lacks it). */
   key: string;
   priority: number;
-  /** `available_at` in milliseconds since the epoch, with its microseconds (so §6.8's order is exact). */
+  /** `available_at` as inserted, in milliseconds since the epoch (a `job.requeued` event moves it). */
   availableAtMs: number;
   seq: number;
 }
@@ -67,6 +69,8 @@ export interface LimitLogEvent {
   position: number;
   /** `created_at` in milliseconds since the epoch (stored to the millisecond). */
   atMs: number;
+  /** Of a `job.requeued`: the job's new `available_at` (its payload's), in milliseconds. */
+  availableAtMs?: number;
 }
 
 /** Readings of PostgreSQL's clock (ms, rounded up) taken after the test knew a commit was done. */
@@ -97,10 +101,6 @@ export interface LimitsReport {
 const ENDS = new Set<LimitLogEventType>(["job.completed", "job.failed", "job.requeued", "job.cancelled"]);
 const TERMINAL = new Set<LimitLogEventType>(["job.completed", "job.failed", "job.cancelled"]);
 
-/** §6.8's claim order: a negative number when `a` comes first. */
-function claimOrder(a: LimitLogJob, b: LimitLogJob): number {
-  return b.priority - a.priority || a.availableAtMs - b.availableAtMs || a.seq - b.seq;
-}
 
 /** Checks a run's log against the limits (see the module comment); `events` in any order. */
 export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJob[], events: readonly LimitLogEvent[], witnesses?: CommitWitnesses): LimitsReport {
@@ -111,6 +111,11 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
   const rate = limits.rateLimit;
   const periodMs = rate ? rate.periodSeconds * 1000 : 0;
 
+  /** Each job's `available_at` at the event at hand: as inserted, then as its latest `job.requeued` set it. */
+  const availableAt = new Map(jobs.map((job) => [job.id, job.availableAtMs]));
+  /** §6.8's claim order at the event at hand: a negative number when `a` comes first. */
+  const claimOrder = (a: LimitLogJob, b: LimitLogJob): number =>
+    b.priority - a.priority || availableAt.get(a.id)! - availableAt.get(b.id)! || a.seq - b.seq;
   const jobsOfKey = new Map<string, LimitLogJob[]>();
   for (const job of jobs) jobsOfKey.set(job.key, [...(jobsOfKey.get(job.key) ?? []), job]);
 
@@ -150,7 +155,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
   const provablyWaiting = (candidate: LimitLogJob, nowMs: number): boolean => {
     const createdBy = witnesses?.createdBy.get(candidate.id);
     // nowMs is now() rounded to the millisecond: the claim's now() is at least nowMs - 0.5.
-    return createdBy !== undefined && createdBy < nowMs && candidate.availableAtMs < nowMs - 0.5 && !lastStart.has(candidate.id);
+    return createdBy !== undefined && createdBy < nowMs && availableAt.get(candidate.id)! < nowMs - 0.5 && !lastStart.has(candidate.id);
   };
 
   for (const event of ordered) {
@@ -160,7 +165,10 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
       continue;
     }
     if (ENDS.has(event.type)) {
-      if (event.type === "job.requeued") requeues += 1;
+      if (event.type === "job.requeued") {
+        requeues += 1;
+        if (event.availableAtMs !== undefined) availableAt.set(job.id, event.availableAtMs);
+      }
       if (running.delete(job.id)) runningOfKey.get(job.key)!.delete(job.id);
       if (lastStart.has(job.id)) endOfLastStart.set(job.id, event.type);
       continue;
@@ -173,7 +181,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
       if (own.id === job.id || !provablyWaiting(own, nowMs) || claimOrder(own, job) >= 0) continue;
       violations.push(
         `start of job ${job.id} (key ${job.key}, position ${event.position}): job ${own.id} of the same key waited and comes first in claim order` +
-          ` (priority ${own.priority}/${job.priority}, available_at ${own.availableAtMs}/${job.availableAtMs} ms, seq ${own.seq}/${job.seq}${lastStart.has(job.id) ? ", a restart" : ""})`,
+          ` (priority ${own.priority}/${job.priority}, available_at ${availableAt.get(own.id)}/${availableAt.get(job.id)} ms, seq ${own.seq}/${job.seq}${lastStart.has(job.id) ? ", a restart" : ""})`,
       );
       break;
     }
@@ -287,15 +295,19 @@ export async function auditLimits(database: Database, automationId: string, witn
         ? null
         : { count: automation.rate_limit_count, periodSeconds: automation.rate_limit_period_seconds, perKey: automation.rate_limit_per_key },
   };
-  const { rows: jobRows } = await pool.query<{ id: string; key: string; priority: number; available_at_us: string; seq: string }>(
-    `select id, coalesce(context -> $2::text, 'null'::jsonb)::text as key, priority,
-            (extract(epoch from available_at) * 1000000)::bigint::text as available_at_us, seq::text as seq
-       from jobs where automation_id = $1`,
+  // available_at as inserted: the stored one unless a job.requeued moved it, else greatest(run_at, now()) of the insert.
+  const { rows: jobRows } = await pool.query<{ id: string; key: string; priority: number; available_at_ms: string; seq: string }>(
+    `select j.id, coalesce(j.context -> $2::text, 'null'::jsonb)::text as key, j.priority, j.seq::text as seq,
+            (extract(epoch from case
+              when exists (select 1 from events e where e.aggregate_id = j.id and e.event_type = 'job.requeued')
+              then greatest(j.created_at, coalesce(j.run_at, j.created_at)) else j.available_at end) * 1000)::bigint::text as available_at_ms
+       from jobs j where j.automation_id = $1`,
     [automationId, automation.concurrency_key ?? ""],
   );
-  const { rows: eventRows } = await pool.query<{ job_id: string; type: LimitLogEventType; position: string; at_ms: string }>(
+  const { rows: eventRows } = await pool.query<{ job_id: string; type: LimitLogEventType; position: string; at_ms: string; available_at_ms: string | null }>(
     `select e.aggregate_id as job_id, e.event_type as type, e.position::text as position,
-            round(extract(epoch from e.created_at) * 1000)::bigint::text as at_ms
+            round(extract(epoch from e.created_at) * 1000)::bigint::text as at_ms,
+            (extract(epoch from (e.payload ->> 'available_at')::timestamptz) * 1000)::bigint::text as available_at_ms
        from events e join jobs j on j.id = e.aggregate_id
       where j.automation_id = $1 and e.event_type = any($2::text[])`,
     [automationId, ["job.started", ...ENDS]],
@@ -304,10 +316,16 @@ export async function auditLimits(database: Database, automationId: string, witn
     id: row.id,
     key: automation.concurrency_key === null ? "null" : row.key,
     priority: row.priority,
-    availableAtMs: Number(row.available_at_us) / 1000,
+    availableAtMs: Number(row.available_at_ms),
     seq: Number(row.seq),
   }));
-  const events = eventRows.map((row) => ({ jobId: row.job_id, type: row.type, position: Number(row.position), atMs: Number(row.at_ms) }));
+  const events = eventRows.map((row) => ({
+    jobId: row.job_id,
+    type: row.type,
+    position: Number(row.position),
+    atMs: Number(row.at_ms),
+    ...(row.type === "job.requeued" && row.available_at_ms !== null ? { availableAtMs: Number(row.available_at_ms) } : {}),
+  }));
   return { ...checkLimitLog(limits, jobs, events, witnesses), limits };
 }
 
