@@ -241,6 +241,25 @@ describe("claims under the limits", () => {
     expect(new Date(late!.started_at).getTime()).toBeLessThan(new Date(held.available_at).getTime() + 1000);
   });
 
+  it("when a customer's own window is full under a per-key rate limit, then only that customer's next job waits as rate_limited, until its window opens", async () => {
+    const subject = await createAutomationWithWorker(hub, {
+      parameters: customerParameter,
+      max_concurrent_jobs: 10,
+      concurrency_key: "customer",
+      max_concurrent_per_key: 5,
+      rate_limit: { count: 1, period_seconds: 3600, per_key: true },
+    });
+    const [, secondAcme] = await jobsFor(subject, ["acme", "acme", "globex"]);
+
+    const started = await claimBatch(subject, 10);
+
+    expect(started.map((job) => job.context.customer).sort()).toEqual(["acme", "globex"]);
+    const held = await readJob(hub, secondAcme!);
+    const acmeStart = new Date(started.find((job) => job.context.customer === "acme")!.started_at).getTime();
+    expect(held).toMatchObject({ waiting_reason: "rate_limited", queue_position: 1 });
+    expect(Math.abs(new Date(held.available_at).getTime() - (acmeStart + 3_600_000))).toBeLessThanOrEqual(1);
+  });
+
   it("when an automation has a key, then stats.by_key shows each value's queued and running jobs, most queued first", async () => {
     const subject = await createAutomationWithWorker(hub, {
       parameters: customerParameter,
