@@ -793,6 +793,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job_id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a job's log live (server-sent events)
+         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         */
+        get: operations["streamJobLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/automations/{automation_id}/schedules": {
         parameters: {
             query?: never;
@@ -4862,6 +4882,72 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamJobLogs: {
+        parameters: {
+            query?: {
+                /** @description Only lines of this level and above (debug < info < warn < error) */
+                level?: "debug" | "info" | "warn" | "error";
+            };
+            header?: {
+                /** @description The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent */
+                "last-event-id"?: string;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     : connected
+                     *
+                     *     id: 1
+                     *     data: {"seq":1,"ts":"2026-11-26T10:00:00.000Z","level":"info","message":"read 1200 rows","attempt":1}
+                     *
+                     *     event: progress
+                     *     data: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}
+                     *
+                     *     event: end
+                     *     data: {"status":"completed"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -3,9 +3,17 @@ import { JOB_LOG_MAX_LINES_PER_REQUEST, JOB_LOG_MESSAGE_MAX_LENGTH } from "@hub/
 import { jobNotLeasedResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION, seqOfPosition, seqPosition } from "../http/pagination";
 import { defineRoute } from "../http/route";
-import { appendJobLogsBody, appendJobLogsResponse, jobLogLine, listJobLogsQuery } from "./job-logs.schemas";
+import { appendJobLogsBody, appendJobLogsResponse, jobLogLine, jobLogStreamHeaders, jobLogStreamQuery, listJobLogsQuery } from "./job-logs.schemas";
+import { serveJobLogStream } from "./job-log-stream";
+import { LAST_EVENT_ID_HEADER } from "../events/events.schemas";
 import { appendLogsAsWorker, listLogs } from "./job-logs.service";
 import { jobIdParams } from "./jobs.schemas";
+
+const STREAM_EXAMPLE =
+  "retry: 2000\n: connected\n\n" +
+  'id: 1\ndata: {"seq":1,"ts":"2026-11-26T10:00:00.000Z","level":"info","message":"read 1200 rows","attempt":1}\n\n' +
+  'event: progress\ndata: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}\n\n' +
+  'event: end\ndata: {"status":"completed"}\n\n';
 
 /** Job logs (CONTRACT §6.12): the worker writes them, whoever may read the job reads them. */
 export const jobLogRoutes = [
@@ -54,6 +62,38 @@ export const jobLogRoutes = [
     handler: async ({ params, query, after, ctx }) => {
       const page = await listLogs(ctx.db, ctx.database.pool, params.job_id, query, seqOfPosition(after));
       return { status: 200, body: page.items, next: page.nextSeq === undefined ? undefined : seqPosition(page.nextSeq) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/jobs/{job_id}/logs/stream",
+    operationId: "streamJobLogs",
+    summary: "Follow a job's log live (server-sent events)",
+    description:
+      "The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, " +
+      "`event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. " +
+      "A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). " +
+      "`level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. " +
+      "Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).",
+    tag: "jobs",
+    auth: "user",
+    params: jobIdParams,
+    query: jobLogStreamQuery,
+    headers: jobLogStreamHeaders,
+    responses: {
+      200: {
+        description:
+          "The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats)",
+        contentType: "text/event-stream",
+        schema: z.string(),
+        example: STREAM_EXAMPLE,
+      },
+      404: { description: "Unknown job" },
+      429: { description: "Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After" },
+    },
+    handler: async ({ params, query, headers, caller, ctx, req, res }) => {
+      await serveJobLogStream({ ctx, req, res, caller, jobId: params.job_id, minLevel: query.level, lastEventId: headers[LAST_EVENT_ID_HEADER] });
+      return { status: 200, streaming: true };
     },
   }),
 ];

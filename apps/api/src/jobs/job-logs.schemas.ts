@@ -9,6 +9,7 @@ import {
   queryInt,
 } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
+import { LAST_EVENT_ID_HEADER } from "../events/events.schemas";
 import { attemptFence } from "./jobs.schemas";
 
 export const jobLogLevel = z.enum(JOB_LOG_LEVELS);
@@ -60,3 +61,12 @@ export const listJobLogsQuery = z.object({
 export type ListJobLogsQuery = z.output<typeof listJobLogsQuery>;
 
 export const jobLogStreamQuery = z.object({ level: levelFilter });
+
+export const jobLogStreamHeaders = z.object({
+  [LAST_EVENT_ID_HEADER]: z
+    .string()
+    .optional()
+    .describe(
+      "The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent",
+    ),
+});
