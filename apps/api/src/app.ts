@@ -161,9 +161,19 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
   // The same session carries the worker signals, in commit order with the credential changes.
-  const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges, {
-    [workers.SIGNALS_CHANNEL]: ctx.workerSignals.onNotification,
-  });
+  const credentialChanges = watchCredentialChanges(
+    env.DATABASE_URL,
+    "hub-api-credentials",
+    {
+      ...ctx.auth.credentialChanges,
+      onLost: (reason) => {
+        ctx.auth.credentialChanges.onLost(reason);
+        ctx.workerSignals.onSessionLost();
+      },
+    },
+    { [workers.SIGNALS_CHANNEL]: ctx.workerSignals.onNotification },
+  );
+  ctx.workerSignals.listenOn(() => credentialChanges.listening);
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);

@@ -21,6 +21,13 @@ export class HttpError extends Error {
   }
 }
 
+/** 503 with Retry-After, as the error middleware answers when PostgreSQL or Redis is away (CONTRACT §6.1). */
+export class ServiceUnavailableError extends HttpError {
+  constructor(retryAfterSeconds: number) {
+    super(503, "Service temporarily unavailable", { "Retry-After": String(retryAfterSeconds) });
+  }
+}
+
 /** 401: missing, malformed, expired or revoked credentials. */
 export class UnauthorizedError extends HttpError {
   /** `bearerChallenge`: the `WWW-Authenticate` value of a bearer refusal, `Bearer` by default. */

@@ -13,8 +13,14 @@ import type { Request, Response } from "express";
 import { workers } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
+import { ServiceUnavailableError } from "../http/http-errors";
 import { openEventStream, sseMessage } from "../http/sse";
 import type { Metrics } from "../metrics";
+
+/** Longest wait, when a stream opens, for this process's session to LISTEN (at start-up, or after PostgreSQL was away). */
+const LISTENING_WAIT_MS = 5_000;
+const LISTENING_POLL_MS = 25;
 
 /** How long a delivered signal is remembered, so the same one arriving twice (locally, then by NOTIFY) is sent once. */
 const DELIVERED_MEMORY_MS = 30_000;
@@ -30,7 +36,22 @@ export class WorkerSignalStreams {
   /** `job:attempt:reason` → when it was delivered. */
   private readonly delivered = new Map<string, number>();
 
+  /** Whether the session that carries the signals LISTENs now (see {@link listenOn}). */
+  private listening: () => boolean = () => true;
+
   constructor(private readonly metrics: Pick<Metrics, "jobs">) {}
+
+  /**
+   * Ties the streams to the session that delivers the signals: a stream opens only while it
+   * LISTENs (a signal committed before would go unheard while the stream looked open), and
+   * {@link onSessionLost} ends them all when it is lost, so workers reconnect once it is back.
+   */
+  listenOn(listening: () => boolean): void {
+    this.listening = listening;
+  }
+
+  /** The signals session is gone: what commits until it LISTENs again is not heard. */
+  readonly onSessionLost = (): void => this.close();
 
   /** The handler of `hub_worker_signals` notifications. */
   readonly onNotification = (payload: string): void => {
@@ -94,6 +115,11 @@ export class WorkerSignalStreams {
    * HUB_WORKER_MAX_STREAMS before anything is sent.
    */
   async serve(ctx: AppContext, req: Request, res: Response, worker: AuthenticatedWorker): Promise<void> {
+    const waitUntil = Date.now() + LISTENING_WAIT_MS;
+    while (!this.listening()) {
+      if (Date.now() >= waitUntil || res.closed) throw new ServiceUnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS);
+      await new Promise((resolve) => setTimeout(resolve, LISTENING_POLL_MS));
+    }
     let ended = false;
     const end = () => {
       if (ended) return;
