@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HubUnreachableError } from "./errors";
 import type { WorkerEvent } from "./events";
 import type { HubJob } from "./hub-client";
+import { LogBudget } from "./job-log";
 import { runWorkerLoop, type WorkerLoopOptions, type WorkerProtocol } from "./loop";
 import { outcomeOf } from "./outcome";
 
@@ -53,6 +54,9 @@ function standInHub(heartbeat: WorkerProtocol["heartbeat"]) {
     completeBatch: async () => {
       throw new Error("completeBatch is not expected here");
     },
+    appendLogs: async () => {
+      throw new Error("appendLogs is not expected here");
+    },
   };
   return { client, completed };
 }
@@ -66,13 +70,14 @@ function runOneSlot(
 ): Promise<void> {
   const options: WorkerLoopOptions = {
     client,
-    run: (job, signal) => outcomeOf(() => handler(job, signal)),
+    run: (job, { signal }) => outcomeOf(() => handler(job, signal)),
     concurrency: 1,
     batch: 1,
     waitSeconds: 20,
     stopClaiming: stop.signal,
     abandon: new AbortController().signal,
     emit: (event) => events.push(event),
+    logBudget: new LogBudget(1024, (event) => events.push(event)),
   };
   return runWorkerLoop(options);
 }
