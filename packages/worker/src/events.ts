@@ -39,6 +39,8 @@ export type WorkerEvent =
   | { type: "log_lines_dropped"; jobId: string; total: number }
   /** Log lines reach the hub again after some were dropped: `dropped` since the last delivery, `total` since the worker started. */
   | { type: "log_lines_delivered_again"; dropped: number; total: number }
+  /** The signals stream is open (at start, and again after it dropped): a cancel reaches a handler within a second. */
+  | { type: "signals_connected" }
   /** A call failed; `retryInMs` is the wait before the next try, -1 when it is not retried. */
   | { type: "hub_error"; operation: string; message: string; retryInMs: number };
 

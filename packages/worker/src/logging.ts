@@ -28,6 +28,8 @@ export function logWorkerEvent(logger: Logger, event: WorkerEvent): void {
       return logger.warn({ job_id: event.jobId, dropped_total: event.total }, "log lines dropped: the hub cannot take them now (told once until lines reach it again)");
     case "log_lines_delivered_again":
       return logger.info({ dropped: event.dropped, dropped_total: event.total }, "log lines reach the hub again");
+    case "signals_connected":
+      return logger.debug("signals stream open");
     case "hub_error":
       return logger.warn({ operation: event.operation, error: event.message, retry_in_ms: event.retryInMs }, "hub call failed");
     default: {

@@ -64,6 +64,7 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
       try {
         const body = await client.openSignals(closed.signal);
         backoffMs = 0;
+        emit({ type: "signals_connected" });
         for await (const message of readEventStream(body)) {
           if (message.event !== "cancel") continue;
           let signal: unknown;
