@@ -8,7 +8,7 @@
  * the budget, new lines are dropped and counted. Before a job's outcome is reported its lines are
  * sent ({@link JobLog.close}); what cannot be sent by then is dropped and counted too.
  */
-import { isTakenBack, isTransient, WorkerUnauthorizedError, type LeaseLostError } from "./errors.js";
+import { HubRequestError, isTransient, LeaseLostError, WorkerUnauthorizedError } from "./errors.js";
 import type { EmitWorkerEvent } from "./events.js";
 import { LOG_LEVELS, MAX_LOG_LINE_LENGTH, MAX_LOG_LINES_PER_REQUEST, type HubJob, type HubWorkerClient, type LogLevel, type LogLine } from "./hub-client.js";
 import { nextBackoff, sleep } from "./timing.js";
@@ -98,8 +98,8 @@ export interface JobLogOptions {
   client: Pick<HubWorkerClient, "appendLogs">;
   budget: LogBudget;
   emit: EmitWorkerEvent;
-  /** The hub refused a batch with 409 or 404: the job is no longer this worker's. */
-  onTakenBack(error: LeaseLostError | Error): void;
+  /** The hub refused a batch with 409: the job is no longer this worker's. */
+  onTakenBack(error: LeaseLostError): void;
   onUnauthorized(error: WorkerUnauthorizedError): void;
 }
 
@@ -163,10 +163,17 @@ export function openJobLog(job: HubJob, options: JobLogOptions): JobLog {
           forget(false);
         }
       } catch (error) {
-        if (isTakenBack(error)) {
+        if (error instanceof LeaseLostError) {
           finished = true;
           forget(false);
-          options.onTakenBack(error as Error);
+          options.onTakenBack(error);
+          return;
+        }
+        if (error instanceof HubRequestError && error.status === 404) {
+          // Not this automation's job, or a hub without job logs: the heartbeat tells which; no line will be taken.
+          finished = true;
+          forget(true);
+          emit({ type: "hub_error", operation: "logs", message: error.message, retryInMs: -1 });
           return;
         }
         if (error instanceof WorkerUnauthorizedError) {

@@ -7,7 +7,7 @@
  * is refused (409). A handler therefore receives a signal that aborts when the lease is lost, and
  * should be safe to run twice.
  */
-import { isTransient, LeaseLostError, type WorkerUnauthorizedError } from "./errors.js";
+import { isTransient, type WorkerUnauthorizedError } from "./errors.js";
 import type { EmitWorkerEvent, LeaseLossCause } from "./events.js";
 import { MAX_PROGRESS_MESSAGE_LENGTH, type HubJob, type HubWorkerClient, type JobProgress, type LogLevel } from "./hub-client.js";
 import { openJobLog, type LogBudget } from "./job-log.js";
@@ -121,7 +121,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
       client,
       budget: options.logBudget,
       emit,
-      onTakenBack: (error) => takeBack("logs", error instanceof LeaseLostError ? error.jobStatus : undefined),
+      onTakenBack: (error) => takeBack("logs", error.jobStatus),
       onUnauthorized: giveUp,
     });
     const lease = keepLeased(job, { client, emit, onLost: takeBack, onUnauthorized: giveUp });
