@@ -1,6 +1,6 @@
 /** Log messages as the hub stores them, and the `::progress` lines of hub-worker's commands. */
 import { describe, expect, it } from "vitest";
-import { progressLine } from "./cli/run-command";
+import { logLineOf, progressLine } from "./cli/run-command";
 import { MAX_LOG_LINE_LENGTH } from "./hub-client";
 import { logMessages } from "./job-log";
 
@@ -30,5 +30,14 @@ describe("progressLine", () => {
     expect(progressLine("::progress")).toBeUndefined();
     expect(progressLine("::progress soon")).toBeUndefined();
     expect(progressLine("progress 42")).toBeUndefined();
+  });
+});
+
+describe("logLineOf", () => {
+  it("when a line starts with ::<level> and a space, then it is logged at that level without the prefix; any other line at info", () => {
+    expect(logLineOf("::warn invoice 17 has no VAT number")).toEqual({ level: "warn", message: "invoice 17 has no VAT number" });
+    expect(logLineOf("::error ledger refused")).toEqual({ level: "error", message: "ledger refused" });
+    expect(logLineOf("::warning not a level")).toEqual({ level: "info", message: "::warning not a level" });
+    expect(logLineOf("plain")).toEqual({ level: "info", message: "plain" });
   });
 });

@@ -275,10 +275,11 @@ describe("hub-worker logs, progress and cancel", () => {
     return dir;
   }
 
-  it("when the command writes stderr lines and ::progress lines, then the lines are the job's log while it runs, the progress its progress, and a failure keeps stderr's end without them", async () => {
+  it("when the command writes stderr lines and ::progress lines, then the lines are the job's log while it runs (::warn sets a level), the progress its progress, and a failure keeps stderr's end without the progress lines", async () => {
     const dir = scratchDir();
     const script = [
       "echo 'connecting to the ledger' >&2",
+      "echo '::warn the ledger is slow today' >&2",
       "echo '::progress 50 half way there' >&2",
       `while [ ! -f ${dir}/go ]; do sleep 0.1; done`,
       `printf '%0${MAX_LOG_LINE_LENGTH + 8}d\\n' 0 >&2`,
@@ -289,14 +290,18 @@ describe("hub-worker logs, progress and cancel", () => {
     const jobId = await createJob(hub, automationId);
 
     await waitFor(async () => (await readJob(hub, jobId)).progress?.percent === 50, { timeoutMs: 15_000 });
-    await waitFor(async () => (await storedLines(jobId)).length === 1, { timeoutMs: 15_000 });
+    await waitFor(async () => (await storedLines(jobId)).length === 2, { timeoutMs: 15_000 });
     expect((await readJob(hub, jobId)).progress).toMatchObject({ percent: 50, message: "half way there" });
-    expect(await storedLines(jobId)).toMatchObject([{ level: "info", message: "connecting to the ledger", attempt: 1 }]);
+    expect(await storedLines(jobId)).toMatchObject([
+      { level: "info", message: "connecting to the ledger", attempt: 1 },
+      { level: "warn", message: "the ledger is slow today", attempt: 1 },
+    ]);
     writeFileSync(path.join(dir, "go"), "");
     await waitFor(async () => (await readJob(hub, jobId)).status === "failed", { timeoutMs: 15_000 });
 
     expect((await storedLines(jobId)).map((line) => line.message)).toEqual([
       "connecting to the ledger",
+      "the ledger is slow today",
       "0".repeat(MAX_LOG_LINE_LENGTH),
       "0".repeat(8),
       "the ledger refused the export",

@@ -7,8 +7,9 @@ Runs COMMAND once for each job of the automation whose worker api key FILE holds
 the job's context arrives as JSON on stdin, HUB_JOB_ID (and HUB_JOB_ATTEMPT, HUB_AUTOMATION_ID)
 in the environment. Exit 0 with a JSON object (or nothing) on stdout completes the job with it;
 exit 75 (EX_TEMPFAIL) fails it as retryable; any other exit fails it with the end of stderr.
-Each stderr line becomes a line of the job's log on the hub; a line "::progress PERCENT [MESSAGE]"
-sets the job's progress instead. When the hub cancels the job, COMMAND gets SIGTERM, then SIGKILL.
+Each stderr line becomes a line of the job's log on the hub (level info; "::warn MESSAGE" and
+likewise ::debug, ::info, ::error set the level); a line "::progress PERCENT [MESSAGE]" sets the
+job's progress instead. When the hub cancels the job, COMMAND gets SIGTERM, then SIGKILL.
 
 Options:
   --url URL                  the hub's base URL, e.g. https://hub.example.com

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { RetryableError } from "../errors.js";
-import { MAX_LOG_LINE_LENGTH } from "../hub-client.js";
+import { MAX_LOG_LINE_LENGTH, type LogLevel } from "../hub-client.js";
 import type { JobResult } from "../outcome.js";
 import type { JobHandler } from "../worker.js";
 
@@ -19,6 +19,8 @@ const STDERR_TAIL_CHARS = 4000;
 export const DEFAULT_KILL_AFTER_MS = 10_000;
 /** A standard-error line that reports progress: `::progress <percent> [message]`. */
 const PROGRESS_LINE = /^::progress[ \t]+(\S+)(?:[ \t]+(.*))?$/;
+/** A standard-error line that names its log level: `::warn <message>` (debug, info, warn, error). */
+const LEVELLED_LINE = /^::(debug|info|warn|error)[ \t](.*)$/;
 
 export interface CommandSpec {
   command: string;
@@ -53,6 +55,12 @@ function lineSplitter(onLine: (line: string) => void) {
       partial = "";
     },
   };
+}
+
+/** A standard-error line as a log line: `info`, unless it starts with `::<level> `. */
+export function logLineOf(line: string): { level: LogLevel; message: string } {
+  const match = LEVELLED_LINE.exec(line);
+  return match ? { level: match[1] as LogLevel, message: match[2]! } : { level: "info", message: line };
 }
 
 /** The progress a `::progress <percent> [message]` line reports; undefined for any other line (or an unreadable percent). */
@@ -126,7 +134,8 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
         if (progress) return job.progress(progress.percent, progress.message);
         stderr = (stderr + line + "\n").slice(-2 * STDERR_TAIL_CHARS);
         localStderr.write(`[job ${job.id}] ${line}\n`);
-        if (line !== "") job.log("info", line);
+        const { level, message } = logLineOf(line);
+        if (message !== "") job.log(level, message);
       });
       let killedFor: "timeout" | "abort" | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
