@@ -28,9 +28,12 @@ function parseBlock(block: string): SseMessage | undefined {
 /** Yields each message of `body` until it ends (messages are separated by a blank line). */
 export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
+  const reader = body.getReader();
   let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
     let boundary: RegExpExecArray | null;
     while ((boundary = /\r?\n\r?\n/.exec(buffer))) {
       const block = buffer.slice(0, boundary.index);
