@@ -206,19 +206,27 @@ export class HubWorkerClient {
   /**
    * Opens the worker's signals stream (server-sent events: `event: cancel` `{job_id, attempt,
    * reason}` when the hub takes back a job this worker runs). Resolves with the open stream's
-   * body; aborting `signal` closes it. 429 (too many open streams) is a {@link HubRequestError}
-   * with `retryAfterMs`.
+   * body; aborting `signal` closes it (pass a signal of this connection alone: it is listened to
+   * until then). 429 (too many open streams) is a {@link HubRequestError} with `retryAfterMs`.
    */
   async openSignals(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     let response: Response;
+    // Only the connection is timed: once open, the stream lasts until the hub or `signal` ends it.
+    const connection = new AbortController();
+    const close = () => connection.abort(signal.reason);
+    if (signal.aborted) close();
+    else signal.addEventListener("abort", close, { once: true });
+    const timer = setTimeout(() => connection.abort(new Error(`no answer within ${this.#requestTimeoutMs} ms`)), this.#requestTimeoutMs);
     try {
       response = await fetch(`${this.baseUrl}/workers/me/signals`, {
         headers: { "x-worker-api-key": this.#apiKey, accept: "text/event-stream" },
-        // Only the connection is timed: once open, the stream lasts until the hub or `signal` ends it.
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#requestTimeoutMs)]),
+        signal: connection.signal,
       });
     } catch (error) {
+      signal.removeEventListener("abort", close);
       throw new HubUnreachableError("signals", error);
+    } finally {
+      clearTimeout(timer);
     }
     if (response.status === 200 && response.body) return response.body;
     const text = await response.text().catch(() => "");

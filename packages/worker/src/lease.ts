@@ -18,6 +18,8 @@ export interface Lease {
   held(): boolean;
   /** Sends `progress` with a heartbeat soon (at once, or {@link PROGRESS_INTERVAL_MS} after the last one). */
   reportProgress(progress: JobProgress): void;
+  /** Sends a progress report not sent yet at once (before the outcome, after which the hub takes none). */
+  flushProgress(): Promise<void>;
   /** Stops heartbeating; resolves once a heartbeat in flight has settled. */
   stop(): Promise<void>;
 }
@@ -104,6 +106,13 @@ export function keepLeased(job: HubJob, options: KeepLeasedOptions): Lease {
       unsentProgress = progress;
       // A heartbeat in flight schedules the next one itself when it settles.
       if (!inFlight) schedule(Math.max(lastBeatMs + PROGRESS_INTERVAL_MS - Date.now(), 0));
+    },
+    async flushProgress() {
+      await inFlight;
+      if (stopped || !unsentProgress) return;
+      clearTimeout(beatTimer);
+      await beat();
+      if (!stopped) schedule(periodMs);
     },
     async stop() {
       stopped = true;

@@ -146,8 +146,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
       } else {
         outcome = settled;
       }
-      // The job's lines go before its outcome: once it is finished the hub takes no more.
+      // The job's lines and last progress go before its outcome: once it is finished the hub takes neither.
       if (lostHow === undefined) await log.close(Math.min(lease.heldUntilMs(), Date.now() + LOG_FLUSH_TIMEOUT_MS));
+      if (lostHow === undefined) await lease.flushProgress();
     } finally {
       options.abandon.removeEventListener("abort", onAbandon);
       stopListening?.();

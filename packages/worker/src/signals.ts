@@ -61,8 +61,12 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
   async function hold(): Promise<void> {
     let backoffMs = 0;
     while (!closed.signal.aborted) {
+      // One signal per connection: what listens to it goes with it.
+      const connection = new AbortController();
+      const stop = () => connection.abort();
+      closed.signal.addEventListener("abort", stop, { once: true });
       try {
-        const body = await client.openSignals(closed.signal);
+        const body = await client.openSignals(connection.signal);
         backoffMs = 0;
         emit({ type: "signals_connected" });
         for await (const message of readEventStream(body)) {
@@ -87,6 +91,8 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
         emit({ type: "hub_error", operation: "signals", message: (error as Error).message, retryInMs: backoffMs });
         await sleep(backoffMs, closed.signal);
         continue;
+      } finally {
+        closed.signal.removeEventListener("abort", stop);
       }
       if (!closed.signal.aborted) {
         backoffMs = nextBackoff(backoffMs, undefined);
