@@ -30,6 +30,7 @@ import { mountDocs } from "./openapi/docs.routes";
 import { routesFor } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
 import { LiveEventFeed } from "./events/live-event-feed";
+import { JobLogFeed } from "./jobs/job-log-feed";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -134,6 +135,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     logger,
     onClientCount: (count) => metrics.eventStreamClients.set(count),
   });
+  const jobLogs = new JobLogFeed(connectRedis(redisTarget, "hub-api-job-logs", { logger }), redis, keys, logger);
   const auth = new Authenticator(database.db, tokens);
   const ctx: AppContext = {
     env,
@@ -148,6 +150,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     streamSlots: new StreamSlots(redis, keys, metrics),
     metrics,
     liveEvents,
+    jobLogs,
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
@@ -192,6 +195,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
       ctx.streams.close();
       ctx.streamSlots.close();
+      jobLogs.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

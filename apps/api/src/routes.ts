@@ -11,6 +11,7 @@ import { automationRoutes } from "./automations/automations.routes";
 import { workerRoutes } from "./workers/workers.routes";
 import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
+import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
 
@@ -26,7 +27,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
     routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
       // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
       // any /jobs/{job_id} route, so none is ever read as a job id.
-      ...workerProtocolRoutes, ...jobRoutes, ...scheduleRoutes, ...webhookRoutes];
+      ...workerProtocolRoutes, ...jobRoutes, ...jobLogRoutes, ...scheduleRoutes, ...webhookRoutes];
     routesByPasswordMinLength.set(passwordMinLength, routes);
   }
   return routes;

@@ -17,6 +17,8 @@ export * from "./queries/jobs-claim";
 export * from "./queries/jobs-lease";
 export * from "./queries/jobs-lease-batch";
 export * from "./queries/jobs-reschedule";
+export * from "./queries/job-logs";
+export * from "./queries/worker-signals";
 export { jobFromRow, type Queryable } from "./queries/jobs-row";
 export * from "./queries/workers";
 export * from "./queries/outbox";

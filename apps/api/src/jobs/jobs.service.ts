@@ -70,6 +70,7 @@ export function toJobRecordWithWaiting(job: Job, waiting: JobWaiting): JobRecord
     priority: job.priority,
     schedule_id: job.scheduleId,
     fire_time: job.fireTime?.toISOString() ?? null,
+    progress: job.progress,
   };
 }
 

@@ -75,9 +75,11 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
 export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<void> {
   const requeued = await ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.
+    const requeued = await requeueRunningJobsOfWorker(tx, worker.id);
     await markWorkerUnregistered(tx, worker.id);
     await recordEvent(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
-    return requeueRunningJobsOfWorker(tx, worker.id);
+    return requeued;
   });
   await offerAgain(ctx, automationId, requeued.map(toJobRef));
 }

@@ -12,6 +12,7 @@ import type { DbOrTx, Tx } from "../client";
 import { jobs, type Job } from "../schema";
 import { recordEvent, recordEvents, type NewEvent } from "./events";
 import { jobFilterConditions, type JobFilter } from "./jobs-read";
+import { signalWorkers } from "./worker-signals";
 
 /** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
 function requeuedEvent(job: Job, reason: RequeueReason): NewEvent {
@@ -28,7 +29,8 @@ function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelRea
 }
 
 /**
- * Cancels a queued or running job. A running job's worker will get 409 on its next call.
+ * Cancels a queued or running job. A running job's worker gets a cancel signal at the commit
+ * (worker-signals.ts) and 409 on its next call.
  * `wasRunning` tells the caller a concurrency slot was freed.
  */
 export async function cancelJob(
@@ -46,6 +48,7 @@ export async function cancelJob(
     .where(eq(jobs.id, jobId))
     .returning();
   await recordEvent(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  if (status === "running") await signalWorkers(tx, "cancelled_by_user", [job!]);
   return { ok: true, job: job!, wasRunning: status === "running" };
 }
 
@@ -64,8 +67,10 @@ export async function cancelQueuedJobsOfAutomation(tx: Tx, automationId: string,
 }
 
 /**
- * Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again.
- * Call with the automation row locked; the job rows are locked in id order first.
+ * Unregistering a worker: its running jobs go back to `queued`, each with a signal to the worker.
+ * Offer the returned jobs again. Call with the automation row locked; the job rows are locked in id
+ * order first. Call it before marking the worker unregistered: the signals are then notified before
+ * the credential change, and a signals stream, which ends on that change, sends them first.
  */
 export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
   const running = await tx.execute<{ id: string }>(
@@ -75,9 +80,14 @@ export async function requeueRunningJobsOfWorker(tx: Tx, workerId: string): Prom
   if (ids.length === 0) return [];
   const requeued = await tx
     .update(jobs)
-    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
+    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null, progress: null })
     .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
     .returning();
+  await signalWorkers(
+    tx,
+    "worker_unregistered",
+    requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
+  );
   await recordEvents(
     tx,
     requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
@@ -143,10 +153,15 @@ export async function cancelJobs(tx: Tx, jobIds: readonly string[], actorId: str
         inArray(jobs.status, CANCELLABLE_JOB_STATUSES),
       ),
     )
-    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
+    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq, workerId: jobs.workerId, attempts: jobs.attempts });
+  await signalWorkers(
+    tx,
+    "cancelled_by_user",
+    cancelled.filter((job) => wasRunning.has(job.id)),
+  );
   await recordEvents(
     tx,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
   );
-  return cancelled.map((job) => ({ ...job, wasRunning: wasRunning.has(job.id) }));
+  return cancelled.map(({ id, automationId, seq }) => ({ id, automationId, seq, wasRunning: wasRunning.has(id) }));
 }
