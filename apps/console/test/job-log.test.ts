@@ -132,7 +132,9 @@ describe("the job page's live log", () => {
     expect(await logLines().getByText("exported the remaining 20 invoices").count()).toBe(0);
     await page.getByRole("button", { name: "Follow" }).click();
     await logLines().getByText("exported the remaining 20 invoices").waitFor();
-    await page.getByText("Complete", { exact: true }).waitFor();
+    await page.getByText("Complete log", { exact: true }).waitFor();
+    // The job finished: its log grows no more, so there is nothing to pause.
+    expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
     expect(await page.getByRole("progressbar", { name: "Progress" }).getAttribute("value")).toBe("100");
     expect(await logLines().locator("li").count()).toBe(35);
     await checkPage("job-log-completed");

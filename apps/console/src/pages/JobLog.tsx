@@ -12,7 +12,7 @@ import { Empty, ErrorMessage } from "../ui";
 /** Most lines the tail shows at once (the newest); the download holds them all. */
 const SHOWN_LINES = 2000;
 
-const STATUS_TEXT: Record<LiveStatus | "ended", string> = { connecting: "Connecting…", live: "Following live", reconnecting: "Reconnecting…", ended: "Complete" };
+const STATUS_TEXT: Record<LiveStatus | "ended", string> = { connecting: "Connecting…", live: "Following live", reconnecting: "Reconnecting…", ended: "Complete log" };
 
 /** The job's progress: a bar with its percent, and the worker's message. */
 export function JobProgressBar({ progress }: { progress: JobProgress }) {
@@ -45,9 +45,15 @@ export function JobLogSection({ jobId, log }: { jobId: string; log: JobLogState 
   const matching = log.lines.slice(0, upTo).filter((line) => LOG_LEVELS.indexOf(line.level) >= rank);
   const shown = matching.slice(-SHOWN_LINES);
 
-  // Following: the newest line stays in view as lines arrive.
+  // Following: the newest line stays in view as lines arrive, and when the page's width changes.
   useLayoutEffect(() => {
-    if (!paused && tail.current) tail.current.scrollTop = tail.current.scrollHeight;
+    const list = tail.current;
+    if (paused || !list) return;
+    const toNewest = () => (list.scrollTop = list.scrollHeight);
+    toNewest();
+    const resized = new ResizeObserver(toNewest);
+    resized.observe(list);
+    return () => resized.disconnect();
   }, [paused, shown.length, minimum]);
 
   const togglePause = () => {
@@ -71,9 +77,12 @@ export function JobLogSection({ jobId, log }: { jobId: string; log: JobLogState 
             <option value="error">error only</option>
           </select>
         </label>
-        <button type="button" onClick={togglePause} aria-pressed={paused}>
-          {paused ? "Follow" : "Pause"}
-        </button>
+        {/* A finished job's log grows no more: nothing to pause, unless lines wait to be shown. */}
+        {(paused || log.status !== "ended") && (
+          <button type="button" onClick={togglePause} aria-pressed={paused}>
+            {paused ? "Follow" : "Pause"}
+          </button>
+        )}
         <DownloadButton jobId={jobId} lines={log.lines} />
       </div>
       {log.error && <ErrorMessage error={log.error} />}
