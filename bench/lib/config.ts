@@ -70,6 +70,8 @@ export interface BenchConfig {
   timed: TimedConfig;
   /** BENCH_FOOTPRINT_JOBS: jobs the `footprint` mode creates, holds queued, then completes. */
   footprintJobs: number;
+  /** BENCH_FOOTPRINT_LOG_LINES: log lines each job of the `footprint` mode sends before it completes. */
+  footprintLogLines: number;
   /** `scale` mode (a large history, lists, gauges and retention): see {@link ScaleConfig}. */
   scale: ScaleConfig;
   /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
@@ -248,6 +250,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
     footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),
+    footprintLogLines: intVar(env, "BENCH_FOOTPRINT_LOG_LINES", 20, 0),
     scale: {
       scale: numberVar(env, "BENCH_SCALE", 0.1, 0.0001, 10),
       rate: numberVar(env, "BENCH_SCALE_RATE", 50, 1, 10_000),

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
+import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges, WORKER_SIGNALS_CHANNEL } from "@hub/db";
 import { assertRedisReachable, connectRedis, createLogger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
@@ -31,6 +31,7 @@ import { routesFor } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
 import { LiveEventFeed } from "./events/live-event-feed";
 import { JobLogFeed } from "./jobs/job-log-feed";
+import { WorkerSignalStreams } from "./workers/worker-signals";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -151,12 +152,16 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     metrics,
     liveEvents,
     jobLogs,
+    workerSignals: new WorkerSignalStreams(metrics),
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
-  const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
+  // The same session carries the worker signals, in commit order with the credential changes.
+  const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges, {
+    [WORKER_SIGNALS_CHANNEL]: ctx.workerSignals.onNotification,
+  });
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
@@ -196,6 +201,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       ctx.streams.close();
       ctx.streamSlots.close();
       jobLogs.close();
+      ctx.workerSignals.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the worker's api key
-         * @description Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.
+         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).
          */
         post: operations["rotateWorkerApiKey"];
         delete?: never;
@@ -987,6 +987,46 @@ export interface paths {
          * @description The delivery becomes pending and due now, its retry schedule starting over (attempts keep counting); it still waits for earlier pending deliveries of the same aggregate.
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workers/me/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hear at once when a running job is taken from this worker (server-sent events)
+         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, or `worker_unregistered` (sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
+         */
+        get: operations["streamWorkerSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workers/me/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say this worker is stopping
+         * @description For a graceful stop, once drained (close the signals stream first). When none of this worker's signals streams is open on any API process, the worker becomes `stopped` at once (`worker.status_changed`, only when it was `running`); otherwise it stays `running`. Running jobs are left alone. Unlike every other worker call, this one does not mark the worker seen.
+         */
+        post: operations["markWorkerOffline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2316,6 +2356,18 @@ export interface components {
             new_password: string;
         };
         /**
+         * @default {
+         *       "overlap_seconds": 0
+         *     }
+         */
+        RotateWorkerApiKeyRequest: {
+            /**
+             * @description How long the previous key keeps working (0: it stops at once). A later rotation ends this overlap at once
+             * @default 0
+             */
+            overlap_seconds?: number;
+        };
+        /**
          * @description A cron expression in a time zone that makes one job of its automation per fire
          * @example {
          *       "id": "3f0c1a52-0d5e-4a8e-9d43-0b7f5b1f2a11",
@@ -2627,6 +2679,7 @@ export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
+export type RotateWorkerApiKeyRequest = components['schemas']['RotateWorkerApiKeyRequest'];
 export type Schedule = components['schemas']['Schedule'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
 export type Sector = components['schemas']['Sector'];
@@ -3943,7 +3996,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 300
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWorkerApiKeyRequest"];
+            };
+        };
         responses: {
             /** @description The new key, shown only in this response */
             200: {
@@ -5508,6 +5570,74 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamWorkerSignals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the worker leaves, its key stops being valid or the API shuts down. Messages: `event: cancel` and `:` comments (heartbeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     : connected
+                     *
+                     *     event: cancel
+                     *     data: {"job_id":"c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f","attempt":1,"reason":"cancelled_by_user"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description Too many open streams for this worker key (HUB_WORKER_MAX_STREAMS); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markWorkerOffline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (stopped, or left running while a signals stream is open) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

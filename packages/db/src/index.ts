@@ -19,6 +19,7 @@ export * from "./queries/jobs-lease-batch";
 export * from "./queries/jobs-reschedule";
 export * from "./queries/job-logs";
 export * from "./queries/worker-signals";
+export * from "./queries/worker-offline";
 export { jobFromRow, type Queryable } from "./queries/jobs-row";
 export * from "./queries/workers";
 export * from "./queries/outbox";

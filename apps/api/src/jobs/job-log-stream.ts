@@ -79,8 +79,8 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
   let sentProgress = "null";
   let reading = false;
   let readAgain = false;
-  let recheck: NodeJS.Timeout | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
+  /** The recheck and heartbeat timers, once the stream is open. */
+  const timers: NodeJS.Timeout[] = [];
 
   const write = async (chunk: string) => {
     if (ended) return;
@@ -145,8 +145,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
   const untrack = ctx.streams.track({ name: "job_logs", req, requirement: "user", end });
   res.once("close", () => {
     ended = true;
-    clearInterval(recheck);
-    clearInterval(heartbeat);
+    for (const timer of timers) clearInterval(timer);
     unfollow();
     untrack();
     releaseSlot();
@@ -154,7 +153,9 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
   if (ended) return;
 
   openEventStream(req, res);
-  recheck = setInterval(() => void read(), JOB_LOG_STREAM_RECHECK_MS);
-  heartbeat = setInterval(() => void write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);
+  timers.push(
+    setInterval(() => void read(), JOB_LOG_STREAM_RECHECK_MS),
+    setInterval(() => void write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000),
+  );
   await read();
 }

@@ -10,6 +10,7 @@ import {
   replaceWorkerApiKeyHash,
   requeueRunningJobsOfWorker,
   toJobRef,
+  type Job,
   type Tx,
   type Worker,
   isUniqueViolation,
@@ -57,12 +58,16 @@ export async function registerWorker(
   }
 }
 
-/** Issues a new api key for the registered worker; the old one stops working at commit. */
-export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<WorkerCredentials> {
+/**
+ * Issues a new api key for the registered worker. The old one stops working at commit, or
+ * `overlapSeconds` later (then it is the one previous key; a previous key of an earlier rotation
+ * stops at once).
+ */
+export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string, overlapSeconds = 0): Promise<WorkerCredentials> {
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
-    await replaceWorkerApiKeyHash(tx, worker.id, hashApiKey(apiKey));
+    await replaceWorkerApiKeyHash(tx, worker.id, hashApiKey(apiKey), overlapSeconds);
     await recordEvent(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
     return { id: worker.id, api_key: apiKey };
   });
@@ -72,14 +77,15 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
  * Unregisters the worker: its key stops working and its running jobs go back to `queued` (then are
  * offered again, oldest first, to whichever worker registers next).
  */
-export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<void> {
-  const requeued = await ctx.db.transaction(async (tx) => {
+export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
+  const unregistered = await ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
     // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.
     const requeued = await requeueRunningJobsOfWorker(tx, worker.id);
     await markWorkerUnregistered(tx, worker.id);
     await recordEvent(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
-    return requeued;
+    return { workerId: worker.id, requeued };
   });
-  await offerAgain(ctx, automationId, requeued.map(toJobRef));
+  await offerAgain(ctx, automationId, unregistered.requeued.map(toJobRef));
+  return unregistered;
 }
