@@ -46,6 +46,8 @@ export class CancelListeners {
 export interface SignalsStream {
   /** Closes the stream and stops reopening it; resolves once it is closed. */
   close(): Promise<void>;
+  /** Whether the stream was ever open. */
+  wasOpen(): boolean;
 }
 
 function isCancelSignal(value: unknown): value is CancelSignal {
@@ -57,6 +59,7 @@ function isCancelSignal(value: unknown): value is CancelSignal {
 export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "openSignals">; listeners: CancelListeners; emit: EmitWorkerEvent }): SignalsStream {
   const { client, listeners, emit } = options;
   const closed = new AbortController();
+  let opened = false;
 
   async function hold(): Promise<void> {
     let backoffMs = 0;
@@ -68,6 +71,7 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
       try {
         const body = await client.openSignals(connection.signal);
         backoffMs = 0;
+        opened = true;
         emit({ type: "signals_connected" });
         for await (const message of readEventStream(body)) {
           if (message.event !== "cancel") continue;
@@ -107,5 +111,6 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
       closed.abort();
       await holding;
     },
+    wasOpen: () => opened,
   };
 }

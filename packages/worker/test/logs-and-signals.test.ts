@@ -223,16 +223,19 @@ describe("cancel while a job runs", () => {
   it("when the signals stream is refused with 429, then the worker asks again no sooner than Retry-After, and works jobs meanwhile", async () => {
     const proxy = await proxied();
     proxy.outage = { paths: /^\/workers\/me\/signals$/, retryAfterSeconds: 1, status: 429 };
+    const signalsRequests = () => proxy.requests.filter((request) => request.path === "/workers/me/signals");
     const { automationId, worker } = await newWorker({
       url: proxy.url,
-      handler: async () => ({ worked: true }),
+      // The job is worked while the stream is refused, and ends once the worker asked again.
+      handler: async () => {
+        while (signalsRequests().length < 2) await sleep(50);
+        return { worked: true };
+      },
       onEvent: (event) => event.type === "completed" && void worker.stop(),
     });
     const jobId = await createJob(hub, automationId);
-    const running = worker.run();
-    const signalsRequests = () => proxy.requests.filter((request) => request.path === "/workers/me/signals");
-    await waitFor(async () => signalsRequests().length >= 2, { timeoutMs: 10_000 });
-    await running;
+
+    await worker.run();
 
     const [first, second] = signalsRequests();
     expect(second!.atMs - first!.atMs).toBeGreaterThanOrEqual(1000);
