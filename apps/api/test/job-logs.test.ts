@@ -91,6 +91,20 @@ describe("POST /jobs/{job_id}/logs", () => {
     expect(String(metrics.body)).toMatch(/hub_job_log_lines_dropped_total\{[^}]*\} [1-9]/);
   });
 
+  it("when concurrent requests for one job cross the limit, then the job keeps exactly what fits, one marker, and the answers add up", async () => {
+    const { workerKey, jobId } = await runningJob();
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => sendLogs(workerKey, jobId, { lines: [{ message: "x".repeat(2000) }] })));
+
+    const accepted = results.map((result) => result.body.accepted as number).reduce((sum, count) => sum + count, 0);
+    const lines = await readLogs(jobId);
+    expect(accepted).toBe(4);
+    expect(lines.filter((line) => line.message.length === 2000)).toHaveLength(4);
+    expect(lines.filter((line) => line.message.startsWith("log limit of"))).toHaveLength(1);
+    expect(lines.at(-1).message).toBe(`log limit of ${LOG_MAX_BYTES} bytes reached: later lines dropped`);
+    expect(results.filter((result) => result.body.truncated)).toHaveLength(6);
+  });
+
   it("when the limit falls inside a request, then the lines before it are accepted and counted", async () => {
     const { workerKey, jobId } = await runningJob();
 

@@ -10,7 +10,7 @@ import { eventsOf } from "./automation-fixtures";
 import { SseClient } from "./event-stream-fixtures";
 import { claim, createAutomationWithWorker, queueJobs, sleep, useHubWithDispatcher, waitFor, type AutomationWithWorker } from "./job-fixtures";
 
-const hub = useHubWithDispatcher({ HUB_JOB_LEASE_SECONDS: "1" }, { leaseSweepIntervalMs: 3_600_000 });
+const hub = useHubWithDispatcher({ HUB_JOB_LEASE_SECONDS: "1", HUB_WORKER_MAX_STREAMS: "2" }, { leaseSweepIntervalMs: 3_600_000 });
 const streams: SseClient[] = [];
 
 afterAll(() => {
@@ -126,6 +126,30 @@ describe("GET /workers/me/signals", () => {
     } finally {
       await other.stop();
     }
+  });
+
+  it("when a job was cancelled before the stream opened, then its signal is not replayed", async () => {
+    const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 2 });
+    const [before, after] = await claimJobs(subject, 2);
+    await hub.client.post(`/jobs/${before!.id}/cancel`, undefined, { token: hub.adminToken });
+
+    const stream = await signals(subject.workerKey);
+    await hub.client.post(`/jobs/${after!.id}/cancel`, undefined, { token: hub.adminToken });
+    await stream.waitFor("the later cancel", (client) => cancels(client).length > 0);
+
+    expect(cancels(stream).map((signal) => signal.job_id)).toEqual([after!.id]);
+  });
+
+  it("when the worker key has HUB_WORKER_MAX_STREAMS streams open, then another is 429 with Retry-After", async () => {
+    const subject = await createAutomationWithWorker(hub);
+    await signals(subject.workerKey);
+    await signals(subject.workerKey);
+
+    const refused = await fetch(`${hub.api.url}/workers/me/signals`, { headers: { "x-worker-api-key": subject.workerKey } });
+
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await refused.json()).toEqual({ detail: "Too many open streams" });
   });
 
   it("when a bearer token is sent, then 401", async () => {

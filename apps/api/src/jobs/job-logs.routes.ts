@@ -60,7 +60,7 @@ export const jobLogRoutes = [
       404: { description: "Unknown job" },
     },
     handler: async ({ params, query, after, ctx }) => {
-      const page = await listLogs(ctx.db, ctx.database.pool, params.job_id, query, seqOfPosition(after));
+      const page = await listLogs(ctx.database.pool, params.job_id, query, seqOfPosition(after));
       return { status: 200, body: page.items, next: page.nextSeq === undefined ? undefined : seqPosition(page.nextSeq) };
     },
   }),

@@ -2,7 +2,7 @@
  * Job logs (CONTRACT §6.12): a worker's lines appended under its lease, read back by seq. The
  * stream is in ./job-log-stream.ts.
  */
-import { appendJobLogs, findJob, listJobLogs, type DbOrTx, type JobLogLine } from "@hub/db";
+import { appendJobLogs, listJobLogs, readJobLogState, type JobLogLine, type Queryable } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { NotFoundError } from "../http/http-errors";
@@ -37,15 +37,14 @@ export async function appendLogsAsWorker(ctx: AppContext, worker: AuthenticatedW
 
 /** GET /jobs/{job_id}/logs: a page of the job's lines by seq, after `afterSeq`. */
 export async function listLogs(
-  db: DbOrTx,
-  pool: Parameters<typeof listJobLogs>[0],
+  db: Queryable,
   jobId: string,
   query: ListJobLogsQuery,
   afterSeq: number | undefined,
 ): Promise<{ items: JobLogLineRecord[]; nextSeq: number | undefined }> {
-  if (!(await findJob(db, jobId))) throw new NotFoundError("Job not found");
+  if (!(await readJobLogState(db, jobId))) throw new NotFoundError("Job not found");
   // One more than the page: whether a next page exists.
-  const lines = await listJobLogs(pool, jobId, { afterSeq, attempt: query.attempt, minLevel: query.level, limit: query.limit + 1 });
+  const lines = await listJobLogs(db, jobId, { afterSeq, attempt: query.attempt, minLevel: query.level, limit: query.limit + 1 });
   const items = lines.slice(0, query.limit).map(toJobLogLineRecord);
   return { items, nextSeq: lines.length > query.limit ? items.at(-1)?.seq : undefined };
 }
