@@ -21,7 +21,7 @@ import { JsonClient } from "../lib/http";
 import { CONTEXT_PARAMETER, planWorkload } from "../lib/plan";
 import { summarize, type LatencySummary } from "../lib/stats";
 import { hubProcessOptions, onFreshHub } from "../hub";
-import { seedHub } from "../hub/hub-target";
+import { login, seedHub } from "../hub/hub-target";
 import { SdkWorkers } from "./sdk-workers";
 
 export interface StreamMemory {
@@ -48,8 +48,14 @@ export interface CancelFigures {
   signalMs: LatencySummary;
   singleSignalMs: LatencySummary;
   bulkSignalMs: LatencySummary;
-  /** Single cancels: the API's answer → handler aborted (negative when the signal came first), for comparison. */
+  /**
+   * The API's answer → handler aborted (negative when the signal came first): a lower bound of
+   * commit → signal, as finished_at gives an upper one. Single cancels, then the bulk cancel's one answer.
+   */
   answerToSignalMs: LatencySummary;
+  bulkAnswerToSignalMs: LatencySummary;
+  /** The hub's own histogram over the cancels (`hub_signal_delay_seconds`, commit → write on the stream): signals, and those within 0.5 s and 1 s. */
+  hubHistogram: { signals: number; withinHalfSecond: number; withinOneSecond: number };
 }
 
 export interface CancelRun {
@@ -139,6 +145,17 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boo
   return true;
 }
 
+/** The counts of `hub_signal_delay_seconds` the API exposes: total, and at or below 0.5 s and 1 s. */
+async function signalDelayCounts(http: JsonClient): Promise<{ signals: number; withinHalfSecond: number; withinOneSecond: number }> {
+  const answer = await http.exchange("GET", "/metrics", {});
+  const value = (pattern: RegExp) => Number(pattern.exec(answer.text)?.[1] ?? Number.NaN);
+  return {
+    signals: value(/^hub_signal_delay_seconds_count(?:\{[^}]*\})? (\S+)$/m),
+    withinHalfSecond: value(/^hub_signal_delay_seconds_bucket\{[^}]*le="0\.5"[^}]*\} (\S+)$/m),
+    withinOneSecond: value(/^hub_signal_delay_seconds_bucket\{[^}]*le="1"[^}]*\} (\S+)$/m),
+  };
+}
+
 /** Milliseconds since the epoch, below the millisecond. */
 const epochMs = () => performance.timeOrigin + performance.now();
 
@@ -153,7 +170,7 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
   return onFreshHub(config, { ...options, env }, async ({ processes: hub, databaseUrl }) => {
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
     const http = new JsonClient(hub.apiUrl, CANCELS_IN_FLIGHT + 2);
-    const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
+    const adminToken = await login(http, hub.admin);
 
     const memory: StreamMemory[] = [];
     for (const streams of logs.streamCounts) {
@@ -207,6 +224,7 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
       const runningAtCancel = running;
 
       console.error(`bench: logs: cancelling ${runningAtCancel} running jobs, half one by one, half in bulk`);
+      const histogramBefore = await signalDelayCounts(http);
       const singles = jobIds.slice(0, Math.ceil(workerCount / 2)).flat();
       const bulkCount = total - singles.length;
       const answeredAt = new Map<string, number>();
@@ -221,13 +239,15 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
         }),
       );
       const bulk = await http.send<{ affected: number }>("POST", "/jobs/bulk-cancel", { token: adminToken, body: { status: ["running"], limit: bulkCount }, expected: 200 });
+      const bulkAnsweredAt = epochMs();
       const everyId = jobIds.flat();
       await waitFor(() => everyId.every((id) => abortedAt.has(id)), 15_000);
       // The worker tells how it learnt of the cancel once the handler has returned.
       await sleep(500);
       const finished = await finishedAtMs(databaseUrl, everyId);
       const singleSet = new Set(singles);
-      const latencies = { all: [] as number[], single: [] as number[], bulk: [] as number[], answer: [] as number[] };
+      const histogramAfter = await signalDelayCounts(http);
+      const latencies = { all: [] as number[], single: [] as number[], bulk: [] as number[], answer: [] as number[], bulkAnswer: [] as number[] };
       let bySignal = 0;
       let otherwise = 0;
       let neverAborted = 0;
@@ -247,6 +267,7 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
         (singleSet.has(id) ? latencies.single : latencies.bulk).push(delay);
         const answered = answeredAt.get(id);
         if (answered !== undefined) latencies.answer.push(aborted - answered);
+        else latencies.bulkAnswer.push(aborted - bulkAnsweredAt);
       }
       const cancelledRows = [...finished.values()].filter((row) => row.status === "cancelled").length;
       const cancel: CancelFigures = {
@@ -260,6 +281,12 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
         singleSignalMs: summarize(latencies.single),
         bulkSignalMs: summarize(latencies.bulk),
         answerToSignalMs: summarize(latencies.answer),
+        bulkAnswerToSignalMs: summarize(latencies.bulkAnswer),
+        hubHistogram: {
+          signals: histogramAfter.signals - histogramBefore.signals,
+          withinHalfSecond: histogramAfter.withinHalfSecond - histogramBefore.withinHalfSecond,
+          withinOneSecond: histogramAfter.withinOneSecond - histogramBefore.withinOneSecond,
+        },
       };
       await workers.stop();
       const crashes = hub.unexpectedExits();

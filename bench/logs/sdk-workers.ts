@@ -3,6 +3,7 @@
  * it (its claim loops, its log buffer, its signals stream), in this driver process. Their own log
  * output is silenced: the figures come from their events.
  */
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createWorker, type HubWorker, type JobHandler, type Logger, type WorkerEvent } from "@hub/worker";
 
@@ -28,6 +29,9 @@ export class SdkWorkers {
   private readonly runs: Promise<void>[];
 
   constructor(apiUrl: string, specs: readonly SdkWorkerSpec[], handler: JobHandler, onEvent: (event: WorkerEvent) => void, waitSeconds: number) {
+    // Each of a worker's claim loops listens to one shared AbortSignal while its claim is out: with
+    // more than 10 loops Node warns of a leak that is not one. New signals may have that many listeners.
+    setMaxListeners(Math.max(10, ...specs.map((spec) => spec.concurrency + 10)));
     this.workers = specs.map((spec) =>
       createWorker({ url: apiUrl, apiKey: spec.apiKey, concurrency: spec.concurrency, waitSeconds, handler, onEvent, handleSignals: false, logger: silentLogger, requestTimeoutMs: 60_000 }),
     );
