@@ -4,12 +4,14 @@
  * running jobs as its `max_concurrent_jobs`, BENCH_LOGS_CANCEL_JOBS in all; their handlers wait for
  * their AbortSignal. Half of the jobs are cancelled one by one (`POST /jobs/{id}/cancel`, a few in
  * flight), the rest with one `POST /jobs/bulk-cancel`. Cancel-to-signal is the handler's abort
- * (this process's clock) minus the job's `finished_at` (PostgreSQL's `now()` in the cancelling
- * transaction: its start, so the figure includes the commit); both clocks are this machine's.
+ * (this process's clock) minus the commit as a poll of PostgreSQL saw it ({@link CommitWatch});
+ * printed beside it, from the job's `finished_at` (the cancelling transaction's start) and from the
+ * API's answer. PostgreSQL runs on this machine: one clock.
  *
  * Before the workers start, the API's resident memory is read with no signals stream open and with
  * BENCH_LOGS_STREAMS streams open (spread over the workers' keys, opened by this driver).
  */
+import { setMaxListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -44,16 +46,22 @@ export interface CancelFigures {
   otherwise: number;
   /** Cancelled jobs whose handler never aborted. */
   neverAborted: number;
-  /** finished_at → handler aborted by the signal, all of them, then the single and the bulk cancels apart. */
+  /**
+   * Commit → handler aborted by the signal, all of them, then the single and the bulk cancels apart.
+   * The commit is seen by polling PostgreSQL (CommitWatch): its time is the start of the last poll
+   * that did not yet see the job cancelled, so these are upper bounds, within one poll.
+   */
   signalMs: LatencySummary;
   singleSignalMs: LatencySummary;
   bulkSignalMs: LatencySummary;
-  /**
-   * The API's answer → handler aborted (negative when the signal came first): a lower bound of
-   * commit → signal, as finished_at gives an upper one. Single cancels, then the bulk cancel's one answer.
-   */
+  /** The job's finished_at (now() of the cancelling transaction: its start) → aborted: the transaction's length on top. */
+  singleFromFinishedAtMs: LatencySummary;
+  bulkFromFinishedAtMs: LatencySummary;
+  /** The API's answer → aborted (negative when the signal came first): lower bounds, the commit being before the answer. */
   answerToSignalMs: LatencySummary;
   bulkAnswerToSignalMs: LatencySummary;
+  /** Milliseconds between the starts of successive polls of CommitWatch: p50 and max. */
+  pollGapMs: { p50: number; max: number };
   /** The hub's own histogram over the cancels (`hub_signal_delay_seconds`, commit → write on the stream): signals, and those within 0.5 s and 1 s. */
   hubHistogram: { signals: number; withinHalfSecond: number; withinOneSecond: number };
 }
@@ -88,6 +96,8 @@ async function settledRssKiB(pid: number): Promise<number> {
 /** Opens `count` signals streams spread over `keys`, reads them until closed; returns how many opened and the closer. */
 async function openSignalStreams(apiUrl: string, keys: readonly string[], count: number): Promise<{ opened: number; close: () => Promise<void> }> {
   const connection = new AbortController();
+  // Every stream listens to it.
+  setMaxListeners(count + 10, connection.signal);
   const clients = keys.map((apiKey) => new HubWorkerClient({ baseUrl: apiUrl, apiKey, requestTimeoutMs: 30_000 }));
   const reading: Promise<void>[] = [];
   let opened = 0;
@@ -154,6 +164,57 @@ async function signalDelayCounts(http: JsonClient): Promise<{ signals: number; w
     withinHalfSecond: value(/^hub_signal_delay_seconds_bucket\{[^}]*le="0\.5"[^}]*\} (\S+)$/m),
     withinOneSecond: value(/^hub_signal_delay_seconds_bucket\{[^}]*le="1"[^}]*\} (\S+)$/m),
   };
+}
+
+/**
+ * When each job's cancel became visible in PostgreSQL: a connection of its own reads which of the
+ * jobs are cancelled, again and again (10 ms apart) while the cancels run. A job first seen
+ * cancelled by a poll committed after the start of the poll before (its time here) and before
+ * that poll's start.
+ */
+class CommitWatch {
+  readonly committedAt = new Map<string, number>();
+  readonly gaps: number[] = [];
+  private stopped = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly jobIds: readonly string[],
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: "bench-audit" });
+    await client.connect();
+    let previous = epochMs();
+    const poll = async () => {
+      const startedAt = epochMs();
+      const answer = await client.query<{ id: string }>({
+        name: "bench-commit-watch",
+        text: "select id::text from jobs where id = any($1::uuid[]) and status = 'cancelled'",
+        values: [this.jobIds],
+      });
+      for (const row of answer.rows) if (!this.committedAt.has(row.id)) this.committedAt.set(row.id, previous);
+      this.gaps.push(startedAt - previous);
+      previous = startedAt;
+    };
+    await poll();
+    this.running = (async () => {
+      try {
+        while (!this.stopped && this.committedAt.size < this.jobIds.length) {
+          await sleep(10);
+          await poll();
+        }
+      } finally {
+        await client.end();
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
 }
 
 /** Milliseconds since the epoch, below the millisecond. */
@@ -225,6 +286,9 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
 
       console.error(`bench: logs: cancelling ${runningAtCancel} running jobs, half one by one, half in bulk`);
       const histogramBefore = await signalDelayCounts(http);
+      const everyId = jobIds.flat();
+      const commits = new CommitWatch(databaseUrl, everyId);
+      await commits.start();
       const singles = jobIds.slice(0, Math.ceil(workerCount / 2)).flat();
       const bulkCount = total - singles.length;
       const answeredAt = new Map<string, number>();
@@ -240,14 +304,22 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
       );
       const bulk = await http.send<{ affected: number }>("POST", "/jobs/bulk-cancel", { token: adminToken, body: { status: ["running"], limit: bulkCount }, expected: 200 });
       const bulkAnsweredAt = epochMs();
-      const everyId = jobIds.flat();
       await waitFor(() => everyId.every((id) => abortedAt.has(id)), 15_000);
       // The worker tells how it learnt of the cancel once the handler has returned.
       await sleep(500);
       const finished = await finishedAtMs(databaseUrl, everyId);
       const singleSet = new Set(singles);
+      await commits.stop();
       const histogramAfter = await signalDelayCounts(http);
-      const latencies = { all: [] as number[], single: [] as number[], bulk: [] as number[], answer: [] as number[], bulkAnswer: [] as number[] };
+      const latencies = {
+        all: [] as number[],
+        single: [] as number[],
+        bulk: [] as number[],
+        singleFinished: [] as number[],
+        bulkFinished: [] as number[],
+        answer: [] as number[],
+        bulkAnswer: [] as number[],
+      };
       let bySignal = 0;
       let otherwise = 0;
       let neverAborted = 0;
@@ -262,9 +334,12 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
           continue;
         }
         bySignal += 1;
-        const delay = aborted - finished.get(id)!.ms;
-        latencies.all.push(delay);
-        (singleSet.has(id) ? latencies.single : latencies.bulk).push(delay);
+        const committed = commits.committedAt.get(id);
+        if (committed !== undefined) {
+          latencies.all.push(aborted - committed);
+          (singleSet.has(id) ? latencies.single : latencies.bulk).push(aborted - committed);
+        }
+        (singleSet.has(id) ? latencies.singleFinished : latencies.bulkFinished).push(aborted - finished.get(id)!.ms);
         const answered = answeredAt.get(id);
         if (answered !== undefined) latencies.answer.push(aborted - answered);
         else latencies.bulkAnswer.push(aborted - bulkAnsweredAt);
@@ -280,8 +355,11 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
         signalMs: summarize(latencies.all),
         singleSignalMs: summarize(latencies.single),
         bulkSignalMs: summarize(latencies.bulk),
+        singleFromFinishedAtMs: summarize(latencies.singleFinished),
+        bulkFromFinishedAtMs: summarize(latencies.bulkFinished),
         answerToSignalMs: summarize(latencies.answer),
         bulkAnswerToSignalMs: summarize(latencies.bulkAnswer),
+        pollGapMs: { p50: summarize(commits.gaps).p50, max: summarize(commits.gaps).max },
         hubHistogram: {
           signals: histogramAfter.signals - histogramBefore.signals,
           withinHalfSecond: histogramAfter.withinHalfSecond - histogramBefore.withinHalfSecond,
@@ -294,6 +372,7 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
         { name: "every worker's signals stream open before the jobs", ok: streamsOpen, detail: `${connected} of ${workerCount} connected` },
         { name: "every job running before the cancels", ok: allRunning, detail: `${runningAtCancel} of ${total}` },
         { name: "every job cancelled", ok: cancelledRows === total && bulk.affected === bulkCount, detail: `${cancelledRows} of ${total} cancelled (${bulk.affected} of ${bulkCount} in bulk)` },
+        { name: "every cancel's commit seen", ok: commits.committedAt.size === total, detail: `${commits.committedAt.size} of ${total}` },
         { name: "every cancelled job's handler aborted", ok: neverAborted === 0, detail: `${total - neverAborted} of ${total} (${bySignal} by the signals stream, ${otherwise} otherwise)` },
         { name: "every signals stream opened", ok: memory.every((row) => row.opened === row.streams), detail: memory.map((row) => `${row.opened}/${row.streams}`).join(", ") },
         {
