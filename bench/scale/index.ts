@@ -17,16 +17,7 @@ import { readFileSync } from "node:fs";
 import { statfs } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import {
-  listEvents,
-  listJobs,
-  openDatabase,
-  queueDepthQuery,
-  RETENTION_PICK_JOBS_SQL,
-  selectUndispatchedEvents,
-  type Database,
-  type SqlQueryable,
-} from "@hub/db";
+import { openDatabase, type Database, type Executor, automations, events, jobs, retention } from "@hub/db";
 import {
   createAppProcess,
   createTestDatabase,
@@ -304,14 +295,14 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!.automation_id;
     const someJob = (await audit.pool.query<{ id: string }>("select id from jobs order by finished_at desc limit 1")).rows[0]!.id;
     const plans = [
-      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => listJobs(db.db, { automationId: busiest }, { limit: 100 })),
-      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => listEvents(db.db, { aggregateId: someJob, limit: 200 })),
-      await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(queueDepthQuery())),
+      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.db, { automationId: busiest }, { limit: 100 })),
+      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => events.list(db.db, { aggregateId: someJob, limit: 200 })),
+      await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(automations.queueDepthQuery())),
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
-        selectUndispatchedEvents(db.pool as SqlQueryable, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
+        events.selectUndispatched(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
-      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
+      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
     ];
 
     step("starting the API, a dispatcher (HUB_RETENTION_DAYS=0) and an event relay");

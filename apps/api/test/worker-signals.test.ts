@@ -4,7 +4,7 @@
  * worker key rotation with an overlap.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { expireLapsedLeases, expireTimedOutJobs } from "@hub/db";
+import { jobs } from "@hub/db";
 import { startApi, type RunningApi } from "../src/app";
 import { eventsOf } from "./automation-fixtures";
 import { SseClient } from "./event-stream-fixtures";
@@ -74,8 +74,8 @@ describe("GET /workers/me/signals", () => {
     const timingOutStream = await signals(timingOut.workerKey);
 
     // The dispatcher's sweep statements (its own timer is off in this file: the test decides when).
-    await expireTimedOutJobs(hub.api.ctx.database.pool, sweepOptions());
-    await expireLapsedLeases(hub.api.ctx.database.pool, sweepOptions());
+    await jobs.expireTimedOut(hub.api.ctx.database.pool, sweepOptions());
+    await jobs.expireLapsedLeases(hub.api.ctx.database.pool, sweepOptions());
     await lapsingStream.waitFor("lease_expired", (client) => cancels(client).length > 0);
     await timingOutStream.waitFor("timeout", (client) => cancels(client).length > 0);
 

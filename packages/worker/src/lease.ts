@@ -18,6 +18,8 @@ export interface Lease {
   held(): boolean;
   /** Sends `progress` with a heartbeat soon (at once, or {@link PROGRESS_INTERVAL_MS} after the last one). */
   reportProgress(progress: JobProgress): void;
+  /** Heartbeats now (unless one is in flight): a 409 tells at once whether the hub took the job back. */
+  beatNow(): void;
   /** Sends a progress report not sent yet at once (before the outcome, after which the hub takes none). */
   flushProgress(): Promise<void>;
   /** Stops heartbeating; resolves once a heartbeat in flight has settled. */
@@ -106,6 +108,9 @@ export function keepLeased(job: HubJob, options: KeepLeasedOptions): Lease {
       unsentProgress = progress;
       // A heartbeat in flight schedules the next one itself when it settles.
       if (!inFlight) schedule(Math.max(lastBeatMs + PROGRESS_INTERVAL_MS - Date.now(), 0));
+    },
+    beatNow() {
+      if (!stopped && !inFlight) schedule(0);
     },
     async flushProgress() {
       await inFlight;

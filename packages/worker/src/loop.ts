@@ -125,7 +125,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
       onUnauthorized: giveUp,
     });
     const lease = keepLeased(job, { client, emit, onLost: takeBack, onUnauthorized: giveUp });
-    const stopListening = options.cancels?.listen(job.id, job.attempts, (signal) => takeBack("signal", signal.reason));
+    const stopListening = options.cancels?.listen(
+      job.id,
+      job.attempts,
+      (signal) => takeBack("signal", signal.reason),
+      () => lease.beatNow(),
+    );
     let onAbandon = () => undefined as void;
     const abandoned = new Promise<"abandoned">((resolve) => (onAbandon = () => resolve("abandoned")));
     if (options.abandon.aborted) onAbandon();

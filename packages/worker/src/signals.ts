@@ -6,8 +6,8 @@
  *
  * A dropped stream is opened again with back-off (200 ms doubling to 5 s); a 429 (too many open
  * streams) is retried after its `Retry-After`, and the worker works on without signals meanwhile
- * — heartbeats still learn of a cancel, later. Signals are never replayed: what was sent while the
- * stream was down is learnt from the next heartbeat's 409.
+ * — heartbeats still learn of a cancel, later. Signals are never replayed: once the stream is open
+ * again, every job in hand heartbeats at once, and a 409 says what was missed.
  */
 import { HubRequestError, WorkerUnauthorizedError } from "./errors.js";
 import type { EmitWorkerEvent } from "./events.js";
@@ -23,14 +23,24 @@ export interface CancelSignal {
   reason: string;
 }
 
+interface Listener {
+  onCancel(signal: CancelSignal): void;
+  onMaybeMissed(): void;
+}
+
 /** Who waits for a cancel of which job: the jobs in hand register here. */
 export class CancelListeners {
-  readonly #byJob = new Map<string, (signal: CancelSignal) => void>();
+  readonly #byJob = new Map<string, Listener>();
 
-  /** Calls `onCancel` when the stream cancels this job in this attempt; returns the unregistration. */
-  listen(jobId: string, attempt: number, onCancel: (signal: CancelSignal) => void): () => void {
-    const listener = (signal: CancelSignal) => {
-      if (signal.attempt === attempt) onCancel(signal);
+  /**
+   * Calls `onCancel` when the stream cancels this job in this attempt, and `onMaybeMissed` when
+   * the stream opens again after it dropped (a cancel sent meanwhile is not replayed); returns
+   * the unregistration.
+   */
+  listen(jobId: string, attempt: number, onCancel: (signal: CancelSignal) => void, onMaybeMissed: () => void): () => void {
+    const listener: Listener = {
+      onCancel: (signal) => signal.attempt === attempt && onCancel(signal),
+      onMaybeMissed,
     };
     this.#byJob.set(jobId, listener);
     return () => {
@@ -39,7 +49,11 @@ export class CancelListeners {
   }
 
   deliver(signal: CancelSignal): void {
-    this.#byJob.get(signal.job_id)?.(signal);
+    this.#byJob.get(signal.job_id)?.onCancel(signal);
+  }
+
+  reopened(): void {
+    for (const listener of this.#byJob.values()) listener.onMaybeMissed();
   }
 }
 
@@ -71,6 +85,7 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
       try {
         const body = await client.openSignals(connection.signal);
         backoffMs = 0;
+        if (opened) listeners.reopened();
         opened = true;
         emit({ type: "signals_connected" });
         for await (const message of readEventStream(body)) {

@@ -5,7 +5,7 @@
  *
  * PostgreSQL is the only source: the stream reads the job's lines after the last seq it handled,
  * in seq order. Because a job's seqs are assigned under its row lock and committed in that order
- * (@hub/db job-logs.ts), "after the last seq" never skips a line, and a resume — on any process,
+ * (@hub/db sql/job-logs/append.ts), "after the last seq" never skips a line, and a resume — on any process,
  * after any restart — is exact. It reads again when the job is announced (./job-log-feed.ts: a
  * line or progress accepted by any API process) and every {@link JOB_LOG_STREAM_RECHECK_MS}, which
  * covers a lost announcement and the changes nobody announces (the job finished, was cancelled or
@@ -13,7 +13,7 @@
  * more read after it.
  */
 import type { Request, Response } from "express";
-import { listJobLogs, readJobLogState, type JobLogState } from "@hub/db";
+import { jobLogs, jobs } from "@hub/db";
 import { FINISHED_JOB_STATUSES, type JobLogLevel, type JobStatus } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { UserCaller } from "../http/auth";
@@ -53,7 +53,7 @@ export function seqFromLastEventId(value: string | undefined): number | undefine
  */
 export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel, lastEventId }: JobLogStreamRequest): Promise<void> {
   const pool = ctx.database.pool;
-  if (!(await readJobLogState(pool, jobId))) throw new NotFoundError("Job not found");
+  if (!(await jobs.readLogState(pool, jobId))) throw new NotFoundError("Job not found");
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -88,12 +88,12 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
     if (res.writableLength > MAX_BUFFERED_BYTES) await drained(res);
   };
 
-  const sendLinesAfter = async (state: JobLogState) => {
+  const sendLinesAfter = async (state: jobs.LogState) => {
     // Every line up to state.lastSeq was committed with the counter: reading past handledSeq finds
     // them all (and any committed since, with higher seqs).
     if (state.lastSeq <= handledSeq) return;
     for (;;) {
-      const lines = await listJobLogs(pool, jobId, { afterSeq: handledSeq, minLevel, limit: READ_BATCH_LINES });
+      const lines = await jobLogs.list(pool, jobId, { afterSeq: handledSeq, minLevel, limit: READ_BATCH_LINES });
       for (const line of lines) {
         if (ended) return;
         await write(sseMessage({ id: line.seq, data: JSON.stringify(toJobLogLineRecord(line)) }));
@@ -107,7 +107,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
 
   const readOnce = async () => {
     // The state first: a job seen finished here has all its lines committed, so `end` follows them all.
-    const state = await readJobLogState(pool, jobId);
+    const state = await jobs.readLogState(pool, jobId);
     if (!state) return end();
     await sendLinesAfter(state);
     const progress = JSON.stringify(state.progress);

@@ -2,7 +2,7 @@
  * Job logs (CONTRACT §6.12): a worker's lines appended under its lease, read back by seq. The
  * stream is in ./job-log-stream.ts.
  */
-import { appendJobLogs, listJobLogs, readJobLogState, type JobLogLine, type Queryable } from "@hub/db";
+import { jobLogs, jobs, type Executor } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { NotFoundError } from "../http/http-errors";
@@ -10,7 +10,7 @@ import type { AppendJobLogsBody, AppendJobLogsResponse, JobLogLineRecord, ListJo
 import { refused } from "./worker-protocol.service";
 
 /** A stored line as the API shows it. */
-export function toJobLogLineRecord(line: JobLogLine): JobLogLineRecord {
+export function toJobLogLineRecord(line: jobLogs.Line): JobLogLineRecord {
   return { seq: line.seq, ts: line.ts.toISOString(), level: line.level, message: line.message, attempt: line.attempt };
 }
 
@@ -19,7 +19,7 @@ export function toJobLogLineRecord(line: JobLogLine): JobLogLineRecord {
  * statement, under the job row's lock); 404/409 as every worker call, storing nothing.
  */
 export async function appendLogsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobId: string, body: AppendJobLogsBody): Promise<AppendJobLogsResponse> {
-  const outcome = await appendJobLogs(
+  const outcome = await jobLogs.append(
     ctx.database.pool,
     jobId,
     { id: worker.id, automationId: worker.automationId, attempt: body.attempt },
@@ -37,14 +37,14 @@ export async function appendLogsAsWorker(ctx: AppContext, worker: AuthenticatedW
 
 /** GET /jobs/{job_id}/logs: a page of the job's lines by seq, after `afterSeq`. */
 export async function listLogs(
-  db: Queryable,
+  db: Executor,
   jobId: string,
   query: ListJobLogsQuery,
   afterSeq: number | undefined,
 ): Promise<{ items: JobLogLineRecord[]; nextSeq: number | undefined }> {
-  if (!(await readJobLogState(db, jobId))) throw new NotFoundError("Job not found");
+  if (!(await jobs.readLogState(db, jobId))) throw new NotFoundError("Job not found");
   // One more than the page: whether a next page exists.
-  const lines = await listJobLogs(db, jobId, { afterSeq, attempt: query.attempt, minLevel: query.level, limit: query.limit + 1 });
+  const lines = await jobLogs.list(db, jobId, { afterSeq, attempt: query.attempt, minLevel: query.level, limit: query.limit + 1 });
   const items = lines.slice(0, query.limit).map(toJobLogLineRecord);
   return { items, nextSeq: lines.length > query.limit ? items.at(-1)?.seq : undefined };
 }

@@ -3,7 +3,7 @@
  * automation is 404, a job not running under this worker's current lease is 409, and a refused
  * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
-import { completeJob, completeJobs, extendLease, extendLeases, failJob, readJobLogState, toJobRef, type Job, type LeaseRefusal, type ProgressReport } from "@hub/db";
+import { type Job, jobs } from "@hub/db";
 import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
@@ -14,7 +14,7 @@ import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-pro
 
 export type WorkerCall = "heartbeat" | "complete" | "fail" | "logs";
 
-function countRefusal(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal, count = 1): void {
+function countRefusal(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal, count = 1): void {
   ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal }, count);
 }
 
@@ -22,13 +22,13 @@ function countRefusal(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal, 
  * The 404 or 409 of a refused worker call about one job. The 409 says the job's status as a fresh
  * read finds it after the refusal (CONTRACT §6.12); a job gone meanwhile (retention) is a 404.
  */
-export async function refused(ctx: AppContext, call: WorkerCall, jobId: string, refusal: LeaseRefusal): Promise<HttpError> {
+export async function refused(ctx: AppContext, call: WorkerCall, jobId: string, refusal: jobs.LeaseRefusal): Promise<HttpError> {
   countRefusal(ctx, call, refusal);
   switch (refusal) {
     case "not_found":
       return new NotFoundError("Job not found");
     case "not_leased": {
-      const state = await readJobLogState(ctx.database.pool, jobId);
+      const state = await jobs.readLogState(ctx.database.pool, jobId);
       if (!state) return new NotFoundError("Job not found");
       return new JobNotLeasedError("Job is not running under this worker's lease (it finished, was cancelled, or its lease lapsed)", state.status);
     }
@@ -40,7 +40,7 @@ export async function refused(ctx: AppContext, call: WorkerCall, jobId: string, 
 }
 
 /** A batch item's refusal as the batch endpoints name it. */
-function batchStatus(refusal: LeaseRefusal): "conflict" | "not_found" {
+function batchStatus(refusal: jobs.LeaseRefusal): "conflict" | "not_found" {
   switch (refusal) {
     case "not_found":
       return "not_found";
@@ -74,8 +74,8 @@ export async function heartbeatJob(
   jobId: string,
   body: { attempt?: number | undefined; progress?: { percent?: number | null | undefined; message?: string | null | undefined } | undefined },
 ): Promise<{ lease_expires_at: string }> {
-  const progress: ProgressReport | undefined = body.progress && { percent: body.progress.percent ?? null, message: body.progress.message ?? null };
-  const outcome = await extendLease(ctx.database.pool, jobId, fenceFor(worker, body.attempt), ctx.env.HUB_JOB_LEASE_SECONDS, progress);
+  const progress: jobs.ProgressReport | undefined = body.progress && { percent: body.progress.percent ?? null, message: body.progress.message ?? null };
+  const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, body.attempt), ctx.env.HUB_JOB_LEASE_SECONDS, progress);
   if (!outcome.ok) throw await refused(ctx, "heartbeat", jobId, outcome.refusal);
   if (progress) ctx.jobLogs.announce(jobId);
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
@@ -89,7 +89,7 @@ export async function completeJobAsWorker(
   result: Record<string, unknown>,
   attempt?: number,
 ): Promise<JobRecord> {
-  const outcome = await completeJob(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
+  const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);
@@ -107,7 +107,7 @@ export async function failJobAsWorker(
   jobId: string,
   failure: { error: string; retryable: boolean; attempt?: number | undefined },
 ): Promise<JobRecord> {
-  const outcome = await failJob(ctx.database.pool, jobId, fenceFor(worker, failure.attempt), {
+  const outcome = await jobs.fail(ctx.database.pool, jobId, fenceFor(worker, failure.attempt), {
     error: failure.error,
     retryable: failure.retryable,
     maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS,
@@ -117,7 +117,7 @@ export async function failJobAsWorker(
   observeFinishedRun(ctx, job);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
   // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
-  if (requeued) await offerAgain(ctx, job.automationId, [toJobRef(job)]);
+  if (requeued) await offerAgain(ctx, job.automationId, [jobs.toJobRef(job)]);
   else await wakeClaims(ctx, job.automationId);
   return toJobRecord(job);
 }
@@ -128,7 +128,7 @@ export async function completeJobsAsWorker(
   worker: AuthenticatedWorker,
   items: Array<{ id: string; result: Record<string, unknown>; attempt?: number | undefined }>,
 ): Promise<CompleteBatchResponse> {
-  const verdicts = await completeJobs(ctx.database.pool, worker, items);
+  const verdicts = await jobs.completeBatch(ctx.database.pool, worker, items);
   let completed = 0;
   for (const verdict of verdicts) {
     if (verdict.refusal) countRefusal(ctx, "complete", verdict.refusal);
@@ -144,7 +144,7 @@ export async function completeJobsAsWorker(
 
 /** POST /jobs/heartbeat-batch: each lease extended or refused on its own, in one statement. */
 export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
-  const verdicts = await extendLeases(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
+  const verdicts = await jobs.extendLeaseBatch(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
   for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
   return {
     results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { markWorkerStopped } from "@hub/db";
+import { workers } from "@hub/db";
 import { defineRoute } from "../http/route";
 
 const SIGNALS_EXAMPLE =
@@ -49,7 +49,7 @@ export const workerSelfRoutes = [
     responses: { 204: { description: "Done (stopped, or left running while a signals stream is open)" } },
     handler: async ({ caller, ctx, req }) => {
       const open = await ctx.streamSlots.openCount("worker_signals", `worker:${caller.worker.id}`);
-      if (open === 0 && (await markWorkerStopped(ctx.db, caller.worker))) ctx.auth.noteWorkerStopped(req);
+      if (open === 0 && (await workers.markStopped(ctx.db, caller.worker))) ctx.auth.noteWorkerStopped(req);
       return { status: 204 };
     },
   }),

@@ -3,14 +3,14 @@
  * `event: cancel {job_id, attempt, reason}` when a job it runs is taken from it.
  *
  * The signals come from PostgreSQL: the statements that cancel, time out, sweep or re-queue a
- * running job NOTIFY `hub_worker_signals` (@hub/db worker-signals.ts), delivered at their commit to
+ * running job NOTIFY `hub_worker_signals` (@hub/db sql/workers/signals.ts), delivered at their commit to
  * this process's credential-change session, whichever API or dispatcher process committed. The
  * same session carries the credential changes, in commit order, so the cancels of an
  * unregistration reach the stream before the credential change that ends it. Signals carry no
  * `id:` and are never replayed: a worker that was not listening learns it from its next call's 409.
  */
 import type { Request, Response } from "express";
-import { parseWorkerSignal, type TakenJob, type WorkerSignal, type WorkerSignalReason } from "@hub/db";
+import { workers } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { openEventStream, sseMessage } from "../http/sse";
@@ -34,7 +34,7 @@ export class WorkerSignalStreams {
 
   /** The handler of `hub_worker_signals` notifications. */
   readonly onNotification = (payload: string): void => {
-    const signal = parseWorkerSignal(payload);
+    const signal = workers.parseSignal(payload);
     if (signal) this.deliver(signal);
   };
 
@@ -42,14 +42,14 @@ export class WorkerSignalStreams {
    * Delivers, in this process, the signals of a change this process just committed (its
    * notifications follow and are then recognised as already delivered).
    */
-  deliverCommitted(reason: WorkerSignalReason, taken: readonly TakenJob[]): void {
+  deliverCommitted(reason: workers.SignalReason, taken: readonly workers.TakenJob[]): void {
     const now = Date.now();
     for (const job of taken) {
       if (job.workerId !== null) this.deliver({ workerId: job.workerId, jobId: job.id, attempt: job.attempts, reason, signalledAtMs: now });
     }
   }
 
-  private deliver(signal: WorkerSignal): void {
+  private deliver(signal: workers.Signal): void {
     const now = Date.now();
     for (const [key, at] of this.delivered) {
       if (now - at < DELIVERED_MEMORY_MS) break;

@@ -186,7 +186,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         </section>
       )}
 
-      <JobLogSection jobId={jobId} log={log} />
+      <JobLogSection key={jobId} jobId={jobId} log={log} />
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
