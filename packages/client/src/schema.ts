@@ -759,8 +759,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retry a failed or cancelled job
-         * @description Creates a new queued job with the same automation, context and priority and retry_of = this job (its job.created event carries retry_of). Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created.
+         * Retry a failed or cancelled job, optionally with a new context
+         * @description Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one (checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422).
          */
         post: operations["retryJob"];
         delete?: never;
@@ -1557,6 +1557,11 @@ export interface components {
                  */
                 retry_of?: string;
                 /**
+                 * @description Present on a retry given a context (§6.14), even the old one
+                 * @constant
+                 */
+                context_changed?: true;
+                /**
                  * Format: uuid
                  * @description The schedule that fired it (§6.9)
                  */
@@ -2202,6 +2207,13 @@ export interface components {
             /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             new_password: string;
         };
+        /** @default {} */
+        RetryJobRequest: {
+            /** @description The new job's context instead of the old one's, checked against the automation's parameters as POST /jobs checks it; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Omitted: the old context */
+            context?: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * @description A cron expression in a time zone that makes one job of its automation per fire
          * @example {
@@ -2508,6 +2520,7 @@ export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
+export type RetryJobRequest = components['schemas']['RetryJobRequest'];
 export type Schedule = components['schemas']['Schedule'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
 export type Sector = components['schemas']['Sector'];
@@ -4621,9 +4634,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "context": {
+                 *         "month": "2026-10",
+                 *         "region": "eu"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RetryJobRequest"];
+            };
+        };
         responses: {
-            /** @description The new job's id; its job.created event carries retry_of */
+            /** @description The new job's id; its job.created event carries retry_of (and context_changed with a body's context) */
             201: {
                 headers: {
                     [name: string]: unknown;
