@@ -813,6 +813,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the next fire times of a cron expression
+         * @description The next `count` (1–20, default 5) fire times of `cron` read in `timezone`, as a schedule with them would fire from now (PostgreSQL's clock), fewer when fewer fall within 4 years. Checked as creating a schedule checks them, with the problems at ["query", <name>]: an expression the hub does not accept, a seconds field where HUB_SCHEDULES_ALLOW_SECONDS is off, no fire time within 4 years, or a time zone Intl.DateTimeFormat does not know. Any signed-in user; nothing is stored.
+         */
+        get: operations["previewSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/{schedule_id}": {
         parameters: {
             query?: never;
@@ -2262,6 +2282,18 @@ export interface components {
         };
         /**
          * @example {
+         *       "next": [
+         *         "2026-11-23T05:00:00.000Z",
+         *         "2026-11-24T05:00:00.000Z"
+         *       ]
+         *     }
+         */
+        SchedulePreview: {
+            /** @description The next fire times after now (PostgreSQL's clock), in UTC, oldest first; fewer than count when fewer fall within 4 years */
+            next: string[];
+        };
+        /**
+         * @example {
          *       "cron": "0 6 * * MON-FRI",
          *       "timezone": "Europe/Berlin",
          *       "context": {
@@ -2522,6 +2554,7 @@ export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest']
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type RetryJobRequest = components['schemas']['RetryJobRequest'];
 export type Schedule = components['schemas']['Schedule'];
+export type SchedulePreview = components['schemas']['SchedulePreview'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
 export type Sector = components['schemas']['Sector'];
 export type User = components['schemas']['User'];
@@ -4823,6 +4856,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Schedule"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query: {
+                /** @description Five fields: minute hour day-of-month month day-of-week (numbers, JAN–DEC and SUN–SAT, `*`, ranges `1-5`, lists `1,15`, steps `*\/15` and `0-30/10`; 0 and 7 are Sunday; with day-of-month and day-of-week both restricted, either matches), or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly. A leading seconds field only where the hub sets HUB_SCHEDULES_ALLOW_SECONDS=true. Returned as sent. */
+                cron: string;
+                /** @description IANA time zone the expression is read in (any name Intl.DateTimeFormat accepts), returned exactly as sent. A fixed time of day that does not exist on a DST day fires when the clocks spring forward; one that occurs twice fires once, at the first. */
+                timezone?: string;
+                /** @description How many fire times to list (1–20, default 5) */
+                count?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next fire times, in UTC */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
                 };
             };
             401: components["responses"]["Unauthorized"];
