@@ -8,7 +8,7 @@
  * - GET /jobs's context filters (CONTRACT §6.14): the plans and p50/p99 of `context.customer_id=…`
  *   (1/500 of the jobs each: 10,000 at BENCH_SCALE=1) over all automations and over one, and of
  *   `context.invoice_id=…` (one job each); the size of `jobs_context_idx` and its cost per insert
- *   (the job-creating statement with and without the index, alternating in rolled-back transactions);
+ *   (the batch job-creating statement with and without the index, alternating in rolled-back transactions);
  * - the retention sweep (HUB_RETENTION_DAYS=30, so about half the history goes) in a dispatcher of
  *   its own: rows per second;
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
@@ -22,8 +22,9 @@ import { statfs } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import {
-  createJob,
+  createJobBatch,
   listEvents,
+  MAX_JOBS_PER_BATCH,
   listJobs,
   openDatabase,
   queueDepthQuery,
@@ -187,7 +188,7 @@ async function explainRun(databaseUrl: string, name: string, run: (db: Database)
     await database.close();
   }
   const plan = notices.filter((notice) => notice.includes("Query Text")).join("\n");
-  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)/g)].map((match) => match[1]!))];
+  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((match) => (match[1] ?? match[2])!))];
   const sequentialScans = [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((match) => match[1]!))];
   // The large tables; the seeded hub has no webhook deliveries, so a plan may read that empty table as it likes.
   const ok = !sequentialScans.some((table) => ["jobs", "events"].includes(table));
@@ -195,8 +196,8 @@ async function explainRun(databaseUrl: string, name: string, run: (db: Database)
 }
 
 /** Rounds of the insert-cost comparison, and job-creating statements per variant in each. */
-const INSERT_COST_ROUNDS = 3;
-const INSERT_COST_JOBS = 2000;
+const INSERT_COST_ROUNDS = 5;
+const INSERT_COST_JOBS = 5000;
 
 export interface ContextIndexCost {
   bytes: number;
@@ -209,10 +210,11 @@ export interface ContextIndexCost {
 }
 
 /**
- * The size of `jobs_context_idx` and what it costs each insert: the statement POST /jobs runs
- * (@hub/db createJob), {@link INSERT_COST_JOBS} times in a transaction that is rolled back, with the
- * index and with it dropped inside the transaction (so nothing else ever sees it gone), alternating
- * over {@link INSERT_COST_ROUNDS} rounds. The variant with the index ends with
+ * The size of `jobs_context_idx` and what it costs each insert: {@link INSERT_COST_JOBS} jobs made
+ * by the statement of POST /jobs/batch (@hub/db createJobBatch, {@link MAX_JOBS_PER_BATCH} a call,
+ * so the round trips of one-job requests do not drown the index's share) in a transaction that is
+ * rolled back, with the index and with it dropped inside the transaction (so nothing else ever
+ * sees it gone), alternating over {@link INSERT_COST_ROUNDS} rounds. The variant with the index ends with
  * gin_clean_pending_list: the merge its fast-update list defers is paid inside the measurement.
  * Run while no hub process is up (the drop locks the table).
  */
@@ -234,12 +236,16 @@ async function contextIndexCost(databaseUrl: string, automationIds: readonly str
         try {
           if (variant === "without") await client.query("drop index jobs_context_idx");
           const started = performance.now();
-          for (let k = 0; k < INSERT_COST_JOBS; k += 1) {
-            const created = await createJob(client, userId, {
-              automationId: automationIds[k % automationIds.length]!,
-              context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
+          for (let first = 0; first < INSERT_COST_JOBS; first += MAX_JOBS_PER_BATCH) {
+            const batch = Array.from({ length: Math.min(MAX_JOBS_PER_BATCH, INSERT_COST_JOBS - first) }, (_, offset) => {
+              const k = first + offset;
+              return {
+                automationId: automationIds[k % automationIds.length]!,
+                context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
+              };
             });
-            if (created.kind !== "created") throw new Error(`insert-cost job not created: ${created.kind}`);
+            const created = await createJobBatch(client, userId, batch);
+            if (created.kind !== "created") throw new Error(`insert-cost jobs not created: ${created.kind}`);
           }
           if (variant === "with") await client.query("select gin_clean_pending_list('jobs_context_idx')");
           perInsert[variant].push(((performance.now() - started) * 1000) / INSERT_COST_JOBS);
