@@ -415,7 +415,7 @@ export const webhookDeliveries = pgTable(
 /**
  * GET /jobs's context filters (CONTRACT §6.14): one row per top-level string pair of each job's
  * context, keyed by `hub_job_context_pair_hash(name, value)` and ordered as GET /jobs lists, so
- * the newest jobs holding a pair are one index range (queries/jobs-find.ts). Written only by the
+ * the newest jobs holding a pair are one index range (sql/jobs/find.ts). Written only by the
  * triggers on jobs of migration 0018, which follow every insert and delete of jobs.
  */
 export const jobContextValues = pgTable(
