@@ -5,6 +5,11 @@
  * - the plans of `GET /jobs?automation_id=…`, `GET /events?aggregate_id=…`, the /metrics gauges and
  *   the relay's outbox scan (EXPLAIN ANALYZE: which indexes, no sequential scan);
  * - p50/p99 of those two lists and of a /metrics scrape, over HTTP;
+ * - GET /jobs's context filters (CONTRACT §6.14): the plans and p50/p99 of `context.customer_id=…`
+ *   (1/500 of the jobs each: 10,000 at BENCH_SCALE=1) over all automations and over one, and of
+ *   `context.invoice_id=…` (one job each); the size of the context index (`job_context_values`)
+ *   and its cost per insert (the batch job-creating statement with and without its trigger,
+ *   alternating in rolled-back transactions);
  * - the retention sweep (HUB_RETENTION_DAYS=30, so about half the history goes) in a dispatcher of
  *   its own: rows per second;
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
@@ -22,6 +27,7 @@ import {
   createAppProcess,
   createTestDatabase,
   deleteRedisKeys,
+  HISTORY_CUSTOMERS,
   HubProcesses,
   readMetric,
   seedHistory,
@@ -139,6 +145,8 @@ export interface ScaleReport {
   sizes: Record<"jobs" | "events", TableSize>;
   plans: PlanCheck[];
   listJobs: LatencySummary;
+  contextFilters: { customerAll: LatencySummary; customerOneAutomation: LatencySummary; invoiceAll: LatencySummary };
+  contextIndex: ContextIndexCost;
   listEvents: LatencySummary;
   metricsScrape: LatencySummary;
   sweep: { rows: Record<string, number>; seconds: number; rowsPerSecond: number; sizesAfter: Record<"jobs" | "events", TableSize> };
@@ -170,11 +178,79 @@ async function explainRun(databaseUrl: string, name: string, run: (db: Database)
     await database.close();
   }
   const plan = notices.filter((notice) => notice.includes("Query Text")).join("\n");
-  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)/g)].map((match) => match[1]!))];
+  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((match) => (match[1] ?? match[2])!))];
   const sequentialScans = [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((match) => match[1]!))];
   // The large tables; the seeded hub has no webhook deliveries, so a plan may read that empty table as it likes.
   const ok = !sequentialScans.some((table) => ["jobs", "events"].includes(table));
   return { name, indexes, sequentialScans, ok, plan };
+}
+
+/** Rounds of the insert-cost comparison, and jobs inserted per variant in each. */
+const INSERT_COST_ROUNDS = 5;
+const INSERT_COST_JOBS = 5000;
+
+export interface ContextIndexCost {
+  /** job_context_values with its index. */
+  bytes: number;
+  bytesPerJob: number;
+  /** Median per round of the mean time of one job insert, with and without the table's trigger (µs). */
+  withIndexUs: number;
+  withoutIndexUs: number;
+  /** Inserts per second with the trigger ÷ without it, in this run. */
+  ratio: number;
+}
+
+/**
+ * The size of GET /jobs's context index (`job_context_values` and its index, migration 0018) and
+ * what it costs each insert: {@link INSERT_COST_JOBS} jobs made by the statement of POST /jobs/batch
+ * (@hub/db jobs.insertBatch, {@link jobs.MAX_JOBS_PER_BATCH} a call, so the round trips of one-job requests
+ * do not drown the index's share) in a transaction that is rolled back, with the trigger that fills
+ * the table and with it dropped inside the transaction (so nothing else ever sees it gone),
+ * alternating over {@link INSERT_COST_ROUNDS} rounds. Run while no hub process is up (the drop
+ * locks the table).
+ */
+async function contextIndexCost(databaseUrl: string, automationIds: readonly string[], jobCount: number): Promise<ContextIndexCost> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-scale-insert-cost" });
+  await client.connect();
+  try {
+    const bytes = Number((await client.query<{ bytes: string }>("select pg_total_relation_size('job_context_values') as bytes")).rows[0]!.bytes);
+    const userId = (
+      await client.query<{ id: string }>("insert into users (email, password_hash, role) values ($1, 'not a hash', 'admin') returning id", [
+        `insert-cost-${randomBytes(4).toString("hex")}@bench.test`,
+      ])
+    ).rows[0]!.id;
+    const perInsert = { with: [] as number[], without: [] as number[] };
+    for (let round = 0; round < INSERT_COST_ROUNDS; round += 1) {
+      const order: Array<"with" | "without"> = round % 2 === 0 ? ["with", "without"] : ["without", "with"];
+      for (const variant of order) {
+        await client.query("begin");
+        try {
+          if (variant === "without") await client.query("drop trigger jobs_record_context_values on jobs");
+          const started = performance.now();
+          for (let first = 0; first < INSERT_COST_JOBS; first += jobs.MAX_JOBS_PER_BATCH) {
+            const batch = Array.from({ length: Math.min(jobs.MAX_JOBS_PER_BATCH, INSERT_COST_JOBS - first) }, (_, offset) => {
+              const k = first + offset;
+              return {
+                automationId: automationIds[k % automationIds.length]!,
+                context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
+              };
+            });
+            const created = await jobs.insertBatch(client, userId, batch);
+            if (created.kind !== "created") throw new Error(`insert-cost jobs not created: ${created.kind}`);
+          }
+          perInsert[variant].push(((performance.now() - started) * 1000) / INSERT_COST_JOBS);
+        } finally {
+          await client.query("rollback");
+        }
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const withIndexUs = median(perInsert.with);
+    const withoutIndexUs = median(perInsert.without);
+    return { bytes, bytesPerJob: bytes / jobCount, withIndexUs, withoutIndexUs, ratio: withoutIndexUs / withIndexUs };
+  } finally {
+    await client.end();
+  }
 }
 
 async function time(times: number[], call: () => Promise<unknown>): Promise<void> {
@@ -229,6 +305,24 @@ function startWorkers(target: HubHttpTarget, automations: number, stop: AbortSig
   return Promise.all(Array.from({ length: automations }, (_, automation) => [loop(automation), loop(automation)]).flat());
 }
 
+/** GET /jobs's context filters: p50/p99 of each, timed or already summarised. */
+function contextFilterLines(times: Record<keyof ScaleReport["contextFilters"], number[] | LatencySummary>): string[] {
+  const of = (value: number[] | LatencySummary) => latency(Array.isArray(value) ? summarize(value) : value);
+  return [
+    `GET /jobs?context.customer_id=… (1/${HISTORY_CUSTOMERS} of the jobs each), every automation  ${of(times.customerAll)}`,
+    `GET /jobs?context.customer_id=…&automation_id=…                       ${of(times.customerOneAutomation)}`,
+    `GET /jobs?context[invoice_id]=… (1 job each), every automation       ${of(times.invoiceAll)}`,
+  ];
+}
+
+function contextIndexLine(cost: ContextIndexCost): string {
+  return (
+    `context index (job_context_values + index): ${(cost.bytes / 1e6).toFixed(0)} MB, ${cost.bytesPerJob.toFixed(0)} B/job · ` +
+    `job insert ${cost.withIndexUs.toFixed(0)} µs with its trigger, ${cost.withoutIndexUs.toFixed(0)} µs without ` +
+    `(inserts/s with ÷ without: ${cost.ratio.toFixed(3)}, median of ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS})`
+  );
+}
+
 function render(report: ScaleReport): string {
   const size = (s: TableSize) => `${s.rows} rows, ${(s.bytes / 1e6).toFixed(0)} MB, ${s.bytesPerRow.toFixed(0)} B/row`;
   const rowsAndMb = (s: TableSize) => `${s.rows} rows, ${(s.bytes / 1e6).toFixed(0)} MB`;
@@ -243,6 +337,12 @@ function render(report: ScaleReport): string {
     "",
     `GET /jobs?automation_id=…    ${latency(report.listJobs)}`,
     `GET /events?aggregate_id=…   ${latency(report.listEvents)}`,
+    ...contextFilterLines({
+      customerAll: report.contextFilters.customerAll,
+      customerOneAutomation: report.contextFilters.customerOneAutomation,
+      invoiceAll: report.contextFilters.invoiceAll,
+    }),
+    contextIndexLine(report.contextIndex),
     `GET /metrics (uncached)      ${latency(report.metricsScrape)}`,
     "",
     `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows).map(([table, rows]) => `${table} ${rows}`).join(", ")} ` +
@@ -301,9 +401,23 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
         events.selectUndispatched(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
+      await explainRun(database.url, "GET /jobs?context.customer_id=… (listJobs, every automation)", (db) =>
+        jobs.list(db.db, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+      ),
+      await explainRun(database.url, "GET /jobs?context.customer_id=…&automation_id=… (listJobs)", (db) =>
+        jobs.list(db.db, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+      ),
+      await explainRun(database.url, "GET /jobs?context.invoice_id=… (listJobs, one match)", (db) =>
+        jobs.list(db.db, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
+      ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
       await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
     ];
+
+    step(`the context index's cost per insert: ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS} job inserts with and without its trigger`);
+    const contextIndex = await contextIndexCost(database.url, automationIds, counts.jobs);
+    // Each figure as soon as it is known too: a run stopped during the long retention phase keeps them.
+    step(contextIndexLine(contextIndex));
 
     step("starting the API, a dispatcher (HUB_RETENTION_DAYS=0) and an event relay");
     hub = await HubProcesses.start({
@@ -318,18 +432,25 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     });
     const http = new JsonClient(hub.apiUrl, 4);
     const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
-    const sample = (await audit.pool.query<{ automation_id: string; id: string }>(
-      `select automation_id, id from jobs tablesample system (1) limit $1`,
+    const sample = (await audit.pool.query<{ automation_id: string; id: string; customer: string; invoice: string }>(
+      `select automation_id, id, context ->> 'customer_id' as customer, context ->> 'invoice_id' as invoice from jobs tablesample system (1) limit $1`,
       [config.scale.requests],
     )).rows;
-    step(`timing ${sample.length} GET /jobs?automation_id=…, ${sample.length} GET /events?aggregate_id=… and ${config.scale.scrapes} /metrics scrapes`);
+    step(`timing ${sample.length} each of GET /jobs?automation_id=…, GET /events?aggregate_id=…, three context filters of GET /jobs, and ${config.scale.scrapes} /metrics scrapes`);
     const jobsTimes: number[] = [];
     const eventsTimes: number[] = [];
     const scrapeTimes: number[] = [];
+    const contextTimes = { customerAll: [] as number[], customerOneAutomation: [] as number[], invoiceAll: [] as number[] };
     for (const row of sample) {
       await time(jobsTimes, () => http.send("GET", `/jobs?automation_id=${row.automation_id}&limit=100`, { token: adminToken, expected: 200 }));
       await time(eventsTimes, () => http.send("GET", `/events?aggregate_id=${row.id}`, { token: adminToken, expected: 200 }));
+      await time(contextTimes.customerAll, () => http.send("GET", `/jobs?context.customer_id=${row.customer}&limit=100`, { token: adminToken, expected: 200 }));
+      await time(contextTimes.customerOneAutomation, () =>
+        http.send("GET", `/jobs?context.customer_id=${row.customer}&automation_id=${row.automation_id}&limit=100`, { token: adminToken, expected: 200 }),
+      );
+      await time(contextTimes.invoiceAll, () => http.send("GET", `/jobs?context[invoice_id]=${row.invoice}&limit=100`, { token: adminToken, expected: 200 }));
     }
+    for (const line of contextFilterLines(contextTimes)) step(line);
     for (let i = 0; i < config.scale.scrapes; i += 1) {
       await sleep(2100);
       await time(scrapeTimes, async () => {
@@ -433,6 +554,12 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       sizes,
       plans,
       listJobs: summarize(jobsTimes),
+      contextFilters: {
+        customerAll: summarize(contextTimes.customerAll),
+        customerOneAutomation: summarize(contextTimes.customerOneAutomation),
+        invoiceAll: summarize(contextTimes.invoiceAll),
+      },
+      contextIndex,
       listEvents: summarize(eventsTimes),
       metricsScrape: summarize(scrapeTimes),
       sweep,

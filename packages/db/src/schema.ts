@@ -465,6 +465,23 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
+ * GET /jobs's context filters (CONTRACT §6.14): one row per top-level string pair of each job's
+ * context, keyed by `hub_job_context_pair_hash(name, value)` and ordered as GET /jobs lists, so
+ * the newest jobs holding a pair are one index range (sql/jobs/find.ts). Written only by the
+ * triggers on jobs of migration 0018, which follow every insert and delete of jobs.
+ */
+export const jobContextValues = pgTable(
+  "job_context_values",
+  {
+    pairHash: bigint("pair_hash", { mode: "bigint" }).notNull(),
+    createdAt: tz("created_at").notNull(),
+    jobId: uuid("job_id").notNull(),
+    automationId: uuid("automation_id").notNull(),
+  },
+  (t) => [index("job_context_values_pair_created_idx").on(t.pairHash, t.createdAt, t.jobId)],
+);
+
+/**
  * The login throttle's sliding windows (CONTRACT §6.15): one row per subject (`email:<digest>`,
  * `pair:<digest>:<address>`, `address:<address>`), its attempts within the window, newest last,
  * at most the limit's number of them. Written only by ./sql/login-throttle/throttle.ts.

@@ -88,6 +88,12 @@ export interface RouteSpec<
    * bound to the route, so one list's cursor is refused by another.
    */
   paginated?: boolean;
+  /**
+   * Query parameters named by a pattern rather than listed in `query` (GET /jobs's
+   * `context.<name>`): see {@link PatternQuery}. Their parsed value reaches the handler as
+   * `query[patternQuery.name]`, which `query` declares (so it is typed there).
+   */
+  patternQuery?: PatternQuery;
   body?: B;
   /**
    * Request headers, validated with loc prefix "header" and described as header parameters.
@@ -108,6 +114,12 @@ export interface RouteSpec<
    * per-address limit comes before 413/415/422); throws to refuse the request.
    */
   beforeBody?(input: { req: Request; ctx: AppContext }): Promise<void>;
+  /**
+   * Runs after authentication and the body's 413 and 415, once the path parameters are valid,
+   * before any 422 (malformed JSON included): the refusals the contract orders before a body's
+   * 422 (POST /jobs/{job_id}/retry: 404, then 403). Throws to refuse the request.
+   */
+  beforeValidation?(input: { params: z.output<P>; caller: Caller<A>; ctx: AppContext }): Promise<void>;
   /** Its successful response carries a secret: `Cache-Control: no-store` (a token also `Pragma: no-cache`). */
   secretInResponse?: SecretInResponse;
   /**
@@ -119,6 +131,21 @@ export interface RouteSpec<
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
   handler(input: HandlerInput<A, z.output<P>, z.output<Q>, z.output<B>, z.output<H>>): Promise<HandlerResult>;
+}
+
+/**
+ * A family of query parameters named by a pattern (`context.<name>=…`, `context[<name>]=…`): the
+ * raw parameters it {@link claims} are exempt from `extra_forbidden` and read together by
+ * {@link parse}, whose value replaces `query[name]` before the query schema runs (that schema
+ * declares `name` and passes the value through). `/openapi.json` declares it as the one parameter
+ * `name` with `style: deepObject`, as OpenAPI 3.1 describes `name[key]=value` parameters.
+ */
+export interface PatternQuery {
+  name: string;
+  /** Whether a raw query parameter belongs to the family. */
+  claims(key: string): boolean;
+  /** Reads the claimed parameters, in the order sent (a repeated one once per value); issues carry their whole `loc`. */
+  parse(parameters: Array<[key: string, value: string]>): { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 }
 
 /** Identity function that keeps each route's schema types flowing into its handler. */
@@ -155,7 +182,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
       const caller = await ctx.auth.authenticate(req, route.auth === "worker" && route.leavesWorkerUnseen ? "worker-unseen" : route.auth);
       await route.beforeBody?.({ req, ctx });
-      const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);
+      const parsedBody = await readBodyBefore(route, () => readRequestBody(req, res, route.formBody !== undefined), async () => {
+        // An invalid path is reported below with every other problem.
+        const path = route.params ? validate(route.params, req.params, ["path"]) : { ok: true as const, value: undefined };
+        if (path.ok) await route.beforeValidation!({ params: path.value, caller, ctx });
+      });
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
         if (!schema) return undefined;
@@ -166,6 +197,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       };
       const params = pick(route.params, req.params, "path");
       const rawQuery = { ...(req.query as Record<string, unknown>) };
+      if (route.patternQuery) issues.push(...takePatternQuery(route.patternQuery, rawQuery));
       const query = pick(querySchema, rawQuery, "query");
       // Decoded from the raw value, so a bad cursor is reported with every other problem.
       let after: KeysetPosition | undefined;
@@ -197,6 +229,47 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       else res.status(result.status).json(result.body);
     });
   }
+}
+
+/**
+ * Reads the body (413, 415, 422 malformed JSON); for a route with `beforeValidation`, runs that
+ * check after 413 and 415 but before any 422, malformed JSON included.
+ */
+async function readBodyBefore(route: AnyRoute, read: () => Promise<unknown>, check: () => Promise<void>): Promise<unknown> {
+  if (!route.beforeValidation) return read();
+  let body: unknown;
+  let malformed: RequestValidationError | undefined;
+  try {
+    body = await read();
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    malformed = error;
+  }
+  await check();
+  if (malformed) throw malformed;
+  return body;
+}
+
+/**
+ * Moves the parameters `pattern` claims out of `rawQuery` and puts its parsed value in their place,
+ * at `rawQuery[pattern.name]`; returns its issues. The bare `name` is no parameter of the family:
+ * sent as such, it is an unknown parameter.
+ */
+function takePatternQuery(pattern: PatternQuery, rawQuery: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (Object.hasOwn(rawQuery, pattern.name)) issues.push({ loc: ["query", pattern.name], msg: "Extra inputs are not permitted", type: "extra_forbidden" });
+  const claimed: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(rawQuery)) {
+    if (!pattern.claims(key)) continue;
+    delete rawQuery[key];
+    // The query parser gives a string, or an array of strings for a repeated parameter.
+    for (const one of Array.isArray(value) ? value : [value]) claimed.push([key, String(one)]);
+  }
+  delete rawQuery[pattern.name];
+  const parsed = pattern.parse(claimed);
+  if (!parsed.ok) return [...issues, ...parsed.issues];
+  if (parsed.value !== undefined) rawQuery[pattern.name] = parsed.value;
+  return issues;
 }
 
 /** Routes without query parameters take none: an empty strict object refuses any. */

@@ -190,6 +190,28 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     expect(measured).toEqual(NO_SCANS);
   });
 
+  it("when jobs are listed by context values (GET /jobs), with and without automation_id, then the first filter's entries are read in order and jobs only by primary key", async () => {
+    const measured = await sequentialScansOf(
+      async () => {
+        const customer = `customer-${Math.random().toString(36).slice(2)}`;
+        for (let i = 0; i < 3; i++) await jobs.insert(client, subject.userId, { automationId: subject.automationId, context: { customer, index: String(i) } });
+        return customer;
+      },
+      async (customer, tx) => {
+        const context = [{ name: "customer", value: customer }];
+        expect((await jobs.list(tx, { context }, { limit: 100 })).items).toHaveLength(3);
+        expect((await jobs.list(tx, { context: [...context, { name: "index", value: "1" }] }, { limit: 100 })).items).toHaveLength(1);
+        expect((await jobs.list(tx, { automationId: subject.automationId, context }, { limit: 100 })).items).toHaveLength(3);
+      },
+    );
+    const listing = measured.plans.filter((plan) => plan.includes("job_context_values as entry"));
+    expect(listing).toHaveLength(3 * RUNS);
+    // At 1,000 jobs the planner rightly hashes the whole (30-page) table instead of probing its key.
+    if (size < 80_000) return;
+    expect(measured).toEqual(NO_SCANS);
+    expect(listing.filter((plan) => !plan.includes("job_context_values_pair_created_idx") || !plan.includes("jobs_pkey"))).toEqual([]);
+  });
+
   it("when a relay claims, records and releases webhook deliveries, then jobs, events and deliveries are never scanned", async () => {
     const measured = await sequentialScansOf(
       async () => {

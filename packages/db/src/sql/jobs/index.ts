@@ -4,6 +4,7 @@ export * from "./claim";
 export * from "./lease";
 export * from "./lease-batch";
 export * from "./read";
+export * from "./find";
 export * from "./cancel";
 export * from "./requeue";
 export * from "./reschedule";

@@ -7,6 +7,7 @@ import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import { findWithWaitingRow, type WaitingReason } from "./waiting";
+import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
 import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
@@ -35,7 +36,7 @@ export async function findWithWaiting(db: DbOrTx, id: string): Promise<(Job & Jo
   };
 }
 
-export interface JobFilter {
+export interface JobFilter extends JobFindFilter {
   automationId?: string | undefined;
   /** Any of these statuses; every status when absent or empty. */
   statuses?: readonly JobStatus[] | undefined;
@@ -66,6 +67,7 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
   if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
+  conditions.push(...jobFindConditions(filter));
   return conditions;
 }
 
@@ -75,6 +77,8 @@ export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: job
 /** One page of GET /jobs. */
 export async function list(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
   const conditions = jobFilterConditions(filter);
+  const [firstContext, ...otherContexts] = filter.context ?? [];
+  if (firstContext) return listByContext(db, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,
