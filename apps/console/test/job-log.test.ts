@@ -153,4 +153,32 @@ describe("the job page's live log", () => {
     expect(lines.at(-1)).toContain("exported the remaining 20 invoices");
     expect(text).not.toContain("::progress");
   });
+
+  it("when the API restarts while the page follows a job's log, then the page reconnects and goes on from the last line it had, with no line missing or shown twice", async () => {
+    const hub = getHub();
+    const goFile = path.join(scratch, "go-after-restart");
+    const numbered = (from: number, to: number) => `i=${from}; while [ $i -le ${to} ]; do echo "step $i of 10" >&2; i=$((i+1)); done`;
+    const { automationId, workerKey } = await hub.createAutomationWithWorker();
+    const keyFile = path.join(scratch, "restart-worker.key");
+    writeFileSync(keyFile, `${workerKey}\n`, { mode: 0o600 });
+    const script = [numbered(1, 5), `while [ ! -f ${goFile} ]; do sleep 0.1; done`, numbered(6, 10)].join("\n");
+    const restartWorker = spawn(process.execPath, [HUB_WORKER_BIN, "--url", hub.processes.apiUrl, "--api-key-file", keyFile, "--wait", "1", "--", "sh", "-c", script], { stdio: "ignore" });
+    try {
+      const jobId = await hub.createJob(automationId, {});
+      await page.goto(`${hub.processes.apiUrl}/console/jobs/${jobId}`);
+      await logLines().getByText("step 5 of 10", { exact: true }).waitFor();
+
+      await hub.processes.api.restart();
+      writeFileSync(goFile, "");
+
+      await logLines().getByText("step 10 of 10", { exact: true }).waitFor({ timeout: 60_000 });
+      expect(await logLines().locator(".log-message").allTextContents()).toEqual(Array.from({ length: 10 }, (_, index) => `step ${index + 1} of 10`));
+      await page.getByTestId("job-status").getByText("completed", { exact: true }).waitFor({ timeout: 60_000 });
+      // While the API was down the browser reported the refused connections: expected here, and here only.
+      const unreachable = /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_NETWORK_CHANGED|ERR_INCOMPLETE_CHUNKED_ENCODING|status of 503/;
+      browser.problems.splice(0, browser.problems.length, ...browser.problems.filter((problem) => !unreachable.test(problem)));
+    } finally {
+      restartWorker.kill("SIGTERM");
+    }
+  });
 });
