@@ -60,8 +60,6 @@ export class CancelListeners {
 export interface SignalsStream {
   /** Closes the stream and stops reopening it; resolves once it is closed. */
   close(): Promise<void>;
-  /** Whether the stream was ever open. */
-  wasOpen(): boolean;
 }
 
 function isCancelSignal(value: unknown): value is CancelSignal {
@@ -126,6 +124,5 @@ export function holdSignalsStream(options: { client: Pick<HubWorkerClient, "open
       closed.abort();
       await holding;
     },
-    wasOpen: () => opened,
   };
 }

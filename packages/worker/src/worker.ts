@@ -7,7 +7,6 @@ import { runWorkerLoop, type JobControls } from "./loop.js";
 import { failureText, outcomeOf, type JobResult, type Outcome } from "./outcome.js";
 import { CancelListeners, holdSignalsStream } from "./signals.js";
 import { describeIssues, type StandardSchemaV1 } from "./standard-schema.js";
-import { sleep } from "./timing.js";
 
 /**
  * A claimed job as the handler sees it: `context` as the context schema produced it, and what the
@@ -117,9 +116,6 @@ export interface HubWorker {
   readonly droppedLogLines: number;
 }
 
-/** How long a closed signals stream is given to end on the hub before POST /workers/me/offline. */
-const OFFLINE_SETTLE_MS = 250;
-
 function wholeNumber(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`createWorker: ${name} must be a whole number from ${min} to ${max}`);
   return value;
@@ -199,10 +195,8 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
       } finally {
         await signals.close();
       }
-      // The hub frees a closed stream's slot when it sees the connection end, which may come after
-      // a request sent at once on another connection; offline counts the streams open right then.
-      if (signals.wasOpen()) await sleep(OFFLINE_SETTLE_MS);
-      // Drained, and no signals stream open: the hub shows this worker stopped at once.
+      // Drained, and the signals stream closed (the hub gives a just-closed stream a moment to be
+      // seen ending): the hub shows this worker stopped at once.
       await client.offline().catch((error: unknown) => emit({ type: "hub_error", operation: "offline", message: (error as Error).message, retryInMs: -1 }));
       logger.info("worker stopped");
     } catch (error) {

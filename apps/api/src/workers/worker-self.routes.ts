@@ -7,6 +7,10 @@ const SIGNALS_EXAMPLE =
   'event: cancel\ndata: {"job_id":"c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f","attempt":1,"reason":"cancelled_by_user"}\n\n' +
   ": heartbeat\n\n";
 
+/** Longest wait of POST /workers/me/offline for the worker's signals streams to be seen closed, and the pace of its checks. */
+const OFFLINE_STREAM_SETTLE_MS = 1000;
+const OFFLINE_STREAM_POLL_MS = 50;
+
 /** A worker about itself (CONTRACT §6.12): live signals, and going offline on purpose. */
 export const workerSelfRoutes = [
   defineRoute({
@@ -48,7 +52,15 @@ export const workerSelfRoutes = [
     leavesWorkerUnseen: true,
     responses: { 204: { description: "Done (stopped, or left running while a signals stream is open)" } },
     handler: async ({ caller, ctx, req }) => {
-      const open = await ctx.streamSlots.openCount("worker_signals", `worker:${caller.worker.id}`);
+      // A stream the worker closed just before this call may not have been seen ending yet (its
+      // slot is freed when its process notices the connection close): give that a moment.
+      const owner = `worker:${caller.worker.id}`;
+      const settleBy = Date.now() + OFFLINE_STREAM_SETTLE_MS;
+      let open = await ctx.streamSlots.openCount("worker_signals", owner);
+      while (open > 0 && Date.now() < settleBy) {
+        await new Promise((resolve) => setTimeout(resolve, OFFLINE_STREAM_POLL_MS));
+        open = await ctx.streamSlots.openCount("worker_signals", owner);
+      }
       if (open === 0 && (await workers.markStopped(ctx.db, caller.worker))) ctx.auth.noteWorkerStopped(req);
       return { status: 204 };
     },
