@@ -59,6 +59,8 @@ describe("POST /jobs", () => {
       priority: 0,
       schedule_id: null,
       fire_time: null,
+      // No worker has reported progress (CONTRACT §6.12).
+      progress: null,
     });
   });
 
