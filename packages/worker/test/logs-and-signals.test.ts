@@ -333,4 +333,24 @@ describe("hub-worker logs, progress and cancel", () => {
     expect(cli.logs().find((line) => line.msg === "job taken back by the hub (cancelled or lease lapsed); work dropped")).toMatchObject({ during: "signal", reason: "cancelled_by_user" });
     expect(await readJob(hub, jobId)).toMatchObject({ status: "cancelled", result: null });
   });
+  it("when hub-worker is SIGKILLed mid-job, then the lines it sent stay readable, through the job's end", async () => {
+    const dir = scratchDir();
+    const pidFile = path.join(dir, "command.pid");
+    const script = [`echo $$ > ${pidFile}`, "echo 'exporting 120 invoices' >&2", "echo '::warn invoice 17 has no customer' >&2", "while true; do sleep 0.2; done"].join("\n");
+    const { automationId, cli } = await runCli(["sh", "-c", script]);
+    const jobId = await createJob(hub, automationId);
+    await waitFor(async () => (await storedLines(jobId)).length === 2, { timeoutMs: 15_000 });
+    const commandPid = Number(readFileSync(pidFile, "utf8"));
+    // The command outlives its killed worker (as on a real machine); the test ends it.
+    cleanUps.push(() => isAlive(commandPid) && process.kill(commandPid, "SIGKILL"));
+
+    cli.kill();
+    expect((await hub.client.post(`/jobs/${jobId}/cancel`, undefined, { token: hub.adminToken })).status).toBe(200);
+
+    expect(await storedLines(jobId)).toMatchObject([
+      { level: "info", message: "exporting 120 invoices", attempt: 1 },
+      { level: "warn", message: "invoice 17 has no customer", attempt: 1 },
+    ]);
+    expect(await readJob(hub, jobId)).toMatchObject({ status: "cancelled" });
+  });
 });
