@@ -256,6 +256,11 @@ describe("OpenAPI", () => {
       "priority_min",
       "scheduled",
       "schedule_id",
+      "created_by",
+      "finished_after",
+      "finished_before",
+      "error_contains",
+      "context",
       "limit",
       "cursor",
     ]);

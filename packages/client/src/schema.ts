@@ -614,7 +614,7 @@ export interface paths {
         };
         /**
          * List jobs, newest first
-         * @description Jobs newest first, filtered by automation, one or more statuses and creation time, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), `priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created.
+         * @description Jobs of every automation newest first (`automation_id` narrows to one), filtered by one or more statuses, creation and finish time, creator, error text and context values, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), `priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created. `context[<name>]=<value>` (also written `context.<name>=<value>`; up to 5) keeps the jobs whose context has that top-level key with that string value: a sixth is a 422 on ["query"], an empty or over-long name a 422 at ["query","context.<name>"]. A context value matching up to 10,000 jobs is found by an index, with or without automation_id; broader values and error_contains are best effort.
          */
         get: operations["listJobs"];
         put?: never;
@@ -4197,6 +4197,18 @@ export interface operations {
                 scheduled?: boolean;
                 /** @description Only the jobs this schedule created */
                 schedule_id?: string;
+                /** @description Only the jobs this user created */
+                created_by?: string;
+                /** @description Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match */
+                finished_after?: string;
+                /** @description Exclusive upper bound on finished_at (RFC 3339); unfinished jobs never match */
+                finished_before?: string;
+                /** @description Only jobs whose error contains this text, ignoring case (1–100 characters) */
+                error_contains?: string;
+                /** @description Context filters, up to 5, and-ed: `context[<name>]=<value>` (or `context.<name>=<value>`) keeps the jobs whose context has the top-level key <name> (1–100 characters; never checked against the automation's parameters) with the string <value>, case-sensitive; numbers, booleans and objects never match */
+                context?: {
+                    [key: string]: string;
+                };
                 /** @description Most items on this page (1–1000, default 100) */
                 limit?: number;
                 /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */

@@ -88,6 +88,12 @@ export interface RouteSpec<
    * bound to the route, so one list's cursor is refused by another.
    */
   paginated?: boolean;
+  /**
+   * Query parameters named by a pattern rather than listed in `query` (GET /jobs's
+   * `context.<name>`): see {@link PatternQuery}. Their parsed value reaches the handler as
+   * `query[patternQuery.name]`, which `query` declares (so it is typed there).
+   */
+  patternQuery?: PatternQuery;
   body?: B;
   /**
    * Request headers, validated with loc prefix "header" and described as header parameters.
@@ -114,6 +120,21 @@ export interface RouteSpec<
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
   handler(input: HandlerInput<A, z.output<P>, z.output<Q>, z.output<B>, z.output<H>>): Promise<HandlerResult>;
+}
+
+/**
+ * A family of query parameters named by a pattern (`context.<name>=…`, `context[<name>]=…`): the
+ * raw parameters it {@link claims} are exempt from `extra_forbidden` and read together by
+ * {@link parse}, whose value replaces `query[name]` before the query schema runs (that schema
+ * declares `name` and passes the value through). `/openapi.json` declares it as the one parameter
+ * `name` with `style: deepObject`, as OpenAPI 3.1 describes `name[key]=value` parameters.
+ */
+export interface PatternQuery {
+  name: string;
+  /** Whether a raw query parameter belongs to the family. */
+  claims(key: string): boolean;
+  /** Reads the claimed parameters, in the order sent (a repeated one once per value); issues carry their whole `loc`. */
+  parse(parameters: Array<[key: string, value: string]>): { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 }
 
 /** Identity function that keeps each route's schema types flowing into its handler. */
@@ -161,6 +182,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       };
       const params = pick(route.params, req.params, "path");
       const rawQuery = { ...(req.query as Record<string, unknown>) };
+      if (route.patternQuery) issues.push(...takePatternQuery(route.patternQuery, rawQuery));
       const query = pick(querySchema, rawQuery, "query");
       // Decoded from the raw value, so a bad cursor is reported with every other problem.
       let after: KeysetPosition | undefined;
@@ -192,6 +214,28 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       else res.status(result.status).json(result.body);
     });
   }
+}
+
+/**
+ * Moves the parameters `pattern` claims out of `rawQuery` and puts its parsed value in their place,
+ * at `rawQuery[pattern.name]`; returns its issues. The bare `name` is no parameter of the family:
+ * sent as such, it is an unknown parameter.
+ */
+function takePatternQuery(pattern: PatternQuery, rawQuery: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (Object.hasOwn(rawQuery, pattern.name)) issues.push({ loc: ["query", pattern.name], msg: "Extra inputs are not permitted", type: "extra_forbidden" });
+  const claimed: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(rawQuery)) {
+    if (!pattern.claims(key)) continue;
+    delete rawQuery[key];
+    // The query parser gives a string, or an array of strings for a repeated parameter.
+    for (const one of Array.isArray(value) ? value : [value]) claimed.push([key, String(one)]);
+  }
+  delete rawQuery[pattern.name];
+  const parsed = pattern.parse(claimed);
+  if (!parsed.ok) return [...issues, ...parsed.issues];
+  if (parsed.value !== undefined) rawQuery[pattern.name] = parsed.value;
+  return issues;
 }
 
 /** Routes without query parameters take none: an empty strict object refuses any. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_JOBS_PER_BATCH, WAITING_REASONS } from "@hub/db";
+import { MAX_JOBS_PER_BATCH, WAITING_REASONS, type ContextFilter } from "@hub/db";
 import { jobContextField, jobResultField } from "../http/payload-limits";
 import {
   CANCELLABLE_JOB_STATUSES,
@@ -20,6 +20,10 @@ import {
   type JobStatus,
 } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
+import { CONTEXT_FILTERS_MAX } from "./context-filters";
+
+/** Longest `error_contains` of GET /jobs (CONTRACT §6.14). */
+export const ERROR_CONTAINS_MAX_CHARS = 100;
 /** Longest a claim may long-poll (CONTRACT §3 "Worker protocol"). */
 export const CLAIM_MAX_WAIT_SECONDS = 30;
 export const FAILURE_ERROR_MAX_LENGTH = 10_000;
@@ -126,6 +130,28 @@ export const listJobsQuery = z.object({
     .optional()
     .describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
   schedule_id: uuid().optional().describe("Only the jobs this schedule created"),
+  created_by: uuid().optional().describe("Only the jobs this user created"),
+  finished_after: isoDateTime().optional().describe("Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match"),
+  finished_before: isoDateTime().optional().describe("Exclusive upper bound on finished_at (RFC 3339); unfinished jobs never match"),
+  error_contains: z
+    .string()
+    .min(1)
+    .max(ERROR_CONTAINS_MAX_CHARS)
+    .optional()
+    .describe(`Only jobs whose error contains this text, ignoring case (1–${ERROR_CONTAINS_MAX_CHARS} characters)`),
+  // Filled from the context.<name> / context[<name>] parameters by contextFilterQuery (route.ts's patternQuery).
+  context: z
+    .custom<ContextFilter[]>((value) => Array.isArray(value))
+    .optional()
+    .meta({
+      type: "object",
+      additionalProperties: { type: "string" },
+      description:
+        `Context filters, up to ${CONTEXT_FILTERS_MAX}, and-ed: \`context[<name>]=<value>\` (or \`context.<name>=<value>\`) keeps the jobs whose context ` +
+        "has the top-level key <name> (1–100 characters; never checked against the automation's parameters) with the string <value>, " +
+        "case-sensitive; numbers, booleans and objects never match",
+      examples: [{ invoice_id: "inv-1042" }],
+    }),
   ...pageQueryShape(),
 });
 export type ListJobsQuery = z.output<typeof listJobsQuery>;

@@ -194,6 +194,11 @@ export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPag
       priorityMin: query.priority_min,
       scheduled: query.scheduled,
       scheduleId: query.schedule_id,
+      createdBy: query.created_by,
+      finishedAfter: query.finished_after,
+      finishedBefore: query.finished_before,
+      errorContains: query.error_contains,
+      context: query.context,
     },
     page,
   );

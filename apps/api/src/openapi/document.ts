@@ -13,8 +13,11 @@ import { ComponentSchemas, type JsonSchema } from "./components";
 import { sharedResponses, sharedResponsesOf } from "./responses";
 import { API_TAGS } from "./tags";
 
-/** Path, query or header parameters from a zod object (no named parts: rendered inline). */
-function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" | "header") {
+/**
+ * Path, query or header parameters from a zod object (no named parts: rendered inline). A route's
+ * pattern parameter (`context[<name>]=…`) is an object sent in OpenAPI's `deepObject` style.
+ */
+function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" | "header", deepObject?: string) {
   if (!schema) return [];
   // Output side: query preprocessors (string → int) are described by what they produce.
   const { properties = {} } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "inline" }) as { properties?: Record<string, JsonSchema> };
@@ -24,6 +27,7 @@ function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" 
     name,
     in: location,
     required: location === "path" || required.includes(name),
+    ...(name === deepObject ? { style: "deepObject", explode: true } : {}),
     ...(typeof description === "string" ? { description } : {}),
     schema: property,
   }));
@@ -125,7 +129,7 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
       summary: route.summary,
       description: route.description,
       tags: [route.tag],
-      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query"), ...parametersOf(route.headers, "header")],
+      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query", route.patternQuery?.name), ...parametersOf(route.headers, "header")],
       ...securityOf(route),
       responses: responsesOf(route, schemas),
     } as Record<string, unknown>,

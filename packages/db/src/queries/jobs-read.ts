@@ -7,6 +7,7 @@ import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
 import { findJobWithWaitingRow, type WaitingReason } from "./automation-stats";
+import { jobFindConditions, type JobFindFilter } from "./jobs-find";
 import { jobFromRow } from "./jobs-row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
@@ -33,7 +34,7 @@ export async function findJobWithWaiting(db: DbOrTx, id: string): Promise<(Job &
   };
 }
 
-export interface JobFilter {
+export interface JobFilter extends JobFindFilter {
   automationId?: string | undefined;
   /** Any of these statuses; every status when absent or empty. */
   statuses?: readonly JobStatus[] | undefined;
@@ -64,6 +65,7 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
   if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
+  conditions.push(...jobFindConditions(filter));
   return conditions;
 }
 
