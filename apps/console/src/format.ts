@@ -114,3 +114,13 @@ export function localOfIso(iso: string): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
+
+/**
+ * An id short enough for a table that still tells ids apart: the hub's ids are time-ordered
+ * (uuid v7), so jobs made together share their first characters and differ at the end. Shows
+ * the first 4 and the last 8 characters around an ellipsis; the whole id is in the title and
+ * for screen readers.
+ */
+export function shortId(id: string): string {
+  return id.length <= 13 ? id : `${id.slice(0, 4)}…${id.slice(-8)}`;
+}

@@ -1,7 +1,7 @@
 /** The console's building blocks: loading, empty and error states, badges, JSON, confirmations, hooks. */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { describeError, issuesByField } from "./api";
-import { prettyJson } from "./format";
+import { prettyJson, shortId } from "./format";
 
 /** Data loaded by `load`, reloaded when `deps` change or `reload()` is called; keeps showing the last data while reloading. */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
@@ -295,16 +295,7 @@ async function copyText(text: string, otherwise: string): Promise<string> {
   }
 }
 
-/**
- * An id short enough for a table that still tells ids apart: the hub's ids are time-ordered
- * (uuid v7), so jobs made together share their first characters and differ at the end. Shows
- * the first 4 and the last 8 characters around an ellipsis; the whole id is in the title and
- * for screen readers.
- */
-export function shortId(id: string): string {
-  return id.length <= 13 ? id : `${id.slice(0, 4)}…${id.slice(-8)}`;
-}
-
+/** An id told apart from its neighbours (see {@link shortId}), the whole id in the title and for screen readers. */
 export function ShortId({ id }: { id: string }) {
   return (
     <code title={id} className="short-id">

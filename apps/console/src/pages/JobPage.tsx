@@ -5,11 +5,11 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type HubEvent, type Job } from "../api";
-import { ago, dateTime, localZone, relative, waitingExplanation } from "../format";
+import { ago, dateTime, localZone, relative, shortId, waitingExplanation } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, shortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
+import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */

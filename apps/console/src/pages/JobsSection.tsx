@@ -113,6 +113,8 @@ export function JobsSection({
   const [refresh, setRefresh] = useState(0);
   const cursor = cursors[cursors.length - 1];
   const users = useResource(async () => (user.isAdmin ? listAllUsers(true) : []), [user.isAdmin]);
+  const moreCount = [filters.createdAfter, filters.createdBefore, filters.finishedAfter, filters.finishedBefore, filters.errorContains.trim()].filter(Boolean).length + filters.context.length;
+  const [moreOpen, setMoreOpen] = useState(moreCount > 0);
 
   useEffect(() => {
     let current = true;
@@ -193,60 +195,65 @@ export function JobsSection({
             </select>
           )}
         </Field>
-        <Field label="Error contains">
-          {(props) => <input {...props} type="search" maxLength={100} value={filters.errorContains} onChange={(event) => changeFilters({ errorContains: event.target.value })} />}
-        </Field>
-        <fieldset className="filter-group">
-          <legend>Created ({zone})</legend>
-          <Field label="Created after">
-            {(props) => <input {...props} type="datetime-local" value={filters.createdAfter} onChange={(event) => changeFilters({ createdAfter: event.target.value })} />}
-          </Field>
-          <Field label="Created before">
-            {(props) => <input {...props} type="datetime-local" value={filters.createdBefore} onChange={(event) => changeFilters({ createdBefore: event.target.value })} />}
-          </Field>
-        </fieldset>
-        <fieldset className="filter-group">
-          <legend>Finished ({zone})</legend>
-          <Field label="Finished after">
-            {(props) => <input {...props} type="datetime-local" value={filters.finishedAfter} onChange={(event) => changeFilters({ finishedAfter: event.target.value })} />}
-          </Field>
-          <Field label="Finished before">
-            {(props) => <input {...props} type="datetime-local" value={filters.finishedBefore} onChange={(event) => changeFilters({ finishedBefore: event.target.value })} />}
-          </Field>
-        </fieldset>
-        <fieldset className="filter-group">
-          <legend>Context values</legend>
-          {filters.context.length === 0 && <span className="hint">Jobs whose context has a value, e.g. month = 2026-10.</span>}
-          {filters.context.map((row, index) => (
-            <div className="context-filter" key={row.key}>
-              <Field label={`Context name ${index + 1}`}>
-                {(props) => <input {...props} list={listId} maxLength={100} value={row.name} onChange={(event) => changeContext(row.key, { name: event.target.value })} />}
+        <details className="more-filters" open={moreOpen} onToggle={(event) => setMoreOpen(event.currentTarget.open)}>
+          <summary>More filters: time, context values, error text{moreCount > 0 ? ` (${moreCount} set)` : ""}</summary>
+          <div className="filters">
+            <Field label="Error contains">
+              {(props) => <input {...props} type="search" maxLength={100} value={filters.errorContains} onChange={(event) => changeFilters({ errorContains: event.target.value })} />}
+            </Field>
+            <fieldset className="filter-group">
+              <legend>Created ({zone})</legend>
+              <Field label="Created after">
+                {(props) => <input {...props} type="datetime-local" value={filters.createdAfter} onChange={(event) => changeFilters({ createdAfter: event.target.value })} />}
               </Field>
-              <Field label={`Context value ${index + 1}`}>
-                {(props) => <input {...props} value={row.value} onChange={(event) => changeContext(row.key, { value: event.target.value })} />}
+              <Field label="Created before">
+                {(props) => <input {...props} type="datetime-local" value={filters.createdBefore} onChange={(event) => changeFilters({ createdBefore: event.target.value })} />}
               </Field>
-              <button type="button" onClick={() => changeFilters({ context: filters.context.filter((candidate) => candidate.key !== row.key) })}>
-                Remove<span className="visually-hidden"> context filter {index + 1}</span>
-              </button>
-            </div>
-          ))}
-          <datalist id={listId}>
-            {parameterNames.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-          {filters.context.length < MAX_CONTEXT_FILTERS && (
-            <button
-              type="button"
-              onClick={() => {
-                changeFilters({ context: [...filters.context, { key: nextKey, name: parameterNames[0] ?? "", value: "" }] });
-                setNextKey(nextKey + 1);
-              }}
-            >
-              Add context filter
-            </button>
-          )}
-        </fieldset>
+            </fieldset>
+            <fieldset className="filter-group">
+              <legend>Finished ({zone})</legend>
+              <Field label="Finished after">
+                {(props) => <input {...props} type="datetime-local" value={filters.finishedAfter} onChange={(event) => changeFilters({ finishedAfter: event.target.value })} />}
+              </Field>
+              <Field label="Finished before">
+                {(props) => <input {...props} type="datetime-local" value={filters.finishedBefore} onChange={(event) => changeFilters({ finishedBefore: event.target.value })} />}
+              </Field>
+            </fieldset>
+            <fieldset className="filter-group">
+              <legend>Context values</legend>
+              {filters.context.length === 0 && <span className="hint">Jobs whose context has a value, e.g. month = 2026-10.</span>}
+              {filters.context.map((row, index) => (
+                <div className="context-filter" key={row.key}>
+                  <Field label={`Context name ${index + 1}`}>
+                    {(props) => <input {...props} list={listId} maxLength={100} value={row.name} onChange={(event) => changeContext(row.key, { name: event.target.value })} />}
+                  </Field>
+                  <Field label={`Context value ${index + 1}`}>
+                    {(props) => <input {...props} value={row.value} onChange={(event) => changeContext(row.key, { value: event.target.value })} />}
+                  </Field>
+                  <button type="button" onClick={() => changeFilters({ context: filters.context.filter((candidate) => candidate.key !== row.key) })}>
+                    Remove<span className="visually-hidden"> context filter {index + 1}</span>
+                  </button>
+                </div>
+              ))}
+              <datalist id={listId}>
+                {parameterNames.map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+              {filters.context.length < MAX_CONTEXT_FILTERS && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    changeFilters({ context: [...filters.context, { key: nextKey, name: parameterNames[0] ?? "", value: "" }] });
+                    setNextKey(nextKey + 1);
+                  }}
+                >
+                  Add context filter
+                </button>
+              )}
+            </fieldset>
+          </div>
+        </details>
         {filtered(filters, automation !== undefined) && (
           <button type="button" onClick={() => changeFilters({ ...NO_FILTERS, automationId: automation?.id ?? "" })}>
             Clear filters
@@ -344,7 +351,8 @@ function QueuedJobActions({ job, onDone }: { job: Job; onDone: () => void }) {
       onDone();
     }
   };
-  const waitsForTime = job.waiting_reason === "scheduled" || job.waiting_reason === "scheduled_retry";
+  // Its run time (or retry back-off) is ahead: "run now" brings it forward.
+  const waitsForTime = job.available_at !== null && Date.parse(job.available_at) > Date.now();
   return (
     <div className="row-actions">
       {waitsForTime && (
