@@ -41,7 +41,8 @@ afterAll(async () => {
 
 afterEach(() => {
   // Refused by the Content-Security-Policy, or a crash: the page would be broken for a user.
-  expect(browser.problems).toEqual([]);
+  // Taken out as they are checked, so that each test answers for its own.
+  expect(browser.problems.splice(0)).toEqual([]);
 });
 
 /**
@@ -56,8 +57,20 @@ async function checkPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     // The layout viewport's width (clientWidth leaves out a scrollbar, which is no overflow).
-    const widths = await page.evaluate(() => ({ document: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth }));
-    expect(widths.document, `${name}: wider than a 390 px screen`).toBe(widths.viewport);
+    const widths = await page.evaluate(() => {
+      const viewport = document.documentElement.clientWidth;
+      // The innermost elements that reach past the screen's edge, to name in the failure.
+      const outside = [...document.querySelectorAll("body *")].filter(
+        (element) => element.getBoundingClientRect().right > viewport + 0.5 && !element.parentElement?.closest(".table-wrap, .json"),
+      );
+      const innermost = outside.filter((element) => !outside.some((other) => other !== element && element.contains(other)));
+      return {
+        document: document.documentElement.scrollWidth,
+        viewport,
+        culprits: innermost.slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className} "${(element.textContent ?? "").slice(0, 40)}"`),
+      };
+    });
+    expect(widths.document, `${name}: wider than a 390 px screen (${widths.culprits.join("; ")})`).toBe(widths.viewport);
     expect(await seriousAccessibilityViolations(page), `${name} at 390 px: serious or critical accessibility violations`).toEqual([]);
     await screenshot(page, `${name}-390`);
   } finally {
@@ -426,7 +439,9 @@ describe("the operator console", () => {
     await admin.getByRole("button", { name: "New schedule" }).click();
     const form = admin.getByRole("form", { name: "New schedule" });
     await form.getByLabel("Cron expression").fill("61 * * * *");
-    await form.locator('[aria-invalid="true"]').waitFor();
+    await form.locator('input[aria-invalid="true"]').waitFor();
+    expect(await form.getByLabel("Cron expression").getAttribute("aria-invalid")).toBe("true");
+    expect(await form.getByLabel("Time zone").getAttribute("aria-invalid")).toBeNull();
     await form.getByLabel("Cron expression").fill("0 6 * * MON-FRI");
     await form.getByLabel("Time zone").fill("Europe/Berlin");
     await form.getByText("Next fire times (Europe/Berlin):").waitFor();

@@ -74,13 +74,24 @@ function filtered(filters: Filters, fixedAutomation: boolean): boolean {
   return Object.keys(jobsQuery({ ...filters, automationId: fixedAutomation ? "" : filters.automationId })).length > 0;
 }
 
-/** `value`, once it has stopped changing for `ms`. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
+/** What is typed into the filters (error text, context values), as opposed to what is picked. */
+const typedOf = (filters: Filters) => JSON.stringify([filters.errorContains, filters.context]);
+
+/**
+ * The filters the list and the bulk actions use: a pick (status, automation, a time) at once, a
+ * change of what is typed once the typing pauses for `ms`.
+ */
+function useSettled(filters: Filters, ms: number): Filters {
+  const [settled, setSettled] = useState(filters);
   useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
+    if (typedOf(filters) === typedOf(settled)) {
+      setSettled(filters);
+      return;
+    }
+    const timer = setTimeout(() => setSettled(filters), ms);
     return () => clearTimeout(timer);
-  }, [value, ms]);
+    // Only a change of the filters starts a wait; `settled` catching up must not restart it.
+  }, [filters, ms]);
   return settled;
 }
 
