@@ -116,7 +116,7 @@ function PrefixSearch({ now }: { now: number }) {
 function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: number; owners?: Map<string, string>; onRevoked: () => void }) {
   if (keys.length === 0) return <Empty>No keys.</Empty>;
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table>
         <caption className="visually-hidden">Api keys, newest first</caption>
         <thead>

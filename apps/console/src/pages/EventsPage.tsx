@@ -185,7 +185,7 @@ export function EventsPage() {
       ) : shown.length === 0 ? (
         <Empty>No events since {dateTime(new Date(earlier.since).toISOString())} match; new ones appear here as they happen.</Empty>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Events, newest first</caption>
             <thead>

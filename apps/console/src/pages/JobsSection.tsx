@@ -278,7 +278,7 @@ export function JobsSection({
       ) : page.jobs.length === 0 ? (
         <Empty>{filtered(settled, automation !== undefined) ? "No job matches these filters." : "No jobs yet."}</Empty>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="jobs">
             <caption className="visually-hidden">{automation ? `Jobs of ${automation.name}` : "Jobs of every automation"}, newest first, updated live</caption>
             <thead>
@@ -385,10 +385,11 @@ function QueuedJobActions({ job, onDone }: { job: Job; onDone: () => void }) {
           aria-label={`Reschedule job ${job.id}`}
           onSubmit={(event) => {
             event.preventDefault();
-            void reschedule({ run_at: runAt ? (isoOfLocal(runAt) ?? null) : null, priority: Number(priority) });
+            // An empty time keeps the job's time; "Run now" is what brings it forward.
+            void reschedule({ ...(runAt ? { run_at: isoOfLocal(runAt) } : {}), priority: Number(priority) });
           }}
         >
-          <Field label={`Run at (${localZone()})`} hint="Empty: as soon as possible." error={issues.run_at}>
+          <Field label={`Run at (${localZone()})`} hint="Empty: its time stays as it is." error={issues.run_at}>
             {(props) => <input {...props} type="datetime-local" value={runAt} onChange={(event) => setRunAt(event.target.value)} />}
           </Field>
           <Field label="Priority" error={issues.priority}>

@@ -75,7 +75,7 @@ export function SchedulesSection({
       ) : schedules.length === 0 ? (
         <Empty>No schedules: jobs are made only on request.</Empty>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Schedules</caption>
             <thead>

@@ -60,7 +60,7 @@ export function SectorsPage() {
       ) : sectors.data.length === 0 ? (
         <Empty>No sectors yet.</Empty>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Sectors</caption>
             <thead>

@@ -54,7 +54,7 @@ export function UsersPage() {
         ) : users.data.length === 0 ? (
           <Empty>No active users.</Empty>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">{showInactive ? "All users, deactivated ones included" : "Active users"}</caption>
               <thead>

@@ -122,7 +122,7 @@ export function WebhooksPage() {
         ) : webhooks.data.length === 0 ? (
           <Empty>No subscriptions: no event leaves the hub by webhook.</Empty>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">Webhook subscriptions</caption>
               <thead>
@@ -224,7 +224,11 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
           question="Make a new signing secret? For 24 hours deliveries carry signatures with both, so the receiver can switch over."
           confirmLabel="Rotate secret"
           keepLabel="Keep the current secret"
-          onConfirm={async () => setSecret((await call(hub.POST("/webhooks/{webhook_id}/secret", path))).secret)}
+          onConfirm={async () => {
+            setSecret((await call(hub.POST("/webhooks/{webhook_id}/secret", path))).secret);
+            // A rotation writes no event: read the subscription again for the old secret's end.
+            webhook.reload();
+          }}
         />
         <ConfirmButton
           label="Delete subscription"
@@ -271,7 +275,7 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
         ) : deliveries.data.deliveries.length === 0 ? (
           <Empty>No deliveries yet: one is made for each matching event from the subscription&apos;s creation on.</Empty>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">Deliveries, newest first</caption>
               <thead>
