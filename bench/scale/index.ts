@@ -5,6 +5,10 @@
  * - the plans of `GET /jobs?automation_id=…`, `GET /events?aggregate_id=…`, the /metrics gauges and
  *   the relay's outbox scan (EXPLAIN ANALYZE: which indexes, no sequential scan);
  * - p50/p99 of those two lists and of a /metrics scrape, over HTTP;
+ * - GET /jobs's context filters (CONTRACT §6.14): the plans and p50/p99 of `context.customer_id=…`
+ *   (1/500 of the jobs each: 10,000 at BENCH_SCALE=1) over all automations and over one, and of
+ *   `context.invoice_id=…` (one job each); the size of `jobs_context_idx` and its cost per insert
+ *   (the batch job-creating statement with and without the index, alternating in rolled-back transactions);
  * - the retention sweep (HUB_RETENTION_DAYS=30, so about half the history goes) in a dispatcher of
  *   its own: rows per second;
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
@@ -18,7 +22,9 @@ import { statfs } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import {
+  createJobBatch,
   listEvents,
+  MAX_JOBS_PER_BATCH,
   listJobs,
   openDatabase,
   queueDepthQuery,
@@ -31,6 +37,7 @@ import {
   createAppProcess,
   createTestDatabase,
   deleteRedisKeys,
+  HISTORY_CUSTOMERS,
   HubProcesses,
   readMetric,
   seedHistory,
@@ -148,6 +155,8 @@ export interface ScaleReport {
   sizes: Record<"jobs" | "events", TableSize>;
   plans: PlanCheck[];
   listJobs: LatencySummary;
+  contextFilters: { customerAll: LatencySummary; customerOneAutomation: LatencySummary; invoiceAll: LatencySummary };
+  contextIndex: ContextIndexCost;
   listEvents: LatencySummary;
   metricsScrape: LatencySummary;
   sweep: { rows: Record<string, number>; seconds: number; rowsPerSecond: number; sizesAfter: Record<"jobs" | "events", TableSize> };
@@ -179,11 +188,79 @@ async function explainRun(databaseUrl: string, name: string, run: (db: Database)
     await database.close();
   }
   const plan = notices.filter((notice) => notice.includes("Query Text")).join("\n");
-  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)/g)].map((match) => match[1]!))];
+  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((match) => (match[1] ?? match[2])!))];
   const sequentialScans = [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((match) => match[1]!))];
   // The large tables; the seeded hub has no webhook deliveries, so a plan may read that empty table as it likes.
   const ok = !sequentialScans.some((table) => ["jobs", "events"].includes(table));
   return { name, indexes, sequentialScans, ok, plan };
+}
+
+/** Rounds of the insert-cost comparison, and job-creating statements per variant in each. */
+const INSERT_COST_ROUNDS = 5;
+const INSERT_COST_JOBS = 5000;
+
+export interface ContextIndexCost {
+  bytes: number;
+  bytesPerJob: number;
+  /** Median per round of the mean time of one job-creating statement, with and without the index (µs). */
+  withIndexUs: number;
+  withoutIndexUs: number;
+  /** Inserts per second with the index ÷ without it, in this run. */
+  ratio: number;
+}
+
+/**
+ * The size of `jobs_context_idx` and what it costs each insert: {@link INSERT_COST_JOBS} jobs made
+ * by the statement of POST /jobs/batch (@hub/db createJobBatch, {@link MAX_JOBS_PER_BATCH} a call,
+ * so the round trips of one-job requests do not drown the index's share) in a transaction that is
+ * rolled back, with the index and with it dropped inside the transaction (so nothing else ever
+ * sees it gone), alternating over {@link INSERT_COST_ROUNDS} rounds. The variant with the index ends with
+ * gin_clean_pending_list: the merge its fast-update list defers is paid inside the measurement.
+ * Run while no hub process is up (the drop locks the table).
+ */
+async function contextIndexCost(databaseUrl: string, automationIds: readonly string[], jobs: number): Promise<ContextIndexCost> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-scale-insert-cost" });
+  await client.connect();
+  try {
+    const bytes = Number((await client.query<{ bytes: string }>("select pg_relation_size('jobs_context_idx') as bytes")).rows[0]!.bytes);
+    const userId = (
+      await client.query<{ id: string }>("insert into users (email, password_hash, role) values ($1, 'not a hash', 'admin') returning id", [
+        `insert-cost-${randomBytes(4).toString("hex")}@bench.test`,
+      ])
+    ).rows[0]!.id;
+    const perInsert = { with: [] as number[], without: [] as number[] };
+    for (let round = 0; round < INSERT_COST_ROUNDS; round += 1) {
+      const order: Array<"with" | "without"> = round % 2 === 0 ? ["with", "without"] : ["without", "with"];
+      for (const variant of order) {
+        await client.query("begin");
+        try {
+          if (variant === "without") await client.query("drop index jobs_context_idx");
+          const started = performance.now();
+          for (let first = 0; first < INSERT_COST_JOBS; first += MAX_JOBS_PER_BATCH) {
+            const batch = Array.from({ length: Math.min(MAX_JOBS_PER_BATCH, INSERT_COST_JOBS - first) }, (_, offset) => {
+              const k = first + offset;
+              return {
+                automationId: automationIds[k % automationIds.length]!,
+                context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
+              };
+            });
+            const created = await createJobBatch(client, userId, batch);
+            if (created.kind !== "created") throw new Error(`insert-cost jobs not created: ${created.kind}`);
+          }
+          if (variant === "with") await client.query("select gin_clean_pending_list('jobs_context_idx')");
+          perInsert[variant].push(((performance.now() - started) * 1000) / INSERT_COST_JOBS);
+        } finally {
+          await client.query("rollback");
+        }
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const withIndexUs = median(perInsert.with);
+    const withoutIndexUs = median(perInsert.without);
+    return { bytes, bytesPerJob: bytes / jobs, withIndexUs, withoutIndexUs, ratio: withoutIndexUs / withIndexUs };
+  } finally {
+    await client.end();
+  }
 }
 
 async function time(times: number[], call: () => Promise<unknown>): Promise<void> {
@@ -252,6 +329,12 @@ function render(report: ScaleReport): string {
     "",
     `GET /jobs?automation_id=…    ${latency(report.listJobs)}`,
     `GET /events?aggregate_id=…   ${latency(report.listEvents)}`,
+    `GET /jobs?context.customer_id=… (1/${HISTORY_CUSTOMERS} of the jobs each), every automation  ${latency(report.contextFilters.customerAll)}`,
+    `GET /jobs?context.customer_id=…&automation_id=…                       ${latency(report.contextFilters.customerOneAutomation)}`,
+    `GET /jobs?context.invoice_id=… (1 job each), every automation        ${latency(report.contextFilters.invoiceAll)}`,
+    `jobs_context_idx: ${(report.contextIndex.bytes / 1e6).toFixed(0)} MB, ${report.contextIndex.bytesPerJob.toFixed(0)} B/job · ` +
+      `job insert ${report.contextIndex.withIndexUs.toFixed(0)} µs with it, ${report.contextIndex.withoutIndexUs.toFixed(0)} µs without ` +
+      `(inserts/s with ÷ without: ${report.contextIndex.ratio.toFixed(3)}, median of ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS})`,
     `GET /metrics (uncached)      ${latency(report.metricsScrape)}`,
     "",
     `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows).map(([table, rows]) => `${table} ${rows}`).join(", ")} ` +
@@ -310,9 +393,21 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
         selectUndispatchedEvents(db.pool as SqlQueryable, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
+      await explainRun(database.url, "GET /jobs?context.customer_id=… (listJobs, every automation)", (db) =>
+        listJobs(db.db, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+      ),
+      await explainRun(database.url, "GET /jobs?context.customer_id=…&automation_id=… (listJobs)", (db) =>
+        listJobs(db.db, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+      ),
+      await explainRun(database.url, "GET /jobs?context.invoice_id=… (listJobs, one match)", (db) =>
+        listJobs(db.db, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
+      ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
       await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
     ];
+
+    step(`the context index's cost per insert: ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS} job inserts with and without it`);
+    const contextIndex = await contextIndexCost(database.url, automationIds, counts.jobs);
 
     step("starting the API, a dispatcher (HUB_RETENTION_DAYS=0) and an event relay");
     hub = await HubProcesses.start({
@@ -327,17 +422,23 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     });
     const http = new JsonClient(hub.apiUrl, 4);
     const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
-    const sample = (await audit.pool.query<{ automation_id: string; id: string }>(
-      `select automation_id, id from jobs tablesample system (1) limit $1`,
+    const sample = (await audit.pool.query<{ automation_id: string; id: string; customer: string; invoice: string }>(
+      `select automation_id, id, context ->> 'customer_id' as customer, context ->> 'invoice_id' as invoice from jobs tablesample system (1) limit $1`,
       [config.scale.requests],
     )).rows;
-    step(`timing ${sample.length} GET /jobs?automation_id=…, ${sample.length} GET /events?aggregate_id=… and ${config.scale.scrapes} /metrics scrapes`);
+    step(`timing ${sample.length} each of GET /jobs?automation_id=…, GET /events?aggregate_id=…, three context filters of GET /jobs, and ${config.scale.scrapes} /metrics scrapes`);
     const jobsTimes: number[] = [];
     const eventsTimes: number[] = [];
     const scrapeTimes: number[] = [];
+    const contextTimes = { customerAll: [] as number[], customerOneAutomation: [] as number[], invoiceAll: [] as number[] };
     for (const row of sample) {
       await time(jobsTimes, () => http.send("GET", `/jobs?automation_id=${row.automation_id}&limit=100`, { token: adminToken, expected: 200 }));
       await time(eventsTimes, () => http.send("GET", `/events?aggregate_id=${row.id}`, { token: adminToken, expected: 200 }));
+      await time(contextTimes.customerAll, () => http.send("GET", `/jobs?context.customer_id=${row.customer}&limit=100`, { token: adminToken, expected: 200 }));
+      await time(contextTimes.customerOneAutomation, () =>
+        http.send("GET", `/jobs?context.customer_id=${row.customer}&automation_id=${row.automation_id}&limit=100`, { token: adminToken, expected: 200 }),
+      );
+      await time(contextTimes.invoiceAll, () => http.send("GET", `/jobs?context[invoice_id]=${row.invoice}&limit=100`, { token: adminToken, expected: 200 }));
     }
     for (let i = 0; i < config.scale.scrapes; i += 1) {
       await sleep(2100);
@@ -442,6 +543,12 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       sizes,
       plans,
       listJobs: summarize(jobsTimes),
+      contextFilters: {
+        customerAll: summarize(contextTimes.customerAll),
+        customerOneAutomation: summarize(contextTimes.customerOneAutomation),
+        invoiceAll: summarize(contextTimes.invoiceAll),
+      },
+      contextIndex,
       listEvents: summarize(eventsTimes),
       metricsScrape: summarize(scrapeTimes),
       sweep,

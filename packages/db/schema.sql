@@ -639,6 +639,12 @@ CREATE INDEX jobs_automation_status_created_idx ON public.jobs USING btree (auto
 CREATE INDEX jobs_claim_idx ON public.jobs USING btree (automation_id, priority DESC NULLS LAST, available_at, seq) WHERE (status = 'queued'::text);
 
 --
+-- Name: jobs_context_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_context_idx ON public.jobs USING gin (context jsonb_path_ops);
+
+--
 -- Name: jobs_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 

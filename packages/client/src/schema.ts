@@ -759,8 +759,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retry a failed or cancelled job
-         * @description Creates a new queued job with the same automation, context and priority and retry_of = this job (its job.created event carries retry_of). Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created.
+         * Retry a failed or cancelled job, optionally with a new context
+         * @description Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one (checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422).
          */
         post: operations["retryJob"];
         delete?: never;
@@ -805,6 +805,26 @@ export interface paths {
          * @description Every schedule (not deleted), oldest first, a page at a time; `automation_id=` and `enabled=` filter. `next_run_at` is when it fires next (null when disabled).
          */
         get: operations["listSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the next fire times of a cron expression
+         * @description The next `count` (1–20, default 5) fire times of `cron` read in `timezone`, as a schedule with them would fire from now (PostgreSQL's clock), fewer when fewer fall within 4 years. Checked as creating a schedule checks them, with the problems at ["query", <name>]: an expression the hub does not accept, a seconds field where HUB_SCHEDULES_ALLOW_SECONDS is off, no fire time within 4 years, or a time zone Intl.DateTimeFormat does not know. Any signed-in user; nothing is stored.
+         */
+        get: operations["previewSchedule"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1557,6 +1577,11 @@ export interface components {
                  */
                 retry_of?: string;
                 /**
+                 * @description Present on a retry given a context (§6.14), even the old one
+                 * @constant
+                 */
+                context_changed?: true;
+                /**
                  * Format: uuid
                  * @description The schedule that fired it (§6.9)
                  */
@@ -2202,6 +2227,13 @@ export interface components {
             /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             new_password: string;
         };
+        /** @default {} */
+        RetryJobRequest: {
+            /** @description The new job's context instead of the old one's, checked against the automation's parameters as POST /jobs checks it; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Omitted: the old context */
+            context?: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * @description A cron expression in a time zone that makes one job of its automation per fire
          * @example {
@@ -2247,6 +2279,18 @@ export interface components {
             last_job_id: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @example {
+         *       "next": [
+         *         "2026-11-23T05:00:00.000Z",
+         *         "2026-11-24T05:00:00.000Z"
+         *       ]
+         *     }
+         */
+        SchedulePreview: {
+            /** @description The next fire times after now (PostgreSQL's clock), in UTC, oldest first; fewer than count when fewer fall within 4 years */
+            next: string[];
         };
         /**
          * @example {
@@ -2508,7 +2552,9 @@ export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
+export type RetryJobRequest = components['schemas']['RetryJobRequest'];
 export type Schedule = components['schemas']['Schedule'];
+export type SchedulePreview = components['schemas']['SchedulePreview'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
 export type Sector = components['schemas']['Sector'];
 export type User = components['schemas']['User'];
@@ -4621,9 +4667,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "context": {
+                 *         "month": "2026-10",
+                 *         "region": "eu"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RetryJobRequest"];
+            };
+        };
         responses: {
-            /** @description The new job's id; its job.created event carries retry_of */
+            /** @description The new job's id; its job.created event carries retry_of (and context_changed with a body's context) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4798,6 +4856,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Schedule"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query: {
+                /** @description Five fields: minute hour day-of-month month day-of-week (numbers, JAN–DEC and SUN–SAT, `*`, ranges `1-5`, lists `1,15`, steps `*\/15` and `0-30/10`; 0 and 7 are Sunday; with day-of-month and day-of-week both restricted, either matches), or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly. A leading seconds field only where the hub sets HUB_SCHEDULES_ALLOW_SECONDS=true. Returned as sent. */
+                cron: string;
+                /** @description IANA time zone the expression is read in (any name Intl.DateTimeFormat accepts), returned exactly as sent. A fixed time of day that does not exist on a DST day fires when the clocks spring forward; one that occurs twice fires once, at the first. */
+                timezone?: string;
+                /** @description How many fire times to list (1–20, default 5) */
+                count?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next fire times, in UTC */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -34,6 +34,19 @@ describe("@hub/client", () => {
     expect(job).toMatchObject({ id: created.data!.id, automation_id: automation.data!.id, status: "queued", context: { month: "2026-10" }, attempts: 0 });
   });
 
+  it("when jobs are listed by context values, then the client sends them as the deepObject the document declares and the hub finds the job", async () => {
+    const sector = await admin.POST("/sectors", { body: { name: `Sales ${Date.now()}`, color: "#1F77B4" } });
+    const automation = await admin.POST("/automations", { body: { name: "Quotes", slug: `quotes-${Date.now()}`, sector_id: sector.data!.id } });
+    const customer = `cust-${Date.now()}`;
+    const created = await admin.POST("/jobs", { body: { automation_id: automation.data!.id, context: { customer_id: customer, region: "eu" } } });
+    await admin.POST("/jobs", { body: { automation_id: automation.data!.id, context: { customer_id: customer, region: "us" } } });
+
+    const { data, response } = await admin.GET("/jobs", { params: { query: { context: { customer_id: customer, region: "eu" } } } });
+
+    expect(response.status).toBe(200);
+    expect(data!.map((job) => job.id)).toEqual([created.data!.id]);
+  });
+
   it("when a request is invalid, then `error` is the typed 422 body with every problem and `data` is undefined", async () => {
     const { data, error, response } = await admin.POST("/jobs", { body: { automation_id: "not-a-uuid" } });
 

@@ -12,6 +12,7 @@ export * from "./queries/jobs-create";
 export * from "./queries/jobs-seed";
 export * from "./queries/jobs-read";
 export * from "./queries/jobs-find";
+export * from "./queries/jobs-retry";
 export * from "./queries/automation-stats";
 export * from "./queries/jobs-admin";
 export * from "./queries/jobs-claim";

@@ -239,6 +239,8 @@ export const jobs = pgTable(
     index("jobs_created_idx").on(t.createdAt, t.id),
     index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
+    // GET /jobs's context filters: `context @> '{"<name>": "<value>"}'` (queries/jobs-find.ts).
+    index("jobs_context_idx").using("gin", t.context.op("jsonb_path_ops")),
     // Retention: finished jobs, oldest outcome first, so a sweep reads only what is due to go.
     index("jobs_finished_idx").on(t.finishedAt).where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
     check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),

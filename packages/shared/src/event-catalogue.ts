@@ -109,6 +109,7 @@ export const EVENT_CATALOGUE = {
       automation_id: id(),
       context: jsonObject(),
       retry_of: id().optional().describe("The failed or cancelled job this one retries (§6.4)"),
+      context_changed: z.literal(true).optional().describe("Present on a retry given a context (§6.14), even the old one"),
       schedule_id: id().optional().describe("The schedule that fired it (§6.9)"),
       fire_time: time().optional().describe("The schedule's fire time it was made for (§6.9)"),
     }),

@@ -11,6 +11,13 @@ import type { Queryable } from "@hub/db";
 /** The outcomes of seeded jobs, by `i % 100`: 90 % completed, 7 % failed, 3 % cancelled. */
 const STATUS_OF_INDEX = "case when i % 100 < 90 then 'completed' when i % 100 < 97 then 'failed' else 'cancelled' end";
 
+/**
+ * Seeded job i has the context `{invoice_id: "inv-<i>", customer_id: "cust-<i mod HISTORY_CUSTOMERS>"}`:
+ * an invoice matches one job, a customer 1 / HISTORY_CUSTOMERS of them (10,000 of 5 million, the
+ * most CONTRACT §6.14's context-filter target names).
+ */
+export const HISTORY_CUSTOMERS = 500;
+
 /** Rows one seeding statement writes at most (one transaction each, so progress shows and WAL stays modest). */
 export const HISTORY_CHUNK = 50_000;
 
@@ -50,7 +57,7 @@ const SEED_JOBS = (window: HistoryWindow, count: number) => `
 with automation as (select $3::uuid[] as ids),
 job as (
   insert into jobs (automation_id, status, context, result, error, attempts, created_at, available_at, started_at, finished_at)
-  select a.ids[1 + (i % cardinality(a.ids))], s.status, jsonb_build_object('invoice_id', 'inv-' || i),
+  select a.ids[1 + (i % cardinality(a.ids))], s.status, jsonb_build_object('invoice_id', 'inv-' || i, 'customer_id', 'cust-' || (i % ${HISTORY_CUSTOMERS})),
     case when s.status = 'completed' then jsonb_build_object('rows', i % 1000) end,
     case when s.status = 'failed' then 'the ledger refused invoice inv-' || i end,
     case when s.status = 'cancelled' then 0 else 1 end,

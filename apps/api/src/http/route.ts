@@ -114,6 +114,12 @@ export interface RouteSpec<
    * per-address limit comes before 413/415/422); throws to refuse the request.
    */
   beforeBody?(input: { req: Request; ctx: AppContext }): Promise<void>;
+  /**
+   * Runs after authentication and the body's 413 and 415, once the path parameters are valid,
+   * before any 422 (malformed JSON included): the refusals the contract orders before a body's
+   * 422 (POST /jobs/{job_id}/retry: 404, then 403). Throws to refuse the request.
+   */
+  beforeValidation?(input: { params: z.output<P>; caller: Caller<A>; ctx: AppContext }): Promise<void>;
   /** Its successful response carries a secret: `Cache-Control: no-store` (a token also `Pragma: no-cache`). */
   secretInResponse?: SecretInResponse;
   /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
@@ -171,7 +177,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
       const caller = await ctx.auth.authenticate(req, route.auth);
       await route.beforeBody?.({ req, ctx });
-      const parsedBody = await readRequestBody(req, res, route.formBody !== undefined);
+      const parsedBody = await readBodyBefore(route, () => readRequestBody(req, res, route.formBody !== undefined), async () => {
+        // An invalid path is reported below with every other problem.
+        const path = route.params ? validate(route.params, req.params, ["path"]) : { ok: true as const, value: undefined };
+        if (path.ok) await route.beforeValidation!({ params: path.value, caller, ctx });
+      });
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
         if (!schema) return undefined;
@@ -214,6 +224,25 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       else res.status(result.status).json(result.body);
     });
   }
+}
+
+/**
+ * Reads the body (413, 415, 422 malformed JSON); for a route with `beforeValidation`, runs that
+ * check after 413 and 415 but before any 422, malformed JSON included.
+ */
+async function readBodyBefore(route: AnyRoute, read: () => Promise<unknown>, check: () => Promise<void>): Promise<unknown> {
+  if (!route.beforeValidation) return read();
+  let body: unknown;
+  let malformed: RequestValidationError | undefined;
+  try {
+    body = await read();
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    malformed = error;
+  }
+  await check();
+  if (malformed) throw malformed;
+  return body;
 }
 
 /**

@@ -16,8 +16,9 @@ import {
   jobRecord,
   listJobsQuery,
   rescheduleJobBody,
+  retryJobBody,
 } from "./jobs.schemas";
-import { cancelJobAsUser, createJob, createJobBatch, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
+import { cancelJobAsUser, checkRetryAllowed, createJob, createJobBatch, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
 import { rescheduleJobAsUser } from "./reschedule.service";
 import { contextFilterQuery } from "./context-filters";
 
@@ -210,18 +211,24 @@ export const jobRoutes = [
     method: "post",
     path: "/jobs/{job_id}/retry",
     operationId: "retryJob",
-    summary: "Retry a failed or cancelled job",
+    summary: "Retry a failed or cancelled job, optionally with a new context",
     description:
-      "Creates a new queued job with the same automation, context and priority and retry_of = this job (its job.created event carries retry_of). Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created.",
+      "Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one " +
+      "(checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. " +
+      "Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. " +
+      "Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422).",
     tag: "jobs",
     auth: "user",
     params: jobIdParams,
+    body: retryJobBody,
+    example: { context: { month: "2026-10", region: "eu" } },
+    beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.db, caller.user, params.job_id),
     responses: {
-      201: { description: "The new job's id; its job.created event carries retry_of", schema: createdIdResponse },
+      201: { description: "The new job's id; its job.created event carries retry_of (and context_changed with a body's context)", schema: createdIdResponse },
       403: { description: "An employee may retry only the jobs it created" },
       404: { description: "Unknown job" },
       409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
     },
-    handler: async ({ params, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.user, params.job_id) } }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.user, params.job_id, body) } }),
   }),
 ];

@@ -221,6 +221,20 @@ export const rescheduleJobBody = z
   }).meta({ id: "RescheduleJobRequest" });
 export type RescheduleJobBody = z.output<typeof rescheduleJobBody>;
 
+/** POST /jobs/{job_id}/retry (CONTRACT §6.14): an optional body; with `context`, the retry runs with it. An absent body means `{}`. */
+export const retryJobBody = z
+  .object({
+    context: jobContextField()
+      .optional()
+      .describe(
+        "The new job's context instead of the old one's, checked against the automation's parameters as POST /jobs checks it; " +
+          "at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Omitted: the old context",
+      ),
+  })
+  .default({})
+  .meta({ id: "RetryJobRequest" });
+export type RetryJobBody = z.output<typeof retryJobBody>;
+
 /** An absent body means `{}`: a worker may POST /jobs/claim with no body at all. */
 export const claimJobBody = z
   .object({

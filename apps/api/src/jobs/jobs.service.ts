@@ -10,6 +10,7 @@ import {
   listJobs as selectJobs,
   waitingReasonsOf,
   retryJobs,
+  retryJobWithContext,
   type AutomationSeen,
   type CancelledJob,
   type DbOrTx,
@@ -18,6 +19,7 @@ import {
   type KeysetPage,
   type KeysetPageRequest,
   type NewJob,
+  type RetryJobRef,
 } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -35,6 +37,7 @@ import {
   type CreateJobBody,
   type JobRecord,
   type ListJobsQuery,
+  type RetryJobBody,
 } from "./jobs.schemas";
 
 const NOT_WAITING: JobWaiting = { waitingReason: null, queuePosition: null };
@@ -243,18 +246,56 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
 }
 
 /**
- * POST /jobs/{job_id}/retry (CONTRACT §6.4): a new queued job with the failed or cancelled job's
- * automation, context and priority, `retry_of` = its id. Admins retry any job, employees only the
- * jobs they created. Another status → 409; an inactive automation → 409.
+ * What POST /jobs/{job_id}/retry refuses before its body is read (CONTRACT §6.14's order): an
+ * unknown job (404), then an employee's retry of a job it did not create (403).
  */
-export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string): Promise<string> {
+export async function checkRetryAllowed(db: DbOrTx, user: AuthenticatedUser, jobId: string): Promise<void> {
+  const job = await findJob(db, jobId);
+  if (!job) throw new NotFoundError("Job not found");
+  if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
+}
+
+const notRetryable = (status: string) => new ConflictError(`Only ${RETRYABLE_JOB_STATUSES.join(" or ")} jobs can be retried; this one is ${status}`);
+
+/**
+ * POST /jobs/{job_id}/retry (CONTRACT §6.4, §6.14): a new queued job with the failed or cancelled
+ * job's automation and priority, its context (or `body.context`, checked against the automation's
+ * parameters), `retry_of` = its id. Admins retry any job, employees only the jobs they created.
+ * Order: 404, 403, then (the body's shape was checked in between) 409 for another status or an
+ * inactive automation, then 422 for a context that does not fit.
+ */
+export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
   const job = await findJob(ctx.db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
-  if (!isRetryable(job.status)) throw new ConflictError(`Only ${RETRYABLE_JOB_STATUSES.join(" or ")} jobs can be retried; this one is ${job.status}`);
-  const [retry] = await retryJobs(ctx.database.pool, user.id, [jobId]);
-  // Failed and cancelled are final, so the statement refused only for the automation.
-  if (!retry) throw inactiveAutomation();
+  if (!isRetryable(job.status)) throw notRetryable(job.status);
+  let retry: RetryJobRef | undefined;
+  if (body.context === undefined) {
+    [retry] = await retryJobs(ctx.database.pool, user.id, [jobId]);
+    // Failed and cancelled are final, so the statement refused only for the automation.
+    if (!retry) throw inactiveAutomation();
+  } else {
+    const outcome = await retryJobWithContext(ctx.database.pool, user.id, jobId, body.context);
+    switch (outcome.kind) {
+      case "created":
+        retry = outcome.job;
+        break;
+      case "not_found":
+        // Removed by retention since it was read.
+        throw new NotFoundError("Job not found");
+      case "refused": {
+        if (!outcome.retryable) throw notRetryable(job.status);
+        if (!outcome.automationActive) throw inactiveAutomation();
+        const context = validate(jobContextSchemaOf(outcome.parameters), body.context, ["body", "context"]);
+        if (!context.ok) throw new RequestValidationError(context.issues);
+        throw new Error("retry refused although the job, its automation and the context passed every check");
+      }
+      default: {
+        const exhaustive: never = outcome;
+        throw new Error(`unknown retry outcome ${String(exhaustive)}`);
+      }
+    }
+  }
   ctx.metrics.jobs.created.inc();
   enqueueForDispatch(ctx, [retry]);
   return retry.id;

@@ -3,8 +3,16 @@ import { automationIdParams } from "../automations/automations.schemas";
 import { createdIdResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import { defineRoute } from "../http/route";
-import { listAutomationSchedulesQuery, listSchedulesQuery, scheduleBody, scheduleIdParams, scheduleRecord } from "./schedules.schemas";
-import { createSchedule, deleteSchedule, getSchedule, listSchedules, replaceSchedule } from "./schedules.service";
+import {
+  listAutomationSchedulesQuery,
+  listSchedulesQuery,
+  scheduleBody,
+  scheduleIdParams,
+  schedulePreviewQuery,
+  schedulePreviewResponse,
+  scheduleRecord,
+} from "./schedules.schemas";
+import { createSchedule, deleteSchedule, getSchedule, listSchedules, previewSchedule, replaceSchedule } from "./schedules.service";
 
 const FIRING_RULES =
   "At each fire time the hub makes exactly one job, whatever the number of dispatchers, within 5 s of that time: as POST /jobs would, with the schedule's " +
@@ -66,6 +74,22 @@ export const scheduleRoutes = [
       const page = await listSchedules(ctx.db, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
+  }),
+  // A literal path, listed before /schedules/{schedule_id}: "preview" is never read as an id.
+  defineRoute({
+    method: "get",
+    path: "/schedules/preview",
+    operationId: "previewSchedule",
+    summary: "Preview the next fire times of a cron expression",
+    description:
+      "The next `count` (1–20, default 5) fire times of `cron` read in `timezone`, as a schedule with them would fire from now (PostgreSQL's clock), fewer when fewer fall within 4 years. " +
+      "Checked as creating a schedule checks them, with the problems at [\"query\", <name>]: an expression the hub does not accept, a seconds field where HUB_SCHEDULES_ALLOW_SECONDS is off, " +
+      "no fire time within 4 years, or a time zone Intl.DateTimeFormat does not know. Any signed-in user; nothing is stored.",
+    tag: "schedules",
+    auth: "user",
+    query: schedulePreviewQuery,
+    responses: { 200: { description: "The next fire times, in UTC", schema: schedulePreviewResponse } },
+    handler: async ({ query, ctx }) => ({ status: 200, body: { next: (await previewSchedule(ctx, query)).map((fire) => fire.toISOString()) } }),
   }),
   defineRoute({
     method: "get",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pydanticIssue, queryBool, SCHEDULE_OVERLAP_POLICIES, uuid } from "@hub/shared";
+import { pydanticIssue, queryBool, queryInt, SCHEDULE_OVERLAP_POLICIES, uuid } from "@hub/shared";
 import { jobContextField } from "../http/payload-limits";
 import { CRON_NICKNAMES, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { pageQueryShape } from "../http/pagination";
@@ -75,6 +75,24 @@ export const scheduleBody = z
     examples: [{ cron: "0 6 * * MON-FRI", timezone: "Europe/Berlin", context: { month: "current" }, key: "weekday-invoice-export", description: "Invoices, every weekday at 06:00 Berlin time" }],
   }).meta({ id: "ScheduleRequest" });
 export type ScheduleBody = z.output<typeof scheduleBody>;
+
+/** Most fire times one GET /schedules/preview lists (CONTRACT §6.14). */
+export const SCHEDULE_PREVIEW_MAX_COUNT = 20;
+
+export const schedulePreviewQuery = z.object({
+  cron: cronField(),
+  timezone: timezoneField(),
+  count: queryInt({ min: 1, max: SCHEDULE_PREVIEW_MAX_COUNT }).default(5).describe(`How many fire times to list (1–${SCHEDULE_PREVIEW_MAX_COUNT}, default 5)`),
+});
+export type SchedulePreviewQuery = z.output<typeof schedulePreviewQuery>;
+
+export const schedulePreviewResponse = z
+  .object({
+    next: z
+      .array(z.iso.datetime())
+      .describe("The next fire times after now (PostgreSQL's clock), in UTC, oldest first; fewer than count when fewer fall within 4 years"),
+  })
+  .meta({ id: "SchedulePreview", examples: [{ next: ["2026-11-23T05:00:00.000Z", "2026-11-24T05:00:00.000Z"] }] });
 
 export const listSchedulesQuery = z.object({
   automation_id: uuid().optional().describe("Only this automation's schedules"),

@@ -80,13 +80,42 @@ function settingsPayload(settings: Partial<ScheduleSettings>): Record<string, un
   return payload;
 }
 
-const cronIssue = (problem: string): ValidationIssue => ({ loc: ["body", "cron"], msg: `Value error, ${problem}`, type: "value_error" });
+/** The end of the window an expression must fire in: {@link FIRE_WITHIN_YEARS} years after `now`. */
+function fireHorizonOf(now: Date): Date {
+  const horizon = new Date(now);
+  horizon.setUTCFullYear(horizon.getUTCFullYear() + FIRE_WITHIN_YEARS);
+  return horizon;
+}
 
 /**
- * What the body's shape could not tell (CONTRACT §6.9), every problem at once: a seconds field
- * where the hub does not allow one, an expression with no fire within {@link FIRE_WITHIN_YEARS}
- * years of `now` in its time zone, a context that does not fit the automation's parameters.
- * Returns the timetable when the expression and the time zone are usable.
+ * What a cron expression's shape could not tell (CONTRACT §6.9), for the `cron` at `cronLoc`: a
+ * seconds field where the hub does not allow one, no fire time within {@link FIRE_WITHIN_YEARS}
+ * years of `now` in its time zone. Returns the timetable when the expression and the time zone
+ * are usable. Shared by a schedule's create and PUT and by GET /schedules/preview.
+ */
+function checkCron(
+  cron: string,
+  timezone: string,
+  allowSeconds: boolean,
+  now: Date,
+  cronLoc: ValidationIssue["loc"],
+): { issues: ValidationIssue[]; timetable: CronTimetable | undefined } {
+  const cronIssue = (problem: string): ValidationIssue => ({ loc: cronLoc, msg: `Value error, ${problem}`, type: "value_error" });
+  const parsed = parseCronExpression(cron);
+  if (!parsed.ok) throw new Error("the request schema accepted a cron expression the parser refuses");
+  if (parsed.expression.hasSeconds && !allowSeconds) {
+    return { issues: [cronIssue("a leading seconds field is not enabled on this hub (HUB_SCHEDULES_ALLOW_SECONDS): use five fields")], timetable: undefined };
+  }
+  if (timeZoneProblem(timezone) !== undefined) return { issues: [], timetable: undefined };
+  const timetable = new CronTimetable(parsed.expression, timezone);
+  const next = timetable.nextAfter(now);
+  if (!next || next > fireHorizonOf(now)) return { issues: [cronIssue(`the expression has no fire time in the next ${FIRE_WITHIN_YEARS} years`)], timetable };
+  return { issues: [], timetable };
+}
+
+/**
+ * What the body's shape could not tell (CONTRACT §6.9), every problem at once: the cron
+ * expression's ({@link checkCron}) and a context that does not fit the automation's parameters.
  */
 function checkAgainstHub(
   body: ScheduleBody,
@@ -94,22 +123,26 @@ function checkAgainstHub(
   allowSeconds: boolean,
   now: Date,
 ): { issues: ValidationIssue[]; timetable: CronTimetable | undefined } {
-  const issues: ValidationIssue[] = [];
-  let timetable: CronTimetable | undefined;
-  const parsed = parseCronExpression(body.cron);
-  if (!parsed.ok) throw new Error("the body schema accepted a cron expression the parser refuses");
-  if (parsed.expression.hasSeconds && !allowSeconds) {
-    issues.push(cronIssue("a leading seconds field is not enabled on this hub (HUB_SCHEDULES_ALLOW_SECONDS): use five fields"));
-  } else if (timeZoneProblem(body.timezone) === undefined) {
-    timetable = new CronTimetable(parsed.expression, body.timezone);
-    const horizon = new Date(now);
-    horizon.setUTCFullYear(horizon.getUTCFullYear() + FIRE_WITHIN_YEARS);
-    const next = timetable.nextAfter(now);
-    if (!next || next > horizon) issues.push(cronIssue(`the expression has no fire time in the next ${FIRE_WITHIN_YEARS} years`));
-  }
+  const { issues, timetable } = checkCron(body.cron, body.timezone, allowSeconds, now, ["body", "cron"]);
   const context = validate(jobContextSchemaOf(automation.parameters), body.context, ["body", "context"]);
   if (!context.ok) issues.push(...context.issues);
   return { issues, timetable };
+}
+
+/**
+ * GET /schedules/preview (CONTRACT §6.14): the next `count` fire times of `cron` in `timezone`
+ * after now (PostgreSQL's clock, as the dispatcher fires), fewer when fewer fall within
+ * {@link FIRE_WITHIN_YEARS} years; refused as creating a schedule refuses it, at `["query", …]`.
+ */
+export async function previewSchedule(ctx: ScheduleServiceContext, query: { cron: string; timezone: string; count: number }): Promise<Date[]> {
+  const now = await databaseNow(ctx.db);
+  const { issues, timetable } = checkCron(query.cron, query.timezone, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now, ["query", "cron"]);
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  if (!timetable) throw new Error("the query schema accepted a time zone the timetable refuses");
+  const horizon = fireHorizonOf(now);
+  const fires: Date[] = [];
+  for (let next = timetable.nextAfter(now); next && next <= horizon && fires.length < query.count; next = timetable.nextAfter(next)) fires.push(next);
+  return fires;
 }
 
 const inactiveAutomation = () => new ConflictError("Automation is deactivated: its schedules cannot be created or enabled");

@@ -7,7 +7,7 @@ import type { JobStatus } from "@hub/shared";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
 import { findJobWithWaitingRow, type WaitingReason } from "./automation-stats";
-import { jobFindConditions, type JobFindFilter } from "./jobs-find";
+import { jobFindConditions, listJobsByContext, type JobFindFilter } from "./jobs-find";
 import { jobFromRow } from "./jobs-row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
@@ -75,6 +75,7 @@ export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: job
 /** One page of GET /jobs. */
 export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
   const conditions = jobFilterConditions(filter);
+  if (filter.context?.length) return listJobsByContext(db, JOBS_LIST_ORDER, conditions, filter.automationId, page);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,
