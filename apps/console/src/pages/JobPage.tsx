@@ -230,7 +230,7 @@ function RetryJob({ job, automation }: { job: Job; automation: Automation | unde
   const [open, setOpen] = useState(false);
   const parameters = automation?.parameters ?? [];
   const initial = Object.fromEntries(parameters.map((parameter) => [parameter.name, typeof job.context[parameter.name] === "string" ? (job.context[parameter.name] as string) : ""]));
-  const [values, setValues] = useState<Record<string, string>>(initial);
+  const [values, setValues] = useState<Record<string, string>>({});
   const { busy, error, issues, run } = useSubmission();
   const changed = parameters.some((parameter) => values[parameter.name] !== initial[parameter.name] || typeof job.context[parameter.name] !== "string");
 
@@ -247,7 +247,15 @@ function RetryJob({ job, automation }: { job: Job; automation: Automation | unde
 
   if (!open) {
     return (
-      <button type="button" onClick={() => setOpen(true)}>
+      <button
+        type="button"
+        disabled={!automation}
+        onClick={() => {
+          // Filled when opened: the automation (its parameters) has been read by then.
+          setValues(initial);
+          setOpen(true);
+        }}
+      >
         Retry job…
       </button>
     );
