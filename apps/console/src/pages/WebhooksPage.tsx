@@ -3,7 +3,7 @@
  * subscription's page: rotate its secret, delete it, and its delivery log with redeliver. Live:
  * webhook events re-read the list and the page.
  */
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { call, describeError, hub, nextCursor, type HubEvent, type Webhook, type WebhookDelivery as Delivery } from "../api";
 import { ago, dateTime } from "../format";
 import { useLiveEvents } from "../live";
@@ -168,6 +168,9 @@ function WebhookState({ webhook, now }: { webhook: Webhook; now: number }) {
   );
 }
 
+/** How often the delivery log is read again while one of its deliveries waits for an attempt's outcome. */
+const PENDING_REREAD_MS = 3000;
+
 const DELIVERY_TONES = { pending: "info", delivered: "good", failed: "bad" } as const;
 
 export function WebhookPage({ webhookId }: { webhookId: string }) {
@@ -184,9 +187,19 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
     webhook.reload();
     deliveries.reload();
   });
+  const reloadDeliveries = useCoalesced(() => deliveries.reload(), 1000);
   useLiveEvents((event: HubEvent | "reset") => {
     if (event === "reset" || event.aggregate_id === webhookId) reload();
+    // An event of a type it subscribes to makes a delivery.
+    else if (webhook.data && (webhook.data.event_types.includes("*") || webhook.data.event_types.includes(event.event_type))) reloadDeliveries();
   });
+  // An attempt's outcome writes no event: while a delivery is pending, its row is read again every few seconds.
+  const pending = deliveries.data?.deliveries.some((delivery) => delivery.status === "pending") ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(reloadDeliveries, PENDING_REREAD_MS);
+    return () => clearInterval(timer);
+  }, [pending, reloadDeliveries]);
 
   if (!user.isAdmin) return <AdminsOnly title="Webhook" />;
   if (webhook.error && !webhook.data) return <ErrorMessage error={webhook.error} onRetry={webhook.reload} />;
