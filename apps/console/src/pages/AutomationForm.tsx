@@ -166,8 +166,10 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
       </fieldset>
       <fieldset>
         <legend>Parameters</legend>
-        <p className="hint">Every job of the automation gives a text value for each parameter; the new-job form asks for them.</p>
-        {existing && <p className="hint">Changing them does not touch existing jobs; a schedule whose context no longer fits skips its fires.</p>}
+        <p className="hint">
+          Every job of the automation gives a text value for each parameter; the new-job form asks for them.
+          {existing && " Changing them does not touch existing jobs; a schedule whose context no longer fits skips its fires."}
+        </p>
         {parameters.length === 0 && <p className="muted">No parameters: jobs carry an empty context.</p>}
         {issues.parameters && <span className="inline-error">{issues.parameters}</span>}
         {parameters.map((row, index) => (
