@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 
 /** GET /schedules/preview as the employee (`null`: without credentials). */
-const preview = (query: string, token: string | null = employee.token): Promise<HttpResult> =>
+const preview = (query: string, token: string | null = employee.token): Promise<HttpResult<any>> =>
   hub.client.get(`/schedules/preview?${query}`, token === null ? {} : { token });
 
 /** Weekday, hour and minute of `iso` on the wall clock of `timeZone`. */
