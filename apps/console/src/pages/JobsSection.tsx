@@ -308,16 +308,18 @@ export function JobsSection({
                         <CopyId id={job.id} what="job" />
                       </span>
                     </th>
-                    {!automation && <td>{owner ? <Link to={`/automations/${owner.id}`}>{owner.name}</Link> : <ShortId id={job.automation_id} />}</td>}
-                    <td>
+                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{owner.name}</Link> : <ShortId id={job.automation_id} />}</td>}
+                    <td data-label="Status">
                       <JobStatus status={job.status} />
                     </td>
-                    <td title={dateTime(job.created_at)}>
+                    <td data-label="Created" title={dateTime(job.created_at)}>
                       {ago(job.created_at, now)}
                       <span className="sub">by {creatorName(job.created_by)}</span>
                     </td>
-                    <td title={dateTime(job.finished_at)}>{job.finished_at ? ago(job.finished_at, now) : "—"}</td>
-                    <td className="num">{job.attempts}</td>
+                    <td data-label="Finished" title={dateTime(job.finished_at)}>{job.finished_at ? ago(job.finished_at, now) : "—"}</td>
+                    <td className="num" data-label="Attempts">
+                      {job.attempts}
+                    </td>
                     <td className="note">
                       {job.status === "queued"
                         ? waitingExplanation(job, {
