@@ -116,6 +116,29 @@ END;
 $$;
 
 --
+-- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_forget_job_context_values() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  DELETE FROM job_context_values v
+  USING old_jobs j CROSS JOIN LATERAL jsonb_each(j.context) AS pair
+  WHERE jsonb_typeof(pair.value) = 'string'
+    AND v.pair_hash = hub_job_context_pair_hash(pair.key, pair.value) AND v.created_at = j.created_at AND v.job_id = j.id;
+  RETURN NULL;
+END $$;
+
+--
+-- Name: hub_job_context_pair_hash(text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_job_context_pair_hash(name text, value jsonb) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT hashtextextended(jsonb_build_object(name, value)::text, 0) $$;
+
+--
 -- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -127,6 +150,40 @@ BEGIN
   RETURN NULL;
 END;
 $$;
+
+--
+-- Name: hub_record_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_record_job_context_values() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO job_context_values (pair_hash, created_at, job_id, automation_id)
+  SELECT hub_job_context_pair_hash(pair.key, pair.value), j.created_at, j.id, j.automation_id
+  FROM new_jobs j CROSS JOIN LATERAL jsonb_each(j.context) AS pair
+  WHERE jsonb_typeof(pair.value) = 'string';
+  RETURN NULL;
+END $$;
+
+--
+-- Name: hub_rewrite_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_rewrite_job_context_values() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  DELETE FROM job_context_values v
+  USING jsonb_each(OLD.context) AS pair
+  WHERE jsonb_typeof(pair.value) = 'string'
+    AND v.pair_hash = hub_job_context_pair_hash(pair.key, pair.value) AND v.created_at = OLD.created_at AND v.job_id = OLD.id;
+  INSERT INTO job_context_values (pair_hash, created_at, job_id, automation_id)
+  SELECT hub_job_context_pair_hash(pair.key, pair.value), NEW.created_at, NEW.id, NEW.automation_id
+  FROM jsonb_each(NEW.context) AS pair
+  WHERE jsonb_typeof(pair.value) = 'string';
+  RETURN NULL;
+END $$;
 
 --
 -- Name: __drizzle_migrations; Type: TABLE; Schema: drizzle; Owner: -
@@ -245,6 +302,17 @@ CREATE TABLE public.idempotency_keys (
     key text NOT NULL,
     job_id uuid NOT NULL,
     created_at timestamp(3) with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: job_context_values; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_context_values (
+    pair_hash bigint NOT NULL,
+    created_at timestamp(3) with time zone NOT NULL,
+    job_id uuid NOT NULL,
+    automation_id uuid NOT NULL
 );
 
 --
@@ -615,6 +683,12 @@ CREATE INDEX events_undispatched_idx ON public.events USING btree ("position") W
 CREATE INDEX idempotency_keys_created_idx ON public.idempotency_keys USING btree (created_at);
 
 --
+-- Name: job_context_values_pair_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_context_values_pair_created_idx ON public.job_context_values USING btree (pair_hash, created_at, job_id) INCLUDE (automation_id);
+
+--
 -- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -637,12 +711,6 @@ CREATE INDEX jobs_automation_status_created_idx ON public.jobs USING btree (auto
 --
 
 CREATE INDEX jobs_claim_idx ON public.jobs USING btree (automation_id, priority DESC NULLS LAST, available_at, seq) WHERE (status = 'queued'::text);
-
---
--- Name: jobs_context_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX jobs_context_idx ON public.jobs USING gin (context jsonb_path_ops);
 
 --
 -- Name: jobs_created_idx; Type: INDEX; Schema: public; Owner: -
@@ -811,6 +879,24 @@ CREATE INDEX workers_running_idx ON public.workers USING btree (last_seen_at) WH
 --
 
 CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at, expires_at, digest, user_id ON public.api_keys FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: jobs jobs_forget_context_values; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_forget_context_values AFTER DELETE ON public.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.hub_forget_job_context_values();
+
+--
+-- Name: jobs jobs_record_context_values; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_record_context_values AFTER INSERT ON public.jobs REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.hub_record_job_context_values();
+
+--
+-- Name: jobs jobs_rewrite_context_values; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_rewrite_context_values AFTER UPDATE OF context, created_at, automation_id ON public.jobs FOR EACH ROW WHEN (((old.context IS DISTINCT FROM new.context) OR (old.created_at IS DISTINCT FROM new.created_at) OR (old.automation_id IS DISTINCT FROM new.automation_id))) EXECUTE FUNCTION public.hub_rewrite_job_context_values();
 
 --
 -- Name: users users_credentials_changed; Type: TRIGGER; Schema: public; Owner: -

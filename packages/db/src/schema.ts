@@ -239,8 +239,6 @@ export const jobs = pgTable(
     index("jobs_created_idx").on(t.createdAt, t.id),
     index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
-    // GET /jobs's context filters: `context @> '{"<name>": "<value>"}'` (queries/jobs-find.ts).
-    index("jobs_context_idx").using("gin", t.context.op("jsonb_path_ops")),
     // Retention: finished jobs, oldest outcome first, so a sweep reads only what is due to go.
     index("jobs_finished_idx").on(t.finishedAt).where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
     check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),
@@ -412,6 +410,23 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_event_idx").on(t.eventId),
     check("webhook_deliveries_status_check", sql`${t.status} in ('pending','delivered','failed')`),
   ],
+);
+
+/**
+ * GET /jobs's context filters (CONTRACT §6.14): one row per top-level string pair of each job's
+ * context, keyed by `hub_job_context_pair_hash(name, value)` and ordered as GET /jobs lists, so
+ * the newest jobs holding a pair are one index range (queries/jobs-find.ts). Written only by the
+ * triggers on jobs of migration 0018, which follow every insert and delete of jobs.
+ */
+export const jobContextValues = pgTable(
+  "job_context_values",
+  {
+    pairHash: bigint("pair_hash", { mode: "bigint" }).notNull(),
+    createdAt: tz("created_at").notNull(),
+    jobId: uuid("job_id").notNull(),
+    automationId: uuid("automation_id").notNull(),
+  },
+  (t) => [index("job_context_values_pair_created_idx").on(t.pairHash, t.createdAt, t.jobId)],
 );
 
 /**

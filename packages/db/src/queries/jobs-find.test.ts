@@ -1,16 +1,16 @@
 /**
- * GET /jobs's context filters page through the same jobs whichever statement serves a page: the
- * probe of the newest jobs (a common value) or the search of every match (a rare one).
+ * GET /jobs's context filters find their jobs through job_context_values, which the triggers of
+ * migration 0018 keep in step with every insert, delete and (should one happen) change of a job.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase, type StagedAutomation } from "../test-kit";
-import { CONTEXT_PROBE_ROWS, type ContextFilter } from "./jobs-find";
+import type { ContextFilter } from "./jobs-find";
 import { listJobs, type JobFilter } from "./jobs-read";
 import type { KeysetPosition } from "./pagination";
 
 const hub = useTestDatabase();
-const JOBS = CONTEXT_PROBE_ROWS + 300;
+const JOBS = 1300;
 let first: StagedAutomation;
 let second: StagedAutomation;
 /** Every job, newest first, with what the filters read. */
@@ -48,8 +48,8 @@ const expected = (filters: ContextFilter[], automationId?: string) =>
 
 describe("listJobs with context filters", () => {
   it.each([
-    ["a common value (pages from the newest jobs, then the last from every match)", [{ name: "kind", value: "even" }], undefined],
-    ["a value only old jobs hold (every page from every match)", [{ name: "tag", value: "old" }], undefined],
+    ["a common value", [{ name: "kind", value: "even" }], undefined],
+    ["a value only old jobs hold", [{ name: "tag", value: "old" }], undefined],
     ["two values and an automation", [{ name: "kind", value: "odd" }, { name: "tag", value: "new" }], "second"],
     ["a rare value of an automation", [{ name: "tag", value: "old" }], "first"],
   ] as const)("when %s is filtered, then every match is served once, newest first", async (_, filters, automation) => {
@@ -61,5 +61,22 @@ describe("listJobs with context filters", () => {
 
   it("when a number is asked for as text, then it does not match: only string values do", async () => {
     expect((await listJobs(hub().db, { context: [{ name: "n", value: "7" }] }, { limit: 10 })).items).toEqual([]);
+  });
+
+  it("when jobs are deleted (retention), then their entries go with them; when a job's context or creation time changes, the filter follows", async () => {
+    const entries = async () => Number((await hub().db.execute<{ n: string }>(sql`select count(*) as n from job_context_values`)).rows[0]!.n);
+    const before = await entries();
+    const [oldest, next] = [all.at(-1)!, all.at(-2)!];
+
+    await hub().db.execute(sql`delete from jobs where id = ${oldest.id}::uuid`);
+    // kind and tag are strings, n a number: two entries per job.
+    expect(await entries()).toBe(before - 2);
+    await hub().db.execute(sql`update jobs set context = context || '{"tag": "moved"}', created_at = now() where id = ${next.id}::uuid`);
+
+    const moved = await listJobs(hub().db, { context: [{ name: "tag", value: "moved" }] }, { limit: 10 });
+    expect(moved.items.map((job) => job.id)).toEqual([next.id]);
+    expect((await listJobs(hub().db, { context: [{ name: "kind", value: String(next.context.kind) }] }, { limit: 1 })).items[0]!.id).toBe(next.id);
+    expect(await walk({ context: [{ name: "tag", value: "old" }] }, 100)).not.toContain(oldest.id);
+    all = all.filter((job) => job.id !== oldest.id && job.id !== next.id);
   });
 });

@@ -7,7 +7,7 @@ import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../client";
 import { jobs, type Job } from "../schema";
 import { jobFromRow } from "./jobs-row";
-import { keysetAfter, keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
+import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "./pagination";
 
 /** `context.<name>=<value>`: the context's top-level `name` is the string `value`. */
 export interface ContextFilter {
@@ -30,10 +30,9 @@ export interface JobFindFilter {
 /**
  * `context @> '{"<name>": "<value>"}'`: containment of a one-key object whose value is a JSON
  * string holds only for a top-level key with that very string (a number, boolean or object, or an
- * array holding the string, does not contain it), and it is what the GIN index `jobs_context_idx`
- * (jsonb_path_ops) answers. The object is sent whole as one jsonb parameter, a constant to the
- * planner: built in SQL (jsonb_build_object, which is only stable), it would be built again for
- * every row the bitmap heap scan rechecks.
+ * array holding the string, does not contain it). The object is sent whole as one jsonb parameter.
+ * {@link listJobsByContext} finds the candidates through `job_context_values`; this is the exact
+ * test of each (a hash collision there fails it).
  */
 export function contextMatches(filter: ContextFilter): SQL {
   return sql`${jobs.context} @> ${JSON.stringify({ [filter.name]: filter.value })}::jsonb`;
@@ -51,53 +50,39 @@ export function jobFindConditions(filter: JobFindFilter): SQL[] {
 }
 
 /**
- * How many of the newest jobs (of the automation, when one is named) a context-filtered page first
- * reads in order, filtering as it goes: a value common among recent jobs fills its page from them.
- */
-export const CONTEXT_PROBE_ROWS = 1000;
-
-/**
- * One page of GET /jobs with context filters, newest first, in at most two statements:
- *
- * 1. The probe: the {@link CONTEXT_PROBE_ROWS} newest jobs after the cursor (of `automationId`,
- *    through its index), filtered. A full page there is the page: no job outside them is newer.
- * 2. Otherwise every match, found through `jobs_context_idx` in a MATERIALIZED CTE, sorted, the
- *    page joined back by primary key. The CTE is planned for all its rows, so the planner cannot
- *    walk `jobs_created_idx` newest first hoping to meet matches early: for a value that a few jobs
- *    hold (the contract's 1 to 10,000 of 5 million), or whose jobs are old, that walk reads the
- *    whole table. Its cost grows with the matches instead, which the probe spares common values.
- *
- * `conditions` are every filter's (context included); `automationId` is the one the probe narrows by.
+ * One page of GET /jobs with context filters, newest first, in one statement: the first filter's
+ * pair (its `hub_job_context_pair_hash`, migration 0018) names one range of
+ * `job_context_values_pair_created_idx`, already in the list's order, which the statement walks
+ * newest first (from the cursor), joining each entry to its job by primary key and keeping the jobs
+ * that pass every filter (`conditions`, the context ones included), until the page is full. So a
+ * page costs its own rows whatever the number of matches; with an `automationId`, entries of other
+ * automations are skipped in the index (it carries `automation_id`), without reading their jobs.
+ * Only other filters that few of the first filter's jobs pass make it read further.
  */
 export async function listJobsByContext(
   db: DbOrTx,
   order: KeysetOrder,
   conditions: SQL[],
-  automationId: string | undefined,
+  filter: { automationId?: string | undefined; context: readonly [ContextFilter, ...ContextFilter[]] },
   page: KeysetPageRequest,
 ): Promise<KeysetPage<Job>> {
-  const after = keysetAfter(order, page.after);
-  const probe = await db.execute<Record<string, unknown>>(sql`
-    select * from (
-      select * from ${jobs} where ${and(automationId ? eq(jobs.automationId, automationId) : undefined, after) ?? sql`true`}
-      order by ${jobs.createdAt} desc, ${jobs.id} desc limit ${CONTEXT_PROBE_ROWS}
-    ) as jobs
-    where ${and(...conditions)}
-    order by created_at desc, id desc limit ${page.limit + 1}`);
-  const full = probe.rows.length > page.limit;
+  const [first] = filter.context;
+  const comparison = order.direction === "oldest first" ? sql`>` : sql`<`;
+  const after = page.after ? sql`and (entry.created_at, entry.job_id) ${comparison} (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id}::uuid)` : sql``;
+  const ofAutomation = filter.automationId ? sql`and entry.automation_id = ${filter.automationId}::uuid` : sql``;
+  const direction = order.direction === "oldest first" ? sql`asc` : sql`desc`;
   return keysetPage(
     order,
     page,
     async ({ limit }) => {
-      if (full) return probe.rows.map(jobFromRow);
-      const matched = await db.execute<Record<string, unknown>>(sql`
-        with matched as materialized (
-          select ${jobs.id} as id, ${jobs.createdAt} as created_at from ${jobs} where ${and(...conditions, after)}
-        )
-        select jobs.* from (select id, created_at from matched order by created_at desc, id desc limit ${limit}) as page
-        join ${jobs} on jobs.id = page.id
-        order by page.created_at desc, page.id desc`);
-      return matched.rows.map(jobFromRow);
+      const { rows } = await db.execute<Record<string, unknown>>(sql`
+        select ${jobs}.* from job_context_values as entry
+        join ${jobs} on ${jobs.id} = entry.job_id
+        where entry.pair_hash = hub_job_context_pair_hash(${first.name}::text, to_jsonb(${first.value}::text)) ${ofAutomation} ${after}
+          and ${and(...conditions)}
+        order by entry.created_at ${direction}, entry.job_id ${direction}
+        limit ${limit}`);
+      return rows.map(jobFromRow);
     },
     (job) => job,
   );

@@ -75,7 +75,8 @@ export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: job
 /** One page of GET /jobs. */
 export async function listJobs(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
   const conditions = jobFilterConditions(filter);
-  if (filter.context?.length) return listJobsByContext(db, JOBS_LIST_ORDER, conditions, filter.automationId, page);
+  const [firstContext, ...otherContexts] = filter.context ?? [];
+  if (firstContext) return listJobsByContext(db, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,
