@@ -563,6 +563,13 @@ describe("the operator console", () => {
     await admin.getByLabel("Error contains").fill("refused flaky");
     await expect.poll(() => admin.locator("tr[data-job]").count()).toBe(1);
     await admin.locator("tr[data-job]").getByText("the export service refused flaky").waitFor();
+    // The filters live in the address: reloaded (or shared), the page shows the same list.
+    await expect.poll(() => new URL(admin.url()).searchParams.get("error_contains")).toBe("refused flaky");
+    expect(new URL(admin.url()).searchParams.get("status")).toBe("failed");
+    await admin.reload();
+    await admin.locator("tr[data-job]").getByText("the export service refused flaky").waitFor();
+    expect(await admin.locator("tr[data-job]").count()).toBe(1);
+    expect(await admin.getByLabel("Error contains").inputValue()).toBe("refused flaky");
     await admin.goto(automationUrl);
     await admin.getByRole("button", { name: "Leave development mode" }).click();
     await admin.getByRole("button", { name: "Enter development mode" }).waitFor();

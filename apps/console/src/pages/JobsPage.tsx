@@ -6,10 +6,11 @@
 import { useState } from "react";
 import { localOfIso } from "../format";
 import { useLiveEvents } from "../live";
+import { navigate } from "../router";
 import { useUser } from "../session";
 import { ErrorMessage, Loading, useCoalesced, useResource } from "../ui";
 import { listAllAutomations } from "./AutomationsPage";
-import { JobsSection, NO_FILTERS, type Filters } from "./JobsSection";
+import { filtersFromSearch, filtersToSearch, JobsSection, NO_FILTERS, type Filters } from "./JobsSection";
 
 const HOUR_MS = 3_600_000;
 
@@ -18,7 +19,12 @@ export function JobsPage() {
   const automations = useResource(() => listAllAutomations(), []);
   const [version, setVersion] = useState(0);
   /** A preset replaces the list (and its filters) with a fresh one. */
-  const [preset, setPreset] = useState<{ key: number; filters: Filters }>({ key: 0, filters: NO_FILTERS });
+  const [preset, setPreset] = useState<{ key: number; filters: Filters }>(() => ({ key: 0, filters: filtersFromSearch(window.location.search) }));
+  // The URL follows the filters (replacing, not adding, history entries), so a filtered list can be shared or reloaded.
+  const keepInUrl = (filters: Filters) => {
+    const search = filtersToSearch(filters);
+    if (search !== window.location.search) navigate(`/jobs${search}`, { replace: true });
+  };
   const reloadJobs = useCoalesced(() => setVersion((value) => value + 1), 500);
   const reloadAutomations = useCoalesced(() => automations.reload());
   useLiveEvents((event) => {
@@ -47,7 +53,7 @@ export function JobsPage() {
       {automations.data === undefined ? (
         !automations.error && <Loading what="automations" />
       ) : (
-        <JobsSection key={preset.key} automations={automations.data} version={version} initialFilters={preset.filters} />
+        <JobsSection key={preset.key} automations={automations.data} version={version} initialFilters={preset.filters} onFiltersSettled={keepInUrl} />
       )}
     </>
   );

@@ -4,9 +4,9 @@
  * keyset pages (the list's cursors), reschedule and run now on a queued job, and for admins bulk
  * cancel and retry of what the filters select, always counted by a dry run first.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { call, describeError, hub, nextCursor, type Automation, type AutomationStats, type BulkActionResult, type Job } from "../api";
-import { ago, count, dateTime, isoOfLocal, localZone, waitingExplanation } from "../format";
+import { ago, count, dateTime, isoOfLocal, localOfIso, localZone, waitingExplanation } from "../format";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource, useSubmission } from "../ui";
@@ -69,6 +69,41 @@ function jobsQuery(filters: Filters) {
   };
 }
 
+/** The filters as a URL query (`?status=failed&context.month=2026-10`), so a filtered list can be shared and reloaded. */
+export function filtersToSearch(filters: Filters): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(jobsQuery(filters))) {
+    if (name === "context") for (const [key, text] of Object.entries(value as Record<string, string>)) query.append(`context.${key}`, text);
+    else query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `?${text}` : "";
+}
+
+/** The filters a URL query names (the reverse of {@link filtersToSearch}); anything else is ignored. */
+export function filtersFromSearch(search: string): Filters {
+  const query = new URLSearchParams(search);
+  const local = (name: string) => {
+    const value = query.get(name);
+    return value && !Number.isNaN(Date.parse(value)) ? localOfIso(value) : "";
+  };
+  const status = query.get("status") ?? "";
+  return {
+    status: (STATUSES as readonly string[]).includes(status) ? (status as Status) : "",
+    automationId: query.get("automation_id") ?? "",
+    createdAfter: local("created_after"),
+    createdBefore: local("created_before"),
+    finishedAfter: local("finished_after"),
+    finishedBefore: local("finished_before"),
+    createdBy: query.get("created_by") ?? "",
+    errorContains: query.get("error_contains") ?? "",
+    context: [...query.entries()]
+      .filter(([name]) => name.startsWith("context."))
+      .slice(0, MAX_CONTEXT_FILTERS)
+      .map(([name, value], index) => ({ key: -(index + 1), name: name.slice("context.".length), value })),
+  };
+}
+
 /** Whether any filter narrows the list (the automation a page is about does not count). */
 function filtered(filters: Filters, fixedAutomation: boolean): boolean {
   return Object.keys(jobsQuery({ ...filters, automationId: fixedAutomation ? "" : filters.automationId })).length > 0;
@@ -101,6 +136,7 @@ export function JobsSection({
   version,
   stats,
   initialFilters = NO_FILTERS,
+  onFiltersSettled,
 }: {
   /** The automation whose jobs these are; absent: every automation's, with an automation filter. */
   automation?: Automation;
@@ -110,6 +146,8 @@ export function JobsSection({
   version: number;
   stats?: AutomationStats | undefined;
   initialFilters?: Filters;
+  /** Told the filters once they settle (the Jobs page keeps them in its URL). */
+  onFiltersSettled?: (filters: Filters) => void;
 }) {
   const user = useUser();
   const now = useNow();
@@ -126,6 +164,10 @@ export function JobsSection({
   const users = useResource(async () => (user.isAdmin ? listAllUsers(true) : []), [user.isAdmin]);
   const moreCount = [filters.createdAfter, filters.createdBefore, filters.finishedAfter, filters.finishedBefore, filters.errorContains.trim()].filter(Boolean).length + filters.context.length;
   const [moreOpen, setMoreOpen] = useState(moreCount > 0);
+
+  const latestOnSettled = useRef(onFiltersSettled);
+  latestOnSettled.current = onFiltersSettled;
+  useEffect(() => latestOnSettled.current?.(settled), [settled]);
 
   useEffect(() => {
     let current = true;
