@@ -78,9 +78,9 @@ export default tseslint.config(
         {
           paths: [
             { name: "pg", message: "Database access goes through @hub/db." },
-            { name: "drizzle-orm", message: "Queries live in packages/db/src/queries; import them from @hub/db." },
+            { name: "drizzle-orm", message: "Statements live in packages/db/src/sql; import them from @hub/db." },
           ],
-          patterns: [{ group: ["drizzle-orm/*"], message: "Queries live in packages/db/src/queries; import them from @hub/db." }],
+          patterns: [{ group: ["drizzle-orm/*"], message: "Statements live in packages/db/src/sql; import them from @hub/db." }],
         },
       ],
     },

@@ -1,6 +1,6 @@
 /**
  * Baseline (a), the PostgreSQL ceiling: the transactions one job needs in the hub, with the same
- * statements (see packages/db/src/queries/jobs.ts and outbox.ts), run directly with `pg` as named
+ * statements (see packages/db/src/sql/jobs/dispatch-scan.ts and outbox.ts), run directly with `pg` as named
  * prepared statements on a fresh, migrated database, with no HTTP, no Redis and no ORM.
  *
  * - create: insert the job and its `job.created` event.

@@ -54,6 +54,14 @@ export function profileEnv(config: BenchConfig, app: ProfiledApp): Record<string
   };
 }
 
+/**
+ * The bench's own HUB_* variables, passed to the hub's processes (which otherwise get only the
+ * environment the mode gives them): `HUB_RELAY_QUIET_POLL_MS=100 pnpm bench timed` tries a setting.
+ */
+export function hubEnvOverrides(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith("HUB_") && entry[1] !== undefined));
+}
+
 /** A hub started for one benchmark part, on a database and Redis prefix of its own. */
 export interface BenchHub {
   processes: HubProcesses;

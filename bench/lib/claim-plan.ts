@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { claimJobs, type Queryable } from "@hub/db";
+import { type Executor, jobs } from "@hub/db";
 
 export interface ClaimPlan {
   /** Every scan of `jobs` in the plan, as "<node type> [index name]". */
@@ -33,7 +33,7 @@ export function scansOf(plan: PlanNode, relation: string): string[] {
 }
 
 /**
- * The claim statement exactly as the hub sends it: `claimJobs` of @hub/db run against a recorder
+ * The claim statement exactly as the hub sends it: `jobs.claim` of @hub/db run against a recorder
  * that keeps the named statement and answers "none", so the text follows whatever the code holds.
  */
 export async function claimStatementText(): Promise<string> {
@@ -43,8 +43,8 @@ export async function claimStatementText(): Promise<string> {
       text = statement.text;
       return { rows: [{ outcome: "none", slots_left: 0, stale_ids: [] }] };
     },
-  } as unknown as Queryable;
-  await claimJobs(recorder, { automationId: randomUUID(), workerId: randomUUID(), maxJobs: 1, leaseSeconds: 30, candidateIds: [] });
+  } as unknown as Executor;
+  await jobs.claim(recorder, { automationId: randomUUID(), workerId: randomUUID(), maxJobs: 1, leaseSeconds: 30, candidateIds: [] });
   if (!text) throw new Error("claimJobs sent no statement");
   return text;
 }

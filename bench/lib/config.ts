@@ -108,6 +108,8 @@ export interface TimedConfig {
   /** BENCH_TIMED_AUTOMATIONS / BENCH_TIMED_LIMIT: automations the jobs are spread over, and their `max_concurrent_jobs`. */
   automations: number;
   limit: number;
+  /** BENCH_TIMED_WORKERS: long-polling claim loops (spread over the automations) held open throughout, idle window included. */
+  workers: number;
 }
 
 /**
@@ -287,6 +289,7 @@ function loadTimedConfig(env: NodeJS.ProcessEnv, smoke: boolean): TimedConfig {
     spanSeconds,
     automations: intVar(env, "BENCH_TIMED_AUTOMATIONS", smoke ? 2 : 8, 1),
     limit: intVar(env, "BENCH_TIMED_LIMIT", smoke ? 10 : 100, 1),
+    workers: intVar(env, "BENCH_TIMED_WORKERS", smoke ? 4 : 64, 1),
   };
 }
 

@@ -22,18 +22,7 @@ import { readFileSync } from "node:fs";
 import { statfs } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import {
-  createJobBatch,
-  listEvents,
-  MAX_JOBS_PER_BATCH,
-  listJobs,
-  openDatabase,
-  queueDepthQuery,
-  RETENTION_PICK_JOBS_SQL,
-  selectUndispatchedEvents,
-  type Database,
-  type SqlQueryable,
-} from "@hub/db";
+import { openDatabase, type Database, type Executor, automations, events, jobs, retention } from "@hub/db";
 import {
   createAppProcess,
   createTestDatabase,
@@ -214,13 +203,13 @@ export interface ContextIndexCost {
 /**
  * The size of GET /jobs's context index (`job_context_values` and its index, migration 0018) and
  * what it costs each insert: {@link INSERT_COST_JOBS} jobs made by the statement of POST /jobs/batch
- * (@hub/db createJobBatch, {@link MAX_JOBS_PER_BATCH} a call, so the round trips of one-job requests
+ * (@hub/db jobs.insertBatch, {@link jobs.MAX_JOBS_PER_BATCH} a call, so the round trips of one-job requests
  * do not drown the index's share) in a transaction that is rolled back, with the trigger that fills
  * the table and with it dropped inside the transaction (so nothing else ever sees it gone),
  * alternating over {@link INSERT_COST_ROUNDS} rounds. Run while no hub process is up (the drop
  * locks the table).
  */
-async function contextIndexCost(databaseUrl: string, automationIds: readonly string[], jobs: number): Promise<ContextIndexCost> {
+async function contextIndexCost(databaseUrl: string, automationIds: readonly string[], jobCount: number): Promise<ContextIndexCost> {
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "bench-scale-insert-cost" });
   await client.connect();
   try {
@@ -238,15 +227,15 @@ async function contextIndexCost(databaseUrl: string, automationIds: readonly str
         try {
           if (variant === "without") await client.query("drop trigger jobs_record_context_values on jobs");
           const started = performance.now();
-          for (let first = 0; first < INSERT_COST_JOBS; first += MAX_JOBS_PER_BATCH) {
-            const batch = Array.from({ length: Math.min(MAX_JOBS_PER_BATCH, INSERT_COST_JOBS - first) }, (_, offset) => {
+          for (let first = 0; first < INSERT_COST_JOBS; first += jobs.MAX_JOBS_PER_BATCH) {
+            const batch = Array.from({ length: Math.min(jobs.MAX_JOBS_PER_BATCH, INSERT_COST_JOBS - first) }, (_, offset) => {
               const k = first + offset;
               return {
                 automationId: automationIds[k % automationIds.length]!,
                 context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
               };
             });
-            const created = await createJobBatch(client, userId, batch);
+            const created = await jobs.insertBatch(client, userId, batch);
             if (created.kind !== "created") throw new Error(`insert-cost jobs not created: ${created.kind}`);
           }
           perInsert[variant].push(((performance.now() - started) * 1000) / INSERT_COST_JOBS);
@@ -258,7 +247,7 @@ async function contextIndexCost(databaseUrl: string, automationIds: readonly str
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const withIndexUs = median(perInsert.with);
     const withoutIndexUs = median(perInsert.without);
-    return { bytes, bytesPerJob: bytes / jobs, withIndexUs, withoutIndexUs, ratio: withoutIndexUs / withIndexUs };
+    return { bytes, bytesPerJob: bytes / jobCount, withIndexUs, withoutIndexUs, ratio: withoutIndexUs / withIndexUs };
   } finally {
     await client.end();
   }
@@ -316,6 +305,24 @@ function startWorkers(target: HubHttpTarget, automations: number, stop: AbortSig
   return Promise.all(Array.from({ length: automations }, (_, automation) => [loop(automation), loop(automation)]).flat());
 }
 
+/** GET /jobs's context filters: p50/p99 of each, timed or already summarised. */
+function contextFilterLines(times: Record<keyof ScaleReport["contextFilters"], number[] | LatencySummary>): string[] {
+  const of = (value: number[] | LatencySummary) => latency(Array.isArray(value) ? summarize(value) : value);
+  return [
+    `GET /jobs?context.customer_id=… (1/${HISTORY_CUSTOMERS} of the jobs each), every automation  ${of(times.customerAll)}`,
+    `GET /jobs?context.customer_id=…&automation_id=…                       ${of(times.customerOneAutomation)}`,
+    `GET /jobs?context[invoice_id]=… (1 job each), every automation       ${of(times.invoiceAll)}`,
+  ];
+}
+
+function contextIndexLine(cost: ContextIndexCost): string {
+  return (
+    `context index (job_context_values + index): ${(cost.bytes / 1e6).toFixed(0)} MB, ${cost.bytesPerJob.toFixed(0)} B/job · ` +
+    `job insert ${cost.withIndexUs.toFixed(0)} µs with its trigger, ${cost.withoutIndexUs.toFixed(0)} µs without ` +
+    `(inserts/s with ÷ without: ${cost.ratio.toFixed(3)}, median of ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS})`
+  );
+}
+
 function render(report: ScaleReport): string {
   const size = (s: TableSize) => `${s.rows} rows, ${(s.bytes / 1e6).toFixed(0)} MB, ${s.bytesPerRow.toFixed(0)} B/row`;
   const rowsAndMb = (s: TableSize) => `${s.rows} rows, ${(s.bytes / 1e6).toFixed(0)} MB`;
@@ -330,12 +337,12 @@ function render(report: ScaleReport): string {
     "",
     `GET /jobs?automation_id=…    ${latency(report.listJobs)}`,
     `GET /events?aggregate_id=…   ${latency(report.listEvents)}`,
-    `GET /jobs?context.customer_id=… (1/${HISTORY_CUSTOMERS} of the jobs each), every automation  ${latency(report.contextFilters.customerAll)}`,
-    `GET /jobs?context.customer_id=…&automation_id=…                       ${latency(report.contextFilters.customerOneAutomation)}`,
-    `GET /jobs?context.invoice_id=… (1 job each), every automation        ${latency(report.contextFilters.invoiceAll)}`,
-    `context index (job_context_values + index): ${(report.contextIndex.bytes / 1e6).toFixed(0)} MB, ${report.contextIndex.bytesPerJob.toFixed(0)} B/job · ` +
-      `job insert ${report.contextIndex.withIndexUs.toFixed(0)} µs with its trigger, ${report.contextIndex.withoutIndexUs.toFixed(0)} µs without ` +
-      `(inserts/s with ÷ without: ${report.contextIndex.ratio.toFixed(3)}, median of ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS})`,
+    ...contextFilterLines({
+      customerAll: report.contextFilters.customerAll,
+      customerOneAutomation: report.contextFilters.customerOneAutomation,
+      invoiceAll: report.contextFilters.invoiceAll,
+    }),
+    contextIndexLine(report.contextIndex),
     `GET /metrics (uncached)      ${latency(report.metricsScrape)}`,
     "",
     `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows).map(([table, rows]) => `${table} ${rows}`).join(", ")} ` +
@@ -388,27 +395,29 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!.automation_id;
     const someJob = (await audit.pool.query<{ id: string }>("select id from jobs order by finished_at desc limit 1")).rows[0]!.id;
     const plans = [
-      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => listJobs(db.db, { automationId: busiest }, { limit: 100 })),
-      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => listEvents(db.db, { aggregateId: someJob, limit: 200 })),
-      await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(queueDepthQuery())),
+      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.db, { automationId: busiest }, { limit: 100 })),
+      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => events.list(db.db, { aggregateId: someJob, limit: 200 })),
+      await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(automations.queueDepthQuery())),
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
-        selectUndispatchedEvents(db.pool as SqlQueryable, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
+        events.selectUndispatched(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=… (listJobs, every automation)", (db) =>
-        listJobs(db.db, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.db, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=…&automation_id=… (listJobs)", (db) =>
-        listJobs(db.db, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.db, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.invoice_id=… (listJobs, one match)", (db) =>
-        listJobs(db.db, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
+        jobs.list(db.db, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
-      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
+      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
     ];
 
     step(`the context index's cost per insert: ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS} job inserts with and without its trigger`);
     const contextIndex = await contextIndexCost(database.url, automationIds, counts.jobs);
+    // Each figure as soon as it is known too: a run stopped during the long retention phase keeps them.
+    step(contextIndexLine(contextIndex));
 
     step("starting the API, a dispatcher (HUB_RETENTION_DAYS=0) and an event relay");
     hub = await HubProcesses.start({
@@ -441,6 +450,7 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       );
       await time(contextTimes.invoiceAll, () => http.send("GET", `/jobs?context[invoice_id]=${row.invoice}&limit=100`, { token: adminToken, expected: 200 }));
     }
+    for (const line of contextFilterLines(contextTimes)) step(line);
     for (let i = 0; i < config.scale.scrapes; i += 1) {
       await sleep(2100);
       await time(scrapeTimes, async () => {

@@ -2,7 +2,7 @@
  * `node --import tsx bench/scale/retention-strategies.ts` — the measurement behind retention's
  * design (docs/CAPACITY.md "Retention"): batched deletes from `events`/`jobs` against dropping daily
  * partitions of a partitioned copy of `events`, each while job creations (the hub's own
- * `createJob` statement: a job and its `job.created`) or event inserts run at a fixed rate beside
+ * `jobs.insert` statement: a job and its `job.created`) or event inserts run at a fixed rate beside
  * it. Prints the delete rate and the insert latency before and during each. One database, dropped
  * at the end; about 1.3 GB at the default size. Not part of any CI run.
  *
@@ -12,7 +12,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createJob, openDatabase, removeExpiredEventsOfType, removeExpiredJobs, type Database } from "@hub/db";
+import { openDatabase, type Database, jobs, retention } from "@hub/db";
 import { EVENT_TYPES_REMOVED_BY_AGE } from "@hub/shared";
 import { createTestDatabase, seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { summarize, type LatencySummary } from "../lib/stats";
@@ -77,7 +77,7 @@ try {
   await database.pool.query("checkpoint");
   step(`seeded ${seeded.jobs} jobs and ${seeded.events} events`);
 
-  const createOne = (i: number) => createJob(database.pool, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
+  const createOne = (i: number) => jobs.insert(database.pool, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
   const idle = await beside(createOne, () => sleep(BASELINE_SECONDS * 1000));
   console.log(`job creation (job + job.created, ${RATE}/s), nothing else running: ${show(idle.inserts)}`);
 
@@ -107,8 +107,8 @@ try {
           if (outcome.picked < batchSize) return;
         }
       };
-      await drain(() => removeExpiredJobs(database.pool, { retentionDays, batchSize }));
-      for (const eventType of EVENT_TYPES_REMOVED_BY_AGE) await drain(() => removeExpiredEventsOfType(database.pool, eventType, { retentionDays, batchSize }));
+      await drain(() => retention.removeExpiredJobs(database.pool, { retentionDays, batchSize }));
+      for (const eventType of EVENT_TYPES_REMOVED_BY_AGE) await drain(() => retention.removeExpiredEventsOfType(database.pool, eventType, { retentionDays, batchSize }));
       return { removed, seconds: (performance.now() - started) / 1000 };
     });
     const after = { jobs: await tableRows(database, "jobs"), events: await tableRows(database, "events") };

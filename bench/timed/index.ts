@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase } from "@hub/db";
-import { onFreshHub } from "../hub";
+import { hubEnvOverrides, onFreshHub, profileEnv } from "../hub";
 import { HubBatchTarget, seedHub } from "../hub/hub-target";
 import type { BenchConfig } from "../lib/config";
 import { cpuSecondsBetween, snapshotCpu, type CpuSnapshot } from "../lib/cpu";
@@ -19,11 +19,13 @@ import { JsonClient } from "../lib/http";
 import { planWorkload } from "../lib/plan";
 import { busyWarning, describeMachine, writeReport, type MachineInfo } from "../lib/report";
 import { summarize, type LatencySummary } from "../lib/stats";
-import { createTimedJobs, createTimedSchedules, probeRunAt, readTimedFigures, startTimedWorkers, type DueWindow, type JobCreationPath } from "./workload";
+import { createTimedJobs, createTimedSchedules, probeRunAt, readTimedFigures, startTimedWorkers, waitForOutboxDrained, type DueWindow, type JobCreationPath } from "./workload";
 
 /** Processes whose CPU the report shows; `hub` sums the first five. */
 const CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis", "pg-shared", "bench", "other"] as const;
 const HUB_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
+/** Issue 29's "idle is idle": the whole hub, PostgreSQL and Redis included, at most 1 % of one core. */
+const IDLE_TARGET_MS_PER_SECOND = 20;
 /** Longest wait for the last due job to be completed after the window closed. */
 const DRAIN_TIMEOUT_MS = 180_000;
 
@@ -42,6 +44,8 @@ export interface TimedReport {
   config: BenchConfig["timed"];
   jobCreation: JobCreationPath;
   setupMs: number;
+  /** How long the relay took to dispatch the set-up's events after it (null: not before the idle window). */
+  outboxDrainMs: number | null;
   idle: CpuPerSecond;
   due: CpuPerSecond & { jobsPerSecond: number };
   claimLateness: LatencySummary;
@@ -92,8 +96,9 @@ function render(report: TimedReport): string {
     ...(busyWarning(report.machine) ? [busyWarning(report.machine)!] : []),
     `jobs created ${report.jobCreation === "api-run_at" ? "with POST /jobs/batch and run_at" : "straight into the database with available_at (this API takes no run_at)"}; set-up took ${(report.setupMs / 1000).toFixed(1)} s`,
     "",
-    `waiting (${report.idle.seconds.toFixed(0)} s, nothing due), CPU ms per second, mean / busiest second:`,
+    `waiting (${report.idle.seconds.toFixed(0)} s, nothing due, ${config.workers} long-polls open, outbox ${report.outboxDrainMs === null ? "NOT drained" : "drained"}), CPU ms per second, mean / busiest second:`,
     `  ${renderCpu(report.idle)}`,
+    `  idle hub Σ ${ms(report.idle.mean.hub!)} ms/s ÷ target ${IDLE_TARGET_MS_PER_SECOND} ms/s = ${(report.idle.mean.hub! / IDLE_TARGET_MS_PER_SECOND).toFixed(2)}×`,
     `due (${report.due.seconds.toFixed(0)} s, ${report.due.jobsPerSecond.toFixed(0)} jobs/s completed), CPU ms per second, mean / busiest second:`,
     `  ${renderCpu(report.due)}`,
     "",
@@ -111,11 +116,14 @@ export async function runTimedMode(config: BenchConfig): Promise<boolean> {
   const machine = await describeMachine();
   const step = (message: string) => console.error(`bench: ${message}`);
   step("timed: starting the API, a dispatcher and an event relay (seconds fields allowed)");
-  return onFreshHub(config, { dispatchers: 1, relays: 1, env: { HUB_SCHEDULES_ALLOW_SECONDS: "true" } }, async ({ processes: hub, databaseUrl }) => {
+  const overrides = hubEnvOverrides();
+  if (Object.keys(overrides).length > 0) step(`timed: hub settings from the environment: ${Object.entries(overrides).map(([name, value]) => `${name}=${value}`).join(" ")}`);
+  const profiled = { apiEnv: profileEnv(config, "api"), dispatcherEnv: profileEnv(config, "dispatcher"), relayEnv: profileEnv(config, "relay") };
+  return onFreshHub(config, { dispatchers: 1, relays: 1, env: { HUB_SCHEDULES_ALLOW_SECONDS: "true", ...overrides }, ...profiled }, async ({ processes: hub, databaseUrl }) => {
     const plan = planWorkload({ ...config, automations: timed.automations, limits: [timed.limit], slotsOverLimit: 0, slowJobs: 0 }, randomBytes(3).toString("hex"));
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
     const http = new JsonClient(hub.apiUrl, 8);
-    const target = new HubBatchTarget(hub.apiUrl, seed, 2, 2 * timed.automations + 4);
+    const target = new HubBatchTarget(hub.apiUrl, seed, 2, 2 * Math.max(timed.workers, timed.automations) + 4);
     let workers: ReturnType<typeof startTimedWorkers> | undefined;
     try {
       const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
@@ -130,12 +138,24 @@ export async function runTimedMode(config: BenchConfig): Promise<boolean> {
       await createTimedSchedules(http, adminToken, seed, window, timed.schedules);
       const setupMs = Date.now() - setupStarted;
       if (Date.now() > clockStart) step(`timed: WARNING set-up overran BENCH_TIMED_SETUP_SECONDS by ${((Date.now() - clockStart) / 1000).toFixed(1)} s: the waiting window is shorter`);
-      workers = startTimedWorkers(target, timed.automations, Math.min(timed.limit, 100));
+      workers = startTimedWorkers(target, timed.automations, Math.min(timed.limit, 100), timed.workers);
 
       const pids = { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid, bench: process.pid };
       const dbName = databaseName(databaseUrl);
-      step(`timed: waiting ${timed.waitSeconds} s with nothing due, measuring CPU`);
-      const idle = await sampleCpu(pids, dbName, Math.min(Date.now() + timed.waitSeconds * 1000, window.dueFrom - 500));
+      const idleEnds = window.dueFrom - 500;
+      const probe = openDatabase(databaseUrl, { max: 1, applicationName: "bench-outbox-probe" });
+      const outboxDrainMs = await waitForOutboxDrained(probe.pool, idleEnds - 10_000).finally(() => probe.close());
+      if (outboxDrainMs === null) step("timed: WARNING the relay had not dispatched the set-up's events 10 s before the due window: the idle figures include it");
+      step(`timed: outbox drained${outboxDrainMs === null ? " (not)" : ` in ${(outboxDrainMs / 1000).toFixed(1)} s`}; ${timed.workers} long-polls open; measuring CPU with nothing due`);
+      // With BENCH_CPU_PROF, the profiles cover the idle window only (lib/cpu-profile-preload.mjs).
+      const markProfiles = () => {
+        // Only profiled processes handle SIGUSR2; it would end any other.
+        const profiledPids = { api: pids.api, dispatcher: pids.dispatcher, relay: pids.relay };
+        for (const app of config.cpuProfile) if (profiledPids[app]) process.kill(profiledPids[app], "SIGUSR2");
+      };
+      markProfiles();
+      const idle = await sampleCpu(pids, dbName, Math.min(Date.now() + timed.waitSeconds * 1000, idleEnds));
+      markProfiles();
       await sleep(Math.max(0, window.dueFrom - Date.now()));
       step(`timed: everything comes due over ${timed.spanSeconds - timed.waitSeconds} s`);
       const dueStarted = Date.now();
@@ -162,6 +182,7 @@ export async function runTimedMode(config: BenchConfig): Promise<boolean> {
         config: timed,
         jobCreation,
         setupMs,
+        outboxDrainMs,
         idle,
         due: { ...due, jobsPerSecond: (figures.byStatus.completed ?? 0) / dueSeconds },
         claimLateness: summarize(figures.claimLatenessMs),

@@ -4,10 +4,13 @@
  * workers that take them once due, and the figures read back from the database.
  */
 import type pg from "pg";
-import { MAX_SEEDED_JOBS_PER_CALL, openDatabase, seedJobs } from "@hub/db";
+import { openDatabase, jobs } from "@hub/db";
 import type { HubBatchTarget, HubSeed } from "../hub/hub-target";
 import type { JsonClient } from "../lib/http";
 import { CONTEXT_PARAMETER } from "../lib/plan";
+
+/** The long-poll the worker SDK holds by default (`waitSeconds`, packages/worker). */
+const SDK_CLAIM_WAIT_SECONDS = 20;
 
 /** The run's clock: nothing is due before `dueFrom`, everything by `dueTo` (ms since the epoch). */
 export interface DueWindow {
@@ -92,9 +95,9 @@ export async function createTimedJobs(
   const database = openDatabase(target.databaseUrl, { max: 2, applicationName: "bench-seed" });
   try {
     let created = 0;
-    for (let start = 0; start < count; start += MAX_SEEDED_JOBS_PER_CALL) {
-      const items = Array.from({ length: Math.min(MAX_SEEDED_JOBS_PER_CALL, count - start) }, (_, k) => job(start + k));
-      created += await seedJobs(
+    for (let start = 0; start < count; start += jobs.MAX_SEEDED_JOBS_PER_CALL) {
+      const items = Array.from({ length: Math.min(jobs.MAX_SEEDED_JOBS_PER_CALL, count - start) }, (_, k) => job(start + k));
+      created += await jobs.seed(
         database.pool,
         me.id,
         items.map((item) => ({ automationId: seed.automationIds[item.automationIndex]!, context: item.context, availableAt: new Date(item.dueAt) })),
@@ -123,17 +126,18 @@ export async function createTimedSchedules(http: JsonClient, adminToken: string,
 }
 
 /**
- * One claim loop per automation, each taking up to `maxJobs` at a time with claim-batch and
- * completing them at once; `stop` ends the long-polls and resolves with the jobs completed.
+ * `loops` claim loops spread evenly over the automations (at least one each), each long-polling for
+ * up to `maxJobs` at a time with claim-batch and completing them at once; `stop` ends the
+ * long-polls and resolves with the jobs completed.
  */
-export function startTimedWorkers(target: HubBatchTarget, automations: number, maxJobs: number) {
+export function startTimedWorkers(target: HubBatchTarget, automations: number, maxJobs: number, loops: number) {
   const stop = new AbortController();
   let completed = 0;
   const loop = async (automation: number) => {
     while (!stop.signal.aborted) {
       let claimed;
       try {
-        claimed = await target.claimBatch(automation, maxJobs, 5, stop.signal);
+        claimed = await target.claimBatch(automation, maxJobs, SDK_CLAIM_WAIT_SECONDS, stop.signal);
       } catch (error) {
         if (stop.signal.aborted) return;
         throw error;
@@ -146,14 +150,14 @@ export function startTimedWorkers(target: HubBatchTarget, automations: number, m
       completed += claimed.length;
     }
   };
-  const loops = Array.from({ length: automations }, (_, automation) => loop(automation));
+  const running = Array.from({ length: Math.max(loops, automations) }, (_, i) => loop(i % automations));
   return {
     get completed() {
       return completed;
     },
     async stop(): Promise<number> {
       stop.abort();
-      await Promise.all(loops);
+      await Promise.all(running);
       return completed;
     },
   };
@@ -202,4 +206,19 @@ export async function readTimedFigures(pool: pg.Pool, automationIds: string[]): 
     claimedEarly: early.rows[0]!.count,
     schedulesNotFiredOnce: firedOnce.rows[0]!.count,
   };
+}
+
+/**
+ * Waits until the event relay has dispatched every event the set-up wrote (100,000 `job.created`
+ * take it a while), so that the idle window measures waiting, not the relay draining a backlog.
+ * Resolves with how long that took, or null when `until` came first.
+ */
+export async function waitForOutboxDrained(pool: pg.Pool, until: number): Promise<number | null> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await pool.query<{ pending: boolean }>("select exists (select 1 from events where dispatched_at is null) as pending");
+    if (!rows[0]!.pending) return Date.now() - started;
+    if (Date.now() >= until) return null;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }

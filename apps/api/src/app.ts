@@ -5,10 +5,10 @@
 import express, { type Express } from "express";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, readQueueDepthByAutomation, watchCredentialChanges } from "@hub/db";
-import { assertRedisReachable, connectRedis, createLogger, redisSetup, type Logger } from "@hub/shared";
+import { openDatabase, prepareDatabase, watchCredentialChanges, automations } from "@hub/db";
+import { assertRedisReachable, connectRedis, createLogger, OutboxNudger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
@@ -91,9 +91,8 @@ export interface StartApiOptions {
 
 export async function startApi(env: ApiEnv, logger: Logger = createLogger("api", env.LOG_LEVEL), options: StartApiOptions = {}): Promise<RunningApi> {
   await prepareDatabase(env.DATABASE_URL, { migrate: env.HUB_MIGRATE_ON_START, logger });
-  // Every hot request is one statement now, and the claims of one automation take turns in the
-  // process: sampling pg_stat_activity under `pnpm bench` (N=1500) showed 0 statements running at
-  // p50, 2 at p90, 8 at p99 (20 at p99 before, 10–17 of them waiting on the automation row lock).
+  // Every hot request is one statement, and the claims of one automation take turns in the
+  // process, so few statements run at once (bench/HISTORY.md has the pg_stat_activity figures).
   // Beyond ~8 busy backends two cores only contend; requests beyond that wait in the pool, in
   // this process, which costs less than a PostgreSQL backend waiting.
   const database = openDatabase(env.DATABASE_URL, { max: 10, applicationName: "hub-api", logger });
@@ -115,7 +114,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
   const subscriber = connectRedis(redisTarget, "hub-api-wake", { logger });
-  const metrics = createMetrics({ queueDepth: { read: () => readQueueDepthByAutomation(database.db), logger } });
+  const metrics = createMetrics({ queueDepth: { read: () => automations.readQueueDepths(database.db), logger } });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
     onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),
@@ -172,9 +171,17 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   let stopping = false;
   let inFlight = 0;
   let onDrained: (() => void) | undefined;
-  server.on("request", (_req, res: ServerResponse) => {
+  // Any request that may have changed something may have written events: tell the relays (at most
+  // one nudge a second from this process; requests that were refused changed nothing).
+  const outboxNudger = new OutboxNudger(redis, keys);
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight += 1;
     if (stopping) res.setHeader("connection", "close");
+    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS") {
+      res.once("finish", () => {
+        if (res.statusCode < 400) outboxNudger.nudge();
+      });
+    }
     res.once("close", () => {
       inFlight -= 1;
       if (inFlight === 0) onDrained?.();

@@ -1,8 +1,8 @@
-import type { AutomationQueueDepth } from "@hub/db";
+import type { automations } from "@hub/db";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMetrics, QUEUE_DEPTH_CACHE_MS } from "./metrics";
 
-const depth = (slug: string, queued: number): AutomationQueueDepth => ({
+const depth = (slug: string, queued: number): automations.AutomationQueueDepth => ({
   slug,
   queued,
   running: 1,
@@ -46,7 +46,7 @@ describe("per-automation queue gauges", () => {
   });
 
   it("when the read fails, then the scrape still answers without the gauges' series, and the next scrape reads again", async () => {
-    const read = vi.fn<() => Promise<AutomationQueueDepth[]>>().mockRejectedValueOnce(new Error("database down")).mockResolvedValue([depth("c", 7)]);
+    const read = vi.fn<() => Promise<automations.AutomationQueueDepth[]>>().mockRejectedValueOnce(new Error("database down")).mockResolvedValue([depth("c", 7)]);
     const { registry } = createMetrics({ queueDepth: { read } });
 
     expect(await registry.metrics()).not.toContain('automation="c"');

@@ -1,12 +1,12 @@
 import type { Registry } from "prom-client";
-import type { AutomationQueueDepth } from "@hub/db";
+import type { automations } from "@hub/db";
 import { createMetricsRegistry, metricsAuthorization, metricsOn, type Logger } from "@hub/shared";
 import { UnauthorizedError } from "./http/http-errors";
 import { createJobMetrics } from "./jobs/jobs.metrics";
 
 /** Where the per-automation gauges come from: one aggregate read of every active automation. */
 export interface QueueDepthSource {
-  read(): Promise<AutomationQueueDepth[]>;
+  read(): Promise<automations.AutomationQueueDepth[]>;
   /** Told when a scrape could not read the depths (the gauges are then left out of that scrape). */
   logger?: Logger;
 }
@@ -21,8 +21,8 @@ export const QUEUE_DEPTH_CACHE_MS = 2000;
  * Reads the depths at most once per {@link QUEUE_DEPTH_CACHE_MS}; concurrent callers share the read
  * in flight. A failed read is not cached.
  */
-function cachedQueueDepths(source: QueueDepthSource): () => Promise<AutomationQueueDepth[]> {
-  let cached: { at: number; depths: Promise<AutomationQueueDepth[]> } | undefined;
+function cachedQueueDepths(source: QueueDepthSource): () => Promise<automations.AutomationQueueDepth[]> {
+  let cached: { at: number; depths: Promise<automations.AutomationQueueDepth[]> } | undefined;
   return () => {
     const now = Date.now();
     if (cached && now - cached.at < QUEUE_DEPTH_CACHE_MS) return cached.depths;
@@ -44,12 +44,12 @@ function cachedQueueDepths(source: QueueDepthSource): () => Promise<AutomationQu
 function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource): void {
   const readDepths = cachedQueueDepths(source);
   const metric = metricsOn(registry);
-  const gauge = (name: string, help: string, valueOf: (depth: AutomationQueueDepth) => number) =>
+  const gauge = (name: string, help: string, valueOf: (depth: automations.AutomationQueueDepth) => number) =>
     metric.gauge(name, help, {
       labelNames: ["automation"],
       async collect() {
         this.reset();
-        let depths: AutomationQueueDepth[];
+        let depths: automations.AutomationQueueDepth[];
         try {
           depths = await readDepths();
         } catch (error) {

@@ -1,6 +1,6 @@
 /** Arrange helpers for the automation and worker tests: sectors, automations, events, jobs. */
 import { asc, count, eq } from "drizzle-orm";
-import { createJob, events, findJob, type HubEvent, type Job } from "@hub/db";
+import { type HubEvent, type Job, jobs, schema } from "@hub/db";
 import { createRedis } from "@hub/shared";
 import { parseWakeMessage } from "@hub/shared/dispatch";
 import type { TestHub } from "./harness";
@@ -27,11 +27,11 @@ export async function createAutomation(hub: TestHub, body: Record<string, unknow
 
 /** The events of one aggregate, in the order they were written. */
 export async function eventsOf(hub: TestHub, aggregateId: string): Promise<HubEvent[]> {
-  return hub.api.ctx.db.select().from(events).where(eq(events.aggregateId, aggregateId)).orderBy(asc(events.position));
+  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(asc(schema.events.position));
 }
 
 export async function countAllEvents(hub: TestHub): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(events);
+  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.events);
   return row?.total ?? 0;
 }
 
@@ -42,9 +42,9 @@ export async function adminId(hub: TestHub): Promise<string> {
 
 /** A queued job written straight to the database, as POST /jobs would. */
 export async function insertQueuedJob(hub: TestHub, automationId: string, createdBy: string): Promise<Job> {
-  const outcome = await createJob(hub.api.ctx.database.pool, createdBy, { automationId, context: {} });
+  const outcome = await jobs.insert(hub.api.ctx.database.pool, createdBy, { automationId, context: {} });
   if (outcome.kind !== "created") throw new Error(`automation ${automationId} accepts no job: ${outcome.kind}`);
-  return (await findJob(hub.api.ctx.db, outcome.jobs[0]!.id))!;
+  return (await jobs.find(hub.api.ctx.db, outcome.jobs[0]!.id))!;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveSchema } from "./openapi-fixtures";
 import { beforeAll, describe, expect, it } from "vitest";
-import { events } from "@hub/db";
+import { schema } from "@hub/db";
 import { useTestHub } from "./harness";
 
 const hub = useTestHub();
@@ -22,7 +22,7 @@ interface SeededEvent {
 }
 
 async function seed(eventType: string, rows: SeededEvent[]) {
-  await hub.api.ctx.db.insert(events).values(
+  await hub.api.ctx.db.insert(schema.events).values(
     rows.map((row) => ({
       id: row.id ?? randomUUID(),
       aggregateId: row.aggregateId ?? randomUUID(),

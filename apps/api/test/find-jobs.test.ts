@@ -1,7 +1,7 @@
 /** CONTRACT §6.14: GET /jobs across automations, by creator, finish time, error text and context values. */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "@hub/db";
+import { schema } from "@hub/db";
 import { useTestHub, type HttpResult, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob } from "./job-fixtures";
 
@@ -26,9 +26,9 @@ async function listIds(path: string, token = hub.adminToken): Promise<string[]> 
 /** Sets a job finished (failed, with `error`) at `finishedAt`, as a worker's fail would leave it. */
 async function finish(jobId: string, finishedAt: Date, error: string | null): Promise<void> {
   await hub.api.ctx.db
-    .update(jobs)
+    .update(schema.jobs)
     .set({ status: error === null ? "completed" : "failed", error, finishedAt, startedAt: finishedAt })
-    .where(eq(jobs.id, jobId));
+    .where(eq(schema.jobs.id, jobId));
 }
 
 /** A unique text, so each test's values match only its own jobs. */

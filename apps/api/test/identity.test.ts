@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { and, eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { automations, events, sectors, users, workers } from "@hub/db";
+import { schema } from "@hub/db";
 import { hashApiKey } from "../src/identity/secret-keys";
 import { AdminCredentialsError, ensureFirstAdmin } from "../src/identity/bootstrap";
 import { LOGIN_FAILURE_WINDOW_SECONDS } from "../src/identity/login.service";
@@ -25,7 +25,7 @@ function postForm(fields: Record<string, string>) {
 }
 
 async function eventsOf(aggregateId: string) {
-  return hub.api.ctx.db.select().from(events).where(eq(events.aggregateId, aggregateId)).orderBy(events.position);
+  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
 }
 
 describe("POST /identity/token", () => {
@@ -308,12 +308,12 @@ describe("bearer authentication", () => {
   it("when a registered worker's api key is sent to a bearer endpoint, then 401", async () => {
     const db = hub.api.ctx.db;
     const apiKey = randomBytes(32).toString("base64url");
-    const [sector] = await db.insert(sectors).values({ name: `auth-${randomBytes(4).toString("hex")}`, color: "#112233" }).returning();
+    const [sector] = await db.insert(schema.sectors).values({ name: `auth-${randomBytes(4).toString("hex")}`, color: "#112233" }).returning();
     const [automation] = await db
-      .insert(automations)
+      .insert(schema.automations)
       .values({ name: "auth probe", slug: `auth-probe-${randomBytes(4).toString("hex")}`, sectorId: sector!.id })
       .returning();
-    await db.insert(workers).values({ automationId: automation!.id, cloudInstanceId: "i-auth", apiKeyHash: hashApiKey(apiKey) });
+    await db.insert(schema.workers).values({ automationId: automation!.id, cloudInstanceId: "i-auth", apiKeyHash: hashApiKey(apiKey) });
 
     const workerKeyOnBearerEndpoint = {
       challenge: "Bearer",
@@ -341,25 +341,25 @@ describe("first admin (bootstrap)", () => {
     const outcomes = await Promise.all([1, 2, 3].map(() => ensureFirstAdmin(hub.api.ctx.db, email, "boss-password", silentLogger())));
 
     expect(outcomes.filter((outcome) => outcome === "created")).toHaveLength(1);
-    const rows = await hub.api.ctx.db.select().from(users).where(eq(users.email, email.toLowerCase()));
+    const rows = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.email, email.toLowerCase()));
     expect(rows).toHaveLength(1);
     expect(rows[0]?.role).toBe("admin");
     const created = await hub.api.ctx.db
       .select()
-      .from(events)
-      .where(and(eq(events.aggregateId, rows[0]!.id), eq(events.eventType, "user.created")));
+      .from(schema.events)
+      .where(and(eq(schema.events.aggregateId, rows[0]!.id), eq(schema.events.eventType, "user.created")));
     expect(created).toHaveLength(1);
     expect(created[0]?.actorId).toBeNull();
     expect((await hub.client.post("/identity/token", { email, password: "boss-password" })).status).toBe(200);
   });
 
   it("when a user already has the admin e-mail, then bootstrap changes nothing", async () => {
-    const before = await hub.api.ctx.db.select().from(events);
+    const before = await hub.api.ctx.db.select().from(schema.events);
 
     const outcome = await ensureFirstAdmin(hub.api.ctx.db, ADMIN_EMAIL.toUpperCase(), "a-different-password", silentLogger());
 
     expect(outcome).toBe("exists");
-    expect(await hub.api.ctx.db.select().from(events)).toHaveLength(before.length);
+    expect(await hub.api.ctx.db.select().from(schema.events)).toHaveLength(before.length);
     expect((await hub.client.post("/identity/token", { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).status).toBe(200);
   });
 

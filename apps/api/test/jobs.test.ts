@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "@hub/db";
+import { schema } from "@hub/db";
 import { adminId, eventsOf } from "./automation-fixtures";
 import { useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob, eventTypesOf, readJob, waitFor, type AutomationWithWorker } from "./job-fixtures";
@@ -26,7 +26,7 @@ beforeAll(async () => {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function jobCountOf(automationId: string): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(jobs).where(eq(jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row?.total ?? 0;
 }
 

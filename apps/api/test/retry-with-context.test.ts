@@ -1,7 +1,7 @@
 /** CONTRACT §6.14: POST /jobs/{job_id}/retry with an edited context, and the order of its refusals. */
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "@hub/db";
+import { schema } from "@hub/db";
 import { eventsOf } from "./automation-fixtures";
 import { useTestHub, type TestUser } from "./harness";
 import { createAutomationWithWorker, createJob, readJob } from "./job-fixtures";
@@ -25,7 +25,7 @@ async function cancelledJob(context: Record<string, unknown> = { month: "2026-10
 }
 
 async function jobCount(): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(jobs).where(eq(jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row?.total ?? 0;
 }
 

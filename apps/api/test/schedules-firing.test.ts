@@ -7,7 +7,7 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { jobs, schedules, type Job } from "@hub/db";
+import { type Job, schema } from "@hub/db";
 import { eventsOf } from "./automation-fixtures";
 import { claim, createAutomationWithWorker, readJob, sleep, useHubWithDispatcher, waitFor } from "./job-fixtures";
 
@@ -24,7 +24,7 @@ async function createSchedule(automationId: string, body: Record<string, unknown
 
 /** The schedule's jobs in fire order, from the database. */
 function jobsOf(scheduleId: string): Promise<Job[]> {
-  return hub.api.ctx.db.select().from(jobs).where(eq(jobs.scheduleId, scheduleId)).orderBy(asc(jobs.fireTime));
+  return hub.api.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.scheduleId, scheduleId)).orderBy(asc(schema.jobs.fireTime));
 }
 
 async function disable(scheduleId: string, body: Record<string, unknown>): Promise<void> {
@@ -140,7 +140,7 @@ describe("a schedule's fires", () => {
     const latestMissed = Math.floor((madeAt - 5000 - 1) / 60_000) * 60_000;
     expect(caughtUp!.fireTime!.getTime()).toBe(latestMissed);
     expect(madeAt - caughtUp!.fireTime!.getTime()).toBeGreaterThan(5000);
-    const [schedule] = await hub.api.ctx.db.select().from(schedules).where(eq(schedules.id, scheduleId));
+    const [schedule] = await hub.api.ctx.db.select().from(schema.schedules).where(eq(schema.schedules.id, scheduleId));
     expect(schedule!.nextRunAt!.getTime()).toBeGreaterThan(latestMissed);
     expect(schedule!.lastJobId).toBe(caughtUp!.id);
   });

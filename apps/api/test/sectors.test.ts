@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { events, sectors } from "@hub/db";
+import { schema } from "@hub/db";
 import { useTestHub, type TestUser } from "./harness";
 
 const hub = useTestHub();
@@ -15,8 +15,8 @@ const uniqueName = (label = "Sector") => `${label} ${randomBytes(4).toString("he
 async function counts() {
   const db = hub.api.ctx.db;
   return {
-    sectors: (await db.select({ id: sectors.id }).from(sectors)).length,
-    events: (await db.select({ id: events.id }).from(events)).length,
+    sectors: (await db.select({ id: schema.sectors.id }).from(schema.sectors)).length,
+    events: (await db.select({ id: schema.events.id }).from(schema.events)).length,
   };
 }
 
@@ -32,7 +32,7 @@ describe("POST /sectors", () => {
     const read = await hub.client.get(`/sectors/${result.body.id}`, { token: employee.token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ id: result.body.id, name, color: "#1A2b3C", created_at: expect.any(String) });
-    const recorded = await hub.api.ctx.db.select().from(events).where(eq(events.aggregateId, result.body.id));
+    const recorded = await hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, result.body.id));
     expect(recorded).toEqual([
       expect.objectContaining({ eventType: "sector.created", actorId: admin.id, payload: { name, color: "#1A2b3C" } }),
     ]);

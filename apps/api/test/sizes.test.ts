@@ -6,7 +6,7 @@
  */
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "@hub/db";
+import { schema } from "@hub/db";
 import { createAutomation, createSector } from "./automation-fixtures";
 import { useTestHub, type HttpResult } from "./harness";
 import { createAutomationWithWorker } from "./job-fixtures";
@@ -32,7 +32,7 @@ function contextOf(bytes: number, char = "x"): { note: string } {
 }
 
 async function jobsOfAutomation(): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ n: count() }).from(jobs).where(eq(jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.db.select({ n: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row!.n;
 }
 

@@ -3,7 +3,7 @@ import bcrypt from "bcrypt";
 import { and, eq, sql } from "drizzle-orm";
 import { deactivateUser } from "../src/identity/users.service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, users } from "@hub/db";
+import { schema } from "@hub/db";
 import { ADMIN_PASSWORD, startTestHub, useTestHub, type TestHub } from "./harness";
 import { expectNoSecrets } from "./secrets";
 
@@ -20,15 +20,15 @@ function newUserBody(overrides: Record<string, unknown> = {}) {
 }
 
 async function eventsOf(aggregateId: string) {
-  return hub.api.ctx.db.select().from(events).where(eq(events.aggregateId, aggregateId)).orderBy(events.position);
+  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
 }
 
 async function countEvents() {
-  return (await hub.api.ctx.db.select({ id: events.id }).from(events)).length;
+  return (await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events)).length;
 }
 
 async function countUsers() {
-  return (await hub.api.ctx.db.select({ id: users.id }).from(users)).length;
+  return (await hub.api.ctx.db.select({ id: schema.users.id }).from(schema.users)).length;
 }
 
 describe("POST /identity/users", () => {
@@ -56,7 +56,7 @@ describe("POST /identity/users", () => {
 
     const result = await hub.client.post("/identity/users", body, { token: hub.adminToken });
 
-    const [row] = await hub.api.ctx.db.select().from(users).where(eq(users.id, result.body.id));
+    const [row] = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.id, result.body.id));
     expect(row?.passwordHash).not.toContain(body.password);
     expect(row?.passwordHash).toMatch(/^\$2b\$10\$/);
     expect(await bcrypt.compare(body.password, row!.passwordHash)).toBe(true);
@@ -224,7 +224,7 @@ describe("DELETE /identity/users/{user_id}", () => {
     expect((await hub.client.get(`/identity/users/${target.id}`, { token: hub.adminToken })).status).toBe(404);
     const list = await hub.client.get("/identity/users", { token: hub.adminToken });
     expect(list.body.map((user: { id: string }) => user.id)).not.toContain(target.id);
-    const [row] = await hub.api.ctx.db.select().from(users).where(eq(users.id, target.id));
+    const [row] = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.id, target.id));
     expect(row).toMatchObject({ isActive: false, deactivatedAt: expect.any(Date) });
   });
 
@@ -307,7 +307,7 @@ describe("secrets", () => {
     const created = await hub.client.post("/identity/users", body, { token: hub.adminToken });
     await hub.client.delete(`/identity/users/${created.body.id}`, { token: hub.adminToken });
 
-    const rows = await hub.api.ctx.db.select().from(events);
+    const rows = await hub.api.ctx.db.select().from(schema.events);
 
     expect((await eventsOf(created.body.id)).map((event) => event.eventType)).toEqual(["user.created", "user.deactivated"]);
     for (const row of rows) {
@@ -342,7 +342,7 @@ describe("the last active admin (CONTRACT §6.1)", () => {
   it("when the only two admins deactivate each other at the same moment, then one 204, the other refused, and one admin stays active", async () => {
     const db = own.api.ctx.db;
     const bootstrapId = await meId(own.adminToken);
-    const setActive = (id: string, isActive: boolean) => db.update(users).set({ isActive }).where(eq(users.id, id));
+    const setActive = (id: string, isActive: boolean) => db.update(schema.users).set({ isActive }).where(eq(schema.users.id, id));
     for (let round = 0; round < 8; round += 1) {
       const a = await own.createUser("admin");
       const b = await own.createUser("admin");
@@ -359,9 +359,9 @@ describe("the last active admin (CONTRACT §6.1)", () => {
       expect([[204, 409], [204, 401]]).toContainEqual(statuses);
       const refused = byA.status === 204 ? byB : byA;
       expect(refused.body).toEqual({ detail: expect.any(String) });
-      const survivors = await db.select({ id: users.id }).from(users).where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+      const survivors = await db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
       expect(survivors).toHaveLength(1);
-      const deactivations = await db.select().from(events).where(eq(events.eventType, "user.deactivated"));
+      const deactivations = await db.select().from(schema.events).where(eq(schema.events.eventType, "user.deactivated"));
       expect(deactivations.filter((event) => event.aggregateId === a.id || event.aggregateId === b.id)).toHaveLength(1);
       await setActive(bootstrapId, true);
       await setActive(survivors[0]!.id, false);
@@ -372,7 +372,7 @@ describe("the last active admin (CONTRACT §6.1)", () => {
     const me = await meId(own.adminToken);
     for (let round = 0; round < 10; round += 1) {
       const other = await own.createUser("admin");
-      const active = await own.api.ctx.db.select({ id: users.id }).from(users).where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+      const active = await own.api.ctx.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
       expect(active.map((user) => user.id).sort()).toEqual([me, other.id].sort());
 
       const outcomes = await Promise.allSettled([deactivateUser(own.api.ctx.db, other.id, me), deactivateUser(own.api.ctx.db, me, other.id)]);
@@ -384,10 +384,10 @@ describe("the last active admin (CONTRACT §6.1)", () => {
         // `me` was deactivated: bring it back so every round starts from the same two admins, its
         // credential generation with it (its token, which the fixture keeps using, is of that one).
         await own.api.ctx.db
-          .update(users)
-          .set({ isActive: true, credentialGeneration: sql`${users.credentialGeneration} - 1` })
-          .where(eq(users.id, me));
-        await own.api.ctx.db.update(users).set({ isActive: false }).where(eq(users.id, other.id));
+          .update(schema.users)
+          .set({ isActive: true, credentialGeneration: sql`${schema.users.credentialGeneration} - 1` })
+          .where(eq(schema.users.id, me));
+        await own.api.ctx.db.update(schema.users).set({ isActive: false }).where(eq(schema.users.id, other.id));
       }
     }
   });

@@ -7,17 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  automationStatsQuery,
-  jobWithWaitingQuery,
-  listAutomationViews,
-  listJobs,
-  openDatabase,
-  queueDepthQuery,
-  queuedJobRefsQuery,
-  type Database,
-  type KeysetPosition,
-} from "@hub/db";
+import { openDatabase, type Database, type KeysetPosition, automations, jobs } from "@hub/db";
 import { createTestDatabase, type TestDatabase } from "@hub/testing";
 import { testServiceUrls } from "@hub/testing/vitest";
 
@@ -88,11 +78,11 @@ function expectIndexBacked(text: string, indexes: string[]): void {
 
 describe("on 1M jobs and 10,000 automations", () => {
   it("when the stats of one automation are read, then jobs is reached only through indexes", async () => {
-    expectIndexBacked(await plan(automationStatsQuery(busyAutomationId)), ["jobs_claim_idx", "jobs_automation_finished_idx"]);
+    expectIndexBacked(await plan(automations.statsQuery(busyAutomationId)), ["jobs_claim_idx", "jobs_automation_finished_idx"]);
   });
 
   it("when the gauges of every automation are read, then queued and running jobs are found through partial indexes", async () => {
-    const text = await plan(queueDepthQuery());
+    const text = await plan(automations.queueDepthQuery());
     expectIndexBacked(text, ["jobs_running_lease_idx"]);
     expect(text).toMatch(/jobs_claim_idx|jobs_queued_available_idx/);
   });
@@ -101,8 +91,8 @@ describe("on 1M jobs and 10,000 automations", () => {
     const [{ now }] = (await hub.db.execute<{ now: string }>(sql`select now() as now`)).rows as [{ now: string }];
     const dbNow = new Date(now);
     // 10,000 of the queued jobs are due in an hour: the horizon pass (the next minute) must not read them.
-    const horizon = await plan(queuedJobRefsQuery({ from: dbNow, until: new Date(dbNow.getTime() + 60_000) }, null, 1000));
-    const due = await plan(queuedJobRefsQuery({ from: null, until: dbNow }, null, 1000));
+    const horizon = await plan(jobs.queuedRefsQuery({ from: dbNow, until: new Date(dbNow.getTime() + 60_000) }, null, 1000));
+    const due = await plan(jobs.queuedRefsQuery({ from: null, until: dbNow }, null, 1000));
 
     expectIndexBacked(horizon, ["jobs_queued_available_idx"]);
     expect(horizon).toMatch(/Index Scan using jobs_queued_available_idx on jobs \(actual [^)]*rows=0 /);
@@ -118,9 +108,9 @@ describe("on 1M jobs and 10,000 automations", () => {
         select id from jobs where automation_id = ${busyAutomationId} and status = 'queued' and available_at <= now()
         order by priority, available_at desc limit 1`)
     ).rows;
-    const text = await plan(jobWithWaitingQuery(last!.id));
+    const text = await plan(jobs.withWaitingQuery(last!.id));
     expectIndexBacked(text, ["jobs_claim_idx", "jobs_pkey"]);
-    const [row] = (await hub.db.execute<{ queue_position: number; waiting_reason: string }>(jobWithWaitingQuery(last!.id))).rows;
+    const [row] = (await hub.db.execute<{ queue_position: number; waiting_reason: string }>(jobs.withWaitingQuery(last!.id))).rows;
     expect(row).toMatchObject({ queue_position: 20_000, waiting_reason: "concurrency_limit" });
   });
 
@@ -173,7 +163,7 @@ describe("GET /jobs pages on 1M jobs", () => {
     return { createdAt: new Date(row!.created_at), id: row!.id };
   }
 
-  const filters: Array<[string, () => Parameters<typeof listJobs>[1]]> = [
+  const filters: Array<[string, () => Parameters<typeof jobs.list>[1]]> = [
     ["no filter", () => ({})],
     ["one status", () => ({ statuses: ["failed"] })],
     ["an automation", () => ({ automationId: busyAutomationId })],
@@ -185,7 +175,7 @@ describe("GET /jobs pages on 1M jobs", () => {
     it(`when a page is read with ${name}, first page and a cursor page, then jobs is read through an index without sorting`, async () => {
       const after = await middlePosition();
       for (const page of [{ limit: 100 }, { limit: 100, after }]) {
-        const text = await planOfPage(() => listJobs(explained.db, filter(), page));
+        const text = await planOfPage(() => jobs.list(explained.db, filter(), page));
         expect(text).toMatch(/Index (Only )?Scan/);
         expect(text).not.toMatch(/Seq Scan on jobs/);
         expect(text).not.toMatch(/Sort Key: jobs\.created_at/);
@@ -194,7 +184,7 @@ describe("GET /jobs pages on 1M jobs", () => {
   }
 
   it("when a page of automations is read, then it is read through an index", async () => {
-    const text = await planOfPage(() => listAutomationViews(explained.db, {}, { limit: 100 }));
+    const text = await planOfPage(() => automations.listViews(explained.db, {}, { limit: 100 }));
     expect(text).not.toMatch(/Seq Scan on automations/);
   });
 });

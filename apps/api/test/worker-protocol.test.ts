@@ -1,4 +1,4 @@
-import { expireLapsedLeases } from "@hub/db";
+import { jobs } from "@hub/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countAllEvents, eventsOf } from "./automation-fixtures";
 import {
@@ -448,7 +448,7 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
     const id = await createJob(hub, subject.automationId, hub.adminToken);
     expect((await claim(hub, subject.workerKey, 5)).body.id).toBe(id);
     await sleep(1500);
-    await expireLapsedLeases(hub.api.ctx.database.pool, { maxAttempts: hub.env.HUB_JOB_MAX_ATTEMPTS, batchSize: 100 });
+    await jobs.expireLapsedLeases(hub.api.ctx.database.pool, { maxAttempts: hub.env.HUB_JOB_MAX_ATTEMPTS, batchSize: 100 });
     await hub.dispatcher.reconcileNow();
 
     const stale = await hub.client.post(`/jobs/${id}/complete`, { result: { from: "first lease" } }, { workerKey: subject.workerKey });
@@ -467,7 +467,7 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
     const first = await claim(hub, subject.workerKey, 5);
     expect(first.body).toMatchObject({ id, attempts: 1 });
     await sleep(1500);
-    await expireLapsedLeases(hub.api.ctx.database.pool, { maxAttempts: hub.env.HUB_JOB_MAX_ATTEMPTS, batchSize: 100 });
+    await jobs.expireLapsedLeases(hub.api.ctx.database.pool, { maxAttempts: hub.env.HUB_JOB_MAX_ATTEMPTS, batchSize: 100 });
     await hub.dispatcher.reconcileNow();
     const second = await claim(hub, subject.workerKey, 5);
     expect(second.body).toMatchObject({ id, attempts: 2 });

@@ -23,21 +23,8 @@
  *   removed in short batches (./retention.ts), one dispatcher at a time.
  */
 import { Worker as BullWorker } from "bullmq";
-import {
-  databaseNow,
-  expireLapsedLeases,
-  expireTimedOutJobs,
-  forgetExpiredIdempotencyKeys,
-  IDEMPOTENCY_KEYS_FORGET_BATCH,
-  listQueuedJobRefs,
-  stopSilentWorkers,
-  toJobRef,
-  type AvailableWindow,
-  type Database,
-  type JobRef,
-  type QueuedJobCursor,
-} from "@hub/db";
-import { settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
+import { type Database, idempotencyKeys, jobs, workers } from "@hub/db";
+import { OutboxNudger, settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
@@ -56,7 +43,7 @@ export interface DispatcherConfig {
   leaseSweepIntervalMs?: number;
   /** How often delayed jobs that came due are moved to ready sets. */
   delayedPromoteIntervalMs?: number;
-  /** How often silent workers are marked stopped. */
+  /** How often silent workers are marked stopped. Default: a tenth of HUB_WORKER_TTL_SECONDS, from 1 s to 5 s. */
   workerSweepIntervalMs?: number;
   /** Reconciliation interval (every due queued job re-offered). */
   reconcileIntervalMs?: number;
@@ -85,16 +72,15 @@ export interface DispatcherDeps {
 /** The defaults of the optional {@link DispatcherConfig} settings (env.ts defaults its variables to them). */
 export const DISPATCHER_DEFAULTS = {
   offerConcurrency: 1,
-  leaseSweepIntervalMs: 250,
+  leaseSweepIntervalMs: 1000,
   delayedPromoteIntervalMs: 200,
-  workerSweepIntervalMs: 1000,
   reconcileIntervalMs: 5000,
   epochCheckIntervalMs: 1000,
   horizonPassIntervalMs: 10_000,
   retentionDays: 30,
   retentionIntervalMs: 60_000,
   retentionBatchSize: 1000,
-} satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds">>;
+} satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds" | "workerSweepIntervalMs">>;
 
 const LEASE_SWEEP_BATCH = 200;
 const RECONCILE_PAGE = 1000;
@@ -118,7 +104,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     offerConcurrency: config.offerConcurrency ?? DISPATCHER_DEFAULTS.offerConcurrency,
     leaseSweepIntervalMs: config.leaseSweepIntervalMs ?? DISPATCHER_DEFAULTS.leaseSweepIntervalMs,
     delayedPromoteIntervalMs: config.delayedPromoteIntervalMs ?? DISPATCHER_DEFAULTS.delayedPromoteIntervalMs,
-    workerSweepIntervalMs: config.workerSweepIntervalMs ?? DISPATCHER_DEFAULTS.workerSweepIntervalMs,
+    workerSweepIntervalMs: config.workerSweepIntervalMs ?? Math.min(Math.max(config.workerTtlSeconds * 100, 1000), 5000),
     reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
     epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
     horizonPassIntervalMs: config.horizonPassIntervalMs ?? DISPATCHER_DEFAULTS.horizonPassIntervalMs,
@@ -129,29 +115,32 @@ export function createDispatcher(deps: DispatcherDeps) {
   const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
+  /** The sweeps and the schedule timer write events (re-queues, timeouts, stopped workers, fires): they nudge the relays. */
+  const outbox = new OutboxNudger(redis, keys);
   /** Every shard's indices (each dispatcher serves every shard). */
   const shards = Array.from({ length: keys.shards }, (_, shard) => shard);
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
 
   /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
-  async function sweepRunning(sweep: typeof expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
+  async function sweepRunning(sweep: typeof jobs.expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
     for (;;) {
       // One statement: an idle sweep costs one round trip, no explicit transaction.
       const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
       if (requeued.length + failed.length === 0) return;
+      outbox.nudge();
       counter.inc({ outcome: "requeued" }, requeued.length);
       counter.inc({ outcome: "failed" }, failed.length);
       logger.info({ requeued: requeued.length, failed: failed.length }, what);
       // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
-      await ready.offerAgain(requeued.map(toJobRef));
+      await ready.offerAgain(requeued.map(jobs.toJobRef));
       metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
       await ready.wake(...failed.map((job) => job.automationId));
       if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
     }
   }
 
-  const sweepLeases = () => sweepRunning(expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
-  const sweepTimeouts = () => sweepRunning(expireTimedOutJobs, metrics.jobsTimedOut, "jobs past their timeout ended");
+  const sweepLeases = () => sweepRunning(jobs.expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
+  const sweepTimeouts = () => sweepRunning(jobs.expireTimedOut, metrics.jobsTimedOut, "jobs past their timeout ended");
 
   async function promoteDueJobs(): Promise<void> {
     await Promise.all(
@@ -166,19 +155,20 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function sweepWorkers(): Promise<void> {
-    const stopped = await db.transaction((tx) => stopSilentWorkers(tx, config.workerTtlSeconds));
+    const stopped = await db.transaction((tx) => workers.stopSilent(tx, config.workerTtlSeconds));
     if (stopped > 0) {
+      outbox.nudge();
       metrics.workersStopped.inc(stopped);
       logger.info({ stopped }, "silent workers marked stopped");
     }
   }
 
   /** Runs `handle` on each page of the queued jobs whose `available_at` lies in `window`; returns how many. */
-  async function forEachQueuedPage(window: AvailableWindow, handle: (page: JobRef[]) => Promise<void>): Promise<number> {
-    let cursor: QueuedJobCursor | null = null;
+  async function forEachQueuedPage(window: jobs.AvailableWindow, handle: (page: jobs.JobRef[]) => Promise<void>): Promise<number> {
+    let cursor: jobs.QueuedJobCursor | null = null;
     let seen = 0;
     for (;;) {
-      const page = await listQueuedJobRefs(db, window, cursor, RECONCILE_PAGE);
+      const page = await jobs.listQueuedRefs(db, window, cursor, RECONCILE_PAGE);
       if (page.length > 0) await handle(page);
       seen += page.length;
       if (page.length < RECONCILE_PAGE) return seen;
@@ -192,7 +182,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * again since); with `trigger` "redis_lost" also rebuilds the delayed set with a full horizon pass.
    */
   async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
-    const now = await databaseNow(db);
+    const now = await jobs.databaseNow(db);
     const offered = await forEachQueuedPage({ from: null, until: now }, (page) => ready.offerDue(page));
     if (trigger === "redis_lost") await bringJobsNearingDue("full");
     metrics.reconciliations.inc({ trigger });
@@ -208,7 +198,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * the change (ReadyJobs.offer holds jobs due within DELAYED_HOLD_MS).
    */
   async function bringJobsNearingDue(scope: "continue" | "full"): Promise<void> {
-    const now = await databaseNow(db);
+    const now = await jobs.databaseNow(db);
     const until = new Date(now.getTime() + DELAYED_HORIZON_MS);
     const reached = scope === "full" ? null : await redis.get(keys.delayedHorizon);
     const from = reached === null ? now : new Date(Math.max(Number(reached), now.getTime()));
@@ -251,8 +241,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function forgetOldIdempotencyKeys(): Promise<void> {
     // In bounded statements: after a long outage there may be days of them.
     for (;;) {
-      const forgotten = await forgetExpiredIdempotencyKeys(database.pool, IDEMPOTENCY_KEYS_FORGET_BATCH);
-      if (forgotten < IDEMPOTENCY_KEYS_FORGET_BATCH) return;
+      const forgotten = await idempotencyKeys.forgetExpired(database.pool, idempotencyKeys.IDEMPOTENCY_KEYS_FORGET_BATCH);
+      if (forgotten < idempotencyKeys.IDEMPOTENCY_KEYS_FORGET_BATCH) return;
     }
   }
 
@@ -266,7 +256,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     await retention.sweep();
   };
 
-  const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics });
+  const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics, onEventsWritten: () => outbox.nudge() });
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const tasks = [

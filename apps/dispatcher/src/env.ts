@@ -11,8 +11,8 @@ export const dispatcherEnvSchema = z.object({
   /**
    * Dispatch messages one process offers in parallel. Each message carries a batch of jobs and
    * its offer is one pipelined Redis call, so one at a time keeps up; each extra slot makes BullMQ
-   * fetch on its own (moveToActive), where with one slot the finished message fetches the next:
-   * BullMQ's Redis commands per message measured 56 with 4 slots, 49 with 1 (bench/README.md).
+   * fetch on its own (moveToActive), where with one slot the finished message fetches the next,
+   * so one slot costs the fewest Redis commands per message.
    */
   HUB_DISPATCHER_CONCURRENCY: intFromEnv(DISPATCHER_DEFAULTS.offerConcurrency, 1, 1000),
   /** How often lapsed leases are looked for. */

@@ -7,13 +7,13 @@
  * 2. jobs that finished more than HUB_RETENTION_DAYS ago, with their events;
  * 3. events of the types the catalogue marks `age` (`schedule.skipped`, `worker.status_changed`)
  *    older than that.
- * Each batch is one short transaction of its own (packages/db/src/queries/retention.ts), and the
+ * Each batch is one short transaction of its own (packages/db/src/sql/retention/remove-expired.ts), and the
  * sweep pauses after each as long as it took: a sweep catching up a large backlog works half the
  * time, leaving PostgreSQL to the hub's own work the other half (docs/CAPACITY.md "Retention"). With
  * HUB_RETENTION_DAYS=0 nothing is ever removed.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { removeExpiredEventsOfType, removeExpiredJobs, removeExpiredWebhookDeliveries, type Database, type RetentionBatch } from "@hub/db";
+import { type Database, retention } from "@hub/db";
 import { EVENT_TYPES_REMOVED_BY_AGE, type Logger } from "@hub/shared";
 import type { DispatcherMetrics } from "./metrics";
 
@@ -51,7 +51,7 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
     const options = { retentionDays: settings.retentionDays, batchSize: settings.batchSize };
 
     /** Runs `batch` until it picks less than a full batch; resolves with an outcome when the sweep must end early. */
-    const drain = async (batch: () => Promise<RetentionBatch | null>): Promise<SweepOutcome | undefined> => {
+    const drain = async (batch: () => Promise<retention.RetentionBatch | null>): Promise<SweepOutcome | undefined> => {
       for (;;) {
         if (stopping) return "stopped";
         const begun = performance.now();
@@ -74,10 +74,10 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
     let outcome: SweepOutcome = "completed";
     if (settings.retentionDays === 0) outcome = "disabled";
     else {
-      const steps: Array<() => Promise<RetentionBatch | null>> = [
-        () => removeExpiredWebhookDeliveries(database.pool, options),
-        () => removeExpiredJobs(database.pool, options),
-        ...EVENT_TYPES_REMOVED_BY_AGE.map((eventType) => () => removeExpiredEventsOfType(database.pool, eventType, options)),
+      const steps: Array<() => Promise<retention.RetentionBatch | null>> = [
+        () => retention.removeExpiredWebhookDeliveries(database.pool, options),
+        () => retention.removeExpiredJobs(database.pool, options),
+        ...EVENT_TYPES_REMOVED_BY_AGE.map((eventType) => () => retention.removeExpiredEventsOfType(database.pool, eventType, options)),
       ];
       for (const step of steps) {
         const ended = await drain(step);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DueSchedule } from "@hub/db";
+import type { schedules } from "@hub/db";
 import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import { planFires } from "./schedules";
 
@@ -9,7 +9,7 @@ function timetable(text: string, timeZone = "UTC"): CronTimetable {
   return new CronTimetable(parsed.expression, timeZone);
 }
 
-function dueSchedule(nextRunAt: string, settings: Partial<DueSchedule> = {}): DueSchedule {
+function dueSchedule(nextRunAt: string, settings: Partial<schedules.DueSchedule> = {}): schedules.DueSchedule {
   return {
     id: "00000000-0000-4000-8000-000000000001",
     automationId: "00000000-0000-4000-8000-000000000002",
@@ -24,7 +24,7 @@ function dueSchedule(nextRunAt: string, settings: Partial<DueSchedule> = {}): Du
 }
 
 /** The plan as ISO strings, for readable expectations. */
-function plan(schedule: DueSchedule, table: CronTimetable, now: string) {
+function plan(schedule: schedules.DueSchedule, table: CronTimetable, now: string) {
   const { fires, nextRunAt } = planFires(schedule, table, new Date(now));
   return { fires: fires.map((fire) => [fire.fireTime.toISOString(), fire.outcome]), nextRunAt: nextRunAt?.toISOString() ?? null };
 }

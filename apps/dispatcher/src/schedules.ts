@@ -1,7 +1,7 @@
 /**
  * Firing schedules (CONTRACT §6.9), in every dispatcher, with no leader: one timer per process
  * sleeps until the earliest `next_run_at` (at most {@link SCHEDULE_PROBE_MAX_MS}, so new and
- * changed schedules are noticed), then runs fire passes (@hub/db `fireDueSchedules`: the due
+ * changed schedules are noticed), then runs fire passes (@hub/db `schedules.fireDue`: the due
  * schedules locked SKIP LOCKED, their jobs and events and new `next_run_at` in one transaction).
  * While nothing is due, the whole cost is one indexed probe a second per process.
  *
@@ -15,7 +15,7 @@
  * The jobs are offered to their ready sets straight after the commit; if that fails the
  * reconciler offers them from PostgreSQL within its interval.
  */
-import { fireDueSchedules, msUntilNextScheduleFire, type Database, type DueSchedule, type FirePassOutcome, type ScheduleAdvance, type ScheduleFire } from "@hub/db";
+import { type Database, schedules } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import type { ReadyJobs } from "@hub/shared/dispatch";
@@ -40,15 +40,15 @@ const FIRES_PER_PASS_LIMIT = 20;
  * The fires a due schedule makes at `now` and its next fire time (see the module comment).
  * Pure: the clock is `now`, so tests move it across DST changes and outages without waiting.
  */
-export function planFires(schedule: DueSchedule, timetable: CronTimetable, now: Date): Omit<ScheduleAdvance, "scheduleId"> {
+export function planFires(schedule: schedules.DueSchedule, timetable: CronTimetable, now: Date): Omit<schedules.ScheduleAdvance, "scheduleId"> {
   const missedBefore = new Date(now.getTime() - MISSED_FIRE_AFTER_MS);
-  const fires: ScheduleFire[] = [];
+  const fires: schedules.ScheduleFire[] = [];
   let jobActive = schedule.hasActiveJob;
   let due: Date | null = schedule.nextRunAt;
   while (due && due <= now && fires.length < FIRES_PER_PASS_LIMIT) {
     // Missed: only the latest missed fire is made.
     const fireTime = due < missedBefore ? (timetable.latestBefore(missedBefore, due) ?? due) : due;
-    const outcome: ScheduleFire["outcome"] = !schedule.contextFits ? "invalid_context" : schedule.overlap === "skip" && jobActive ? "overlap" : "created";
+    const outcome: schedules.ScheduleFire["outcome"] = !schedule.contextFits ? "invalid_context" : schedule.overlap === "skip" && jobActive ? "overlap" : "created";
     if (outcome === "created") jobActive = true;
     fires.push({ fireTime, outcome });
     due = timetable.nextAfter(fireTime);
@@ -64,17 +64,19 @@ export interface ScheduleFirerDeps {
   ready: ReadyJobs;
   logger: Logger;
   metrics: DispatcherMetrics;
+  /** Called after a pass wrote events (`job.created`, `schedule.skipped`): the relays are nudged. */
+  onEventsWritten?: () => void;
 }
 
 /**
  * The dispatcher's schedule timer as a periodic task: `tick` runs what is due and says how long
  * to sleep before the next one.
  */
-export function createScheduleFirer({ database, ready, logger, metrics }: ScheduleFirerDeps) {
+export function createScheduleFirer({ database, ready, logger, metrics, onEventsWritten }: ScheduleFirerDeps) {
   const timetables = new Map<string, CronTimetable | null>();
 
   /** The schedule's timetable; null for an expression that no longer parses (never fired again). */
-  function timetableOf(schedule: DueSchedule): CronTimetable | null {
+  function timetableOf(schedule: schedules.DueSchedule): CronTimetable | null {
     const cacheKey = `${schedule.timezone}\n${schedule.cron}`;
     let timetable = timetables.get(cacheKey);
     if (timetable === undefined) {
@@ -90,7 +92,7 @@ export function createScheduleFirer({ database, ready, logger, metrics }: Schedu
     return timetable;
   }
 
-  function decide(due: readonly DueSchedule[], now: Date): ScheduleAdvance[] {
+  function decide(due: readonly schedules.DueSchedule[], now: Date): schedules.ScheduleAdvance[] {
     return due.map((schedule) => {
       const timetable = timetableOf(schedule);
       if (!timetable) {
@@ -109,7 +111,7 @@ export function createScheduleFirer({ database, ready, logger, metrics }: Schedu
     });
   }
 
-  async function offerCreated(outcome: FirePassOutcome): Promise<void> {
+  async function offerCreated(outcome: schedules.FirePassOutcome): Promise<void> {
     if (outcome.created.length === 0) return;
     try {
       await ready.offer(outcome.created);
@@ -119,19 +121,20 @@ export function createScheduleFirer({ database, ready, logger, metrics }: Schedu
     }
   }
 
-  function count(outcome: FirePassOutcome): void {
+  function count(outcome: schedules.FirePassOutcome): void {
     metrics.scheduleFires.inc({ outcome: "created" }, outcome.created.length);
     for (const skip of outcome.skipped) metrics.scheduleFires.inc({ outcome: skip.reason });
+    if (outcome.created.length + outcome.skipped.length > 0) onEventsWritten?.();
   }
 
   /** Runs the passes that are due now; resolves with the milliseconds until the next tick. */
   async function tick(): Promise<number> {
     for (;;) {
-      const dueInMs = await msUntilNextScheduleFire(database.pool);
+      const dueInMs = await schedules.msUntilNextFire(database.pool);
       if (dueInMs === null) return SCHEDULE_PROBE_MAX_MS;
       // Wakes at the fire time itself: the probe's figure is on PostgreSQL's clock, as a duration.
       if (dueInMs > 0) return Math.min(Math.ceil(dueInMs), SCHEDULE_PROBE_MAX_MS);
-      const outcome = await fireDueSchedules(database.pool, FIRE_PASS_SIZE, decide);
+      const outcome = await schedules.fireDue(database.pool, FIRE_PASS_SIZE, decide);
       await offerCreated(outcome);
       count(outcome);
       if (outcome.locked === 0) return HELD_ELSEWHERE_PAUSE_MS;

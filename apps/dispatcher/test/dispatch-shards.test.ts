@@ -4,7 +4,7 @@
  * hash tag, and a shard that lost its data alone is noticed by its own epoch key.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { toJobRef } from "@hub/db";
+import { jobs } from "@hub/db";
 import { redisKeys, type RedisKeys } from "@hub/shared";
 import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
@@ -47,11 +47,11 @@ afterAll(async () => {
 describe("dispatch shards", () => {
   it("when jobs of automations in two shards are submitted together, then each shard's queue gets one message and each job lands in its tagged ready set", async () => {
     const [first, second] = await automationsInTwoShards();
-    const jobs = [...(await seedQueuedJobs(env.database.db, first, 2)), ...(await seedQueuedJobs(env.database.db, second, 3))];
+    const seeded = [...(await seedQueuedJobs(env.database.db, first, 2)), ...(await seedQueuedJobs(env.database.db, second, 3))];
     const queue = new DispatchQueue(env.redis, keys, { lingerMs: 60_000 });
     const adds = queue.queues.map((shardQueue) => vi.spyOn(shardQueue, "add"));
 
-    queue.submit(jobs.map(toJobRef));
+    queue.submit(seeded.map(jobs.toJobRef));
     await queue.close();
 
     expect(adds.map((add) => add.mock.calls.length)).toEqual(Array.from({ length: SHARDS }, (_, shard) => (shard === keys.shardOf(first) || shard === keys.shardOf(second) ? 1 : 0)));
@@ -65,7 +65,7 @@ describe("dispatch shards", () => {
     const [job] = await seedQueuedJobs(env.database.db, automationId, 1);
     const ready = new ReadyJobs(env.redis, keys);
 
-    await ready.offer([{ ...toJobRef(job!), availableAt: new Date(Date.now() + 400) }]);
+    await ready.offer([{ ...jobs.toJobRef(job!), availableAt: new Date(Date.now() + 400) }]);
 
     expect(await env.redis.zcard(keys.delayedJobs(keys.shardOf(automationId)))).toBe(1);
     await eventually("the job in its ready set", () => env.redis.zcard(keys.readyJobs(automationId)), (count) => count === 1);

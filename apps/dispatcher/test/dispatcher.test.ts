@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { events, jobs, toJobRef, type Job } from "@hub/db";
+import { type Job, jobs, schema } from "@hub/db";
 import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
 import { eventually, seedAutomation, seedQueuedJobs } from "@hub/testing";
@@ -42,7 +42,7 @@ describe("dispatcher", () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const queue = new DispatchQueue(env.redis, env.keys);
-    await queue.enqueue([toJobRef(job!)]);
+    await queue.enqueue([jobs.toJobRef(job!)]);
     await queue.close();
     const ready = new ReadyJobs(env.redis, env.keys);
     const candidates = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);
@@ -57,7 +57,7 @@ describe("dispatcher", () => {
     const queue = new DispatchQueue(env.redis, env.keys, { lingerMs: 60_000 });
     const added = vi.spyOn(queue.queues[0]!, "add");
 
-    queue.submit([...firstJobs, ...secondJobs].map(toJobRef));
+    queue.submit([...firstJobs, ...secondJobs].map(jobs.toJobRef));
     // Closing sends what is held at once, without waiting for the linger time.
     await queue.close();
 
@@ -95,21 +95,21 @@ describe("dispatcher", () => {
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const lapse = () =>
       env.database.db
-        .update(jobs)
+        .update(schema.jobs)
         .set({ status: "running", workerId: worker.id, attempts: 1, leaseExpiresAt: new Date(Date.now() - 1000), startedAt: new Date() })
-        .where(eq(jobs.id, job!.id));
+        .where(eq(schema.jobs.id, job!.id));
     await lapse();
-    const requeued = await eventually("the job back in queued", async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
+    const requeued = await eventually("the job back in queued", async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
     expect(requeued.status).toBe("queued");
     expect(requeued.workerId).toBeNull();
 
     await env.database.db
-      .update(jobs)
+      .update(schema.jobs)
       .set({ status: "running", workerId: worker.id, attempts: 2, leaseExpiresAt: new Date(Date.now() - 1000) })
-      .where(eq(jobs.id, job!.id));
-    const failed = await eventually("the job failed", async () => (await env.database.db.select().from(jobs).where(eq(jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
+      .where(eq(schema.jobs.id, job!.id));
+    const failed = await eventually("the job failed", async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
     expect(failed.status).toBe("failed");
-    const jobEvents = await env.database.db.select().from(events).where(eq(events.aggregateId, job!.id));
+    const jobEvents = await env.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, job!.id));
     expect(jobEvents.map((event) => event.eventType).sort()).toEqual(["job.failed", "job.requeued"]);
     expect(jobEvents.find((e) => e.eventType === "job.requeued")!.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
   });
@@ -134,9 +134,9 @@ describe("dispatcher", () => {
     await env.database.pool.query("update jobs set available_at = now() + interval '7 days' where automation_id = $1", [automation.id]);
     const ready = new ReadyJobs(env.redis, env.keys);
     const delayedOfAutomation = async () => (await env.redis.zrange(env.keys.delayedJobs(0), 0, -1)).filter((member) => member.includes(automation.id));
-    const rowOf = async (id: string) => (await env.database.db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+    const rowOf = async (id: string) => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, id)))[0]!;
 
-    await ready.offer([toJobRef(await rowOf(nextWeek!.id))]);
+    await ready.offer([jobs.toJobRef(await rowOf(nextWeek!.id))]);
     expect(await readyIds(ready, automation.id)).toEqual([]);
     expect(await delayedOfAutomation()).toEqual([]);
 
@@ -162,7 +162,7 @@ describe("dispatcher", () => {
     await subscriber.subscribe(env.keys.wakeChannel);
     try {
       const availableAt = new Date(Date.now() + 700);
-      await ready.offerAgain([{ ...toJobRef(job!), availableAt }], "offer");
+      await ready.offerAgain([{ ...jobs.toJobRef(job!), availableAt }], "offer");
       expect(await readyIds(ready, automation.id)).toEqual([]);
 
       const offered = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);

@@ -4,7 +4,7 @@
  * dispatchers sweeping at once remove every due row exactly once between them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { holdRetentionLockInTransaction, inPoolTransaction } from "@hub/db";
+import { inPoolTransaction, retention } from "@hub/db";
 import { seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 import { createDispatcher, createDispatcherMetrics } from "../src/dispatcher";
@@ -92,7 +92,7 @@ describe("retention sweep", () => {
     let meanwhile: Awaited<ReturnType<typeof sweeper.sweep>> | undefined;
 
     const seeded = await inPoolTransaction(env.database.pool, async (client) => {
-      await holdRetentionLockInTransaction(client);
+      await retention.holdRetentionLockInTransaction(client);
       const rows = await seedHistory(client, { automationIds, jobs: 300, selfGrowingEvents: 150, window: { newestDaysAgo: 31, oldestDaysAgo: 40 } });
       meanwhile = await sweeper.sweep();
       return rows;

@@ -9,7 +9,7 @@
  * on DATABASE_SERVER_URL (default: local) and REDIS_URL (default: local). Same-host only.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { openDatabase, OUTBOX_PARTITIONS } from "@hub/db";
+import { openDatabase, events } from "@hub/db";
 import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
 
@@ -72,7 +72,7 @@ const insertEvent = "insert into events (aggregate_id, event_type, payload) valu
 
 // Hold every partition so the relay starts, joins, and owns nothing until the backlog is written.
 const holder = await pool.connect();
-for (let partition = 0; partition < OUTBOX_PARTITIONS; partition++) {
+for (let partition = 0; partition < events.OUTBOX_PARTITIONS; partition++) {
   await holder.query("select pg_advisory_lock(727002, $1)", [partition]);
 }
 
@@ -95,7 +95,7 @@ await sleep(2000); // let start-up work settle
 
 const backlogWindow = await cpuWindow(relay.pid!);
 const releasedAt = Date.now();
-for (let partition = 0; partition < OUTBOX_PARTITIONS; partition++) {
+for (let partition = 0; partition < events.OUTBOX_PARTITIONS; partition++) {
   await holder.query("select pg_advisory_unlock(727002, $1)", [partition]);
 }
 holder.release();

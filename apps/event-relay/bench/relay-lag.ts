@@ -13,7 +13,7 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
-import { openDatabase, recordEvent } from "@hub/db";
+import { openDatabase, events } from "@hub/db";
 import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix, type ManagedProcess } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
 import { defaultRelayConfig } from "../src/config";
@@ -109,7 +109,7 @@ async function write(options: { count?: number; seconds?: number; perSecond?: nu
       await writerDb.db.transaction(async (tx) => {
         await tx.execute(sql`select 1`); // stands in for the aggregate row's update
         const aggregateId = aggregates[n % aggregates.length]!;
-        await recordEvent(tx, { eventType: "job.created", aggregateId, actorId: null, payload: { automation_id: aggregateId, context: { n } } });
+        await events.record(tx, { eventType: "job.created", aggregateId, actorId: null, payload: { automation_id: aggregateId, context: { n } } });
       });
       committedAt.set(n, now());
     }

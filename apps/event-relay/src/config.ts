@@ -4,9 +4,16 @@ export interface EventRelayConfig {
   streamMaxLen: number;
   /** Most events per batch. Default 500. */
   batchSize: number;
-  /** Pause between probes while the owned partitions are drained, in the second after an event. Default 10 ms. */
+  /**
+   * Pause between probes while the owned partitions are drained, in the second after an event or
+   * a nudge (a writer's "events were committed", @hub/shared outbox-nudge.ts). Default 10 ms.
+   */
   idlePollMs: number;
-  /** Pause between probes after a second without events (bursts are caught at `idlePollMs`). Default 25 ms. */
+  /**
+   * Longest pause between probes once a second passed without events or nudges: the pause doubles
+   * from 25 ms up to this. A nudge ends it at once, so this only bounds how late an event whose
+   * nudge was lost (Redis away) is relayed. Default 1000 ms.
+   */
   quietPollMs: number;
   /** Interval of the partition rebalance (and of taking over a dead relay's partitions). Default 1000 ms. */
   rebalanceMs: number;
@@ -26,7 +33,7 @@ export const defaultRelayConfig: EventRelayConfig = {
   streamMaxLen: 100_000,
   batchSize: 500,
   idlePollMs: 10,
-  quietPollMs: 25,
+  quietPollMs: 1000,
   rebalanceMs: 1000,
   publishTimeoutMs: 5000,
   maxBackoffMs: 2000,

@@ -1,4 +1,4 @@
-import { measureOutboxBacklog, openDatabase, prepareDatabase } from "@hub/db";
+import { openDatabase, prepareDatabase, events } from "@hub/db";
 import { runHubProcess } from "@hub/process";
 import { connectRedis, describeRedisTarget, redisSetup, startMetricsServer } from "@hub/shared";
 import { WebhookSecretBox } from "@hub/shared/webhooks";
@@ -18,7 +18,7 @@ await runHubProcess({
     const redis = connectRedis(target, "hub-event-relay");
     // The relay logs an outage once itself; without a listener ioredis prints every failed reconnect.
     redis.on("error", () => undefined);
-    const metrics = createRelayMetrics({ readBacklog: () => measureOutboxBacklog(database.pool), defaultMetrics: true });
+    const metrics = createRelayMetrics({ readBacklog: () => events.measureOutboxBacklog(database.pool), defaultMetrics: true });
     // Without the key no secret can be opened: deliveries wait (pending) until a relay has it.
     const webhooks = env.HUB_WEBHOOK_ENCRYPTION_KEY
       ? createWebhookDelivery({

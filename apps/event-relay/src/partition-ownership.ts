@@ -9,15 +9,7 @@
  * batch read before the loss is not published; the next rebalance opens a new session, after a
  * back-off capped at the rebalance interval, and takes partitions again.
  */
-import {
-  countLiveRelays,
-  joinRelayGroup,
-  openDedicatedSession,
-  OUTBOX_PARTITIONS,
-  tryLockOutboxPartition,
-  unlockOutboxPartition,
-  type DedicatedSession,
-} from "@hub/db";
+import { openDedicatedSession, type DedicatedSession, events } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import type { EventRelayConfig } from "./config";
 import type { RelayMetrics } from "./metrics";
@@ -88,7 +80,7 @@ export function createPartitionOwnership(options: {
       },
     });
     try {
-      await joinRelayGroup(opened);
+      await events.joinRelayGroup(opened);
     } catch (error) {
       await opened.close();
       throw error;
@@ -100,20 +92,20 @@ export function createPartitionOwnership(options: {
   async function rebalance(): Promise<void> {
     try {
       const lockSession = await openSession();
-      const relays = Math.max(1, await countLiveRelays(lockSession));
-      const share = Math.ceil(OUTBOX_PARTITIONS / relays);
+      const relays = Math.max(1, await events.countLiveRelays(lockSession));
+      const share = Math.ceil(events.OUTBOX_PARTITIONS / relays);
       const surplus = [...owned].sort((a, b) => a - b).slice(share);
       for (const partition of surplus) {
-        await unlockOutboxPartition(lockSession, partition);
+        await events.unlockOutboxPartition(lockSession, partition);
         owned.delete(partition);
       }
       const taken: number[] = [];
       // Start at a random partition so relays starting together do not all race for the same ones.
-      const offset = Math.floor(Math.random() * OUTBOX_PARTITIONS);
-      for (let i = 0; i < OUTBOX_PARTITIONS && owned.size < share; i++) {
-        const partition = (offset + i) % OUTBOX_PARTITIONS;
+      const offset = Math.floor(Math.random() * events.OUTBOX_PARTITIONS);
+      for (let i = 0; i < events.OUTBOX_PARTITIONS && owned.size < share; i++) {
+        const partition = (offset + i) % events.OUTBOX_PARTITIONS;
         if (owned.has(partition)) continue;
-        if (await tryLockOutboxPartition(lockSession, partition)) {
+        if (await events.tryLockOutboxPartition(lockSession, partition)) {
           owned.add(partition);
           taken.push(partition);
         }

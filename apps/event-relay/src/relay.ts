@@ -14,15 +14,8 @@
  * scan-floor.ts (where reads start), stream-publisher.ts (the MULTI of XADDs),
  * outage-backoff.ts (retries while a dependency is down).
  */
-import {
-  markEventsDispatched,
-  measureOutboxBacklog,
-  stampAndSelectUndispatchedEvents,
-  type DispatchStamp,
-  type HubEvent,
-  type SqlQueryable,
-} from "@hub/db";
-import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
+import { type HubEvent, type Executor, events } from "@hub/db";
+import { RELAY_FAST_WINDOW_MS, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { defaultRelayConfig, type EventRelayConfig } from "./config";
 import { createRelayMetrics, type RelayMetrics } from "./metrics";
 import { backoffMs, createOutageLog, createWakeableSleep, DependencyFailure } from "./outage-backoff";
@@ -44,7 +37,7 @@ export interface RelayFaults {
 
 export interface EventRelayOptions {
   /** Pooled database handle (the pool of `openDatabase`) for stamping events and the scan floor. */
-  db: SqlQueryable;
+  db: Executor;
   /** URL for the relay's own lock session (one extra connection, held for the relay's life). */
   databaseUrl: string;
   redis: RedisConnection;
@@ -67,8 +60,13 @@ export interface EventRelay {
   ownedPartitions(): number[];
   /** Every undispatched event, now or later, has a position ≥ this (0 until first computed). */
   scanFloor(): number;
+  /** Events were committed: probe at the fast pace now (the relay also hears nudges on Redis by itself). */
+  nudge(): void;
   metrics: RelayMetrics;
 }
+
+/** The first quiet pause after the fast window; each quiet probe doubles it up to `quietPollMs`. */
+const QUIET_PAUSE_START_MS = 25;
 
 /** `lost`: the partitions were lost between reading a batch and publishing it, which was skipped. */
 type BatchOutcome = "idle" | "partial" | "full" | "lost" | "crashed";
@@ -76,7 +74,7 @@ type BatchOutcome = "idle" | "partial" | "full" | "lost" | "crashed";
 export function createEventRelay(options: EventRelayOptions): EventRelay {
   const config: EventRelayConfig = { ...defaultRelayConfig, ...options.config };
   const { db, redis, logger, faults } = options;
-  const metrics = options.metrics ?? createRelayMetrics({ readBacklog: () => measureOutboxBacklog(db) });
+  const metrics = options.metrics ?? createRelayMetrics({ readBacklog: () => events.measureOutboxBacklog(db) });
   const ownership = createPartitionOwnership({ databaseUrl: options.databaseUrl, config, logger, metrics });
   const scanFloor = createScanFloor({ db, refreshMs: config.scanFloorRefreshMs, metrics });
   const publish = createStreamPublisher({
@@ -90,7 +88,41 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   let stopping = false;
   let loop: Promise<void> | undefined;
   let consecutiveFailures = 0;
-  let lastEventSeenAt = 0;
+  /** When the last batch with events was read, or the last nudge came: the fast pace lasts RELAY_FAST_WINDOW_MS after it. */
+  let lastActivityAt = 0;
+  /** The current quiet pause: doubles from QUIET_PAUSE_START_MS up to `quietPollMs` while nothing happens. */
+  let quietPauseMs = QUIET_PAUSE_START_MS;
+  /** True while the loop sleeps a paced (not a back-off) pause: only that pause does a nudge cut short. */
+  let pacing = false;
+  /** Nudges arrive on a subscriber connection of the relay's own (a connection in subscriber mode sends no commands). */
+  let nudges: RedisConnection | undefined;
+
+  function listenForNudges(): RedisConnection {
+    const subscriber = redis.duplicate();
+    subscriber.on("error", () => undefined);
+    subscriber.on("message", (channel: string) => {
+      if (channel === options.keys.outboxChannel) nudge();
+    });
+    // Nudges lost while the subscriber was away: look at once when it is back.
+    subscriber.on("ready", () => nudge());
+    // Not awaited: with Redis away the relay starts anyway, and ioredis subscribes once it connects.
+    subscriber.subscribe(options.keys.outboxChannel).catch(() => undefined);
+    return subscriber;
+  }
+
+  function nudge(): void {
+    lastActivityAt = Date.now();
+    quietPauseMs = QUIET_PAUSE_START_MS;
+    if (pacing) sleep.wake();
+  }
+
+  /** The pause before the next probe after one that found less than a full batch. */
+  function pacedPauseMs(): number {
+    if (Date.now() - lastActivityAt < RELAY_FAST_WINDOW_MS) return config.idlePollMs;
+    const pause = Math.min(quietPauseMs, config.quietPollMs);
+    quietPauseMs = Math.min(quietPauseMs * 2, config.quietPollMs);
+    return pause;
+  }
   /** The batch published last and not stamped yet: the next read stamps it. */
   let unstamped: HubEvent[] = [];
   const sleep = createWakeableSleep(() => stopping);
@@ -109,7 +141,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   }
 
   /** What a stamp did: metrics, and a nudge to the webhook delivery loop. */
-  function stamped(stamp: DispatchStamp): void {
+  function stamped(stamp: events.DispatchStamp): void {
     unstamped = [];
     metrics.dispatched.inc(stamp.lagSeconds.length);
     for (const lag of stamp.lagSeconds) metrics.lag.observe(lag);
@@ -124,7 +156,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   async function stampNow(): Promise<void> {
     if (unstamped.length === 0) return;
     const ids = unstamped.map((event) => event.id);
-    stamped(await database(() => markEventsDispatched(db, ids)));
+    stamped(await database(() => events.markDispatched(db, ids)));
   }
 
   async function rebalance(): Promise<void> {
@@ -150,12 +182,13 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     const { stamp, next: batch } = await database(async () => {
       await scanFloor.refreshIfDue();
       // On the lock session: if it answers, it (and every lock it holds) was alive at the read.
-      return stampAndSelectUndispatchedEvents(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
+      return events.stampAndSelectUndispatched(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
     });
     outages.recovered("database");
     stamped(stamp);
     if (batch.length === 0) return "idle";
-    lastEventSeenAt = Date.now();
+    lastActivityAt = Date.now();
+    quietPauseMs = QUIET_PAUSE_START_MS;
     // The lock session died since the read: another relay may own these partitions now. Skip
     // the batch; if the loss is only noticed after this check, the overlap adds duplicates but
     // cannot reorder an aggregate's events (../README.md, "Why it holds…").
@@ -199,8 +232,11 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
           break; // more is waiting, or partitions to take again: go on at once
         case "idle":
         case "partial":
-          // Events come in bursts (a job's created, started, completed): probe fast right after one.
-          await sleep(Date.now() - lastEventSeenAt < 1000 ? config.idlePollMs : config.quietPollMs);
+          // Events come in bursts (a job's created, started, completed): probe fast right after one
+          // or a nudge, and ever more seldom while nothing happens.
+          pacing = true;
+          await sleep(pacedPauseMs());
+          pacing = false;
           break;
         case "crashed":
           return;
@@ -214,10 +250,12 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     metrics,
     ownedPartitions: () => ownership.owned(),
     scanFloor: () => scanFloor.position(),
+    nudge,
     async start() {
       if (loop) return;
       stopping = false;
       redis.on("ready", onRedisReady);
+      nudges = listenForNudges();
       await rebalance();
       loop = run().catch((error: unknown) => {
         // Not expected (every batch failure is retried): let the process die and be restarted.
@@ -231,6 +269,8 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
       await loop?.catch(() => undefined);
       loop = undefined;
       redis.off("ready", onRedisReady);
+      nudges?.disconnect();
+      nudges = undefined;
       await stampNow().catch((error: unknown) => {
         // Left unstamped: the next owner of these partitions publishes the batch again.
         logger.warn({ err: error }, "stamping the last published batch failed");

@@ -3,14 +3,7 @@
  * start there instead of at the oldest entry of the partial index, which keeps the dead (stamped,
  * not yet vacuumed) entries below it out of every probe. Why it is safe: ../README.md, "Scan floor".
  */
-import {
-  isOutboxHorizonOpen,
-  isPositionSequenceUncached,
-  lowestUndispatchedPosition,
-  readOutboxHorizon,
-  type OutboxHorizon,
-  type SqlQueryable,
-} from "@hub/db";
+import { type Executor, events } from "@hub/db";
 import type { RelayMetrics } from "./metrics";
 
 export interface ScanFloor {
@@ -23,10 +16,10 @@ export interface ScanFloor {
   refreshIfDue(): Promise<void>;
 }
 
-export function createScanFloor(options: { db: SqlQueryable; refreshMs: number; metrics: RelayMetrics }): ScanFloor {
+export function createScanFloor(options: { db: Executor; refreshMs: number; metrics: RelayMetrics }): ScanFloor {
   const { db, metrics } = options;
   let floor = 0;
-  let horizon: OutboxHorizon | undefined;
+  let horizon: events.OutboxHorizon | undefined;
   let nextRefreshAt = 0;
   let enabled: boolean | undefined;
 
@@ -36,15 +29,15 @@ export function createScanFloor(options: { db: SqlQueryable; refreshMs: number; 
    * so the lowest undispatched one among them (or the position after) is the new floor.
    */
   async function refresh(): Promise<void> {
-    enabled ??= await isPositionSequenceUncached(db);
+    enabled ??= await events.isPositionSequenceUncached(db);
     if (!enabled) return;
     if (horizon) {
-      if (await isOutboxHorizonOpen(db, horizon)) return;
-      const lowest = await lowestUndispatchedPosition(db, { from: floor, to: horizon.lastPosition });
+      if (await events.isOutboxHorizonOpen(db, horizon)) return;
+      const lowest = await events.lowestUndispatchedPosition(db, { from: floor, to: horizon.lastPosition });
       floor = lowest ?? horizon.lastPosition + 1;
       metrics.scanFloor.set(floor);
     }
-    horizon = await readOutboxHorizon(db);
+    horizon = await events.readOutboxHorizon(db);
   }
 
   return {

@@ -3,7 +3,7 @@
  * write. The batch is in position order and reaches the stream in that order, all together or
  * (if EXEC is refused) not at all, which is what per-aggregate order rests on (../README.md).
  */
-import { toEventRecordJson, type HubEvent } from "@hub/db";
+import { type HubEvent, events } from "@hub/db";
 import { settleWithin, type RedisConnection } from "@hub/shared";
 import { DependencyFailure } from "./outage-backoff";
 
@@ -34,7 +34,7 @@ export function createStreamPublisher(options: {
         "aggregate_id",
         event.aggregateId,
         "data",
-        JSON.stringify(toEventRecordJson(event)),
+        JSON.stringify(events.toEventRecordJson(event)),
       );
     }
     try {

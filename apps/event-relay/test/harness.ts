@@ -4,7 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
-import { jobs, recordEvent, type Database } from "@hub/db";
+import { type Database, events, schema } from "@hub/db";
 import { readStreamEntries, seedAutomation, seedQueuedJobs, type TestDatabase } from "@hub/testing";
 import { openTestEnvironment } from "@hub/testing/vitest";
 import type { RedisKeys } from "@hub/shared";
@@ -83,11 +83,11 @@ export async function writeEvents(
       const aggregateId = options.aggregates[Math.floor(Math.random() * options.aggregates.length)]!;
       await db.transaction(async (tx) => {
         const [row] = await tx
-          .update(jobs)
-          .set({ attempts: sql`${jobs.attempts} + 1` })
-          .where(sql`${jobs.id} = ${aggregateId}`)
-          .returning({ attempts: jobs.attempts, automationId: jobs.automationId, availableAt: jobs.availableAt });
-        await recordEvent(tx, {
+          .update(schema.jobs)
+          .set({ attempts: sql`${schema.jobs.attempts} + 1` })
+          .where(sql`${schema.jobs.id} = ${aggregateId}`)
+          .returning({ attempts: schema.jobs.attempts, automationId: schema.jobs.automationId, availableAt: schema.jobs.availableAt });
+        await events.record(tx, {
           eventType: "job.requeued",
           aggregateId,
           actorId: null,

@@ -5,15 +5,7 @@
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  listEvents,
-  markEventsDispatched,
-  schema,
-  selectUndispatchedEvents,
-  type EventFilter,
-  type HubEvent,
-  type SqlQueryable,
-} from "@hub/db";
+import { schema, type HubEvent, type Executor, events } from "@hub/db";
 import { createRelayTestbed, type RelayTestbed } from "./harness";
 
 const EVENTS = 50_000;
@@ -48,9 +40,9 @@ async function explain(query: (db: RelayTestbed["db"]) => Promise<unknown>, opti
 }
 
 /** The same for the relay's plain-SQL statements: records the query config they send, then EXPLAINs it. */
-async function explainPlain(query: (db: SqlQueryable) => Promise<unknown>, options = { analyze: true }): Promise<PlanNode[]> {
+async function explainPlain(query: (db: Executor) => Promise<unknown>, options = { analyze: true }): Promise<PlanNode[]> {
   const statements: Array<{ sql: string; params: unknown[] }> = [];
-  const recording: SqlQueryable = {
+  const recording: Executor = {
     query: (config) => {
       statements.push({ sql: config.text, params: config.values ?? [] });
       return bed.pool.query(config);
@@ -90,7 +82,7 @@ function expectReadThrough(nodes: PlanNode[], index: string) {
 }
 
 /** The expected answer of GET /events, computed in memory from every row. */
-function expected(filter: EventFilter): string[] {
+function expected(filter: events.EventFilter): string[] {
   return all
     .filter((event) => !filter.aggregateId || event.aggregateId === filter.aggregateId)
     .filter((event) => !filter.eventType || event.eventType === filter.eventType)
@@ -132,7 +124,7 @@ describe("GET /events over a large outbox", () => {
   const since = new Date("2026-01-01T01:00:00Z");
   const until = new Date("2026-01-01T02:00:00Z");
 
-  const cases: Array<{ name: string; filter: () => EventFilter; index: string }> = [
+  const cases: Array<{ name: string; filter: () => events.EventFilter; index: string }> = [
     { name: "no filter", filter: () => ({ limit: 200 }), index: "events_created_idx" },
     { name: "since and until", filter: () => ({ since, until, limit: 1000 }), index: "events_created_idx" },
     { name: "aggregate_id", filter: () => ({ aggregateId: someAggregate(), limit: 200 }), index: "events_aggregate_created_idx" },
@@ -152,8 +144,8 @@ describe("GET /events over a large outbox", () => {
   for (const { name, filter, index } of cases) {
     it(`when filtered by ${name}, then the rows come from ${index}, already in (created_at, id) order, and are exactly the right ones`, async () => {
       // Act
-      const nodes = await explain((db) => listEvents(db, filter()));
-      const rows = await listEvents(bed.db, filter());
+      const nodes = await explain((db) => events.list(db, filter()));
+      const rows = await events.list(bed.db, filter());
 
       // Assert: the index hands over matching rows only (no filtering afterwards), and no more
       // than all the matches — the work follows the answer, not the table.
@@ -172,9 +164,9 @@ describe("GET /events over a large outbox", () => {
 describe("the relay's statements over a large outbox", () => {
   it("when the relay reads undispatched events (all partitions or some), then only the partial index is walked, in position order", async () => {
     // Act
-    const everything = nextBatchRead(await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500 })));
-    const some = nextBatchRead(await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [1, 5, 9], limit: 500 })));
-    const rows = await selectUndispatchedEvents(bed.pool, { partitions: [...Array(32).keys()], limit: 500 });
+    const everything = nextBatchRead(await explainPlain((db) => events.selectUndispatched(db, { partitions: [...Array(32).keys()], limit: 500 })));
+    const some = nextBatchRead(await explainPlain((db) => events.selectUndispatched(db, { partitions: [1, 5, 9], limit: 500 })));
+    const rows = await events.selectUndispatched(bed.pool, { partitions: [...Array(32).keys()], limit: 500 });
 
     // Assert: the partial index holds the backlog only, already in position order (no sort).
     for (const nodes of [everything, some]) {
@@ -185,7 +177,7 @@ describe("the relay's statements over a large outbox", () => {
     expect(scan!["Actual Rows"]).toBe(UNDISPATCHED);
     // From a scan floor, the index is entered at the floor: nothing below it is even visited.
     const fromFloor = nextBatchRead(
-      await explainPlain((db) => selectUndispatchedEvents(db, { partitions: [...Array(32).keys()], limit: 500, fromPosition: EVENTS })),
+      await explainPlain((db) => events.selectUndispatched(db, { partitions: [...Array(32).keys()], limit: 500, fromPosition: EVENTS })),
     );
     const [floorScan] = expectReadThrough(fromFloor, "events_undispatched_idx");
     expect(floorScan!["Actual Rows"]).toBe(1);
@@ -198,7 +190,7 @@ describe("the relay's statements over a large outbox", () => {
   it("when the relay stamps a batch, then it finds the rows through an index (never a scan of the table)", async () => {
     // Act
     const ids = all.filter((event) => event.dispatchedAt === null).map((event) => event.id);
-    const nodes = await explainPlain((db) => markEventsDispatched(db, ids), { analyze: false });
+    const nodes = await explainPlain((db) => events.markDispatched(db, ids), { analyze: false });
 
     // Assert: by primary key, or through the (smaller) partial index of undispatched rows. The same
     // statement joins the stamped rows with the webhook subscriptions (a table of a few rows) to

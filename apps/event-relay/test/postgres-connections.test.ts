@@ -4,7 +4,7 @@
  * their backends are terminated, never the writers'.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listEvents, openDatabase, OUTBOX_PARTITIONS, type Database } from "@hub/db";
+import { openDatabase, type Database, events } from "@hub/db";
 import { capturingLogger, waitUntil } from "@hub/testing";
 import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
@@ -50,7 +50,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
     expect((await outboxCounts(bed.db)).total).toBe(total);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const all = await listEvents(bed.db, { limit: total + 1 });
+    const all = await events.list(bed.db, { limit: total + 1 });
     expect(new Set(entries.map((entry) => entry.id))).toEqual(new Set(all.map((event) => event.id)));
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
   }
@@ -76,11 +76,11 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     await expectEveryEventOnceOrMoreInOrder(3000);
     await waitUntil(
       "the relays hold every partition again, between them",
-      () => relayA.ownedPartitions().length + relayB.ownedPartitions().length === OUTBOX_PARTITIONS,
+      () => relayA.ownedPartitions().length + relayB.ownedPartitions().length === events.OUTBOX_PARTITIONS,
       10_000,
     );
     const owned = [...relayA.ownedPartitions(), ...relayB.ownedPartitions()].sort((a, b) => a - b);
-    expect(owned).toEqual(Array.from({ length: OUTBOX_PARTITIONS }, (_, i) => i));
+    expect(owned).toEqual(Array.from({ length: events.OUTBOX_PARTITIONS }, (_, i) => i));
     // Relay A noticed that its locks were gone, rather than publishing on as their owner.
     expect(first.lines().filter((line) => line.msg === "lost outbox partitions").length).toBeGreaterThanOrEqual(1);
   });
@@ -106,7 +106,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     await expectEveryEventOnceOrMoreInOrder(1500);
     await waitUntil(
       "relay A took a share back and the two cover every partition",
-      () => relayA.ownedPartitions().length > 0 && relayA.ownedPartitions().length + relayB.ownedPartitions().length === OUTBOX_PARTITIONS,
+      () => relayA.ownedPartitions().length > 0 && relayA.ownedPartitions().length + relayB.ownedPartitions().length === events.OUTBOX_PARTITIONS,
       10_000,
     );
     expect(await lockSessionOf(relayA.ownedPartitions()[0]!)).not.toBe(lockSessionA);

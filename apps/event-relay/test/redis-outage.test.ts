@@ -3,7 +3,7 @@
  * this file runs its own throw-away redis-server on a free port and kills it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { listEvents } from "@hub/db";
+import { events } from "@hub/db";
 import { createRedis } from "@hub/shared";
 import { capturingLogger, startPrivateRedis, waitUntil, type PrivateRedis } from "@hub/testing";
 import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
@@ -46,7 +46,7 @@ it("when Redis is stopped and restarted, then the relay stays up, logs the outag
 
   // Assert 2: every event of the outage is in the new stream, in per-aggregate order.
   const entries = await readStream(privateRedis, bed.keys.eventsStream);
-  const outageEvents = (await listEvents(bed.db, { limit: 1000 })).sort((a, b) => a.position - b.position).slice(200);
+  const outageEvents = (await events.list(bed.db, { limit: 1000 })).sort((a, b) => a.position - b.position).slice(200);
   const published = new Set(entries.map((entry) => entry.id));
   expect(outageEvents.filter((event) => !published.has(event.id))).toEqual([]);
   expect(aggregatesOutOfOrder(entries, { fromAnyAttempt: true })).toEqual([]);

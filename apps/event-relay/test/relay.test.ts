@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listEvents, OUTBOX_PARTITIONS, type HubEvent } from "@hub/db";
+import { type HubEvent, events } from "@hub/db";
 import { waitUntil } from "@hub/testing";
+import { OutboxNudger } from "@hub/shared";
 import { aggregatesOutOfOrder, createJobs, createRelayTestbed, outboxCounts, readStream, writeEvents, type RelayTestbed } from "./harness";
 
 // Generous: thousands of concurrent transactions on a shared 2-core machine.
@@ -19,7 +20,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     // Arrange
     const [jobId] = await createJobs(bed.db, 1);
     await writeEvents(bed.db, { aggregates: [jobId!], total: 1, concurrency: 1 });
-    const [before] = await listEvents(bed.db, { aggregateId: jobId, limit: 10 });
+    const [before] = await events.list(bed.db, { aggregateId: jobId, limit: 10 });
     expect(before?.dispatchedAt).toBeNull();
     expect(await bed.redis.exists(bed.keys.eventsStream)).toBe(0);
 
@@ -28,7 +29,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     await waitUntil("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
     // Assert
-    const [after] = await listEvents(bed.db, { aggregateId: jobId, limit: 10 });
+    const [after] = await events.list(bed.db, { aggregateId: jobId, limit: 10 });
     expect(after?.dispatchedAt).toBeInstanceOf(Date);
     expect(after!.dispatchedAt!.getTime()).toBeGreaterThanOrEqual(after!.createdAt.getTime());
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
@@ -44,6 +45,22 @@ describe("event relay", { timeout: 60_000 }, () => {
       dispatched_at: null,
       created_at: after!.createdAt.toISOString(),
     });
+  });
+
+  it("when a relay has been quiet long enough to probe only every few seconds, then a writer's nudge makes it relay the next event at once", async () => {
+    // Arrange: after its first second, a quiet relay's pauses double from 25 ms (… 1.6 s, from about
+    // 4.2 s on 3.2 s): 5 s after it started, the next probe is 2 s or more away.
+    const [jobId] = await createJobs(bed.db, 1);
+    await bed.startRelay({ config: { quietPollMs: 60_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+
+    // Act: an event commits, and its writer nudges (as the API does after a request that changed something).
+    await writeEvents(bed.db, { aggregates: [jobId!], total: 1, concurrency: 1 });
+    new OutboxNudger(bed.redis, bed.keys).nudge();
+
+    // Assert: relayed long before the pause would have ended.
+    await waitUntil("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 2000);
+    expect(await readStream(bed.redis, bed.keys.eventsStream)).toHaveLength(1);
   });
 
   it("when thousands of events commit concurrently, out of order, with two relays running, then every event reaches the stream in per-aggregate order and is stamped", async () => {
@@ -66,7 +83,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     const { total } = await outboxCounts(bed.db);
     expect(total).toBe(3000);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const all = await listEvents(bed.db, { limit: 5000 });
+    const all = await events.list(bed.db, { limit: 5000 });
     expect(new Set(entries.map((entry) => entry.id))).toEqual(new Set(all.map((event) => event.id)));
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
     // Both relays did part of the work, on disjoint partitions that together cover all of them.
@@ -75,7 +92,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     expect(await dispatchedBy(relayB)).toBeGreaterThan(0);
     expect((await dispatchedBy(relayA)) + (await dispatchedBy(relayB))).toBe(3000);
     const owned = [...relayA.ownedPartitions(), ...relayB.ownedPartitions()].sort((a, b) => a - b);
-    expect(owned).toEqual(Array.from({ length: OUTBOX_PARTITIONS }, (_, i) => i));
+    expect(owned).toEqual(Array.from({ length: events.OUTBOX_PARTITIONS }, (_, i) => i));
   });
 
   it("when a relay is killed between publishing a batch and stamping it, then another relay publishes that batch again and stamps it", async () => {
@@ -94,7 +111,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     });
     await waitUntil("relay A published a batch and died", () => killedBatch.length > 0);
     const killedIds = killedBatch.map((event) => event.id);
-    const stampedEarly = (await listEvents(bed.db, { limit: 1000 })).filter((event) => killedIds.includes(event.id));
+    const stampedEarly = (await events.list(bed.db, { limit: 1000 })).filter((event) => killedIds.includes(event.id));
     expect(stampedEarly.every((event) => event.dispatchedAt === null)).toBe(true);
     expect((await readStream(bed.redis, bed.keys.eventsStream)).map((entry) => entry.id)).toEqual(killedIds);
 
@@ -144,11 +161,11 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Assert
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
-    const events = (await listEvents(bed.db, { limit: 10 })).sort((a, b) => a.position - b.position);
-    expect(events[1]?.aggregateId).toBe(early);
+    const stamped = (await events.list(bed.db, { limit: 10 })).sort((a, b) => a.position - b.position);
+    expect(stamped[1]?.aggregateId).toBe(early);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    expect(entries.map((entry) => entry.id)).toEqual([events[0]!, ...events.slice(2), events[1]!].map((event) => event.id));
-    await waitUntil("the scan floor passed every event", () => relay.scanFloor() > events.at(-1)!.position);
+    expect(entries.map((entry) => entry.id)).toEqual([stamped[0]!, ...stamped.slice(2), stamped[1]!].map((event) => event.id));
+    await waitUntil("the scan floor passed every event", () => relay.scanFloor() > stamped.at(-1)!.position);
   });
 
   it("when one of two relays stops, then the other takes over all partitions and keeps publishing", async () => {
@@ -168,7 +185,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Assert
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
-    expect(relayB.ownedPartitions()).toHaveLength(OUTBOX_PARTITIONS);
+    expect(relayB.ownedPartitions()).toHaveLength(events.OUTBOX_PARTITIONS);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(1000);
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
@@ -188,7 +205,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     expect(length).toBeGreaterThanOrEqual(300);
     expect(length).toBeLessThanOrEqual(400);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const newest = (await listEvents(bed.db, { limit: 2000 })).sort((a, b) => a.position - b.position).at(-1);
+    const newest = (await events.list(bed.db, { limit: 2000 })).sort((a, b) => a.position - b.position).at(-1);
     expect(entries.at(-1)?.id).toBe(newest?.id);
   });
 });

@@ -5,7 +5,7 @@
  * claim takes exactly the deliveries that are next in their aggregates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDueWebhookDeliveries, type SqlQueryable } from "@hub/db";
+import { type Executor, webhookDeliveries } from "@hub/db";
 import { createRelayTestbed, type RelayTestbed } from "./harness";
 import { subscribe } from "./webhook-harness";
 
@@ -64,13 +64,13 @@ afterAll(async () => {
 /** The claim statement exactly as the delivery loop sends it. */
 async function claimStatement(limits: { limit: number; perWebhookLimit: number }): Promise<{ text: string; values: unknown[] }> {
   let sent: { text: string; values: unknown[] } | undefined;
-  const recording: SqlQueryable = {
+  const recording: Executor = {
     query: (config) => {
       sent = { text: config.text, values: config.values ?? [] };
       return Promise.resolve({ rows: [] }) as never;
     },
   };
-  await claimDueWebhookDeliveries(recording, { ...limits, leaseMs: 30_000 });
+  await webhookDeliveries.claimDue(recording, { ...limits, leaseMs: 30_000 });
   return sent!;
 }
 

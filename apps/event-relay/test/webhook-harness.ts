@@ -7,8 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { insertWebhook, recordEvent,
-  type NewEvent, users, webhookDeliveries, type Database, type WebhookDelivery } from "@hub/db";
+import { type Database, type WebhookDelivery, events, schema, webhooks } from "@hub/db";
 import type { EventType, Logger } from "@hub/shared";
 import { generateWebhookSecret, WebhookSecretBox, type HostResolver } from "@hub/shared/webhooks";
 import { createLogger } from "@hub/shared";
@@ -106,13 +105,13 @@ export async function subscribe(
   options: { url: string; eventTypes: string[] },
 ): Promise<{ id: string; secret: string }> {
   const [admin] = await db
-    .insert(users)
+    .insert(schema.users)
     .values({ email: `admin-${randomUUID()}@hub.test`, passwordHash: "x", role: "admin" })
-    .returning({ id: users.id });
+    .returning({ id: schema.users.id });
   const id = randomUUID();
   const secret = generateWebhookSecret();
   await db.transaction((tx) =>
-    insertWebhook(tx, {
+    webhooks.insert(tx, {
       id,
       url: options.url,
       eventTypes: options.eventTypes,
@@ -130,7 +129,7 @@ export async function writeJobEvents(db: Database["db"], aggregateId: string, ty
     await db.transaction(async (tx) => {
       const [row] = await tx.execute<{ attempts: number }>(sql`update jobs set attempts = attempts + 1 where id = ${aggregateId} returning attempts`).then((r) => r.rows);
       // Not the catalogue's payloads: the relay forwards any payload, and these tests read only the order.
-      await recordEvent(tx, { eventType, aggregateId, actorId: null, payload: { attempts: row!.attempts } } as unknown as NewEvent);
+      await events.record(tx, { eventType, aggregateId, actorId: null, payload: { attempts: row!.attempts } } as unknown as events.NewEvent);
     });
   }
 }
@@ -201,6 +200,6 @@ export async function createWebhookTestbed(): Promise<WebhookTestbed> {
 
 /** Every delivery of a subscription, oldest event first. */
 export async function deliveriesOf(db: Database["db"], webhookId: string): Promise<WebhookDelivery[]> {
-  const rows = await db.select().from(webhookDeliveries).where(sql`${webhookDeliveries.webhookId} = ${webhookId}`).orderBy(webhookDeliveries.eventPosition);
+  const rows = await db.select().from(schema.webhookDeliveries).where(sql`${schema.webhookDeliveries.webhookId} = ${webhookId}`).orderBy(schema.webhookDeliveries.eventPosition);
   return rows;
 }

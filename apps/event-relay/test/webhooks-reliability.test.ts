@@ -1,7 +1,7 @@
 /** Webhook deliveries under retries, several relays, a relay dying, endpoints failing for good, and DNS turning hostile. */
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listEvents } from "@hub/db";
+import { events } from "@hub/db";
 import type { ResolvedAddress } from "@hub/shared/webhooks";
 import { aggregatesOutOfOrder, createJobs, waitFor, writeEvents, type StreamEntry } from "./harness";
 import { WEBHOOK_RETRY_DELAYS_MS } from "../src/webhooks/retry-policy";
@@ -133,12 +133,12 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     }, 20_000);
     const sentBefore = receiver.requests.length;
     await writeJobEvents(bed.db, aggregates[2]!, ["job.requeued"]);
-    await waitFor("the last event is stamped", async () => (await listEvents(bed.db, { aggregateId: aggregates[2]!, limit: 5 }))[0]?.dispatchedAt != null);
+    await waitFor("the last event is stamped", async () => (await events.list(bed.db, { aggregateId: aggregates[2]!, limit: 5 }))[0]?.dispatchedAt != null);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // Assert
     expect(receiver.requests.length).toBe(sentBefore);
-    const disabled = await listEvents(bed.db, { aggregateId: subscription.id, eventType: "webhook.disabled", limit: 5 });
+    const disabled = await events.list(bed.db, { aggregateId: subscription.id, eventType: "webhook.disabled", limit: 5 });
     expect(disabled).toEqual([expect.objectContaining({ actorId: null, payload: { url: receiver.url, event_types: ["job.failed", "job.requeued"] } })]);
     // The second event's delivery exists unless the first one's retries alone already spanned the
     // window (a slow machine): either way nothing is left pending.
@@ -207,7 +207,7 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["*"] });
     const [jobId] = await createJobs(bed.db, 1);
     await writeJobEvents(bed.db, jobId!, ["job.created"]);
-    const [event] = await listEvents(bed.db, { aggregateId: jobId!, limit: 1 });
+    const [event] = await events.list(bed.db, { aggregateId: jobId!, limit: 1 });
     await bed.db.execute(sql`update webhooks set disabled_at = now() where id = ${subscription.id}`);
     await bed.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id, aggregate_id, event_position) values (${subscription.id}, ${event!.id}, ${jobId}, ${event!.position})`);
 

@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listEvents, redeliverWebhookDelivery, toEventRecordJson, webhooks } from "@hub/db";
+import { events, schema, webhookDeliveries } from "@hub/db";
 import { generateWebhookSecret } from "@hub/shared/webhooks";
 import { capturingLogger, createJobs, outboxCounts, waitFor } from "./harness";
 import { createWebhookTestbed, deliveriesOf, subscribe, testSecretBox, writeJobEvents, type WebhookTestbed } from "./webhook-harness";
@@ -38,7 +38,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     expect(jobEventsOfEvery.map((r) => r.event.event_type)).toEqual(["job.created", "job.started", "job.completed"]);
     const others = every.requests.filter((r) => r.event.aggregate_id !== jobId).map((r) => `${r.event.event_type} ${r.event.aggregate_id}`);
     expect(others.sort()).toEqual([`webhook.created ${subscribedToSome.id}`, `webhook.created ${subscribedToAll.id}`].sort());
-    const recorded = await listEvents(bed.db, { limit: 100 });
+    const recorded = await events.list(bed.db, { limit: 100 });
     for (const [receiver, subscription] of [
       [some, subscribedToSome],
       [every, subscribedToAll],
@@ -46,7 +46,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
       for (const request of receiver.requests) {
         const verified = new Webhook(subscription.secret).verify(request.body, request.headers as Record<string, string>);
         const event = recorded.find((e) => e.id === request.event.id)!;
-        expect(verified).toEqual(toEventRecordJson(event));
+        expect(verified).toEqual(events.toEventRecordJson(event));
         expect(request.headers["webhook-id"]).toBe(event.id);
         expect(Number(request.headers["webhook-timestamp"])).toBeCloseTo(Date.now() / 1000, -2);
         expect(request.headers["content-type"]).toBe("application/json");
@@ -175,7 +175,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
 
     // Act
     const [delivery] = await deliveriesOf(bed.db, subscription.id);
-    expect(await redeliverWebhookDelivery(bed.db, subscription.id, delivery!.id)).toBe(true);
+    expect(await webhookDeliveries.redeliver(bed.db, subscription.id, delivery!.id)).toBe(true);
     await waitFor("it is delivered again", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 2);
 
     // Assert
@@ -209,7 +209,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     expect(text).toMatch(new RegExp(`hub_webhook_failure_streak\\{webhook_id="${healthy.id}",app="event-relay"\\} 0`));
     const logged = JSON.stringify(lines());
     for (const secret of [healthy.secret, broken.secret]) expect(logged).not.toContain(secret.slice(6));
-    const [row] = await bed.db.select().from(webhooks).where(sql`${webhooks.id} = ${broken.id}`);
+    const [row] = await bed.db.select().from(schema.webhooks).where(sql`${schema.webhooks.id} = ${broken.id}`);
     expect(row!.secretCiphertext).not.toContain(broken.secret.slice(6));
   });
 });

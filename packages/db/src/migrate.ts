@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { redactUrl, type Logger } from "@hub/shared";
 import { readMigrationCatalogue, type CatalogueMigration } from "./migration-catalogue";
-import { listAppliedMigrations, recordMigrationKinds, type AppliedMigration } from "./queries/migrations";
+import { listAppliedMigrations, recordMigrationKinds, type AppliedMigration } from "./sql/migrations/applied";
 
 /** Folder of the committed SQL migrations, found through the package so bundled apps agree. */
 export const migrationsFolder = path.join(

@@ -7,20 +7,18 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { AUTOMATION_LIMITS } from "@hub/shared";
-import type { NewAutomation } from "./queries/automations";
-import { insertAutomation } from "./queries/automations";
-import { automations, jobs, sectors } from "./schema";
+import { automations, schema } from "./index";
 import { stageAutomation, useTestDatabase } from "./test-kit";
 
 const hub = useTestDatabase();
 
 /** Inserts an automation with `settings` in a transaction of its own; the error PostgreSQL raised, if any. */
-async function insertWith(settings: Partial<NewAutomation>): Promise<unknown> {
+async function insertWith(settings: Partial<automations.NewAutomation>): Promise<unknown> {
   const suffix = randomBytes(4).toString("hex");
   try {
     await hub().db.transaction(async (tx) => {
-      const [sector] = await tx.insert(sectors).values({ name: `limits ${suffix}`, color: "#000000" }).returning();
-      await insertAutomation(tx, { name: "limits", slug: `limits-${suffix}`, sectorId: sector!.id, ...settings });
+      const [sector] = await tx.insert(schema.sectors).values({ name: `limits ${suffix}`, color: "#000000" }).returning();
+      await automations.insert(tx, { name: "limits", slug: `limits-${suffix}`, sectorId: sector!.id, ...settings });
     });
     return undefined;
   } catch (error) {
@@ -44,7 +42,7 @@ describe("the automations table", () => {
   it("when a column default applies, then it is the limits' default", async () => {
     const { automationId } = await stageAutomation(hub());
 
-    const [automation] = await hub().db.select().from(automations).where(eq(automations.id, automationId));
+    const [automation] = await hub().db.select().from(schema.automations).where(eq(schema.automations.id, automationId));
 
     expect(automation?.retryBackoffSeconds).toBe(AUTOMATION_LIMITS.retryBackoffSeconds.default);
   });
@@ -53,13 +51,13 @@ describe("the automations table", () => {
 describe("the jobs table", () => {
   it("when a job is given a status outside JOB_STATUSES, then PostgreSQL refuses it", async () => {
     const { automationId } = await stageAutomation(hub());
-    const [job] = await hub().db.insert(jobs).values({ automationId }).returning();
+    const [job] = await hub().db.insert(schema.jobs).values({ automationId }).returning();
 
     const refused = await hub()
-      .db.update(jobs)
+      .db.update(schema.jobs)
       // The cast gets past the column type on purpose: the constraint is what is under test.
       .set({ status: "paused" as "queued" })
-      .where(eq(jobs.id, job!.id))
+      .where(eq(schema.jobs.id, job!.id))
       .catch((error: { cause?: unknown }) => error.cause ?? error);
 
     expect(refused).toMatchObject({ code: "23514" });

@@ -4,18 +4,10 @@
  * such as session advisory locks.
  */
 import pg from "pg";
+import type { Executor } from "./executor";
 
-/**
- * Anything that runs a pg query config (`{ name, text, values }`): a `pg.Pool`, a pooled client,
- * a {@link DedicatedSession}. With a `name`, pg parses and plans the statement once per
- * connection and afterwards only binds and executes it.
- */
-export interface SqlQueryable {
-  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>>;
-}
-
-/** A {@link SqlQueryable} on one connection of its own, which reports when that connection is gone. */
-export interface DedicatedSession extends SqlQueryable {
+/** An {@link Executor} on one connection of its own, which reports when that connection is gone. */
+export interface DedicatedSession extends Executor {
   /**
    * True once the connection failed or ended (terminated by `pg_terminate_backend`, the server
    * restarted, the network broke, or {@link DedicatedSession.close}). A lost session never comes

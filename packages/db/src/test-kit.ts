@@ -10,12 +10,8 @@ import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services"
 import { testServiceUrls } from "@hub/test-services/vitest";
 import { openDatabase, type Database } from "./client";
 import { prepareDatabase } from "./migrate";
-import { insertAutomation, insertWorker } from "./queries/automations";
-import { listEvents } from "./queries/events";
-import type { LeaseHolder } from "./queries/jobs-lease";
-import { insertSector } from "./queries/sectors";
-import { insertUser } from "./queries/users";
-import type { AutomationParameter, HubEvent } from "./schema";
+import type { jobs} from "./index";
+import { type AutomationParameter, type HubEvent, automations, events, sectors, users, workers } from "./index";
 
 /** Registers the file's hooks: a migrated database of its own, dropped in afterAll. Returns a getter. */
 export function useTestDatabase(): () => Database {
@@ -38,7 +34,7 @@ export function useTestDatabase(): () => Database {
 export interface StagedAutomation {
   automationId: string;
   /** The automation's registered worker, as a worker call names it. */
-  worker: LeaseHolder;
+  worker: jobs.LeaseHolder;
   /** An admin, for `created_by` and `actor_id`. */
   userId: string;
 }
@@ -50,9 +46,9 @@ export async function stageAutomation(
 ): Promise<StagedAutomation> {
   const suffix = randomBytes(4).toString("hex");
   return database.db.transaction(async (tx) => {
-    const { id: userId } = await insertUser(tx, { email: `admin-${suffix}@hub.test`, passwordHash: "not-a-hash", role: "admin" });
-    const sectorId = await insertSector(tx, { name: `sector ${suffix}`, color: "#123456" }, userId);
-    const automation = await insertAutomation(tx, {
+    const { id: userId } = await users.insert(tx, { email: `admin-${suffix}@hub.test`, passwordHash: "not-a-hash", role: "admin" });
+    const sectorId = await sectors.insert(tx, { name: `sector ${suffix}`, color: "#123456" }, userId);
+    const automation = await automations.insert(tx, {
       name: `automation ${suffix}`,
       slug: `automation-${suffix}`,
       sectorId,
@@ -61,7 +57,7 @@ export async function stageAutomation(
       maxAttempts: settings.maxAttempts ?? null,
       ...(settings.retryBackoffSeconds === undefined ? {} : { retryBackoffSeconds: settings.retryBackoffSeconds }),
     });
-    const worker = await insertWorker(tx, { automationId: automation.id, cloudInstanceId: "i-query-test", apiKeyHash: randomBytes(32).toString("hex") });
+    const worker = await workers.register(tx, { automationId: automation.id, cloudInstanceId: "i-query-test", apiKeyHash: randomBytes(32).toString("hex") });
     return { automationId: automation.id, worker: { id: worker.id, automationId: automation.id }, userId };
   });
 }
@@ -72,11 +68,11 @@ export async function stageAutomation(
  * contract says.
  */
 export async function catalogueCheckedEvents(database: Database, aggregateId: string): Promise<HubEvent[]> {
-  const events = await listEvents(database.db, { aggregateId, limit: 1000 });
-  for (const event of events) {
+  const recorded = await events.list(database.db, { aggregateId, limit: 1000 });
+  for (const event of recorded) {
     if (!isEventType(event.eventType)) throw new Error(`event ${event.id} has the type ${event.eventType}, which the catalogue does not know`);
     const parsed = EVENT_CATALOGUE[event.eventType].payload.safeParse(event.payload);
     if (!parsed.success) throw new Error(`${event.eventType} payload ${JSON.stringify(event.payload)} breaks the catalogue: ${parsed.error.message}`);
   }
-  return events;
+  return recorded;
 }

@@ -29,10 +29,10 @@ export interface HubProcess<Env extends { LOG_LEVEL: string }> {
 
 /**
  * How far V8 lets the heap grow past what its last full collection kept before collecting again.
- * V8's default grows it by up to 4× on a machine with memory to spare, so the API, whose live heap
- * under full load is ~35 MiB, sat at ~240 MiB RSS with most of it garbage (a heap snapshot at peak,
- * bench/README.md). Capped at 1.5×, its peak RSS under the same load is ~152 MiB against ~220,
- * for ~3 % more API CPU per job (more frequent full collections; `pnpm bench` A/B, two runs each). Unlike `--max-old-space-size` it sets no ceiling, so a burst of
+ * V8's default grows it by up to 4× on a machine with memory to spare, so a process whose live
+ * heap is small holds several times that in RSS, most of it garbage. Capped at 1.5×, the API's
+ * peak RSS under load is markedly lower for a few percent more API CPU (more frequent full
+ * collections; bench/HISTORY.md has the figures). Unlike `--max-old-space-size` it sets no ceiling, so a burst of
  * large requests is collected more often rather than crashing the process; operators who want a
  * hard ceiling as well set `NODE_OPTIONS=--max-old-space-size=…` (deploy/kubernetes does). V8 reads
  * this flag each time it sizes the heap, so setting it at start-up takes effect.

@@ -162,8 +162,18 @@ interface Waiter {
    * found nothing ready; `waitingForRoom`: found the automation blocked (limit full, paused).
    */
   state: "looking" | "waiting" | "waitingForRoom";
+  /** When the claim registered, just before it last looked (ms since the epoch). */
+  registeredAt: number;
   wake(reason: WakeReason): void;
 }
+
+/**
+ * How often a process makes one waiting claim per automation look again when no wake-up came: a
+ * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects) costs at most this.
+ * One claim per automation, not every waiting claim: the one that looks passes a wake-up on when it
+ * finds work it does not take, so 64 idle long-polls cost one ready-set read a second, not 64.
+ */
+export const WAKE_RECHECK_INTERVAL_MS = 1000;
 
 /** Which waiters a wake-up may go to, best first; a wake-up goes to none of the others. */
 const WAKE_PREFERENCE: Record<WakeReason, ReadonlyArray<Waiter["state"]>> = {
@@ -194,11 +204,12 @@ export interface WakeRegistration {
  * it, so waiting costs no Redis connection per automation or per request. On a Redis Cluster the
  * subscriber listens on one node (PUBLISH reaches every node) and ioredis subscribes again on
  * reconnecting or when it moves to another node; a wake-up lost meanwhile costs a claim at most
- * its 1 s re-check.
+ * the re-check of one of its claims within WAKE_RECHECK_INTERVAL_MS.
  */
 export class WakeListener {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private isStopped = false;
+  private recheckTimer: NodeJS.Timeout | undefined;
 
   /** True once the process is shutting down: long-polls should answer now. */
   get stopped(): boolean {
@@ -255,8 +266,27 @@ export class WakeListener {
     return false;
   }
 
+  /**
+   * Wakes, in each automation, the claim that has waited longest without looking, when that is
+   * {@link WAKE_RECHECK_INTERVAL_MS} or more (it looks again, as after a wake-up).
+   */
+  recheck(now = Date.now()): void {
+    for (const [automationId, waiting] of this.waiters) {
+      let oldest: Waiter | undefined;
+      for (const waiter of waiting) {
+        if (waiter.state !== "looking" && (!oldest || waiter.registeredAt < oldest.registeredAt)) oldest = waiter;
+      }
+      if (!oldest || now - oldest.registeredAt < WAKE_RECHECK_INTERVAL_MS) continue;
+      waiting.delete(oldest);
+      if (waiting.size === 0) this.waiters.delete(automationId);
+      oldest.wake("slot");
+    }
+  }
+
   async start(): Promise<void> {
     await this.subscriber.subscribe(this.keys.wakeChannel);
+    this.recheckTimer = setInterval(() => this.recheck(), WAKE_RECHECK_INTERVAL_MS / 4);
+    this.recheckTimer.unref();
   }
 
   /**
@@ -269,6 +299,7 @@ export class WakeListener {
     let resolveWait: (() => void) | undefined;
     const waiter: Waiter = {
       state: "looking",
+      registeredAt: Date.now(),
       wake: (reason) => {
         wokenBy = reason;
         resolveWait?.();
@@ -325,6 +356,7 @@ export class WakeListener {
 
   async stop(): Promise<void> {
     this.isStopped = true;
+    clearInterval(this.recheckTimer);
     for (const set of this.waiters.values()) for (const waiter of set) waiter.wake("slot");
     this.waiters.clear();
     this.subscriber.disconnect();

@@ -1,7 +1,7 @@
 /**
  * The event catalogue (CONTRACT §4, §6.7–§6.10), one typed table: for every event type, what its
  * `aggregate_id` names, the zod schema of its payload (as JSON: ids and times are strings), and
- * who may read it in `GET /events`. Producers are typed by it (`recordEvent` in @hub/db takes the
+ * who may read it in `GET /events`. Producers are typed by it (`events.record` in @hub/db takes the
  * payload of the type it writes), the OpenAPI document describes each event with it, and GET
  * /events hides the admin-only families it names. Payloads never hold passwords, hashes or keys.
  */

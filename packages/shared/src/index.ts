@@ -10,3 +10,4 @@ export * from "./event-catalogue";
 export * from "./metrics";
 export * from "./metrics-server";
 export * from "./timeout";
+export * from "./outbox-nudge";

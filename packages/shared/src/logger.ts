@@ -24,7 +24,7 @@ export const REDACTED_PATHS = [
  */
 const LOG_BUFFER_BYTES = 4096;
 /** Longest a log line waits in the buffer. */
-const LOG_FLUSH_INTERVAL_MS = 100;
+const LOG_FLUSH_INTERVAL_MS = 250;
 
 /** One JSON-lines logger per process, named after the app, on stdout. */
 export function createLogger(app: string, level: string): Logger {

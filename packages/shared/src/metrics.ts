@@ -9,9 +9,17 @@ import client from "prom-client";
 export function createMetricsRegistry(app: string, options: { defaultMetrics?: boolean } = {}): client.Registry {
   const registry = new client.Registry();
   registry.setDefaultLabels({ app });
-  if (options.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   return registry;
 }
+
+/**
+ * How often the event-loop lag (`nodejs_eventloop_lag_*`) is sampled. prom-client's default, 10 ms,
+ * wakes an idle process 100 times a second — about 5 ms of CPU a second per process, a quarter
+ * of what the whole idle hub may spend; every 100 ms costs a fifth of that and still catches any
+ * stall long enough to matter to a request.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** Gauge options beyond name and help. */
 export interface GaugeOptions<L extends string> {

@@ -247,6 +247,8 @@ export function redisKeys(prefix: string, layout: RedisKeyLayout = {}) {
     delayedHorizon: `${prefix}:delayed-horizon`,
     /** Pub/sub channel whose messages are automation ids: "a claim may now succeed". */
     wakeChannel: `${prefix}:wake`,
+    /** Pub/sub channel whose messages (empty) say "events were committed": relays probe the outbox at once (outbox-nudge.ts). */
+    outboxChannel: `${prefix}:outbox`,
     /**
      * Present while Redis holds a shard's dispatch state; its absence means the shard's data was
      * lost (a restart without persistence, FLUSHDB, a cluster master that came back empty).

@@ -2,7 +2,7 @@
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { parseWakeMessage, WakeListener } from "./dispatch";
+import { parseWakeMessage, WAKE_RECHECK_INTERVAL_MS, WakeListener } from "./dispatch";
 import { redisKeys } from "./redis";
 
 const keys = redisKeys("test");
@@ -85,5 +85,30 @@ describe("WakeListener", () => {
   it("when a wake-up message is read, then its automation and reason come back", () => {
     expect(parseWakeMessage(AUTOMATION)).toEqual({ automationId: AUTOMATION, reason: "offer" });
     expect(parseWakeMessage(`slot:${AUTOMATION}`)).toEqual({ automationId: AUTOMATION, reason: "slot" });
+  });
+
+  it("when no wake-up comes, then each automation's longest-waiting claim, and only it, is made to look again once it has waited the re-check interval", async () => {
+    const { wakes } = listener();
+    const other = "5d1f7a10-2b1c-4c55-9f00-1a2b3c4d5e6f";
+    const oldest = wakes.register(AUTOMATION);
+    const younger = wakes.register(AUTOMATION);
+    const elsewhere = wakes.register(other);
+    const waits = [oldest.wait(10_000), younger.wait(50), elsewhere.wait(10_000)];
+    const registered = Date.now();
+
+    wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS - 100);
+    expect([oldest.wokenBy, younger.wokenBy, elsewhere.wokenBy]).toEqual([null, null, null]);
+
+    wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS + 100);
+    await Promise.all(waits);
+    expect([oldest.wokenBy, younger.wokenBy, elsewhere.wokenBy]).toEqual(["slot", null, "slot"]);
+  });
+
+  it("when a claim is still looking, then the re-check leaves it alone (it is looking already)", () => {
+    const { wakes } = listener();
+    const looking = wakes.register(AUTOMATION);
+    wakes.recheck(Date.now() + 10 * WAKE_RECHECK_INTERVAL_MS);
+    expect(looking.wokenBy).toBeNull();
+    looking.cancel();
   });
 });

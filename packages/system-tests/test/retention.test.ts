@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { holdRetentionLockInTransaction, inPoolTransaction } from "@hub/db";
+import { inPoolTransaction, retention } from "@hub/db";
 import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
 import { startWorker, useSystemHub } from "./system-hub";
@@ -62,7 +62,7 @@ describe("retention while jobs flow", () => {
       // the next sweep).
       const historyAutomations = await seedHistoryAutomations(hub.database.pool, 3, "retention-system");
       const seeded = await inPoolTransaction(hub.database.pool, async (client) => {
-        await holdRetentionLockInTransaction(client);
+        await retention.holdRetentionLockInTransaction(client);
         return seedHistory(client, {
           automationIds: historyAutomations,
           jobs: 20_000,

@@ -4,7 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobs, recordEvents, type NewEvent } from "@hub/db";
+import { events, schema } from "@hub/db";
 import type { EventType } from "@hub/shared";
 import { auditJobs, CompletionLedger } from "./audit";
 import { ConcurrencySampler } from "./concurrency-sampler";
@@ -27,12 +27,12 @@ afterAll(async () => {
  * `{automation_id}`, which is not what the catalogue defines for most types.
  */
 async function history(jobId: string, automationId: string, types: EventType[]): Promise<void> {
-  const batch = types.map((eventType) => ({ eventType, aggregateId: jobId, actorId: null, payload: { automation_id: automationId } }) as NewEvent);
-  await recordEvents(env.database.db, batch);
+  const batch = types.map((eventType) => ({ eventType, aggregateId: jobId, actorId: null, payload: { automation_id: automationId } }) as events.NewEvent);
+  await events.recordMany(env.database.db, batch);
 }
 
 async function completed(jobId: string, result: Record<string, unknown>, attempts = 1): Promise<void> {
-  await env.database.db.update(jobs).set({ status: "completed", result, attempts }).where(eq(jobs.id, jobId));
+  await env.database.db.update(schema.jobs).set({ status: "completed", result, attempts }).where(eq(schema.jobs.id, jobId));
 }
 
 describe("auditJobs", () => {
@@ -61,11 +61,11 @@ describe("auditJobs", () => {
     await history(twiceCompleted!.id, automation.id, ["job.created", "job.started"]);
     // Started while `twiceCompleted` runs: two running under a limit of 1.
     await history(overLimit!.id, automation.id, ["job.created", "job.started", "job.requeued"]);
-    await env.database.db.update(jobs).set({ attempts: 1 }).where(eq(jobs.id, overLimit!.id));
+    await env.database.db.update(schema.jobs).set({ attempts: 1 }).where(eq(schema.jobs.id, overLimit!.id));
     await history(twiceCompleted!.id, automation.id, ["job.completed", "job.completed"]);
     await completed(twiceCompleted!.id, { n: 1 });
     await history(stillRunning!.id, automation.id, ["job.created", "job.started"]);
-    await env.database.db.update(jobs).set({ status: "running", attempts: 1 }).where(eq(jobs.id, stillRunning!.id));
+    await env.database.db.update(schema.jobs).set({ status: "running", attempts: 1 }).where(eq(schema.jobs.id, stillRunning!.id));
     await history(unacknowledged!.id, automation.id, ["job.created", "job.started", "job.completed"]);
     await completed(unacknowledged!.id, { n: 4 });
     const ledger = new CompletionLedger();
@@ -91,7 +91,7 @@ describe("auditJobs", () => {
     const staged = await seedQueuedJobs(env.database.db, automation.id, 2);
     for (const job of staged) await history(job.id, automation.id, ["job.created"]);
     const sampler = new ConcurrencySampler(env.database, { limits: new Map([[automation.id, 1]]) }).start();
-    await env.database.db.update(jobs).set({ status: "running" }).where(eq(jobs.automationId, automation.id));
+    await env.database.db.update(schema.jobs).set({ status: "running" }).where(eq(schema.jobs.automationId, automation.id));
     await eventually("the sampler to see both running", async () => sampler.peakRunning.get(automation.id) ?? 0, (peak) => peak === 2);
     await sampler.stop();
 

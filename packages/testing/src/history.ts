@@ -6,7 +6,7 @@
  * terminal event, all already published (`dispatched_at` set), so the relay has nothing to do.
  */
 import type pg from "pg";
-import type { Queryable } from "@hub/db";
+import type { Executor } from "@hub/db";
 
 /** The outcomes of seeded jobs, by `i % 100`: 90 % completed, 7 % failed, 3 % cancelled. */
 const STATUS_OF_INDEX = "case when i % 100 < 90 then 'completed' when i % 100 < 97 then 'failed' else 'cancelled' end";
@@ -105,13 +105,13 @@ cross join lateral (select ${momentOf(window, count)} as at) t`;
  * `window`, in statements of at most {@link HISTORY_CHUNK} jobs or events: on a pool each commits
  * on its own; on a client inside a transaction, everything appears at once.
  */
-export async function seedHistory(pool: Queryable, options: SeedHistoryOptions): Promise<SeededHistory> {
+export async function seedHistory(pool: Executor, options: SeedHistoryOptions): Promise<SeededHistory> {
   if (options.automationIds.length === 0) throw new Error("seedHistory needs at least one automation");
   const written = { jobs: 0, events: 0 };
   const jobsStatement = SEED_JOBS(options.window, options.jobs);
   for (let first = 0; first < options.jobs; first += HISTORY_CHUNK) {
     const last = Math.min(options.jobs, first + HISTORY_CHUNK) - 1;
-    const { rows } = await pool.query<{ jobs: number; events: number }>(jobsStatement, [first, last, options.automationIds]);
+    const { rows } = await pool.query<{ jobs: number; events: number }>({ text: jobsStatement, values: [first, last, options.automationIds] });
     written.jobs += rows[0]!.jobs;
     written.events += rows[0]!.events;
     options.onProgress?.(written);
@@ -119,7 +119,7 @@ export async function seedHistory(pool: Queryable, options: SeedHistoryOptions):
   const eventsStatement = SEED_SELF_GROWING(options.window, options.selfGrowingEvents);
   for (let first = 0; first < options.selfGrowingEvents; first += HISTORY_CHUNK) {
     const last = Math.min(options.selfGrowingEvents, first + HISTORY_CHUNK) - 1;
-    const result = await pool.query(eventsStatement, [first, last, options.automationIds]);
+    const result = await pool.query({ text: eventsStatement, values: [first, last, options.automationIds] });
     written.events += result.rowCount ?? 0;
     options.onProgress?.(written);
   }

@@ -1,26 +1,4 @@
-import {
-  cancelQueuedJobsOfAutomation,
-  disableSchedulesOfAutomation,
-  findAutomationView,
-  insertAutomation,
-  listAutomationViews,
-  lockAutomation,
-  recordEvent,
-  sectorExists,
-  updateAutomation,
-  type Automation,
-  type AutomationChanges,
-  type AutomationLockStrength,
-  type AutomationParameter,
-  type AutomationView,
-  type Db,
-  type DbOrTx,
-  type KeysetPage,
-  type KeysetPageRequest,
-  type Tx,
-  isForeignKeyViolation,
-  isUniqueViolation,
-} from "@hub/db";
+import { type Automation, type AutomationParameter, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, type Tx, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules } from "@hub/db";
 import type { EventPayload } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -35,7 +13,7 @@ export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "log
  * The record of an automation. `defaultMaxAttempts` (HUB_JOB_MAX_ATTEMPTS) stands in for a
  * `max_attempts` the automation never set: the record always shows the value that applies.
  */
-export function toAutomationRecord({ automation, sector, worker }: AutomationView, defaultMaxAttempts: number): AutomationRecord {
+export function toAutomationRecord({ automation, sector, worker }: automations.AutomationView, defaultMaxAttempts: number): AutomationRecord {
   return {
     id: automation.id,
     name: automation.name,
@@ -68,7 +46,7 @@ function unknownSector(): RequestValidationError {
 }
 
 async function assertSectorExists(db: DbOrTx, sectorId: string): Promise<void> {
-  if (!(await sectorExists(db, sectorId))) throw unknownSector();
+  if (!(await automations.sectorExists(db, sectorId))) throw unknownSector();
 }
 
 /** Only the fields the contract lets a client set; never what else a parsed object carried. */
@@ -93,8 +71,8 @@ function retrySettingsGiven(input: CreateAutomationInput): AutomationEventFields
 }
 
 /** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
-export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation> {
-  const automation = await lockAutomation(tx, id, strength);
+export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
+  const automation = await automations.lock(tx, id, strength);
   if (!automation) throw new NotFoundError("Automation not found");
   return automation;
 }
@@ -104,7 +82,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
   try {
     return await db.transaction(async (tx) => {
       await assertSectorExists(tx, input.sector_id);
-      const automation = await insertAutomation(tx, {
+      const automation = await automations.insert(tx, {
         name: input.name,
         slug: input.slug,
         sectorId: input.sector_id,
@@ -116,7 +94,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
         ...(input.retry_backoff_seconds === undefined ? {} : { retryBackoffSeconds: input.retry_backoff_seconds }),
         ...(input.timeout_seconds === undefined ? {} : { timeoutSeconds: input.timeout_seconds }),
       });
-      await recordEvent(tx, {
+      await events.record(tx, {
         eventType: "automation.created",
         aggregateId: automation.id,
         actorId,
@@ -147,12 +125,12 @@ export async function listAutomations(
   page: KeysetPageRequest,
   defaultMaxAttempts: number,
 ): Promise<KeysetPage<AutomationRecord>> {
-  const { items, next } = await listAutomationViews(db, { sectorId: query.sector_id, isActive: query.is_active }, page);
+  const { items, next } = await automations.listViews(db, { sectorId: query.sector_id, isActive: query.is_active }, page);
   return { items: items.map((view) => toAutomationRecord(view, defaultMaxAttempts)), next };
 }
 
 export async function getAutomation(db: DbOrTx, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
-  const view = await findAutomationView(db, id);
+  const view = await automations.findView(db, id);
   if (!view) throw new NotFoundError("Automation not found");
   return toAutomationRecord(view, defaultMaxAttempts);
 }
@@ -174,7 +152,7 @@ export async function replaceAutomation(
       const current = await lockAutomationOrNotFound(tx, id, "no key update");
       if (input.sector_id !== current.sectorId) await assertSectorExists(tx, input.sector_id);
 
-      const changes: AutomationChanges = {};
+      const changes: automations.AutomationChanges = {};
       const changedFields: AutomationEventFields = {};
       if (input.name !== current.name) changedFields.name = changes.name = input.name;
       if (input.description !== current.description) changedFields.description = changes.description = input.description;
@@ -196,8 +174,8 @@ export async function replaceAutomation(
       }
 
       if (Object.keys(changedFields).length > 0) {
-        await updateAutomation(tx, id, changes);
-        await recordEvent(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
+        await automations.update(tx, id, changes);
+        await events.record(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
       }
       return { record: await getAutomation(tx, id, ctx.env.HUB_JOB_MAX_ATTEMPTS), limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs };
     })
@@ -220,10 +198,10 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
     // its job is cancelled below, and any later one sees `is_active = false`.
     const automation = await lockAutomationOrNotFound(tx, id, "update");
     if (!automation.isActive) return false;
-    await updateAutomation(tx, id, { isActive: false });
-    await recordEvent(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
-    await cancelQueuedJobsOfAutomation(tx, id, actorId);
-    await disableSchedulesOfAutomation(tx, id, actorId);
+    await automations.update(tx, id, { isActive: false });
+    await events.record(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
+    await jobs.cancelQueuedOfAutomation(tx, id, actorId);
+    await schedules.disableOfAutomation(tx, id, actorId);
     return true;
   });
   if (changed) await clearOffers(ctx, id);
@@ -237,8 +215,8 @@ export async function setDevelopmentMode(ctx: AutomationServiceContext, id: stri
   const changed = await ctx.db.transaction(async (tx) => {
     const automation = await lockAutomationOrNotFound(tx, id, "no key update");
     if (automation.isDevelopment === isDevelopment) return false;
-    await updateAutomation(tx, id, { isDevelopment });
-    await recordEvent(tx, {
+    await automations.update(tx, id, { isDevelopment });
+    await events.record(tx, {
       eventType: isDevelopment ? "automation.development_mode_entered" : "automation.development_mode_exited",
       aggregateId: id,
       actorId,

@@ -1,10 +1,10 @@
 /** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
-import { readAutomationStats, type DbOrTx } from "@hub/db";
+import { type DbOrTx, automations } from "@hub/db";
 import { NotFoundError } from "../http/http-errors";
 import type { AutomationStatsRecord } from "./stats.schemas";
 
 export async function getAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStatsRecord> {
-  const stats = await readAutomationStats(db, automationId);
+  const stats = await automations.readStats(db, automationId);
   if (!stats) throw new NotFoundError("Automation not found");
   return {
     automation_id: stats.automationId,

@@ -6,7 +6,7 @@
  * and a lost one costs only latency — the dispatcher's reconciler re-offers every queued job from
  * PostgreSQL, and long-polling claims re-check on their own every second.
  */
-import type { JobRef } from "@hub/db";
+import type { jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
 import type { ReadyJobKey } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
@@ -41,7 +41,7 @@ export async function sendSignal(
  * sends them to Redis within a few milliseconds, together with other requests' jobs, and reports
  * a failed send or a full buffer through `reportLostEnqueues` (wired in ../app.ts).
  */
-export const enqueueForDispatch = (ctx: SignalContext, jobs: JobRef[]): void => ctx.dispatch.queue.submit(jobs);
+export const enqueueForDispatch = (ctx: SignalContext, jobs: jobs.JobRef[]): void => ctx.dispatch.queue.submit(jobs);
 
 /**
  * Jobs the batcher could not hand to Redis (a failed or timed-out send, a full buffer): counted
@@ -53,7 +53,7 @@ export function reportLostEnqueues(ctx: Pick<SignalContext, "logger" | "metrics"
 }
 
 /** Jobs of one automation are queued again: make them claimable at once (or once due), in their place in claim order. */
-export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: JobRef[]) =>
+export const offerAgain = async (ctx: SignalContext, automationId: string, jobs: jobs.JobRef[]) =>
   jobs.length === 0 || sendSignal(ctx, "offer", automationId, () => ctx.dispatch.ready.offerAgain(jobs));
 
 /**
@@ -75,7 +75,7 @@ export const withdrawClaimed = (ctx: SignalContext, automationId: string, jobs: 
  * A queued job's priority or time changed: move its offer to its new place in claim order (or to
  * the delayed set, or out of Redis until its time nears). `previous` is the job before the change.
  */
-export const moveOffer = (ctx: SignalContext, previous: JobRef, current: JobRef) =>
+export const moveOffer = (ctx: SignalContext, previous: jobs.JobRef, current: jobs.JobRef) =>
   sendSignal(ctx, "reschedule", current.automationId, () => ctx.dispatch.ready.reschedule(previous, current));
 
 /** The automation was deactivated: forget every offer it had. */

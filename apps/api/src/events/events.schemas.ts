@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventRecordJson } from "@hub/db";
+import type { events } from "@hub/db";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, EVENT_TYPES, EVENTS_DEFAULT_LIMIT, isoDateTime, uuid, type EventType } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 
@@ -62,4 +62,4 @@ export const eventRecord = z.discriminatedUnion(
   EVENT_TYPES.map(eventRecordOf) as [ReturnType<typeof eventRecordOf>, ...ReturnType<typeof eventRecordOf>[]],
 ).meta({ id: "Event", description: "One state change, from the outbox: one variant per event type, with its payload" });
 /** An Event record as served: the JSON @hub/db builds from a row (the relay publishes the same). */
-export type EventRecord = EventRecordJson;
+export type EventRecord = events.EventRecordJson;

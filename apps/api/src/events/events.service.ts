@@ -1,16 +1,9 @@
-import {
-  listEventsPage,
-  toEventRecordJson,
-  type DbOrTx,
-  type HubEvent,
-  type KeysetPage,
-  type KeysetPageRequest,
-} from "@hub/db";
+import { type DbOrTx, type HubEvent, type KeysetPage, type KeysetPageRequest, events } from "@hub/db";
 import { eventTypesAbout, hiddenEventFamilies, type Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
 
 /** The record shape is defined once in @hub/db (the relay publishes the same JSON). */
-const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
+const toEventRecord: (event: HubEvent) => EventRecord = events.toEventRecordJson;
 
 /**
  * The event log as `readerRole` may see it, oldest first by (created_at, id); `since` inclusive,
@@ -20,7 +13,7 @@ const toEventRecord: (event: HubEvent) => EventRecord = toEventRecordJson;
  * events only.
  */
 export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
-  const { items, next } = await listEventsPage(
+  const { items, next } = await events.listPage(
     db,
     {
       hiddenTypeFamilies: hiddenEventFamilies(readerRole),

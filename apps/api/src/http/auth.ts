@@ -7,19 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import {
-  API_KEY_LAST_USED_RESOLUTION_SECONDS,
-  markWorkerSeen,
-  prepareApiKeyLookup,
-  prepareAuthLookups,
-  touchApiKeyLastUsed,
-  type ApiKeyLookup,
-  type AuthLookups,
-  type CredentialChangeHandlers,
-  type Db,
-  type User,
-  type Worker,
-} from "@hub/db";
+import { type CredentialChangeHandlers, type Db, type User, type Worker, apiKeys, auth, workers } from "@hub/db";
 import type { Role } from "@hub/shared";
 import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError } from "./http-errors";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
@@ -50,7 +38,7 @@ export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "us
     ? { user?: undefined; worker: AuthenticatedWorker }
     : { user?: undefined; worker?: undefined };
 
-type ApiKeyLookupRow = Awaited<ReturnType<ApiKeyLookup["execute"]>>[number];
+type ApiKeyLookupRow = Awaited<ReturnType<apiKeys.ApiKeyLookup["execute"]>>[number];
 
 export const WORKER_KEY_HEADER = "x-worker-api-key";
 
@@ -122,8 +110,8 @@ export class VerifiedTokens {
  * steady stream of requests costs no PostgreSQL transaction for authentication.
  */
 export class Authenticator {
-  private readonly lookups: AuthLookups;
-  private readonly apiKeyLookup: ApiKeyLookup;
+  private readonly lookups: auth.AuthLookups;
+  private readonly apiKeyLookup: apiKeys.ApiKeyLookup;
   /** Keys whose `last_used_at` this process is writing now: concurrent requests leave it to that one write. */
   private readonly apiKeyTouchesInFlight = new Set<string>();
   /** Seen-at writes on their way, by worker: the worker's other calls meanwhile wait for that one. */
@@ -137,8 +125,8 @@ export class Authenticator {
     private readonly db: Db,
     private readonly tokens: TokenService,
   ) {
-    this.lookups = prepareAuthLookups(db);
-    this.apiKeyLookup = prepareApiKeyLookup(db);
+    this.lookups = auth.prepareLookups(db);
+    this.apiKeyLookup = apiKeys.prepareLookup(db);
     this.verifiedTokens = new VerifiedTokens(tokens);
   }
 
@@ -246,7 +234,7 @@ export class Authenticator {
 
   /**
    * The key's user, read through a CredentialCache by the key's digest: one indexed lookup on a
-   * miss (see prepareApiKeyLookup), none while the key stays cached. A revocation or deactivation
+   * miss (see apiKeys.prepareLookup), none while the key stays cached. A revocation or deactivation
    * empties the cache (migration 0010's trigger, and this process's own request before it
    * answers); expiry is checked here against the kept `expires_at`, by this host's clock. The
    * digest is compared by the index, not in constant time: timing could at most reveal digest
@@ -262,7 +250,7 @@ export class Authenticator {
     if (!found) throw new InvalidBearerTokenError();
     if (Date.now() >= found.expiresAt.getTime()) throw new InvalidBearerTokenError("Api key expired", "The api key expired");
     const { apiKeyId, expiresAt: _expiresAt, lastUsedAt, ...user } = found;
-    if (lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000) {
+    if (lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= apiKeys.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touchApiKey(apiKeyId);
       this.apiKeysByDigest.update(digest, { ...found, lastUsedAt: new Date() });
     }
@@ -277,7 +265,7 @@ export class Authenticator {
     if (this.apiKeyTouchesInFlight.has(apiKeyId)) return;
     this.apiKeyTouchesInFlight.add(apiKeyId);
     try {
-      await touchApiKeyLastUsed(this.db, apiKeyId);
+      await apiKeys.touchLastUsed(this.db, apiKeyId);
     } finally {
       this.apiKeyTouchesInFlight.delete(apiKeyId);
     }
@@ -296,16 +284,16 @@ export class Authenticator {
     if (!worker || !timingSafeEqual(Buffer.from(worker.apiKeyHash), Buffer.from(keyHash))) {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");
     }
-    // Any worker call marks the worker seen (and `running`); see markWorkerSeen. What it wrote is
+    // Any worker call marks the worker seen (and `running`); see workers.markSeen. What it wrote is
     // remembered, so the next calls within the write interval cost nothing; calls arriving while
     // the write is on its way wait for it rather than write too (a worker's many claim loops start
-    // at once: each used to queue on the worker row to flip it `running`, ~19 ms apiece in pnpm bench).
+    // at once, and each write would otherwise queue on the worker row to flip it `running`).
     const inFlight = this.workerSeenWritesInFlight.get(worker.id);
     if (inFlight) {
       await inFlight;
     } else {
       const write = (async () => {
-        if (await markWorkerSeen(this.db, worker)) {
+        if (await workers.markSeen(this.db, worker)) {
           this.workersByKeyHash.update(keyHash, { ...worker, status: "running", lastSeenAt: new Date() });
         }
       })();

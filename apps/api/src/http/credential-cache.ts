@@ -2,8 +2,8 @@
  * What this process already read about a credential (a user behind a login token, a worker behind
  * its key), kept only while PostgreSQL can tell us the moment it may have changed.
  *
- * Reading the user or worker row was one PostgreSQL transaction per request: three of the seven
- * per job in `pnpm bench`. Deactivation and unregistration must still take effect at once
+ * Reading the user or worker row would be one PostgreSQL transaction per request, for each of the
+ * several authenticated calls a job takes. Deactivation and unregistration must still take effect at once
  * (CONTRACT §2, §3), so an entry is trusted only on the word of the `hub_credentials_changed`
  * channel (@hub/db `watchCredentialChanges`): every notification empties the cache, and while
  * the listening session is down nothing is cached at all. A read that started before a change and

@@ -89,10 +89,9 @@ const INCOMING_REQUEST_ID = /^[\w.-]{1,128}$/;
  * `request completed` (`request errored` for a 5xx). Answers `X-Request-Id` (the caller's when it
  * is a plain token, else a fresh UUID), and gives the request `req.log` for error lines.
  *
- * The same lines pino-http wrote, at a fraction of the cost: it built two or three child loggers
- * per request (each serialising and redacting its bindings) whether or not anything else was
- * logged; here `req.log` is built only when asked for, and the line is one call (API CPU profile
- * under `pnpm bench`, bench/README.md).
+ * The same lines pino-http writes, at a fraction of the cost: pino-http builds two or three child
+ * loggers per request (each serialising and redacting its bindings) whether or not anything else
+ * is logged; here `req.log` is built only when asked for, and the line is one call.
  */
 export function requestLogger(logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_KEY_LAST_USED_RESOLUTION_SECONDS } from "@hub/db";
+import { apiKeys } from "@hub/db";
 import { queryBool, uuid } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 import { USER_API_KEY_PREFIX, USER_API_KEY_SHOWN_PREFIX_LENGTH } from "./secret-keys";
@@ -45,6 +45,6 @@ export const apiKeyRecord = z.object({
   prefix: z.string().describe(`The first ${USER_API_KEY_SHOWN_PREFIX_LENGTH} characters after "${USER_API_KEY_PREFIX}"`),
   created_at: z.iso.datetime(),
   expires_at: z.iso.datetime().describe("Expired keys stay listed (and refused) until deleted"),
-  last_used_at: z.iso.datetime().nullable().describe(`Written by the first use after ${API_KEY_LAST_USED_RESOLUTION_SECONDS} s or more, so up to that far behind`),
+  last_used_at: z.iso.datetime().nullable().describe(`Written by the first use after ${apiKeys.API_KEY_LAST_USED_RESOLUTION_SECONDS} s or more, so up to that far behind`),
 }).meta({ id: "ApiKey", description: "A user's api key as listed: never the key, only its prefix" });
 export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;

@@ -2,13 +2,13 @@
  * Users' api keys for programs (CONTRACT §6.10): created with a login token, listed and revoked
  * by their user (admins: anyone's). How a key authenticates is in ../http/auth.ts.
  */
-import { insertApiKey, listApiKeysPage, revokeApiKey, type ApiKeyListing, type Db, type KeysetPage, type KeysetPageRequest } from "@hub/db";
+import { type Db, type KeysetPage, type KeysetPageRequest, apiKeys } from "@hub/db";
 import { ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { UserCaller } from "../http/auth";
 import { hashApiKey, newSecretKey, shownPrefixOf, USER_API_KEY_PREFIX } from "./secret-keys";
 import type { ApiKeyRecord, CreateApiKeyBody, CreatedApiKey, ListApiKeysQuery } from "./api-keys.schemas";
 
-export function toApiKeyRecord(key: ApiKeyListing): ApiKeyRecord {
+export function toApiKeyRecord(key: apiKeys.ApiKeyListing): ApiKeyRecord {
   return {
     id: key.id,
     user_id: key.userId,
@@ -24,7 +24,7 @@ export function toApiKeyRecord(key: ApiKeyListing): ApiKeyRecord {
 export async function createApiKey(db: Db, userId: string, input: CreateApiKeyBody): Promise<CreatedApiKey> {
   const key = newSecretKey(USER_API_KEY_PREFIX);
   const created = await db.transaction((tx) =>
-    insertApiKey(tx, { userId, name: input.name, prefix: shownPrefixOf(key), digest: hashApiKey(key), expiresInDays: input.expires_in_days }, userId),
+    apiKeys.insert(tx, { userId, name: input.name, prefix: shownPrefixOf(key), digest: hashApiKey(key), expiresInDays: input.expires_in_days }, userId),
   );
   return { id: created.id, key, expires_at: created.expiresAt.toISOString() };
 }
@@ -39,7 +39,7 @@ export async function listApiKeys(db: Db, caller: UserCaller, query: ListApiKeys
   if (!isAdmin && query.user_id !== undefined && query.user_id !== caller.user.id) throw new ForbiddenError("Only admins may list another user's api keys");
   if (!isAdmin && query.all) throw new ForbiddenError("Only admins may list every user's api keys");
   const everyUser = isAdmin && (query.all || query.prefix !== undefined);
-  const { items, next } = await listApiKeysPage(
+  const { items, next } = await apiKeys.listPage(
     db,
     { userId: query.user_id ?? (everyUser ? undefined : caller.user.id), prefix: query.prefix, id: caller.apiKeyId },
     page,
@@ -55,6 +55,6 @@ export async function listApiKeys(db: Db, caller: UserCaller, query: ListApiKeys
 export async function revokeApiKeyAsUser(db: Db, caller: UserCaller, apiKeyId: string): Promise<void> {
   if (caller.apiKeyId !== undefined && caller.apiKeyId !== apiKeyId) throw new ForbiddenError("With an api key, only that same key can be deleted");
   const ownerId = caller.user.role === "admin" ? undefined : caller.user.id;
-  const revoked = await db.transaction((tx) => revokeApiKey(tx, { id: apiKeyId, ownerId }, caller.user.id));
+  const revoked = await db.transaction((tx) => apiKeys.revoke(tx, { id: apiKeyId, ownerId }, caller.user.id));
   if (!revoked) throw new NotFoundError("API key not found");
 }

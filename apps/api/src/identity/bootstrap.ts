@@ -1,4 +1,4 @@
-import { emailIsTaken, type Db } from "@hub/db";
+import { type Db, users } from "@hub/db";
 import { validate, type Logger } from "@hub/shared";
 import { z } from "zod";
 import { ConflictError } from "../http/http-errors";
@@ -42,7 +42,7 @@ export async function ensureFirstAdmin(
     }
     const admin = { email: parsed.value.HUB_ADMIN_EMAIL, password: parsed.value.HUB_ADMIN_PASSWORD, role: "admin" as const };
     // Checked first so that an ordinary restart spends no bcrypt hash.
-    if (await emailIsTaken(db, admin.email)) return "exists";
+    if (await users.emailIsTaken(db, admin.email)) return "exists";
     try {
       await createUser(db, admin, null);
     } catch (error) {

@@ -11,16 +11,7 @@
  * Anything else that checks a password a caller typed (a `current_password`) calls
  * {@link countLoginAttempt} the same way, so it is no side door for guessing.
  */
-import {
-  addLoginAttempt,
-  clearLoginAttempts,
-  findUserCredentialsByEmail,
-  loginThrottleSubjects,
-  pruneLoginThrottle,
-  recordLoginAddress,
-  removeLoginAttempt,
-  signedInFrom,
-} from "@hub/db";
+import { loginThrottle, users } from "@hub/db";
 import { HttpError, RateLimitedError, UnauthorizedError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
@@ -61,8 +52,8 @@ function refuse(deps: LoginDeps, limit: LoginLimit, retryAfterSeconds: number): 
 export async function admitLoginRequest(deps: LoginDeps, address: string): Promise<void> {
   const max = deps.env.HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE;
   if (max === 0) return;
-  const admission = await addLoginAttempt(deps.db, [
-    { subject: loginThrottleSubjects.address(address), max, windowSeconds: LOGIN_ADDRESS_WINDOW_SECONDS, enforced: true },
+  const admission = await loginThrottle.addLoginAttempt(deps.db, [
+    { subject: loginThrottle.loginThrottleSubjects.address(address), max, windowSeconds: LOGIN_ADDRESS_WINDOW_SECONDS, enforced: true },
   ]);
   if (!admission.admitted) refuse(deps, "address", admission.retryAfterSeconds);
 }
@@ -83,20 +74,20 @@ export interface CountedLoginAttempt {
 export async function countLoginAttempt(deps: LoginDeps, email: string, address: string): Promise<CountedLoginAttempt> {
   const { HUB_LOGIN_MAX_FAILURES: pairMax, HUB_LOGIN_MAX_FAILURES_PER_EMAIL: emailMax } = deps.env;
   const normalized = email.trim().toLowerCase();
-  const pair = loginThrottleSubjects.pair(normalized, address);
-  const emailSubject = loginThrottleSubjects.email(normalized);
-  const knownAddress = emailMax > 0 && (await signedInFrom(deps.db, normalized, address, LOGIN_KNOWN_ADDRESS_DAYS));
-  const admission = await addLoginAttempt(deps.db, [
+  const pair = loginThrottle.loginThrottleSubjects.pair(normalized, address);
+  const emailSubject = loginThrottle.loginThrottleSubjects.email(normalized);
+  const knownAddress = emailMax > 0 && (await loginThrottle.signedInFrom(deps.db, normalized, address, LOGIN_KNOWN_ADDRESS_DAYS));
+  const admission = await loginThrottle.addLoginAttempt(deps.db, [
     { subject: pair, max: pairMax, windowSeconds: LOGIN_FAILURE_WINDOW_SECONDS, enforced: true },
     { subject: emailSubject, max: emailMax, windowSeconds: LOGIN_FAILURE_WINDOW_SECONDS, enforced: !knownAddress },
   ]);
-  await pruneLoginThrottle(deps.db, LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_KNOWN_ADDRESS_DAYS);
+  await loginThrottle.pruneLoginThrottle(deps.db, LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_KNOWN_ADDRESS_DAYS);
   if (!admission.admitted) refuse(deps, admission.subject === pair ? "email_address" : "email", admission.retryAfterSeconds);
   return {
     succeeded: async () => {
-      await removeLoginAttempt(deps.db, emailSubject, admission.at);
-      await clearLoginAttempts(deps.db, [pair]);
-      await recordLoginAddress(deps.db, normalized, address);
+      await loginThrottle.removeLoginAttempt(deps.db, emailSubject, admission.at);
+      await loginThrottle.clearLoginAttempts(deps.db, [pair]);
+      await loginThrottle.recordLoginAddress(deps.db, normalized, address);
     },
   };
 }
@@ -106,7 +97,7 @@ export async function login(deps: LoginDeps, input: LoginInput, address: string)
   const email = input.email.trim().toLowerCase();
   const attempt = await countLoginAttempt(deps, email, address);
 
-  const user = await findUserCredentialsByEmail(deps.db, email);
+  const user = await users.findCredentialsByEmail(deps.db, email);
   // Always one bcrypt compare, whoever the user is: the answer's timing tells nothing.
   const passwordMatches = await verifyPasswordForLogin(deps, input.password, user?.passwordHash ?? null);
   if (!user || !user.isActive || !passwordMatches) throw new UnauthorizedError(INCORRECT_CREDENTIALS);

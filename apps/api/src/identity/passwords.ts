@@ -11,8 +11,8 @@ import { availableParallelism } from "node:os";
 export const PASSWORD_MAX_BYTES = 72;
 
 /**
- * Cost 10 ≈ 60 ms per hash or compare on this 2-core machine (measured 2026-11-22): slow enough to
- * make offline guessing expensive, fast enough that logins do not queue behind each other.
+ * Cost 10: tens of milliseconds per hash or compare on a small server core, slow enough to make
+ * offline guessing expensive, fast enough that logins do not queue behind each other.
  * bcrypt runs on libuv's thread pool, so it never blocks the event loop.
  */
 export const BCRYPT_COST = 10;

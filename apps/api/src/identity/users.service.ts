@@ -1,27 +1,4 @@
-import {
-  clearLoginFailuresForEmail,
-  countActiveAdmins,
-  deactivateActiveUser,
-  findActiveUser,
-  findUser,
-  findUserByEmail,
-  findUserCredentialsById,
-  insertUser,
-  isUniqueViolation,
-  listUsersPage,
-  lockActiveUser,
-  lockAdminDeactivations,
-  reactivateInactiveUser,
-  recordEvent,
-  setActiveUserPassword,
-  setActiveUserRole,
-  setPasswordByEmail,
-  type Db,
-  type DbOrTx,
-  type KeysetPage,
-  type KeysetPageRequest,
-  type PublicUser,
-} from "@hub/db";
+import { isUniqueViolation, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, events, loginThrottle, users } from "@hub/db";
 import type { Role } from "@hub/shared";
 import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -29,7 +6,7 @@ import type { ChangeOwnPasswordInput, CreateUserInput, UserRecord } from "./iden
 import { countLoginAttempt, issueAccessToken, type IssuedToken } from "./login.service";
 import { hashPassword, verifyPassword } from "./passwords";
 
-export function toUserRecord(user: PublicUser): UserRecord {
+export function toUserRecord(user: users.PublicUser): UserRecord {
   return { id: user.id, email: user.email, role: user.role, is_active: user.isActive, created_at: user.createdAt.toISOString() };
 }
 
@@ -50,13 +27,13 @@ export async function createUser(db: Db, input: CreateUserInput, actorId: string
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.transaction(async (tx) => {
-      const { id } = await insertUser(tx, { email: input.email, passwordHash, role: input.role });
-      await recordEvent(tx, { eventType: "user.created", aggregateId: id, actorId, payload: { email: input.email, role: input.role } });
+      const { id } = await users.insert(tx, { email: input.email, passwordHash, role: input.role });
+      await events.record(tx, { eventType: "user.created", aggregateId: id, actorId, payload: { email: input.email, role: input.role } });
       return id;
     });
   } catch (error) {
     if (!isUniqueViolation(error, "users_email_key")) throw error;
-    const holder = await findUserByEmail(db, input.email);
+    const holder = await users.findByEmail(db, input.email);
     if (holder && !holder.isActive) {
       throw new ConflictError(`A deactivated user has this e-mail: reactivate it with POST /identity/users/${holder.id}/reactivate`);
     }
@@ -66,13 +43,13 @@ export async function createUser(db: Db, input: CreateUserInput, actorId: string
 
 /** One page of the active users, oldest first; of every user with `includeInactive`. */
 export async function listUsers(db: Db, page: KeysetPageRequest, includeInactive: boolean): Promise<KeysetPage<UserRecord>> {
-  const { items, next } = await listUsersPage(db, page, { includeInactive });
+  const { items, next } = await users.listPage(db, page, { includeInactive });
   return { items: items.map(toUserRecord), next };
 }
 
 /** An active user; deactivated users are gone from lookups (INTERFACE §3). */
 export async function getUser(db: Db, id: string): Promise<UserRecord> {
-  const user = await findActiveUser(db, id);
+  const user = await users.findActiveUser(db, id);
   if (!user) throw new NotFoundError(USER_NOT_FOUND);
   return toUserRecord(user);
 }
@@ -83,8 +60,8 @@ export async function getUser(db: Db, id: string): Promise<UserRecord> {
  * deactivating each other at once the second sees the first's committed change and is refused.
  */
 async function assertAnAdminRemains(tx: DbOrTx): Promise<void> {
-  await lockAdminDeactivations(tx);
-  if ((await countActiveAdmins(tx)) === 0) throw new ConflictError(LAST_ADMIN);
+  await users.lockAdminDeactivations(tx);
+  if ((await users.countActiveAdmins(tx)) === 0) throw new ConflictError(LAST_ADMIN);
 }
 
 /**
@@ -94,10 +71,10 @@ async function assertAnAdminRemains(tx: DbOrTx): Promise<void> {
 export async function deactivateUser(db: Db, targetId: string, actorId: string): Promise<void> {
   if (targetId === actorId) throw new ForbiddenError("You cannot deactivate your own account");
   await db.transaction(async (tx) => {
-    const user = await deactivateActiveUser(tx, targetId);
+    const user = await users.deactivateActiveUser(tx, targetId);
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
     if (user.role === "admin") await assertAnAdminRemains(tx);
-    await recordEvent(tx, { eventType: "user.deactivated", aggregateId: targetId, actorId, payload: { email: user.email, role: user.role } });
+    await events.record(tx, { eventType: "user.deactivated", aggregateId: targetId, actorId, payload: { email: user.email, role: user.role } });
   });
 }
 
@@ -116,7 +93,7 @@ export async function changeOwnPassword(
 ): Promise<IssuedToken> {
   const userId = caller.id;
   const attempt = await countLoginAttempt(ctx, caller.email, address);
-  const user = await findUserCredentialsById(ctx.db, userId);
+  const user = await users.findCredentialsById(ctx.db, userId);
   if (!user || !user.isActive) throw new InvalidBearerTokenError();
   if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new ForbiddenError("Current password is incorrect");
   await attempt.succeeded();
@@ -124,9 +101,9 @@ export async function changeOwnPassword(
   const changed = await ctx.db.transaction(async (tx) => {
     // Only over the generation whose password was just checked: a reset or role change that
     // committed meanwhile has refused the caller's token already.
-    const row = await setActiveUserPassword(tx, userId, passwordHash, user.credentialGeneration);
+    const row = await users.setActiveUserPassword(tx, userId, passwordHash, user.credentialGeneration);
     if (!row) throw new InvalidBearerTokenError();
-    await recordEvent(tx, { eventType: "user.password_changed", aggregateId: userId, actorId: userId, payload: { user_id: userId } });
+    await events.record(tx, { eventType: "user.password_changed", aggregateId: userId, actorId: userId, payload: { user_id: userId } });
     return row;
   });
   ctx.auth.forgetCredentials();
@@ -138,11 +115,11 @@ export async function resetPassword(ctx: AccountContext, targetId: string, newPa
   if (targetId === actorId) throw new ForbiddenError("Use PUT /identity/me/password to change your own password");
   const passwordHash = await hashPassword(newPassword);
   await ctx.db.transaction(async (tx) => {
-    const reset = await setActiveUserPassword(tx, targetId, passwordHash);
+    const reset = await users.setActiveUserPassword(tx, targetId, passwordHash);
     if (!reset) throw new NotFoundError(USER_NOT_FOUND);
     // A reset ends the e-mail's login throttle (CONTRACT §6.15): its owner signs in at once.
-    await clearLoginFailuresForEmail(tx, reset.email);
-    await recordEvent(tx, { eventType: "user.password_reset", aggregateId: targetId, actorId, payload: { user_id: targetId } });
+    await loginThrottle.clearLoginFailuresForEmail(tx, reset.email);
+    await events.record(tx, { eventType: "user.password_reset", aggregateId: targetId, actorId, payload: { user_id: targetId } });
   });
   ctx.auth.forgetCredentials();
 }
@@ -156,13 +133,13 @@ export async function changeRole(ctx: AccountContext, targetId: string, role: Ro
   if (targetId === actorId) throw new ForbiddenError("You cannot change your own role");
   const outcome = await ctx.db.transaction(async (tx) => {
     // The row lock first, as a deactivation's UPDATE takes it, then the admin-removal lock.
-    const before = await lockActiveUser(tx, targetId);
+    const before = await users.lockActiveUser(tx, targetId);
     if (!before) throw new NotFoundError(USER_NOT_FOUND);
     if (before.role === role) return { user: before, changed: false };
-    const after = await setActiveUserRole(tx, targetId, role);
+    const after = await users.setActiveUserRole(tx, targetId, role);
     if (!after) throw new NotFoundError(USER_NOT_FOUND);
     if (before.role === "admin") await assertAnAdminRemains(tx);
-    await recordEvent(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: role } });
+    await events.record(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: role } });
     return { user: after, changed: true };
   });
   if (outcome.changed) ctx.auth.forgetCredentials();
@@ -175,12 +152,12 @@ export async function changeRole(ctx: AccountContext, targetId: string, role: Ro
  */
 export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targetId: string, actorId: string): Promise<UserRecord> {
   const user = await ctx.db.transaction(async (tx) => {
-    const reactivated = await reactivateInactiveUser(tx, targetId);
+    const reactivated = await users.reactivateInactiveUser(tx, targetId);
     if (!reactivated) {
-      if (await findUser(tx, targetId)) throw new ConflictError("The user is already active");
+      if (await users.find(tx, targetId)) throw new ConflictError("The user is already active");
       throw new NotFoundError(USER_NOT_FOUND);
     }
-    await recordEvent(tx, { eventType: "user.reactivated", aggregateId: targetId, actorId, payload: { user_id: targetId } });
+    await events.record(tx, { eventType: "user.reactivated", aggregateId: targetId, actorId, payload: { user_id: targetId } });
     return reactivated;
   });
   ctx.auth.forgetCredentials();
@@ -195,10 +172,10 @@ export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targe
 export async function resetPasswordByEmail(db: Db, email: string, newPassword: string): Promise<{ id: string; isActive: boolean } | undefined> {
   const passwordHash = await hashPassword(newPassword);
   return db.transaction(async (tx) => {
-    const user = await setPasswordByEmail(tx, email, passwordHash);
+    const user = await users.setPasswordByEmail(tx, email, passwordHash);
     if (!user) return undefined;
-    await clearLoginFailuresForEmail(tx, email);
-    await recordEvent(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
+    await loginThrottle.clearLoginFailuresForEmail(tx, email);
+    await events.record(tx, { eventType: "user.password_reset", aggregateId: user.id, actorId: null, payload: { user_id: user.id } });
     return user;
   });
 }

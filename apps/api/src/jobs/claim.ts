@@ -7,9 +7,10 @@
  * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
  * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
  * wake-up, not for new jobs; and a claim that took the last free slot passes no wake-up on. Without
- * any wake-up a waiting claim re-checks every second, so a lost wake-up costs at most that.
+ * any wake-up, one waiting claim per automation is made to look again every second
+ * (WakeListener.recheck), so a lost wake-up costs at most that.
  */
-import { claimJobs, type ClaimOutcome, type Job } from "@hub/db";
+import { type Job, jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
 import type { ReadyJobKey, WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
@@ -21,13 +22,13 @@ import { withdrawClaimed, withdrawOffers } from "../dispatch/signals";
  * and to drop a few stale offers per look.
  */
 const EXTRA_CANDIDATES = 4;
-/** Fallback re-check while long-polling, in case a wake-up was lost. */
-const RECHECK_INTERVAL_MS = 1000;
+/** Longest wait for Redis to list the ready jobs: while Redis is away a claim finds nothing and still answers in time. */
+const READY_READ_TIMEOUT_MS = 1000;
 
 /**
  * Ids this process claimed whose withdrawal from the ready set is still on its way to Redis:
  * another claim reading the ready set meanwhile skips them, rather than send PostgreSQL a claim
- * for jobs that are already running (measured: most of the empty claims that remained).
+ * for jobs that are already running, which would come back empty.
  */
 const claimedBeingWithdrawn = new Set<string>();
 
@@ -91,7 +92,7 @@ async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<
 
 interface Look {
   candidates: ReadyJobKey[];
-  outcome: ClaimOutcome;
+  outcome: jobs.ClaimOutcome;
 }
 
 async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
@@ -113,14 +114,14 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
         // A claim that may wait and arrives while another of this process waits for room queues
         // behind it without looking: its look could only find the limit full, or take the slot the
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
-        // lost wake-up still costs at most RECHECK_INTERVAL_MS.
+        // lost wake-up still costs at most WAKE_RECHECK_INTERVAL_MS.
         if (signal.aborted || (firstLook && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
           return { candidates: [], outcome: { kind: "blocked" } };
         }
         const candidates = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
         // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
         if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
-        const claimed = await claimJobs(ctx.database.pool, {
+        const claimed = await jobs.claim(ctx.database.pool, {
           automationId,
           workerId: worker.id,
           maxJobs,
@@ -168,7 +169,8 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
       }
       const remainingMs = deadline - Date.now();
       if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return [];
-      await waiter.wait(Math.min(remainingMs, RECHECK_INTERVAL_MS), signal, { roomOnly: outcome.kind === "blocked" });
+      // Until a wake-up, the deadline, or this process's re-check (WakeListener.recheck) wakes it.
+      await waiter.wait(remainingMs, signal, { roomOnly: outcome.kind === "blocked" });
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
@@ -184,7 +186,7 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
  */
 async function readyCandidates(ctx: AppContext, automationId: string, count: number): Promise<ReadyJobKey[]> {
   try {
-    return await settleWithin(ctx.dispatch.ready.candidates(automationId, count), RECHECK_INTERVAL_MS);
+    return await settleWithin(ctx.dispatch.ready.candidates(automationId, count), READY_READ_TIMEOUT_MS);
   } catch (error) {
     ctx.logger.warn({ err: error, automationId }, "could not read ready jobs from Redis");
     return [];

@@ -3,7 +3,7 @@
  * `deepObject` style sends it, `context[<name>]=<value>`. Each keeps the jobs whose context has the
  * top-level key `<name>` with the string `<value>`; up to {@link CONTEXT_FILTERS_MAX}, and-ed.
  */
-import type { ContextFilter } from "@hub/db";
+import type { jobs } from "@hub/db";
 import type { ValidationIssue } from "@hub/shared";
 import { unstorableTextIssues } from "../http/body";
 import type { PatternQuery } from "../http/route";
@@ -34,12 +34,12 @@ function issuesOf(name: string, value: string): ValidationIssue[] {
   return [...unstorableTextIssues(name, loc), ...unstorableTextIssues(value, loc)].slice(0, 1);
 }
 
-/** The `context` pattern parameter of GET /jobs: its value is the list of {@link ContextFilter}s (absent when none). */
+/** The `context` pattern parameter of GET /jobs: its value is the list of {@link jobs.ContextFilter}s (absent when none). */
 export const contextFilterQuery: PatternQuery = {
   name: PARAMETER,
   claims: (key) => nameOf(key) !== undefined,
   parse(parameters) {
-    const filters: ContextFilter[] = [];
+    const filters: jobs.ContextFilter[] = [];
     const issues: ValidationIssue[] = [];
     for (const [key, value] of parameters) {
       const name = nameOf(key)!;

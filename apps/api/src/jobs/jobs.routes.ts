@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BULK_ACTION_BATCH_SIZE } from "@hub/db";
+import { jobs } from "@hub/db";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
@@ -99,7 +99,7 @@ export const jobRoutes = [
       200: {
         description:
           "What matched and what was cancelled; each cancelled job has its job.cancelled event (reason cancelled_by_user). " +
-          `Works in batches of ${BULK_ACTION_BATCH_SIZE} jobs, each its own transaction; jobs that finished meanwhile are skipped`,
+          `Works in batches of ${jobs.BULK_ACTION_BATCH_SIZE} jobs, each its own transaction; jobs that finished meanwhile are skipped`,
         schema: bulkActionResponse,
       },
       403: { description: "Only admins run bulk actions" },
@@ -121,7 +121,7 @@ export const jobRoutes = [
       200: {
         description:
           "What matched and which jobs were retried: each gets a new queued job with retry_of = its id and a job.created event. " +
-          `Works in batches of ${BULK_ACTION_BATCH_SIZE} jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped`,
+          `Works in batches of ${jobs.BULK_ACTION_BATCH_SIZE} jobs; jobs whose status changed meanwhile, or whose automation is deactivated, are skipped`,
         schema: bulkActionResponse,
       },
       403: { description: "Only admins run bulk actions" },

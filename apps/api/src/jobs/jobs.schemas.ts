@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_JOBS_PER_BATCH, WAITING_REASONS, type ContextFilter } from "@hub/db";
+import { jobs } from "@hub/db";
 import { jobContextField, jobResultField } from "../http/payload-limits";
 import {
   CANCELLABLE_JOB_STATUSES,
@@ -75,7 +75,7 @@ export const createJobBody = z.object({
 export type CreateJobBody = z.output<typeof createJobBody>;
 
 /** Most jobs one POST /jobs/batch creates (CONTRACT §6.6). */
-export const JOB_BATCH_MAX_JOBS = MAX_JOBS_PER_BATCH;
+export const JOB_BATCH_MAX_JOBS = jobs.MAX_JOBS_PER_BATCH;
 
 export const createJobBatchBody = z.object({
   jobs: z
@@ -141,7 +141,7 @@ export const listJobsQuery = z.object({
     .describe(`Only jobs whose error contains this text, ignoring case (1–${ERROR_CONTAINS_MAX_CHARS} characters)`),
   // Filled from the context.<name> / context[<name>] parameters by contextFilterQuery (route.ts's patternQuery).
   context: z
-    .custom<ContextFilter[]>((value) => Array.isArray(value))
+    .custom<jobs.ContextFilter[]>((value) => Array.isArray(value))
     .optional()
     .meta({
       type: "object",
@@ -170,7 +170,7 @@ export const jobRecord = z.object({
   finished_at: z.iso.datetime().nullable(),
   lease_expires_at: z.iso.datetime().nullable(),
   waiting_reason: z
-    .enum(WAITING_REASONS)
+    .enum(jobs.WAITING_REASONS)
     .nullable()
     .describe(
       "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +

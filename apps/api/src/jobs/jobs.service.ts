@@ -1,26 +1,4 @@
-import {
-  BULK_ACTION_BATCH_SIZE,
-  cancelJob,
-  cancelJobs,
-  findJobIdsForBulkAction,
-  createJob as insertJob,
-  createJobBatch as insertJobBatch,
-  findJob,
-  findJobWithWaiting,
-  listJobs as selectJobs,
-  waitingReasonsOf,
-  retryJobs,
-  retryJobWithContext,
-  type AutomationSeen,
-  type CancelledJob,
-  type DbOrTx,
-  type Job,
-  type JobWaiting,
-  type KeysetPage,
-  type KeysetPageRequest,
-  type NewJob,
-  type RetryJobRef,
-} from "@hub/db";
+import { type DbOrTx, type Job, type KeysetPage, type KeysetPageRequest, jobs } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -40,7 +18,7 @@ import {
   type RetryJobBody,
 } from "./jobs.schemas";
 
-const NOT_WAITING: JobWaiting = { waitingReason: null, queuePosition: null };
+const NOT_WAITING: jobs.JobWaiting = { waitingReason: null, queuePosition: null };
 
 /**
  * The job as the API shows it, for the records that state changes answer with: `waiting_reason`
@@ -51,7 +29,7 @@ export function toJobRecord(job: Job): JobRecord {
 }
 
 /** The job as the API shows it, with the waiting fields the reads compute (GET /jobs/{id}, GET /jobs). */
-export function toJobRecordWithWaiting(job: Job, waiting: JobWaiting): JobRecord {
+export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobRecord {
   return {
     id: job.id,
     automation_id: job.automationId,
@@ -90,7 +68,7 @@ export interface CreatedJobBatch {
 }
 
 /** A validated POST /jobs body (or batch item) as the creating statement takes it. */
-const newJobOf = (input: CreateJobBody): NewJob => ({
+const newJobOf = (input: CreateJobBody): jobs.NewJob => ({
   automationId: input.automation_id,
   context: input.context,
   runAt: input.run_at,
@@ -104,7 +82,7 @@ const inactiveAutomation = () => new ConflictError("Automation is deactivated an
  * issues (unknown automation, context against the parameters the statement read) under `locOf(i)`;
  * with no issue, 409 when an automation is inactive. Issues win over 409, every item is reported.
  */
-function refusalOf(items: readonly CreateJobBody[], seen: readonly AutomationSeen[], locOf: (index: number) => Loc): Error {
+function refusalOf(items: readonly CreateJobBody[], seen: readonly jobs.AutomationSeen[], locOf: (index: number) => Loc): Error {
   const automations = new Map(seen.map((automation) => [automation.id, automation]));
   const issues: ValidationIssue[] = [];
   let anyInactive = false;
@@ -126,7 +104,7 @@ function refusalOf(items: readonly CreateJobBody[], seen: readonly AutomationSee
 
 /**
  * POST /jobs: one statement checks the automation and the context, inserts the job with its
- * `job.created` event and binds the Idempotency-Key (@hub/db `createJob`); once committed, the job
+ * `job.created` event and binds the Idempotency-Key (@hub/db `jobs.insert`); once committed, the job
  * is handed to dispatch without waiting for Redis.
  */
 export async function createJob(
@@ -135,7 +113,7 @@ export async function createJob(
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  const outcome = await insertJob(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey);
+  const outcome = await jobs.insert(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
@@ -153,7 +131,7 @@ export async function createJob(
 }
 
 /**
- * POST /jobs/batch: every job or none, in one statement (@hub/db `createJobBatch`); ids in input
+ * POST /jobs/batch: every job or none, in one statement (@hub/db `jobs.insertBatch`); ids in input
  * order. An invalid item → 422 listing every problem under `["body","jobs",i,…]`; an inactive
  * automation → 409.
  */
@@ -163,7 +141,7 @@ export async function createJobBatch(
   input: CreateJobBatchBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJobBatch> {
-  const outcome = await insertJobBatch(
+  const outcome = await jobs.insertBatch(
     ctx.database.pool,
     creator.id,
     input.jobs.map(newJobOf),
@@ -187,7 +165,7 @@ export async function createJobBatch(
 
 /** One page of GET /jobs, newest first. */
 export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
-  const { items, next } = await selectJobs(
+  const { items, next } = await jobs.list(
     db,
     {
       automationId: query.automation_id,
@@ -206,7 +184,7 @@ export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPag
     page,
   );
   // One more statement for the whole page, only when it holds queued jobs; positions stay null in lists.
-  const reasons = await waitingReasonsOf(
+  const reasons = await jobs.waitingReasonsOf(
     db,
     items.filter((job) => job.status === "queued"),
   );
@@ -214,7 +192,7 @@ export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPag
 }
 
 export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
-  const job = await findJobWithWaiting(db, jobId);
+  const job = await jobs.findWithWaiting(db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   return toJobRecordWithWaiting(job, job);
 }
@@ -222,10 +200,10 @@ export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
 /** POST /jobs/{job_id}/cancel: admins cancel any job, employees only the jobs they created. */
 export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string): Promise<JobRecord> {
   const cancelled = await ctx.db.transaction(async (tx) => {
-    const job = await findJob(tx, jobId);
+    const job = await jobs.find(tx, jobId);
     if (!job) throw new NotFoundError("Job not found");
     if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may cancel only the jobs they created");
-    const outcome = await cancelJob(tx, jobId, user.id);
+    const outcome = await jobs.cancel(tx, jobId, user.id);
     if (outcome.ok) return outcome;
     switch (outcome.refusal) {
       case "not_found":
@@ -250,7 +228,7 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
  * unknown job (404), then an employee's retry of a job it did not create (403).
  */
 export async function checkRetryAllowed(db: DbOrTx, user: AuthenticatedUser, jobId: string): Promise<void> {
-  const job = await findJob(db, jobId);
+  const job = await jobs.find(db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
 }
@@ -265,17 +243,17 @@ const notRetryable = (status: string) => new ConflictError(`Only ${RETRYABLE_JOB
  * inactive automation, then 422 for a context that does not fit.
  */
 export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
-  const job = await findJob(ctx.db, jobId);
+  const job = await jobs.find(ctx.db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
   if (!isRetryable(job.status)) throw notRetryable(job.status);
-  let retry: RetryJobRef | undefined;
+  let retry: jobs.RetryJobRef | undefined;
   if (body.context === undefined) {
-    [retry] = await retryJobs(ctx.database.pool, user.id, [jobId]);
+    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId]);
     // Failed and cancelled are final, so the statement refused only for the automation.
     if (!retry) throw inactiveAutomation();
   } else {
-    const outcome = await retryJobWithContext(ctx.database.pool, user.id, jobId, body.context);
+    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context);
     switch (outcome.kind) {
       case "created":
         retry = outcome.job;
@@ -313,8 +291,8 @@ function slicesOf<T>(ids: readonly T[], size: number): T[][] {
  * wake waiting claims and the cancelled queued jobs stop being offered. Returns the cancelled ids.
  */
 async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const cancelled = await ctx.db.transaction((tx) => cancelJobs(tx, ids, user.id));
-  const byAutomation = new Map<string, { freedSlots: number; queued: CancelledJob[] }>();
+  const cancelled = await ctx.db.transaction((tx) => jobs.cancelMany(tx, ids, user.id));
+  const byAutomation = new Map<string, { freedSlots: number; queued: jobs.CancelledJob[] }>();
   for (const job of cancelled) {
     const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queued: [] };
     if (job.wasRunning) signals.freedSlots += 1;
@@ -329,12 +307,12 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
 }
 
 /**
- * One batch of a bulk retry: one statement (@hub/db `retryJobs`) creates the retries of the jobs
+ * One batch of a bulk retry: one statement (@hub/db `jobs.retry`) creates the retries of the jobs
  * still failed or cancelled whose automation is active; the new jobs go to dispatch as POST /jobs
  * hands them. Returns the ids of the retried (old) jobs.
  */
 async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const created = await retryJobs(ctx.database.pool, user.id, ids);
+  const created = await jobs.retry(ctx.database.pool, user.id, ids);
   ctx.metrics.jobs.created.inc(created.length);
   enqueueForDispatch(ctx, created);
   return created.map((job) => job.retryOf);
@@ -343,14 +321,14 @@ async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonl
 /**
  * POST /jobs/bulk-cancel and /jobs/bulk-retry (CONTRACT §6.5, admins): selects up to `limit`
  * matching jobs, oldest first, in the statuses the action applies to (the given `status` list, or
- * all of them), then acts in batches of {@link BULK_ACTION_BATCH_SIZE}, each its own short
+ * all of them), then acts in batches of {@link jobs.BULK_ACTION_BATCH_SIZE}, each its own short
  * transaction that re-checks the status, so jobs that changed state meanwhile are skipped.
  * `job_ids` lists the affected jobs (the matched ones on a dry run), at most
  * {@link BULK_ACTION_LISTED_IDS}; for a retry these are the retried jobs, whose retries carry
  * `retry_of`.
  */
 export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
-  const matchedIds = await findJobIdsForBulkAction(
+  const matchedIds = await jobs.findIdsForBulkAction(
     ctx.db,
     {
       automationId: body.automation_id,
@@ -362,7 +340,7 @@ export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, ac
   );
   if (body.dry_run) return { matched: matchedIds.length, affected: 0, job_ids: matchedIds.slice(0, BULK_ACTION_LISTED_IDS) };
   const affectedIds: string[] = [];
-  for (const batch of slicesOf(matchedIds, BULK_ACTION_BATCH_SIZE)) {
+  for (const batch of slicesOf(matchedIds, jobs.BULK_ACTION_BATCH_SIZE)) {
     let done: string[];
     switch (action) {
       case "cancel":

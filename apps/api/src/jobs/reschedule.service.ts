@@ -1,4 +1,4 @@
-import { rescheduleJob, toJobRef } from "@hub/db";
+import { jobs } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { moveOffer } from "../dispatch/signals";
@@ -15,7 +15,7 @@ import type { JobRecord, RescheduleJobBody } from "./jobs.schemas";
  */
 export async function rescheduleJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RescheduleJobBody): Promise<JobRecord> {
   const outcome = await ctx.db.transaction((tx) =>
-    rescheduleJob(tx, jobId, { runAt: body.run_at, priority: body.priority }, { userId: user.id, mayRescheduleAnyJob: user.role === "admin" }),
+    jobs.reschedule(tx, jobId, { runAt: body.run_at, priority: body.priority }, { userId: user.id, mayRescheduleAnyJob: user.role === "admin" }),
   );
   if (!outcome.ok) {
     switch (outcome.refusal) {
@@ -31,7 +31,7 @@ export async function rescheduleJobAsUser(ctx: AppContext, user: AuthenticatedUs
       }
     }
   }
-  await moveOffer(ctx, toJobRef(outcome.previous), toJobRef(outcome.job));
+  await moveOffer(ctx, jobs.toJobRef(outcome.previous), jobs.toJobRef(outcome.job));
   // As GET /jobs/{job_id} shows it: with its waiting reason and queue position after the change.
   return getJob(ctx.db, jobId);
 }

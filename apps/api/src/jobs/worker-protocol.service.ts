@@ -3,7 +3,7 @@
  * automation is 404, a job not running under this worker's current lease is 409, and a refused
  * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
-import { completeJob, completeJobs, extendLease, extendLeases, failJob, toJobRef, type Job, type LeaseRefusal } from "@hub/db";
+import { type Job, jobs } from "@hub/db";
 import { ConflictError, NotFoundError, type HttpError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
@@ -14,11 +14,11 @@ import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-pro
 
 type WorkerCall = "heartbeat" | "complete" | "fail";
 
-function countRefusal(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal, count = 1): void {
+function countRefusal(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal, count = 1): void {
   ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal }, count);
 }
 
-function refused(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal): HttpError {
+function refused(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal): HttpError {
   countRefusal(ctx, call, refusal);
   switch (refusal) {
     case "not_found":
@@ -33,7 +33,7 @@ function refused(ctx: AppContext, call: WorkerCall, refusal: LeaseRefusal): Http
 }
 
 /** A batch item's refusal as the batch endpoints name it. */
-function batchStatus(refusal: LeaseRefusal): "conflict" | "not_found" {
+function batchStatus(refusal: jobs.LeaseRefusal): "conflict" | "not_found" {
   switch (refusal) {
     case "not_found":
       return "not_found";
@@ -64,7 +64,7 @@ export async function heartbeatJob(
   jobId: string,
   attempt?: number,
 ): Promise<{ lease_expires_at: string }> {
-  const outcome = await extendLease(ctx.database.pool, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS);
+  const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS);
   if (!outcome.ok) throw refused(ctx, "heartbeat", outcome.refusal);
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
@@ -77,7 +77,7 @@ export async function completeJobAsWorker(
   result: Record<string, unknown>,
   attempt?: number,
 ): Promise<JobRecord> {
-  const outcome = await completeJob(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
+  const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw refused(ctx, "complete", outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);
@@ -95,7 +95,7 @@ export async function failJobAsWorker(
   jobId: string,
   failure: { error: string; retryable: boolean; attempt?: number | undefined },
 ): Promise<JobRecord> {
-  const outcome = await failJob(ctx.database.pool, jobId, fenceFor(worker, failure.attempt), {
+  const outcome = await jobs.fail(ctx.database.pool, jobId, fenceFor(worker, failure.attempt), {
     error: failure.error,
     retryable: failure.retryable,
     maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS,
@@ -105,7 +105,7 @@ export async function failJobAsWorker(
   observeFinishedRun(ctx, job);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
   // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
-  if (requeued) await offerAgain(ctx, job.automationId, [toJobRef(job)]);
+  if (requeued) await offerAgain(ctx, job.automationId, [jobs.toJobRef(job)]);
   else await wakeClaims(ctx, job.automationId);
   return toJobRecord(job);
 }
@@ -116,7 +116,7 @@ export async function completeJobsAsWorker(
   worker: AuthenticatedWorker,
   items: Array<{ id: string; result: Record<string, unknown>; attempt?: number | undefined }>,
 ): Promise<CompleteBatchResponse> {
-  const verdicts = await completeJobs(ctx.database.pool, worker, items);
+  const verdicts = await jobs.completeBatch(ctx.database.pool, worker, items);
   let completed = 0;
   for (const verdict of verdicts) {
     if (verdict.refusal) countRefusal(ctx, "complete", verdict.refusal);
@@ -132,7 +132,7 @@ export async function completeJobsAsWorker(
 
 /** POST /jobs/heartbeat-batch: each lease extended or refused on its own, in one statement. */
 export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
-  const verdicts = await extendLeases(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
+  const verdicts = await jobs.extendLeaseBatch(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
   for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
   return {
     results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({

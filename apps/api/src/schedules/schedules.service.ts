@@ -7,26 +7,7 @@
  * being deactivated until the change commits — then the schedule row.
  */
 import { isDeepStrictEqual } from "node:util";
-import {
-  databaseNow,
-  findAutomationView,
-  findSchedule,
-  insertSchedule,
-  isUniqueViolation,
-  listSchedules as selectSchedules,
-  lockSchedule,
-  markScheduleDeleted,
-  recordEvent,
-  SCHEDULE_KEY_CONSTRAINT,
-  updateSchedule,
-  type Automation,
-  type Db,
-  type DbOrTx,
-  type KeysetPage,
-  type KeysetPageRequest,
-  type Schedule,
-  type ScheduleSettings,
-} from "@hub/db";
+import { isUniqueViolation, type Automation, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules } from "@hub/db";
 import { validate, type ValidationIssue } from "@hub/shared";
 import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -60,7 +41,7 @@ export function toScheduleRecord(schedule: Schedule): ScheduleRecord {
 }
 
 /** The body as stored: only the fields a client sets. */
-function settingsOf(body: ScheduleBody): ScheduleSettings {
+function settingsOf(body: ScheduleBody): schedules.ScheduleSettings {
   return {
     key: body.key,
     cron: body.cron,
@@ -74,7 +55,7 @@ function settingsOf(body: ScheduleBody): ScheduleSettings {
 }
 
 /** The settings as an event payload and a record show them (snake_case). */
-function settingsPayload(settings: Partial<ScheduleSettings>): Record<string, unknown> {
+function settingsPayload(settings: Partial<schedules.ScheduleSettings>): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(settings)) if (value !== undefined) payload[field] = value;
   return payload;
@@ -135,7 +116,7 @@ function checkAgainstHub(
  * {@link FIRE_WITHIN_YEARS} years; refused as creating a schedule refuses it, at `["query", …]`.
  */
 export async function previewSchedule(ctx: ScheduleServiceContext, query: { cron: string; timezone: string; count: number }): Promise<Date[]> {
-  const now = await databaseNow(ctx.db);
+  const now = await jobs.databaseNow(ctx.db);
   const { issues, timetable } = checkCron(query.cron, query.timezone, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now, ["query", "cron"]);
   if (issues.length > 0) throw new RequestValidationError(issues);
   if (!timetable) throw new Error("the query schema accepted a time zone the timetable refuses");
@@ -154,12 +135,12 @@ export async function createSchedule(ctx: ScheduleServiceContext, automationId: 
   try {
     return await ctx.db.transaction(async (tx) => {
       const automation = await lockAutomationOrNotFound(tx, automationId, "key share");
-      const now = await databaseNow(tx);
+      const now = await jobs.databaseNow(tx);
       const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
       if (issues.length > 0) throw new RequestValidationError(issues);
       if (!automation.isActive) throw inactiveAutomation();
-      const schedule = await insertSchedule(tx, { ...settings, automationId, nextRunAt: body.enabled ? timetable!.nextAfter(now) : null });
-      await recordEvent(tx, {
+      const schedule = await schedules.insert(tx, { ...settings, automationId, nextRunAt: body.enabled ? timetable!.nextAfter(now) : null });
+      await events.record(tx, {
         eventType: "schedule.created",
         aggregateId: schedule.id,
         actorId,
@@ -168,13 +149,13 @@ export async function createSchedule(ctx: ScheduleServiceContext, automationId: 
       return schedule.id;
     });
   } catch (error) {
-    if (isUniqueViolation(error, SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
+    if (isUniqueViolation(error, schedules.SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
     throw error;
   }
 }
 
 export async function getSchedule(db: DbOrTx, id: string): Promise<ScheduleRecord> {
-  const schedule = await findSchedule(db, id);
+  const schedule = await schedules.find(db, id);
   if (!schedule) throw new NotFoundError("Schedule not found");
   return toScheduleRecord(schedule);
 }
@@ -186,17 +167,17 @@ export async function listSchedules(
   page: KeysetPageRequest,
   { automationMustExist = false } = {},
 ): Promise<KeysetPage<ScheduleRecord>> {
-  if (automationMustExist && filter.automation_id && !(await findAutomationView(db, filter.automation_id))) {
+  if (automationMustExist && filter.automation_id && !(await automations.findView(db, filter.automation_id))) {
     throw new NotFoundError("Automation not found");
   }
-  const { items, next } = await selectSchedules(db, { automationId: filter.automation_id, enabled: filter.enabled }, page);
+  const { items, next } = await schedules.list(db, { automationId: filter.automation_id, enabled: filter.enabled }, page);
   return { items: items.map(toScheduleRecord), next };
 }
 
 /** The settings `body` changes, with their new values; empty when the PUT changes nothing. */
-function changedSettings(current: Schedule, next: ScheduleSettings): Partial<ScheduleSettings> {
-  const changes: Partial<ScheduleSettings> = {};
-  for (const field of Object.keys(next) as Array<keyof ScheduleSettings>) {
+function changedSettings(current: Schedule, next: schedules.ScheduleSettings): Partial<schedules.ScheduleSettings> {
+  const changes: Partial<schedules.ScheduleSettings> = {};
+  for (const field of Object.keys(next) as Array<keyof schedules.ScheduleSettings>) {
     if (!isDeepStrictEqual(current[field], next[field])) Object.assign(changes, { [field]: next[field] });
   }
   return changes;
@@ -212,12 +193,12 @@ export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, b
   const settings = settingsOf(body);
   try {
     return await ctx.db.transaction(async (tx) => {
-      const found = await findSchedule(tx, id);
+      const found = await schedules.find(tx, id);
       if (!found) throw new NotFoundError("Schedule not found");
       const automation = await lockAutomationOrNotFound(tx, found.automationId, "key share");
-      const current = await lockSchedule(tx, id);
+      const current = await schedules.lock(tx, id);
       if (!current) throw new NotFoundError("Schedule not found");
-      const now = await databaseNow(tx);
+      const now = await jobs.databaseNow(tx);
       const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
       if (issues.length > 0) throw new RequestValidationError(issues);
       if (body.enabled && !automation.isActive) throw inactiveAutomation();
@@ -226,12 +207,12 @@ export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, b
       if (Object.keys(changes).length === 0) return toScheduleRecord(current);
       const restarts = changes.enabled === true || changes.cron !== undefined || changes.timezone !== undefined;
       const nextRunAt = !body.enabled ? null : restarts ? timetable!.nextAfter(now) : current.nextRunAt;
-      const updated = await updateSchedule(tx, id, { ...changes, nextRunAt });
-      await recordEvent(tx, { eventType: "schedule.updated", aggregateId: id, actorId, payload: settingsPayload(changes) });
+      const updated = await schedules.update(tx, id, { ...changes, nextRunAt });
+      await events.record(tx, { eventType: "schedule.updated", aggregateId: id, actorId, payload: settingsPayload(changes) });
       return toScheduleRecord(updated);
     });
   } catch (error) {
-    if (isUniqueViolation(error, SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
+    if (isUniqueViolation(error, schedules.SCHEDULE_KEY_CONSTRAINT)) throw keyTaken(settings.key);
     throw error;
   }
 }
@@ -239,7 +220,7 @@ export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, b
 /** DELETE /schedules/{schedule_id}: it stops firing; its queued jobs stay. 404 when unknown or already deleted. */
 export async function deleteSchedule(db: Db, id: string, actorId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    if (!(await markScheduleDeleted(tx, id))) throw new NotFoundError("Schedule not found");
-    await recordEvent(tx, { eventType: "schedule.deleted", aggregateId: id, actorId, payload: {} });
+    if (!(await schedules.markDeleted(tx, id))) throw new NotFoundError("Schedule not found");
+    await events.record(tx, { eventType: "schedule.deleted", aggregateId: id, actorId, payload: {} });
   });
 }

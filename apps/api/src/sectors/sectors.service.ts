@@ -1,13 +1,4 @@
-import {
-  findSector,
-  isUniqueViolation,
-  listSectors as selectSectors,
-  insertSector,
-  type Db,
-  type KeysetPage,
-  type KeysetPageRequest,
-  type Sector,
-} from "@hub/db";
+import { isUniqueViolation, type Db, type KeysetPage, type KeysetPageRequest, type Sector, sectors } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import type { SectorRecord } from "./sectors.schemas";
 
@@ -17,7 +8,7 @@ export function toSectorRecord(sector: Sector): SectorRecord {
 
 export async function createSector(db: Db, input: { name: string; color: string }, actorId: string): Promise<string> {
   try {
-    return await db.transaction((tx) => insertSector(tx, input, actorId));
+    return await db.transaction((tx) => sectors.insert(tx, input, actorId));
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`A sector named '${input.name}' already exists`);
     throw error;
@@ -26,12 +17,12 @@ export async function createSector(db: Db, input: { name: string; color: string 
 
 /** One page of the sectors, oldest first. */
 export async function listSectors(db: Db, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
-  const { items, next } = await selectSectors(db, page);
+  const { items, next } = await sectors.list(db, page);
   return { items: items.map(toSectorRecord), next };
 }
 
 export async function getSector(db: Db, id: string): Promise<SectorRecord> {
-  const sector = await findSector(db, id);
+  const sector = await sectors.find(db, id);
   if (!sector) throw new NotFoundError("Sector not found");
   return toSectorRecord(sector);
 }

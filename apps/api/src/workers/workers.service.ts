@@ -2,18 +2,7 @@
  * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
  * Each change locks the automation row first, then the worker and job rows.
  */
-import {
-  insertWorker,
-  lockRegisteredWorker,
-  markWorkerUnregistered,
-  recordEvent,
-  replaceWorkerApiKeyHash,
-  requeueRunningJobsOfWorker,
-  toJobRef,
-  type Tx,
-  type Worker,
-  isUniqueViolation,
-} from "@hub/db";
+import { type Tx, type Worker, isUniqueViolation, events, jobs, workers } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
@@ -27,7 +16,7 @@ function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
 
 async function lockRegisteredWorkerOrNotFound(tx: Tx, automationId: string): Promise<Worker> {
   await lockAutomationOrNotFound(tx, automationId, "no key update");
-  const worker = await lockRegisteredWorker(tx, automationId);
+  const worker = await workers.lockRegistered(tx, automationId);
   if (!worker) throw new NotFoundError("No worker is registered for this automation");
   return worker;
 }
@@ -45,9 +34,9 @@ export async function registerWorker(
     return await ctx.db.transaction(async (tx) => {
       const automation = await lockAutomationOrNotFound(tx, automationId, "no key update");
       if (!automation.isActive) throw new ConflictError("The automation is inactive");
-      if (await lockRegisteredWorker(tx, automationId)) throw alreadyRegistered();
-      const worker = await insertWorker(tx, { automationId, cloudInstanceId: input.cloud_instance_id, apiKeyHash: hashApiKey(apiKey) });
-      await recordEvent(tx, { eventType: "worker.registered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+      if (await workers.lockRegistered(tx, automationId)) throw alreadyRegistered();
+      const worker = await workers.register(tx, { automationId, cloudInstanceId: input.cloud_instance_id, apiKeyHash: hashApiKey(apiKey) });
+      await events.record(tx, { eventType: "worker.registered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
       return { id: worker.id, api_key: apiKey };
     });
   } catch (error) {
@@ -62,8 +51,8 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
-    await replaceWorkerApiKeyHash(tx, worker.id, hashApiKey(apiKey));
-    await recordEvent(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+    await workers.replaceApiKeyHash(tx, worker.id, hashApiKey(apiKey));
+    await events.record(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
     return { id: worker.id, api_key: apiKey };
   });
 }
@@ -75,9 +64,9 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
 export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<void> {
   const requeued = await ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
-    await markWorkerUnregistered(tx, worker.id);
-    await recordEvent(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
-    return requeueRunningJobsOfWorker(tx, worker.id);
+    await workers.markUnregistered(tx, worker.id);
+    await events.record(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
+    return jobs.requeueRunningOfWorker(tx, worker.id);
   });
-  await offerAgain(ctx, automationId, requeued.map(toJobRef));
+  await offerAgain(ctx, automationId, requeued.map(jobs.toJobRef));
 }

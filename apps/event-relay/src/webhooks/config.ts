@@ -16,7 +16,10 @@ export interface WebhookDeliveryConfig {
   maxInFlight: number;
   /** Attempts in flight per subscription (across relays, approximately): a slow endpoint takes no more slots. Default 8. */
   maxInFlightPerWebhook: number;
-  /** Pause between looks for due deliveries while nothing wakes the loop (retries come due this way). Default 250 ms. */
+  /**
+   * Pause between looks for due deliveries while nothing wakes the loop (retries come due this
+   * way). Default 250 ms; while passes find nothing it doubles, up to four times this.
+   */
   pollMs: number;
   /**
    * How long a finished attempt waits for others before the loop records them and claims again:

@@ -1,6 +1,6 @@
 /**
  * The webhook delivery loop (CONTRACT §6.7), beside the relay's outbox loop in the same process.
- * The relay queues deliveries when it stamps events (packages/db/src/queries/outbox.ts); this
+ * The relay queues deliveries when it stamps events (packages/db/src/sql/events/outbox.ts); this
  * loop claims the due ones from PostgreSQL under a lease (`FOR UPDATE SKIP LOCKED`, so any number
  * of relays share them without sending one twice), sends each attempt on its own — an endpoint
  * that hangs holds one slot for at most the request timeout and never the stream, the stamp or
@@ -12,19 +12,7 @@
  * even when the latter needed retries. At least once: a relay that dies mid-attempt keeps its
  * claims until the lease lapses, then another relay sends them again.
  */
-import {
-  claimDueWebhookDeliveries,
-  measureWebhookDeliveryHealth,
-  failPendingDeliveriesOfInactiveWebhooks,
-  recordWebhookDeliveriesDelivered,
-  recordWebhookDeliveryFailures,
-  releaseWebhookDeliveries,
-  type ClaimedWebhookDelivery,
-  type Db,
-  type DeliveredAttempt,
-  type FailedAttempt,
-  type SqlQueryable,
-} from "@hub/db";
+import { type Db, type Executor, webhookDeliveries } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { systemResolver, WebhookSecretDecryptionError, type HostResolver, type WebhookSecretBox } from "@hub/shared/webhooks";
 import type client from "prom-client";
@@ -38,7 +26,7 @@ import { signWebhookRequest } from "./signer";
 
 export interface WebhookDeliveryOptions {
   /** Pool for the loop's prepared statements (claims, outcomes, metrics). */
-  pool: SqlQueryable;
+  pool: Executor;
   /** Drizzle handle on the same pool, for the failure transaction. */
   db: Db;
   /** Opens the subscriptions' secrets (HUB_WEBHOOK_ENCRYPTION_KEY). */
@@ -63,20 +51,22 @@ export interface WebhookDelivery {
 }
 
 interface Attempt {
-  claim: ClaimedWebhookDelivery;
+  claim: webhookDeliveries.ClaimedWebhookDelivery;
   abort: AbortController;
   done: Promise<void>;
 }
 
-type Outcome = { claim: ClaimedWebhookDelivery; result: AttemptResult };
+type Outcome = { claim: webhookDeliveries.ClaimedWebhookDelivery; result: AttemptResult };
 
+/** Longest pause between passes while no delivery is due, in flight or queued, in `pollMs` (a wake-up ends it). */
+const QUIET_POLL_MAX_FACTOR = 4;
 /** How often pending deliveries of disabled or deleted subscriptions are looked for. */
 const INACTIVE_SWEEP_INTERVAL_MS = 10_000;
 
 export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
   const config: WebhookDeliveryConfig = { ...defaultWebhookDeliveryConfig, ...options.config };
   const { pool, db, secrets, logger } = options;
-  const metrics = createWebhookMetrics({ registry: options.relayMetrics.registry, readHealth: () => measureWebhookDeliveryHealth(pool) });
+  const metrics = createWebhookMetrics({ registry: options.relayMetrics.registry, readHealth: () => webhookDeliveries.measureHealth(pool) });
   const sender = createWebhookSender({
     policy: config.policy,
     resolver: options.resolver ?? systemResolver,
@@ -87,7 +77,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
   const inFlight = new Map<string, Attempt>();
   let outcomes: Outcome[] = [];
   /** Attempts aborted by a stop: given back unattempted. */
-  let abortedClaims: ClaimedWebhookDelivery[] = [];
+  let abortedClaims: webhookDeliveries.ClaimedWebhookDelivery[] = [];
   let stopping = false;
   let crashed = false;
   let wakeRequested = false;
@@ -107,7 +97,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     }, config.outcomeCoalesceMs);
   };
 
-  async function attempt(claim: ClaimedWebhookDelivery, signal: AbortSignal): Promise<AttemptResult> {
+  async function attempt(claim: webhookDeliveries.ClaimedWebhookDelivery, signal: AbortSignal): Promise<AttemptResult> {
     let request;
     try {
       request = signWebhookRequest(claim, secrets);
@@ -121,7 +111,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     return result;
   }
 
-  function startAttempt(claim: ClaimedWebhookDelivery): void {
+  function startAttempt(claim: webhookDeliveries.ClaimedWebhookDelivery): void {
     const abort = new AbortController();
     const done = attempt(claim, abort.signal)
       .catch((error: unknown): AttemptResult => {
@@ -148,8 +138,8 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
    */
   async function recordOutcomes(): Promise<void> {
     const batch = new Set(outcomes);
-    const delivered: DeliveredAttempt[] = [];
-    const failed: FailedAttempt[] = [];
+    const delivered: webhookDeliveries.DeliveredAttempt[] = [];
+    const failed: webhookDeliveries.FailedAttempt[] = [];
     for (const { claim, result } of batch) {
       if (result.kind === "delivered") delivered.push({ id: claim.id, leaseToken: claim.leaseToken, statusCode: result.statusCode });
       else {
@@ -157,10 +147,10 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
         failed.push({ id: claim.id, leaseToken: claim.leaseToken, statusCode: result.statusCode, error: result.error, retryInMs });
       }
     }
-    await database(() => recordWebhookDeliveriesDelivered(pool, delivered));
+    await database(() => webhookDeliveries.recordDelivered(pool, delivered));
     metrics.deliveries.inc({ outcome: "delivered" }, delivered.length);
     outcomes = outcomes.filter((outcome) => outcome.result.kind !== "delivered" || !batch.has(outcome));
-    const recorded = await database(() => recordWebhookDeliveryFailures(db, failed, { disableAfterMs: webhookDisableAfterMs(config.timeScale) }));
+    const recorded = await database(() => webhookDeliveries.recordFailures(db, failed, { disableAfterMs: webhookDisableAfterMs(config.timeScale) }));
     outcomes = outcomes.filter((outcome) => !batch.has(outcome));
     metrics.deliveries.inc({ outcome: "retrying" }, recorded.retrying);
     metrics.deliveries.inc({ outcome: "failed" }, recorded.failed);
@@ -176,31 +166,40 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     }
   }
 
-  async function claimDue(): Promise<void> {
+  /** Claims what is due, up to the free attempt slots; resolves with how many it claimed. */
+  async function claimDue(): Promise<number> {
     const free = config.maxInFlight - inFlight.size;
-    if (free <= 0) return;
+    if (free <= 0) return 0;
     const claims = await database(() =>
-      claimDueWebhookDeliveries(pool, { limit: free, perWebhookLimit: config.maxInFlightPerWebhook, leaseMs: config.leaseMs }),
+      webhookDeliveries.claimDue(pool, { limit: free, perWebhookLimit: config.maxInFlightPerWebhook, leaseMs: config.leaseMs }),
     );
     for (const claim of claims) startAttempt(claim);
+    return claims.length;
   }
 
   let sweepDueAt = 0;
   /** Now and then: fail what a stamp queued for a subscription being disabled or deleted at that moment. */
   async function sweepInactiveSubscriptions(): Promise<void> {
     if (Date.now() < sweepDueAt) return;
-    await database(() => failPendingDeliveriesOfInactiveWebhooks(pool));
+    await database(() => webhookDeliveries.failPendingOfInactiveWebhooks(pool));
     sweepDueAt = Date.now() + INACTIVE_SWEEP_INTERVAL_MS;
   }
 
   async function run(): Promise<void> {
     let consecutiveFailures = 0;
+    /** The pause after a pass: `pollMs` while deliveries come, doubling up to QUIET_POLL_MAX_FACTOR × `pollMs` while none does. */
+    let pauseMs = config.pollMs;
     while (!stopping) {
+      const woken = wakeRequested;
       wakeRequested = false;
       try {
         if (outcomes.length > 0) await recordOutcomes();
         await sweepInactiveSubscriptions();
-        await claimDue();
+        const claimed = await claimDue();
+        // Stamps that queue deliveries and finished attempts wake the loop; only retries coming
+        // due and leases of a dead relay's attempts lapsing are found by polling, and neither is
+        // due sooner than seconds ahead: while nothing comes, poll ever more seldom.
+        pauseMs = claimed > 0 || woken || inFlight.size > 0 ? config.pollMs : Math.min(pauseMs * 2, config.pollMs * QUIET_POLL_MAX_FACTOR);
         outages.recovered("database");
         consecutiveFailures = 0;
       } catch (error) {
@@ -210,7 +209,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
         await sleep(backoffMs(consecutiveFailures, config.maxBackoffMs));
         continue;
       }
-      await sleep(config.pollMs);
+      await sleep(pauseMs);
     }
   }
 
@@ -235,7 +234,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     }
     const released = abortedClaims;
     abortedClaims = [];
-    await releaseWebhookDeliveries(pool, released).catch(() => undefined);
+    await webhookDeliveries.release(pool, released).catch(() => undefined);
   }
 
   return {

@@ -5,10 +5,10 @@
  * this relay's own.
  */
 import client from "prom-client";
-import type { WebhookDeliveryHealth } from "@hub/db";
+import type { webhookDeliveries } from "@hub/db";
 import { oncePerScrape } from "../metrics";
 
-export function createWebhookMetrics(options: { registry: client.Registry; readHealth: () => Promise<WebhookDeliveryHealth> }) {
+export function createWebhookMetrics(options: { registry: client.Registry; readHealth: () => Promise<webhookDeliveries.WebhookDeliveryHealth> }) {
   const { registry } = options;
   const readHealthOnce = oncePerScrape(options.readHealth);
 

@@ -4,7 +4,8 @@
  * replaced one as well. Secrets are decrypted here, just before signing, and never leave this
  * function.
  */
-import { toEventRecordJson, type ClaimedWebhookDelivery } from "@hub/db";
+import type { webhookDeliveries } from "@hub/db";
+import { events } from "@hub/db";
 import { webhookSignatureHeader, type WebhookSecretBox } from "@hub/shared/webhooks";
 
 export interface SignedWebhookRequest {
@@ -14,8 +15,8 @@ export interface SignedWebhookRequest {
 
 export const WEBHOOK_USER_AGENT = "AutomationHub-Webhooks/1.0";
 
-export function signWebhookRequest(delivery: ClaimedWebhookDelivery, box: WebhookSecretBox, now: Date = new Date()): SignedWebhookRequest {
-  const body = JSON.stringify(toEventRecordJson(delivery.event));
+export function signWebhookRequest(delivery: webhookDeliveries.ClaimedWebhookDelivery, box: WebhookSecretBox, now: Date = new Date()): SignedWebhookRequest {
+  const body = JSON.stringify(events.toEventRecordJson(delivery.event));
   const secrets = [box.open(delivery.webhookId, delivery.secretCiphertext)];
   if (delivery.previousSecretCiphertext) secrets.push(box.open(delivery.webhookId, delivery.previousSecretCiphertext));
   const message = { id: delivery.event.id, timestamp: Math.floor(now.getTime() / 1000), body };

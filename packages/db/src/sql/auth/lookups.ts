@@ -1,0 +1,39 @@
+/** The lookups behind authentication (apps/api/src/http/auth.ts). */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../client";
+import { users, workers } from "../../schema";
+
+/**
+ * The two lookups every authenticated request makes, as named prepared statements: built once,
+ * parsed and planned once per connection instead of on every request.
+ */
+export function prepareLookups(db: Db) {
+  return {
+    userById: db
+      .select({
+        id: users.id,
+        email: users.email,
+        role: users.role,
+        isActive: users.isActive,
+        createdAt: users.createdAt,
+        credentialGeneration: users.credentialGeneration,
+      })
+      .from(users)
+      .where(eq(users.id, sql.placeholder("id")))
+      .prepare("auth_user_by_id"),
+    workerByKeyHash: db
+      .select({
+        id: workers.id,
+        automationId: workers.automationId,
+        cloudInstanceId: workers.cloudInstanceId,
+        status: workers.status,
+        lastSeenAt: workers.lastSeenAt,
+        apiKeyHash: workers.apiKeyHash,
+      })
+      .from(workers)
+      .where(and(eq(workers.apiKeyHash, sql.placeholder("keyHash")), isNull(workers.unregisteredAt)))
+      .prepare("auth_worker_by_key_hash"),
+  };
+}
+
+export type AuthLookups = ReturnType<typeof prepareLookups>;

@@ -1,0 +1,98 @@
+/**
+ * Cancelling jobs (one, the queued jobs of an automation being deactivated, a bulk batch), each
+ * with its outbox events in the caller's transaction. Not on the per-job hot path, so drizzle
+ * builds them.
+ *
+ * Locking order, to stay deadlock-free: an automation row before any of its job rows, and several
+ * job rows in id order (as the worker batch statements lock them, lease-batch.ts).
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason } from "@hub/shared";
+import type { Tx } from "../../client";
+import { jobs, type Job } from "../../schema";
+import * as events from "../events/crud";
+
+function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
+  return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
+}
+
+/**
+ * Cancels a queued or running job. A running job's worker will get 409 on its next call.
+ * `wasRunning` tells the caller a concurrency slot was freed.
+ */
+export async function cancel(
+  tx: Tx,
+  jobId: string,
+  actorId: string,
+): Promise<{ ok: true; job: Job; wasRunning: boolean } | { ok: false; refusal: "not_found" | "finished" }> {
+  const rows = await tx.execute<{ status: string }>(sql`select status from ${jobs} where id = ${jobId} for update`);
+  const status = rows.rows[0]?.status;
+  if (!status) return { ok: false, refusal: "not_found" };
+  if (!isJobStatus(status) || !canTransition(status, "cancelled")) return { ok: false, refusal: "finished" };
+  const [job] = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(eq(jobs.id, jobId))
+    .returning();
+  await events.record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  return { ok: true, job: job!, wasRunning: status === "running" };
+}
+
+/** Deactivation: every queued job of the automation becomes `cancelled`. Call with its row locked. */
+export async function cancelQueuedOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<Job[]> {
+  const cancelled = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()` })
+    .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
+    .returning();
+  await events.recordMany(
+    tx,
+    cancelled.map((job) => cancelledEvent(job, "automation_deactivated", actorId)),
+  );
+  return cancelled;
+}
+
+/** A job {@link cancelMany} cancelled; `wasRunning` tells the caller a concurrency slot was freed. */
+export interface CancelledJob {
+  id: string;
+  automationId: string;
+  /** Creation order: with the id, what names the job's offer in its ready set. */
+  seq: number;
+  wasRunning: boolean;
+}
+
+/**
+ * Bulk cancel (CONTRACT §6.5): the jobs among `jobIds` that are still queued or running become
+ * `cancelled`, each with its `job.cancelled` event (`cancelled_by_user`, as a single cancel). Rows
+ * are locked in id order (the house order, see above); jobs that finished meanwhile are skipped.
+ * Keep `jobIds` to {@link BULK_ACTION_BATCH_SIZE} so the transaction stays short.
+ */
+export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
+  if (jobIds.length === 0) return [];
+  const locked = await tx
+    .select({ id: jobs.id, status: jobs.status })
+    .from(jobs)
+    .where(and(inArray(jobs.id, [...jobIds]), inArray(jobs.status, CANCELLABLE_JOB_STATUSES)))
+    .orderBy(jobs.id)
+    .for("update");
+  if (locked.length === 0) return [];
+  const wasRunning = new Set(locked.filter((row) => row.status === "running").map((row) => row.id));
+  const cancelled = await tx
+    .update(jobs)
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .where(
+      and(
+        inArray(
+          jobs.id,
+          locked.map((row) => row.id),
+        ),
+        inArray(jobs.status, CANCELLABLE_JOB_STATUSES),
+      ),
+    )
+    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
+  await events.recordMany(
+    tx,
+    cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
+  );
+  return cancelled.map((job) => ({ ...job, wasRunning: wasRunning.has(job.id) }));
+}

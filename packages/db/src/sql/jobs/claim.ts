@@ -1,0 +1,71 @@
+/**
+ * Claiming jobs: one round trip to `hub_claim_jobs_v2` (defined in migration 0013), which checks the automation
+ * (active, not in development mode, worker registered, a slot free) under a lock held only for
+ * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) and writes their
+ * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
+ */
+import type { Job } from "../../schema";
+import { fromRow } from "./row";
+import { runStatement, type NamedStatement, type Executor } from "../../executor";
+
+export type ClaimOutcome =
+  /** `jobs` in claim order; `slotsLeft` free slots remain after them. */
+  | { kind: "claimed"; jobs: Job[]; slotsLeft: number; staleIds: string[] }
+  /** A slot was free but nothing was claimable. */
+  | { kind: "none"; slotsLeft: number; staleIds: string[] }
+  /** The automation may not run more jobs now: no slot free, development mode, inactive, or the worker is gone. */
+  | { kind: "blocked" };
+
+export interface ClaimRequest {
+  automationId: string;
+  workerId: string;
+  /** 1 for POST /jobs/claim; max_jobs for claim-batch. */
+  maxJobs: number;
+  leaseSeconds: number;
+  /**
+   * Ids the dispatch layer offered (its ready set); the answer names those no longer queued
+   * (`staleIds`) so they stop being offered. They do not choose the jobs: claim order does.
+   */
+  candidateIds: string[];
+}
+
+/**
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v2` (migration 0013) returns every job
+ * column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
+ * table's size (issue 31: joining the rows back to `jobs` planned a sequential scan of the whole table).
+ */
+export const claimStatement: NamedStatement = {
+  name: "hub_claim_jobs",
+  text: "select * from hub_claim_jobs_v2($1, $2, $3, $4, $5::uuid[])",
+};
+
+interface ClaimRow extends Record<string, unknown> {
+  outcome: "claimed" | "none" | "blocked";
+  slots_left: number;
+  stale_ids: string[];
+}
+
+/** Claims up to `maxJobs` jobs for the worker in one statement (no explicit transaction). */
+export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimOutcome> {
+  const rows = await runStatement<ClaimRow>(db, claimStatement, [
+    request.automationId,
+    request.workerId,
+    request.maxJobs,
+    request.leaseSeconds,
+    request.candidateIds,
+  ]);
+  const first = rows[0];
+  if (!first) throw new Error("hub_claim_jobs returned no row");
+  switch (first.outcome) {
+    case "blocked":
+      return { kind: "blocked" };
+    case "none":
+      return { kind: "none", slotsLeft: first.slots_left, staleIds: first.stale_ids };
+    case "claimed":
+      return { kind: "claimed", jobs: rows.map(fromRow), slotsLeft: first.slots_left, staleIds: first.stale_ids };
+    default: {
+      const exhaustive: never = first.outcome;
+      throw new Error(`unknown claim outcome ${String(exhaustive)}`);
+    }
+  }
+}

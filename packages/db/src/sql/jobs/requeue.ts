@@ -1,0 +1,41 @@
+/**
+ * Unregistering a worker puts its running jobs back in the queue, with their `job.requeued` events,
+ * in the caller's transaction (drizzle builds it: not on the per-job hot path).
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { RequeueReason } from "@hub/shared";
+import type { Tx } from "../../client";
+import { jobs, type Job } from "../../schema";
+import * as events from "../events/crud";
+
+/** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
+function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
+  return {
+    eventType: "job.requeued",
+    aggregateId: job.id,
+    actorId: null,
+    payload: { automation_id: job.automationId, reason, attempts: job.attempts, available_at: job.availableAt.toISOString() },
+  };
+}
+
+/**
+ * Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again.
+ * Call with the automation row locked; the job rows are locked in id order first.
+ */
+export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
+  const running = await tx.execute<{ id: string }>(
+    sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running' order by id for update`,
+  );
+  const ids = running.rows.map((row) => row.id);
+  if (ids.length === 0) return [];
+  const requeued = await tx
+    .update(jobs)
+    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
+    .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
+    .returning();
+  await events.recordMany(
+    tx,
+    requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
+  );
+  return requeued;
+}

@@ -1,0 +1,61 @@
+/**
+ * POST /jobs/{job_id}/reschedule (CONTRACT §6.8): a queued job gets a new `run_at` (and with it
+ * `available_at`) and/or a new `priority`, with its `job.rescheduled` event, in the caller's
+ * transaction. People do this now and then, so drizzle builds it.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { Tx } from "../../client";
+import { jobs, type Job } from "../../schema";
+import * as events from "../events/crud";
+
+/** What to change; an absent field stays as it is. */
+export interface JobRescheduling {
+  /** A time to run the job at, or null for now; `available_at` becomes the later of it and now (PostgreSQL's clock). */
+  runAt?: Date | null | undefined;
+  priority?: number | undefined;
+}
+
+/** Who reschedules: admins may touch any job, employees only the jobs they created. */
+export interface Rescheduler {
+  userId: string;
+  mayRescheduleAnyJob: boolean;
+}
+
+export type RescheduleOutcome =
+  /** `previous` is the job as it was, so dispatch can find the offer it had. */
+  | { ok: true; job: Job; previous: Job }
+  | { ok: false; refusal: "not_found" | "not_creator" | "not_queued"; status?: Job["status"] };
+
+/** ISO 8601 in UTC with milliseconds, as the API writes times; null stays null. */
+const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
+
+/**
+ * Reschedules a queued job. The row is locked first, so a claim or a cancel either committed
+ * before (→ `not_queued`) or waits for this change. Refusals, in this order: unknown job, an
+ * employee's reschedule of another user's job, a job that is not queued.
+ */
+export async function reschedule(tx: Tx, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
+  const [previous] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+  if (!previous) return { ok: false, refusal: "not_found" };
+  if (!by.mayRescheduleAnyJob && previous.createdBy !== by.userId) return { ok: false, refusal: "not_creator" };
+  if (previous.status !== "queued") return { ok: false, refusal: "not_queued", status: previous.status };
+  const runAt = change.runAt === undefined ? {} : { runAt: change.runAt, availableAt: sql`greatest(${isoOrNull(change.runAt)}::timestamptz, now())` };
+  const priority = change.priority === undefined ? {} : { priority: change.priority };
+  const [job] = await tx
+    .update(jobs)
+    .set({ ...runAt, ...priority })
+    .where(eq(jobs.id, jobId))
+    .returning();
+  await events.record(tx, {
+    eventType: "job.rescheduled",
+    aggregateId: jobId,
+    actorId: by.userId,
+    payload: {
+      automation_id: job!.automationId,
+      run_at: isoOrNull(job!.runAt),
+      priority: job!.priority,
+      available_at: job!.availableAt.toISOString(),
+    },
+  });
+  return { ok: true, job: job!, previous };
+}

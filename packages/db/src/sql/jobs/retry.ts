@@ -1,0 +1,124 @@
+/**
+ * Retrying finished jobs: `POST /jobs/{id}/retry` and bulk retry, one named prepared statement for
+ * any number of ids; and `POST /jobs/{id}/retry` with a new context (CONTRACT §6.14), one job.
+ */
+import { RETRYABLE_JOB_STATUSES } from "@hub/shared";
+import type { Executor } from "../../executor";
+import { sqlLiteralList } from "../../sql-literals";
+import type { AutomationParameter } from "../../schema";
+import type { JobRef } from "./dispatch-scan";
+import { contextFitsParameters } from "./insert";
+
+// Retrying finished jobs (CONTRACT §6.4, §6.5): for each id that names a `failed` or `cancelled`
+// job of an active automation, a new queued job with the same automation, context and priority,
+// `retry_of` = that id, and its `job.created` event; the retry runs now: its `run_at`,
+// `schedule_id` and `fire_time` stay null (CONTRACT §6.8). One statement for any number of ids, so
+// bulk-retry runs it per batch. The automations are read FOR KEY SHARE, as POST /jobs does, so a
+// deactivation either waits and cancels the new jobs or committed first and is seen here. The
+// source jobs need no lock: `failed` and `cancelled` are final.
+const RETRY_JOBS = `
+with source as (
+  select j.id, j.automation_id, j.context, j.priority from jobs j
+  where j.id = any($1::uuid[]) and j.status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)})
+), automation as (
+  select id from automations
+  where id = any(array(select distinct automation_id from source)) and is_active order by id for key share
+), created as (
+  insert into jobs (automation_id, context, priority, created_by, retry_of)
+  select source.automation_id, source.context, source.priority, $2, source.id
+  from source join automation on automation.id = source.automation_id
+  order by source.id
+  returning id, automation_id, context, retry_of, available_at, seq, priority
+), event as (
+  insert into events (aggregate_id, event_type, actor_id, payload)
+  select id, 'job.created', $2, jsonb_build_object('automation_id', automation_id, 'context', context, 'retry_of', retry_of)
+  from created order by retry_of
+)
+select id, automation_id, retry_of, available_at, seq, priority from created`;
+
+/** A job created by {@link retry}: what dispatch needs, and the job it retries. */
+export interface RetryJobRef extends JobRef {
+  retryOf: string;
+}
+
+/**
+ * Retries the `failed` or `cancelled` jobs among `jobIds` whose automation is active, as
+ * `retriedBy`: one new queued job per such id, with its `job.created` event (carrying `retry_of`),
+ * in one statement. Other ids (unknown, not finished that way, inactive automation) create nothing;
+ * the caller tells them apart if it must.
+ */
+export async function retry(db: Executor, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
+  if (jobIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
+    name: "jobs_retry",
+    text: RETRY_JOBS,
+    values: [jobIds, retriedBy],
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    automationId: row.automation_id,
+    retryOf: row.retry_of,
+    seq: Number(row.seq),
+    priority: row.priority,
+    availableAt: row.available_at,
+  }));
+}
+
+// As RETRY_JOBS (above) for one job, with the context given ($3) instead of the old one:
+// the automation is read FOR KEY SHARE, the context checked against its parameters as they are in
+// this snapshot (as POST /jobs checks it), and job.created says the context was changed. When it
+// creates nothing it returns what the caller needs to say why, in the contract's order: the job's
+// status (409 unless failed or cancelled), the automation's state (409 when inactive), then its
+// parameters (422 for the context).
+const RETRY_WITH_CONTEXT = `
+with source as (
+  select id, automation_id, priority, status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)}) as retryable from jobs where id = $1
+), automation as (
+  select id, parameters, is_active from automations where id = (select automation_id from source) for key share
+), created as (
+  insert into jobs (automation_id, context, priority, created_by, retry_of)
+  select source.automation_id, $3::jsonb, source.priority, $2, source.id
+  from source join automation on automation.id = source.automation_id
+  where source.retryable and automation.is_active and ${contextFitsParameters("$3::jsonb", "automation.parameters")}
+  returning id, automation_id, retry_of, available_at, seq, priority
+), event as (
+  insert into events (aggregate_id, event_type, actor_id, payload)
+  select id, 'job.created', $2,
+         jsonb_build_object('automation_id', automation_id, 'context', $3::jsonb, 'retry_of', retry_of, 'context_changed', true)
+  from created
+)
+select created.id, created.automation_id, created.retry_of, created.available_at, created.seq, created.priority,
+       source.retryable, automation.is_active, automation.parameters
+from source
+left join automation on true
+left join created on true`;
+
+export type RetryWithContextOutcome =
+  | { kind: "created"; job: RetryJobRef }
+  | { kind: "not_found" }
+  /** Nothing was created: the job is not failed or cancelled, its automation inactive, or the context does not fit its parameters. */
+  | { kind: "refused"; retryable: boolean; automationActive: boolean; parameters: AutomationParameter[] };
+
+/** `POST /jobs/{job_id}/retry` with `{context}`: the new job and its `job.created` (with `retry_of` and `context_changed`) in one statement. */
+export async function retryWithContext(db: Executor, retriedBy: string, jobId: string, context: Record<string, unknown>): Promise<RetryWithContextOutcome> {
+  const { rows } = await db.query<{
+    id: string | null;
+    automation_id: string | null;
+    retry_of: string | null;
+    available_at: Date | null;
+    seq: string | null;
+    priority: number | null;
+    retryable: boolean;
+    is_active: boolean | null;
+    parameters: AutomationParameter[] | null;
+  }>({ name: "jobs_retry_with_context", text: RETRY_WITH_CONTEXT, values: [jobId, retriedBy, JSON.stringify(context)] });
+  const row = rows[0];
+  if (!row) return { kind: "not_found" };
+  if (row.id) {
+    return {
+      kind: "created",
+      job: { id: row.id, automationId: row.automation_id!, retryOf: row.retry_of!, seq: Number(row.seq), priority: row.priority!, availableAt: row.available_at! },
+    };
+  }
+  return { kind: "refused", retryable: row.retryable, automationActive: row.is_active === true, parameters: row.parameters ?? [] };
+}

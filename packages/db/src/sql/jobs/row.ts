@@ -1,0 +1,50 @@
+/**
+ * What the hand-written job statements share: the connection they run on and the mapping of a job
+ * row, as PostgreSQL returns it, to the drizzle `Job` shape.
+ */
+import type { Job } from "../../schema";
+
+/** Timestamps arrive as Date through node-postgres, as text through drizzle's raw `execute`. */
+function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  return value instanceof Date ? value : new Date(value as string);
+}
+
+/** A job row (snake_case, from raw SQL) → the drizzle `Job` shape. */
+export function fromRow(row: Record<string, unknown>): Job {
+  return {
+    id: row.id as string,
+    automationId: row.automation_id as string,
+    status: row.status as Job["status"],
+    context: row.context as Job["context"],
+    result: row.result as Job["result"],
+    error: row.error as string | null,
+    attempts: row.attempts as number,
+    createdBy: row.created_by as string | null,
+    workerId: row.worker_id as string | null,
+    createdAt: toDate(row.created_at)!,
+    startedAt: toDate(row.started_at),
+    finishedAt: toDate(row.finished_at),
+    leaseExpiresAt: toDate(row.lease_expires_at),
+    priority: row.priority as number,
+    availableAt: toDate(row.available_at)!,
+    seq: Number(row.seq),
+    retryOf: (row.retry_of as string | null | undefined) ?? null,
+    runAt: toDate(row.run_at),
+    scheduleId: (row.schedule_id as string | null | undefined) ?? null,
+    fireTime: toDate(row.fire_time),
+  };
+}
+
+/**
+ * The lease fence of a worker call, as SQL over a `jobs` row aliased `j`: $worker, $attempt (nullable).
+ * Every statement using it names its jobs by id, so the primary key must find them. Its status and
+ * lease checks are written `(…) is true`, which PostgreSQL neither uses as an index condition nor
+ * reads as implying a partial index's predicate: written plainly they matched jobs_running_lease_idx
+ * (`where status = 'running'`, keyed on `lease_expires_at`), which a table analysed while nothing
+ * ran shows as nearly empty, and cached generic plans would walk that index — every running job of
+ * every automation, and the dead entries a burst leaves — instead of probing the key
+ * (statement-plans.test.ts checks no fence uses it).
+ */
+export const leasedBy = (workerParam: string, attemptExpr: string) =>
+  `((j.status = 'running') is true and j.worker_id = ${workerParam} and (j.lease_expires_at > now()) is true and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;

@@ -1,0 +1,157 @@
+/**
+ * Why a queued job waits (CONTRACT §6.3, §6.8): the `waiting_reason` and `queue_position` of job
+ * records, for one job (GET /jobs/{id}) or a list page's queued jobs (GET /jobs).
+ *
+ * Every statement compares times with PostgreSQL's clock (`now()`, constant within a statement),
+ * as claims do, so a reason never disagrees with what the next claim would do because of a skewed
+ * API host.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "../../client";
+
+/** `waiting_reason` values, in the order they are checked: the first that applies is reported. */
+export const WAITING_REASONS = [
+  "development_mode",
+  "no_worker",
+  "worker_offline",
+  "scheduled",
+  "scheduled_retry",
+  "concurrency_limit",
+  "next_in_line",
+] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
+/**
+ * Claim order as SQL (CONTRACT §6.8): true when job `a` is handed out before job `b` — higher
+ * priority, then earlier `available_at`, then creation order.
+ */
+function claimsBefore(a: string, b: string): string {
+  return `(${a}.priority > ${b}.priority or (${a}.priority = ${b}.priority and (${a}.available_at, ${a}.seq) < (${b}.available_at, ${b}.seq)))`;
+}
+
+/**
+ * The waiting reason of each row of `page` (a CTE with `id, automation_id, status, priority,
+ * available_at, seq, attempts`), as the CTEs to append after `page` and the select list's
+ * expression. Per automation of the page's queued jobs, not per row: one look at the automation and
+ * its worker, one index-only count of its running jobs (at most `max_concurrent_jobs` entries), and
+ * one ordered walk of at most `max_concurrent_jobs` entries of `jobs_claim_idx` to find the last job
+ * the free slots would take now (`next_cutoff`: the F-th due job, or the last one when fewer are due).
+ *
+ * `next_in_line` reading: with F slots free, the next claims (or one claim-batch of F) hand out the
+ * first F due jobs in claim order; each of those is `next_in_line`. A due job behind them waits
+ * because the jobs ahead of it will fill every free slot, which is the concurrency limit at work,
+ * so it reports `concurrency_limit` (the contract's "running = max_concurrent_jobs" case is the one
+ * with F = 0). Every queued job thus has a non-null reason.
+ */
+const waitingReasonParts = {
+  ctes: `
+  automation_state as (
+    select a.id as automation_id, a.is_development, a.max_concurrent_jobs,
+      w.id as worker_id, w.status as worker_status,
+      (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running
+    from automations a
+    left join workers w on w.automation_id = a.id and w.unregistered_at is null
+    where a.id in (select p.automation_id from page p where p.status = 'queued')
+  ),
+  next_cutoff as (
+    select s.automation_id, c.priority, c.available_at, c.seq
+    from automation_state s
+    cross join lateral (
+      select t.priority, t.available_at, t.seq from (
+        select q.priority, q.available_at, q.seq from jobs q
+        where q.automation_id = s.automation_id and q.status = 'queued' and q.available_at <= now()
+        -- NULLS LAST as in jobs_claim_idx (plain DESC means NULLS FIRST and would sort every due job).
+        order by q.priority desc nulls last, q.available_at, q.seq
+        limit s.max_concurrent_jobs - s.running
+      ) t
+      order by t.priority, t.available_at desc, t.seq desc
+      limit 1
+    ) c
+    where s.running < s.max_concurrent_jobs
+  )`,
+  joins: `
+  left join automation_state s on s.automation_id = p.automation_id
+  left join next_cutoff n on n.automation_id = p.automation_id`,
+  reason: `
+  case
+    when p.status <> 'queued' or s.automation_id is null then null
+    when s.is_development then 'development_mode'
+    when s.worker_id is null then 'no_worker'
+    when s.worker_status = 'stopped' then 'worker_offline'
+    when p.available_at > now() and p.attempts = 0 then 'scheduled'
+    when p.available_at > now() then 'scheduled_retry'
+    when s.running >= s.max_concurrent_jobs then 'concurrency_limit'
+    when p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
+    else 'concurrency_limit'
+  end`,
+};
+
+/**
+ * `queue_position` of a `page` row: null unless queued and due (CONTRACT §6.8). The jobs ahead are
+ * counted in two index ranges of `jobs_claim_idx` (higher priority; same priority and earlier key),
+ * so the cost is the number of jobs ahead, not the length of the automation's queue.
+ */
+const queuePositionExpression = `
+  case when p.status = 'queued' and p.available_at <= now() then 1
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.priority > p.priority and q.available_at <= now())
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.priority = p.priority
+         and (q.available_at, q.seq) < (p.available_at, p.seq) and q.available_at <= now())
+  end`;
+
+/** The job columns the waiting statements read, as the `page` CTE's column list. */
+const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts";
+
+/**
+ * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
+ * (one snapshot, one `now()`); undefined when no job has this id.
+ */
+export async function findWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const result = await db.execute<Record<string, unknown>>(withWaitingQuery(jobId));
+  return result.rows[0];
+}
+
+/** The statement behind {@link findWithWaitingRow} (exported for EXPLAIN in tests). */
+export function withWaitingQuery(jobId: string): SQL {
+  return sql`
+  with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
+  select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position
+  from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`;
+}
+
+/** A job as the list reasons need it: its claim-order key and attempts. */
+export interface QueuedJobKey {
+  id: string;
+  automationId: string;
+  priority: number;
+  availableAt: Date;
+  seq: number;
+  attempts: number;
+}
+
+/**
+ * The waiting reasons of the queued jobs of a list page, in one statement for the whole page (never
+ * one per row); pass only queued jobs. Reasons are for each job as listed (its key is passed in),
+ * read a moment after the page itself.
+ */
+export async function waitingReasonsOf(db: DbOrTx, queued: readonly QueuedJobKey[]): Promise<Map<string, WaitingReason | null>> {
+  if (queued.length === 0) return new Map();
+  const keys = queued.map((job) => ({
+    id: job.id,
+    automation_id: job.automationId,
+    priority: job.priority,
+    available_at: job.availableAt.toISOString(),
+    seq: job.seq,
+    attempts: job.attempts,
+  }));
+  const result = await db.execute<{ id: string; waiting_reason: WaitingReason | null }>(sql`
+  with page as (
+    select u.id, u.automation_id, 'queued'::text as status, u.priority, u.available_at, u.seq, u.attempts
+    from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
+      as u(id uuid, automation_id uuid, priority int, available_at timestamptz, seq bigint, attempts int)
+  ),${sql.raw(waitingReasonParts.ctes)}
+  select p.id, ${sql.raw(waitingReasonParts.reason)} as waiting_reason
+  from page p ${sql.raw(waitingReasonParts.joins)}`);
+  return new Map(result.rows.map((row) => [row.id, row.waiting_reason]));
+}

@@ -1,0 +1,198 @@
+/** Data access for hub users. Every function takes the connection or transaction first. */
+import { and, count, eq, sql } from "drizzle-orm";
+import type { Role } from "@hub/shared";
+import type { DbOrTx } from "../../client";
+import { users, type User } from "../../schema";
+import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+
+/** The columns a user may be shown with: never the password hash. */
+const publicColumns = {
+  id: users.id,
+  email: users.email,
+  role: users.role,
+  isActive: users.isActive,
+  createdAt: users.createdAt,
+};
+
+export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
+
+/** Inserts a user; the caller hashes the password and lower-cases the e-mail. Throws on a taken e-mail. */
+export async function insert(db: DbOrTx, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+  const [row] = await db.insert(users).values(user).returning({ id: users.id });
+  if (!row) throw new Error("insert into users returned no row");
+  return row;
+}
+
+/** What signing in needs of a user: its hash, whether it may sign in, what its token carries. */
+const credentialColumns = {
+  id: users.id,
+  role: users.role,
+  isActive: users.isActive,
+  passwordHash: users.passwordHash,
+  credentialGeneration: users.credentialGeneration,
+};
+
+/** The login view of a user (with the hash), active or not; `email` must already be lower-case. */
+export async function findCredentialsByEmail(db: DbOrTx, email: string) {
+  const [row] = await db.select(credentialColumns).from(users).where(eq(users.email, email));
+  return row;
+}
+
+/** The login view of a user by id, active or not. */
+export async function findCredentialsById(db: DbOrTx, id: string) {
+  const [row] = await db.select(credentialColumns).from(users).where(eq(users.id, id));
+  return row;
+}
+
+/** A user, active or not (`email` lower-case). */
+export async function findByEmail(db: DbOrTx, email: string): Promise<PublicUser | undefined> {
+  const [row] = await db.select(publicColumns).from(users).where(eq(users.email, email));
+  return row;
+}
+
+/** A user, active or not. */
+export async function find(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db.select(publicColumns).from(users).where(eq(users.id, id));
+  return row;
+}
+
+/**
+ * An active user, its row locked until the transaction ends: a role change reads the role it
+ * replaces under the same lock that deactivations take on the row.
+ */
+export async function lockActiveUser(tx: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await tx
+    .select(publicColumns)
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .for("update");
+  return row;
+}
+
+/** Adds 1 to the credential generation: every login token issued before is refused (CONTRACT §6.11). */
+const nextCredentialGeneration = sql`${users.credentialGeneration} + 1`;
+
+/**
+ * Replaces an active user's password hash and starts a new credential generation; undefined when
+ * the user is unknown or deactivated, or (given `fromGeneration`) has moved past that generation.
+ * The new generation is returned for the token to carry.
+ */
+export async function setActiveUserPassword(
+  db: DbOrTx,
+  id: string,
+  passwordHash: string,
+  fromGeneration?: number,
+): Promise<{ email: string; role: Role; credentialGeneration: number } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
+    .where(
+      and(
+        eq(users.id, id),
+        eq(users.isActive, true),
+        fromGeneration === undefined ? undefined : eq(users.credentialGeneration, fromGeneration),
+      ),
+    )
+    .returning({ email: users.email, role: users.role, credentialGeneration: users.credentialGeneration });
+  return row;
+}
+
+/**
+ * The break-glass reset (`reset-password`): replaces the password of the user with this e-mail,
+ * active or not, and starts a new credential generation; undefined for an unknown e-mail.
+ */
+export async function setPasswordByEmail(db: DbOrTx, email: string, passwordHash: string): Promise<{ id: string; isActive: boolean } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
+    .where(eq(users.email, email))
+    .returning({ id: users.id, isActive: users.isActive });
+  return row;
+}
+
+/** Gives an active user another role and starts a new credential generation. */
+export async function setActiveUserRole(db: DbOrTx, id: string, role: Role): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ role, credentialGeneration: nextCredentialGeneration })
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .returning(publicColumns);
+  return row;
+}
+
+/**
+ * Makes a deactivated user active again, with its password and credential generation as they
+ * were; undefined when the user is unknown or already active.
+ */
+export async function reactivateInactiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ isActive: true, deactivatedAt: null })
+    .where(and(eq(users.id, id), eq(users.isActive, false)))
+    .returning(publicColumns);
+  return row;
+}
+
+/** Whether any user, active or not, holds `email` (lower-case). */
+export async function emailIsTaken(db: DbOrTx, email: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  return row !== undefined;
+}
+
+export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db
+    .select(publicColumns)
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.isActive, true)));
+  return row;
+}
+
+/** GET /identity/users: oldest first by (created_at, id). */
+export const USERS_LIST_ORDER: KeysetOrder = { createdAt: users.createdAt, id: users.id, direction: "oldest first" };
+
+/** One page of the active users, or of every user with `includeInactive`. */
+export async function listPage(db: DbOrTx, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
+  return keysetPage(
+    USERS_LIST_ORDER,
+    page,
+    ({ after, orderBy, limit }) =>
+      db
+        .select(publicColumns)
+        .from(users)
+        .where(options.includeInactive ? after : and(eq(users.isActive, true), after))
+        .orderBy(...orderBy)
+        .limit(limit),
+    (user) => user,
+  );
+}
+
+/**
+ * Marks an active user inactive and starts a new credential generation (its tokens stay refused
+ * after a reactivation); undefined when the user is unknown or already inactive. The row lock
+ * makes concurrent deactivations of one user succeed exactly once.
+ */
+export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ email: string; role: Role } | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ isActive: false, deactivatedAt: sql`now()`, credentialGeneration: nextCredentialGeneration })
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .returning({ email: users.email, role: users.role });
+  return row;
+}
+
+/**
+ * Serialises admin deactivations and demotions until the transaction ends (a transaction-level advisory lock),
+ * so two admins deactivating each other at once cannot both see the other still active.
+ */
+export async function lockAdminDeactivations(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('hub:admin-deactivation'))`);
+}
+
+/** Active admins as of this statement (read committed: it sees deactivations committed before it). */
+export async function countActiveAdmins(tx: DbOrTx): Promise<number> {
+  const [row] = await tx
+    .select({ admins: count() })
+    .from(users)
+    .where(and(eq(users.role, "admin"), eq(users.isActive, true)));
+  return row?.admins ?? 0;
+}

@@ -1,0 +1,2 @@
+export * from "./register";
+export * from "./heartbeat";

@@ -1,0 +1,37 @@
+/** Registering, re-keying and unregistering an automation's worker (drizzle statements in the caller's transaction). */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Tx } from "../../client";
+import { workers, type Worker } from "../../schema";
+
+/** The automation's registered worker, locked for the rest of the transaction. */
+export async function lockRegistered(tx: Tx, automationId: string): Promise<Worker | undefined> {
+  const [worker] = await tx
+    .select()
+    .from(workers)
+    .where(and(eq(workers.automationId, automationId), isNull(workers.unregisteredAt)))
+    .for("update");
+  return worker;
+}
+
+/**
+ * Registers a worker (status `stopped` until it calls the hub). A second registered worker of the
+ * same automation raises the unique violation `workers_one_per_automation`.
+ */
+export async function register(tx: Tx, values: { automationId: string; cloudInstanceId: string; apiKeyHash: string }): Promise<Worker> {
+  const [worker] = await tx.insert(workers).values(values).returning();
+  if (!worker) throw new Error("insert returned no row");
+  return worker;
+}
+
+/** Rotation: the old key's hash is gone, so the old key stops authenticating at once. */
+export async function replaceApiKeyHash(tx: Tx, workerId: string, apiKeyHash: string): Promise<void> {
+  await tx.update(workers).set({ apiKeyHash }).where(eq(workers.id, workerId));
+}
+
+/** Unregisters a worker: the row stays (jobs and events name it), its key stops authenticating. */
+export async function markUnregistered(tx: Tx, workerId: string): Promise<void> {
+  await tx
+    .update(workers)
+    .set({ unregisteredAt: sql`now()` })
+    .where(eq(workers.id, workerId));
+}
