@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -74,6 +74,8 @@ export interface BenchConfig {
   scale: ScaleConfig;
   /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
   burst: BurstConfig;
+  /** `keys` mode (limits per key and fair sharing under one big backlog): see {@link KeysConfig}. */
+  keys: KeysConfig;
   /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
   claimPlanRows: number[];
   /**
@@ -91,6 +93,23 @@ export interface BenchConfig {
   databaseServerUrl: string;
   redisUrl: string;
   resultsDir: string;
+}
+
+/**
+ * The `keys` mode (issue 27): one automation, `max_concurrent_jobs` BENCH_KEYS_LIMIT, BENCH_KEYS_VALUES
+ * key values with `max_concurrent_per_key` BENCH_KEYS_PER_KEY; one value's backlog of BENCH_KEYS_BIG
+ * jobs is queued first, then BENCH_KEYS_SMALL jobs of each other value; the same jobs run once more
+ * without a key ("plain") on a fresh hub for the same-run ratio.
+ */
+export interface KeysConfig {
+  values: number;
+  perKeyLimit: number;
+  limit: number;
+  bigBacklog: number;
+  smallJobs: number;
+  /** BENCH_KEYS_WORKERS: claim-batch loops (of BENCH_KEYS_CLAIM_BATCH jobs) completing what they claim. */
+  workers: number;
+  claimBatch: number;
 }
 
 /** The `timed` mode: jobs that wait for their time, and schedules, on one hub. */
@@ -205,9 +224,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
               ? "burst"
               : argv.includes("claim-plan")
                 ? "claim-plan"
-                : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan] [--smoke])`);
+                : argv.includes("keys")
+                  ? "keys"
+                  : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -258,6 +279,15 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       scrapes: intVar(env, "BENCH_SCALE_SCRAPES", 20, 2),
     },
     burst: loadBurstConfig(env, smoke),
+    keys: {
+      values: intVar(env, "BENCH_KEYS_VALUES", smoke ? 50 : 1000, 2),
+      perKeyLimit: intVar(env, "BENCH_KEYS_PER_KEY", 2, 1),
+      limit: intVar(env, "BENCH_KEYS_LIMIT", 32, 1),
+      bigBacklog: intVar(env, "BENCH_KEYS_BIG", smoke ? 500 : 20_000, 1),
+      smallJobs: intVar(env, "BENCH_KEYS_SMALL", smoke ? 4 : 20, 1),
+      workers: intVar(env, "BENCH_KEYS_WORKERS", 8, 1),
+      claimBatch: intVar(env, "BENCH_KEYS_CLAIM_BATCH", 8, 1),
+    },
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
       const value = Number(item);
       if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);

@@ -116,6 +116,255 @@ END;
 $$;
 
 --
+-- Name: hub_claim_jobs_v3(uuid, uuid, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_jobs_v3(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone)
+    LANGUAGE plpgsql ROWS 1
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_limit integer;
+  v_key text;
+  v_per_key integer;
+  v_rate_count integer;
+  v_rate_period integer;
+  v_rate_per_key boolean;
+  v_slots integer := 0;
+  v_open boolean := false;
+  v_stale uuid[] := '{}';
+  v_running jsonb := '{}';
+  v_state automation_start_states%ROWTYPE;
+  v_picked uuid[] := '{}';
+  v_passed uuid[] := '{}';
+  v_pick_id uuid;
+  v_pick_key jsonb;
+  v_opens timestamptz;
+  v_window timestamptz;
+  v_key_starts timestamptz[];
+  v_top integer;
+  v_best_priority integer;
+  v_head_id uuid;
+  v_head_priority integer;
+  v_state_row record;
+  v_never_started uuid[];
+  v_never_started_keys jsonb[];
+  v_never_started_priorities integer[];
+  v_never_started_next integer := 1;
+  v_key_head integer;
+BEGIN
+  SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
+    a.rate_limit_per_key
+  INTO v_limit, v_key, v_per_key, v_rate_count, v_rate_period, v_rate_per_key
+  FROM automations a
+  WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
+  FOR NO KEY UPDATE;
+  IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
+    SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
+    v_open := v_slots > 0;
+  END IF;
+  IF v_open AND cardinality(p_candidate_ids) > 0 THEN
+    SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = c.id AND j.status = 'queued' AND j.automation_id = p_automation_id);
+  END IF;
+
+  IF v_key IS NULL AND v_rate_count IS NULL THEN
+    RETURN QUERY
+    WITH picked AS (
+      SELECT j.id FROM jobs j
+      WHERE v_open AND j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+      ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+      LIMIT least(greatest(v_slots, 0), p_max_jobs)
+      FOR UPDATE SKIP LOCKED
+    ), started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM picked WHERE j.id = picked.id
+      RETURNING j.*
+    ), started_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+      FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
+    )
+    SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+      greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer, v_stale, NULL::integer,
+      s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+      s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+      s.run_at, s.schedule_id, s.fire_time
+    FROM (SELECT 1) AS one LEFT JOIN started s ON true
+    ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
+    RETURN;
+  END IF;
+
+  IF v_open THEN
+    IF v_key IS NOT NULL THEN
+      SELECT coalesce(jsonb_object_agg(r.k, r.n), '{}') INTO v_running FROM (
+        SELECT coalesce(j.context -> v_key, 'null'::jsonb)::text AS k, count(*) AS n FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'running' GROUP BY 1
+      ) r;
+    END IF;
+    INSERT INTO automation_start_states (automation_id) VALUES (p_automation_id) ON CONFLICT DO NOTHING;
+    SELECT * INTO v_state FROM automation_start_states s WHERE s.automation_id = p_automation_id;
+
+    WHILE cardinality(v_picked) < least(v_slots, p_max_jobs) LOOP
+      IF v_rate_count IS NOT NULL AND NOT v_rate_per_key THEN
+        v_opens := hub_start_window_opens_at(v_state.starts, v_state.head, v_rate_count, v_rate_period);
+        IF v_opens > now() THEN
+          v_window := v_opens;
+          EXIT;
+        END IF;
+      END IF;
+
+      v_pick_id := NULL;
+      IF v_key IS NULL THEN
+        SELECT j.id INTO v_pick_id FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+        LIMIT 1;
+      ELSE
+        -- The highest priority due (an upper bound of what an allowed value can offer).
+        SELECT j.priority INTO v_top FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+        LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        -- Values that never started come first, in the claim order of their first due job: read once per call (the
+        -- p_max_jobs best), since a pick takes one of them out and changes none of the others.
+        IF v_never_started IS NULL THEN
+          SELECT coalesce(array_agg(c.id ORDER BY c.n), '{}'), coalesce(array_agg(c.key_value ORDER BY c.n), '{}'),
+            coalesce(array_agg(c.priority ORDER BY c.n), '{}')
+          INTO v_never_started, v_never_started_keys, v_never_started_priorities
+          FROM (
+            SELECT h.id, ks.key_value, h.priority, row_number() OVER (ORDER BY h.priority DESC NULLS LAST, h.available_at, h.seq) AS n
+            FROM job_key_states ks
+            CROSS JOIN LATERAL (
+              SELECT j.id, j.priority, j.available_at, j.seq FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = ks.key_value
+                AND j.available_at <= now()
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1
+            ) h
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NULL
+              AND coalesce((v_running ->> (ks.key_value::text))::integer, 0) < v_per_key
+              AND (NOT v_rate_per_key OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
+            ORDER BY n
+            LIMIT p_max_jobs
+          ) c;
+          v_never_started_next := 1;
+        END IF;
+        IF v_never_started_next <= cardinality(v_never_started) THEN
+          v_pick_id := v_never_started[v_never_started_next];
+          v_pick_key := v_never_started_keys[v_never_started_next];
+          v_best_priority := v_never_started_priorities[v_never_started_next];
+        END IF;
+        -- Then the values that started, oldest last start first, until one offers the highest priority due.
+        IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+            ORDER BY ks.last_start
+          LOOP
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            IF v_head_id IS NULL THEN
+              -- Nothing due: with nothing queued and nothing running the value goes idle (see job_key_states).
+              -- SKIP LOCKED: an insert of this value holds its row FOR SHARE until it commits; it is not idle then.
+              IF coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) = 0 THEN
+                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value
+                FOR UPDATE SKIP LOCKED;
+                IF FOUND AND NOT EXISTS (
+                  SELECT 1 FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
+                    AND j.key_value = v_state_row.key_value
+                ) THEN
+                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value;
+                END IF;
+              END IF;
+              CONTINUE;
+            END IF;
+            IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+              v_pick_id := v_head_id;
+              v_pick_key := v_state_row.key_value;
+              v_best_priority := v_head_priority;
+            END IF;
+            EXIT WHEN v_best_priority >= v_top;
+          END LOOP;
+        END IF;
+      END IF;
+      EXIT WHEN v_pick_id IS NULL;
+      -- A never-started value's job is taken out of the list whether it starts or is found locked.
+      IF v_never_started_next <= cardinality(v_never_started) AND v_never_started[v_never_started_next] = v_pick_id THEN
+        v_never_started_next := v_never_started_next + 1;
+      END IF;
+
+      PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND j.status = 'queued' FOR UPDATE SKIP LOCKED;
+      IF NOT FOUND THEN
+        v_passed := v_passed || v_pick_id;
+        CONTINUE;
+      END IF;
+
+      -- Locked and picked; it is started with the others after the loop (the probes above pass over v_picked).
+      v_state.start_count := v_state.start_count + 1;
+      v_picked := v_picked || v_pick_id;
+
+      IF v_rate_count IS NOT NULL THEN
+        SELECT r.p_starts, r.p_head INTO v_state.starts, v_state.head FROM hub_start_ring_push(v_state.starts, v_state.head, v_rate_count) r;
+      END IF;
+      IF v_key IS NOT NULL THEN
+        v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
+        IF v_rate_count IS NULL THEN
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start) VALUES (p_automation_id, v_pick_key, v_state.start_count)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+        ELSE
+          SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
+          WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
+          IF NOT FOUND THEN
+            v_key_starts := '{}';
+            v_key_head := 1;
+          END IF;
+          SELECT r.p_starts, r.p_head INTO v_key_starts, v_key_head FROM hub_start_ring_push(v_key_starts, v_key_head, v_rate_count) r;
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start, starts, head)
+          VALUES (p_automation_id, v_pick_key, v_state.start_count, v_key_starts, v_key_head)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start, starts = excluded.starts, head = excluded.head;
+        END IF;
+      END IF;
+    END LOOP;
+
+    -- The picked jobs start in one statement, their job.started events in pick order.
+    WITH started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM unnest(v_picked) WITH ORDINALITY AS p(id, n)
+      WHERE j.id = p.id
+      RETURNING j.id, j.automation_id, j.worker_id, j.attempts, p.n
+    )
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.n;
+
+    UPDATE automation_start_states s SET start_count = v_state.start_count, starts = v_state.starts, head = v_state.head
+    WHERE s.automation_id = p_automation_id;
+  END IF;
+
+  RETURN QUERY
+  SELECT CASE WHEN NOT v_open OR (s.id IS NULL AND v_window IS NOT NULL) THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+    CASE WHEN v_window IS NOT NULL THEN 0 ELSE greatest(v_slots, 0) - cardinality(v_picked) END, v_stale,
+    CASE WHEN v_window IS NULL THEN NULL
+      ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
+    s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+    s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+    s.run_at, s.schedule_id, s.fire_time
+  FROM (SELECT 1) AS one
+  LEFT JOIN (unnest(v_picked) WITH ORDINALITY AS p(id, n) JOIN jobs s ON s.id = p.id) ON true
+  ORDER BY p.n;
+END;
+$$;
+
+--
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -137,6 +386,31 @@ END $$;
 CREATE FUNCTION public.hub_job_context_pair_hash(name text, value jsonb) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT hashtextextended(jsonb_build_object(name, value)::text, 0) $$;
+
+--
+-- Name: hub_job_key_value(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_job_key_value() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v_key text;
+BEGIN
+  SELECT a.concurrency_key INTO v_key FROM automations a WHERE a.id = NEW.automation_id;
+  NEW.key_value := CASE WHEN v_key IS NULL THEN NULL ELSE coalesce(NEW.context -> v_key, 'null'::jsonb) END;
+  IF NEW.key_value IS NOT NULL THEN
+    -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from
+    -- marking the value idle before this insert commits; a value not waiting yet is (re)marked.
+    PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
+    IF NOT FOUND THEN
+      INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
+    END IF;
+  END IF;
+  RETURN NEW;
+END;
+$$;
 
 --
 -- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
@@ -184,6 +458,52 @@ BEGIN
   WHERE jsonb_typeof(pair.value) = 'string';
   RETURN NULL;
 END $$;
+
+--
+-- Name: hub_start_ring_normalized(timestamp with time zone[], integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_start_ring_normalized(p_starts timestamp with time zone[], p_head integer, p_count integer) RETURNS timestamp with time zone[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  SELECT array_fill(NULL::timestamptz, ARRAY[greatest(p_count - count(*), 0)::integer])
+    || coalesce((array_agg(r.t ORDER BY r.n))[greatest(count(*) - p_count, 0) + 1:], '{}')
+  FROM (
+    SELECT s.t, CASE WHEN s.n >= p_head THEN s.n - p_head ELSE s.n + cardinality(p_starts) END AS n
+    FROM unnest(p_starts) WITH ORDINALITY AS s(t, n)
+  ) r
+  WHERE r.t IS NOT NULL
+$$;
+
+--
+-- Name: hub_start_ring_push(timestamp with time zone[], integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_start_ring_push(INOUT p_starts timestamp with time zone[], INOUT p_head integer, p_count integer) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+  IF cardinality(p_starts) <> p_count OR p_head NOT BETWEEN 1 AND p_count THEN
+    p_starts := hub_start_ring_normalized(p_starts, p_head, p_count);
+    p_head := 1;
+  END IF;
+  -- greatest() ignores NULL: an empty slot before head means no newer start.
+  p_starts[p_head] := greatest(now(), p_starts[CASE WHEN p_head = 1 THEN p_count ELSE p_head - 1 END]);
+  p_head := p_head % p_count + 1;
+END;
+$$;
+
+--
+-- Name: hub_start_window_opens_at(timestamp with time zone[], integer, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_start_window_opens_at(p_starts timestamp with time zone[], p_head integer, p_count integer, p_period_seconds integer) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  SELECT CASE WHEN cardinality(p_starts) = p_count THEN p_starts[p_head]
+    ELSE (hub_start_ring_normalized(p_starts, p_head, p_count))[1] END
+    + make_interval(secs => p_period_seconds)
+$$;
 
 --
 -- Name: __drizzle_migrations; Type: TABLE; Schema: drizzle; Owner: -
@@ -241,6 +561,17 @@ CREATE TABLE public.api_keys (
 );
 
 --
+-- Name: automation_start_states; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.automation_start_states (
+    automation_id uuid NOT NULL,
+    start_count bigint DEFAULT 0 NOT NULL,
+    starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+    head integer DEFAULT 1 NOT NULL
+);
+
+--
 -- Name: automations; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -259,8 +590,18 @@ CREATE TABLE public.automations (
     max_attempts integer,
     retry_backoff_seconds integer DEFAULT 10 NOT NULL,
     timeout_seconds integer,
+    concurrency_key text,
+    max_concurrent_per_key integer,
+    rate_limit_count integer,
+    rate_limit_period_seconds integer,
+    rate_limit_per_key boolean DEFAULT false NOT NULL,
+    CONSTRAINT automations_concurrency_key_check CHECK (((concurrency_key IS NULL) = (max_concurrent_per_key IS NULL))),
     CONSTRAINT automations_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
     CONSTRAINT automations_max_concurrent_jobs_check CHECK (((max_concurrent_jobs >= 1) AND (max_concurrent_jobs <= 1000))),
+    CONSTRAINT automations_max_concurrent_per_key_check CHECK (((max_concurrent_per_key IS NULL) OR ((max_concurrent_per_key >= 1) AND (max_concurrent_per_key <= 1000)))),
+    CONSTRAINT automations_rate_limit_check CHECK ((((rate_limit_count IS NULL) = (rate_limit_period_seconds IS NULL)) AND ((NOT rate_limit_per_key) OR ((rate_limit_count IS NOT NULL) AND (concurrency_key IS NOT NULL))))),
+    CONSTRAINT automations_rate_limit_count_check CHECK (((rate_limit_count IS NULL) OR ((rate_limit_count >= 1) AND (rate_limit_count <= 100000)))),
+    CONSTRAINT automations_rate_limit_period_seconds_check CHECK (((rate_limit_period_seconds IS NULL) OR ((rate_limit_period_seconds >= 1) AND (rate_limit_period_seconds <= 86400)))),
     CONSTRAINT automations_retry_backoff_seconds_check CHECK (((retry_backoff_seconds >= 0) AND (retry_backoff_seconds <= 3600))),
     CONSTRAINT automations_timeout_seconds_check CHECK (((timeout_seconds >= 1) AND (timeout_seconds <= 86400)))
 );
@@ -316,6 +657,19 @@ CREATE TABLE public.job_context_values (
 );
 
 --
+-- Name: job_key_states; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_key_states (
+    automation_id uuid NOT NULL,
+    key_value jsonb NOT NULL,
+    waiting boolean DEFAULT true NOT NULL,
+    last_start bigint,
+    starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+    head integer DEFAULT 1 NOT NULL
+);
+
+--
 -- Name: jobs; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -340,6 +694,7 @@ CREATE TABLE public.jobs (
     run_at timestamp(3) with time zone,
     schedule_id uuid,
     fire_time timestamp(3) with time zone,
+    key_value jsonb,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
 
@@ -514,6 +869,13 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 
 --
+-- Name: automation_start_states automation_start_states_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.automation_start_states
+    ADD CONSTRAINT automation_start_states_pkey PRIMARY KEY (automation_id);
+
+--
 -- Name: automations automations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -533,6 +895,13 @@ ALTER TABLE ONLY public.events
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_user_id_key_pk PRIMARY KEY (user_id, key);
+
+--
+-- Name: job_key_states job_key_states_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_key_states
+    ADD CONSTRAINT job_key_states_pkey PRIMARY KEY (automation_id, key_value);
 
 --
 -- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -689,6 +1058,12 @@ CREATE INDEX idempotency_keys_created_idx ON public.idempotency_keys USING btree
 CREATE INDEX job_context_values_pair_created_idx ON public.job_context_values USING btree (pair_hash, created_at, job_id) INCLUDE (automation_id);
 
 --
+-- Name: job_key_states_waiting_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_key_states_waiting_idx ON public.job_key_states USING btree (automation_id, last_start) WHERE waiting;
+
+--
 -- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -723,6 +1098,12 @@ CREATE INDEX jobs_created_idx ON public.jobs USING btree (created_at, id);
 --
 
 CREATE INDEX jobs_finished_idx ON public.jobs USING btree (finished_at) WHERE (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text]));
+
+--
+-- Name: jobs_key_claim_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_key_claim_idx ON public.jobs USING btree (automation_id, key_value, priority DESC NULLS LAST, available_at, seq) WHERE ((status = 'queued'::text) AND (key_value IS NOT NULL));
 
 --
 -- Name: jobs_queued_available_idx; Type: INDEX; Schema: public; Owner: -
@@ -887,6 +1268,12 @@ CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at
 CREATE TRIGGER jobs_forget_context_values AFTER DELETE ON public.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.hub_forget_job_context_values();
 
 --
+-- Name: jobs jobs_key_value; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_key_value BEFORE INSERT ON public.jobs FOR EACH ROW EXECUTE FUNCTION public.hub_job_key_value();
+
+--
 -- Name: jobs jobs_record_context_values; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -918,6 +1305,13 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
 
 --
+-- Name: automation_start_states automation_start_states_automation_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.automation_start_states
+    ADD CONSTRAINT automation_start_states_automation_id_fkey FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
 -- Name: automations automations_sector_id_sectors_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -930,6 +1324,13 @@ ALTER TABLE ONLY public.automations
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+--
+-- Name: job_key_states job_key_states_automation_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_key_states
+    ADD CONSTRAINT job_key_states_automation_id_fkey FOREIGN KEY (automation_id) REFERENCES public.automations(id);
 
 --
 -- Name: jobs jobs_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -

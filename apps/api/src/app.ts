@@ -114,7 +114,10 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // ioredis subscribes again by itself after a reconnect; wake-ups lost meanwhile cost at most the
   // claims' 1 s re-check.
   const subscriber = connectRedis(redisTarget, "hub-api-wake", { logger });
-  const metrics = createMetrics({ queueDepth: { read: () => automations.readQueueDepths(database.db), logger } });
+  const metrics = createMetrics({
+    queueDepth: { read: () => automations.readQueueDepths(database.db), logger },
+    limitDepth: { read: () => automations.readLimitDepths(database.db), logger },
+  });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
     onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),

@@ -17,12 +17,18 @@ export interface QueueDepthSource {
  */
 export const QUEUE_DEPTH_CACHE_MS = 2000;
 
+/** Where the §6.13 gauges come from: one aggregate read of the active automations with a key or a rate limit. */
+export interface LimitDepthSource {
+  read(): Promise<automations.AutomationLimitDepth[]>;
+  logger?: Logger;
+}
+
 /**
  * Reads the depths at most once per {@link QUEUE_DEPTH_CACHE_MS}; concurrent callers share the read
  * in flight. A failed read is not cached.
  */
-function cachedQueueDepths(source: QueueDepthSource): () => Promise<automations.AutomationQueueDepth[]> {
-  let cached: { at: number; depths: Promise<automations.AutomationQueueDepth[]> } | undefined;
+function cachedQueueDepths<Depth>(source: { read(): Promise<Depth[]> }): () => Promise<Depth[]> {
+  let cached: { at: number; depths: Promise<Depth[]> } | undefined;
   return () => {
     const now = Date.now();
     if (cached && now - cached.at < QUEUE_DEPTH_CACHE_MS) return cached.depths;
@@ -73,10 +79,45 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
 }
 
 /**
- * The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it.
- * `queueDepth`, when given, adds the per-automation queue gauges.
+ * The gauges of CONTRACT §6.13, filled at scrape time from one aggregate read shared by the three:
+ * per automation `hub_jobs_rate_limited` and `hub_jobs_key_limited`, and `hub_key_jobs_queued` for
+ * at most GAUGED_KEYS_MAX key values per automation (those with the most due queued jobs; the jobs
+ * whose context lacks the key under `key=""`), so no other key value ever becomes a label.
  */
-export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
+function registerLimitDepthGauges(registry: Registry, source: LimitDepthSource): void {
+  const readDepths = cachedQueueDepths(source);
+  const metric = metricsOn(registry);
+  const gauge = (name: string, help: string, labelNames: string[], fill: (set: (labels: Record<string, string>, value: number) => void, depth: automations.AutomationLimitDepth) => void) =>
+    metric.gauge(name, help, {
+      labelNames,
+      async collect() {
+        this.reset();
+        let depths: automations.AutomationLimitDepth[];
+        try {
+          depths = await readDepths();
+        } catch (error) {
+          source.logger?.warn({ err: error, metric: name }, "limit gauges not read");
+          return;
+        }
+        for (const depth of depths) fill((labels, value) => this.set(labels, value), depth);
+      },
+    });
+  gauge("hub_jobs_rate_limited", "Due queued jobs held back by a full rate-limit window, per active automation with a key or a rate limit", ["automation"], (set, depth) =>
+    set({ automation: depth.slug }, depth.rateLimited),
+  );
+  gauge("hub_jobs_key_limited", "Due queued jobs whose concurrency_key value runs max_concurrent_per_key jobs, per active automation with a key or a rate limit", ["automation"], (set, depth) =>
+    set({ automation: depth.slug }, depth.keyLimited),
+  );
+  gauge("hub_key_jobs_queued", "Due queued jobs per concurrency_key value, for the 20 values with the most per automation", ["automation", "key"], (set, depth) => {
+    for (const { key, queued } of depth.topKeys) set({ automation: depth.slug, key: key ?? "" }, queued);
+  });
+}
+
+/**
+ * The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it.
+ * `queueDepth`, when given, adds the per-automation queue gauges; `limitDepth` the §6.13 gauges.
+ */
+export function createMetrics(options: { queueDepth?: QueueDepthSource; limitDepth?: LimitDepthSource } = {}) {
   const registry = createMetricsRegistry("api");
   const httpRequestDuration = metricsOn(registry).histogram(
     "hub_http_request_duration_seconds",
@@ -85,6 +126,7 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource } = {}) {
     ["method", "route", "status"],
   );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
+  if (options.limitDepth) registerLimitDepthGauges(registry, options.limitDepth);
   const eventStreamClients = metricsOn(registry).gauge("hub_event_stream_clients", "Clients connected to GET /events/stream in this API process");
   const loginThrottled = metricsOn(registry).counter(
     "hub_login_throttled_total",

@@ -193,6 +193,8 @@ describe("GET /automations/{id}/stats", () => {
       failed_last_hour: 0,
       worker_status: null,
       worker_last_seen_at: null,
+      by_key: [],
+      rate_limit_remaining: null,
     });
   });
 

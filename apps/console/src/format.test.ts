@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Job } from "./api";
-import { ago, duration, isoOfLocal, localOfIso, shortId, waitingExplanation, zonedDateTime } from "./format";
+import { ago, duration, isoOfLocal, localOfIso, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
 
 const NOW = Date.parse("2026-11-23T12:00:00.000Z");
 
@@ -49,8 +49,29 @@ describe("why a job waits, in words", () => {
     expect(waitingExplanation(queuedJob({ waiting_reason: "worker_offline" }), context)).toBe("Waiting: the worker is offline (last seen 3 min ago).");
   });
 
+  it("when the rate limit's window is full, then it says when the next start is allowed", () => {
+    expect(waitingExplanation(queuedJob({ waiting_reason: "rate_limited", available_at: "2026-11-23T12:00:45.000Z" }), context)).toMatch(
+      /^Waiting: the rate limit allows no more starts for now; the next start is allowed in 45 s \(.+\)\.$/,
+    );
+  });
+
+  it("when its customer runs as many jobs as the per-key limit allows, then it names the customer, the limit and the jobs ahead of that customer", () => {
+    const job = queuedJob({ waiting_reason: "key_concurrency_limit", queue_position: 3, context: { customer: "acme" } });
+    expect(waitingExplanation(job, { ...context, concurrencyKey: "customer", maxConcurrentPerKey: 2 })).toBe(
+      'Waiting: customer "acme" may run 2 jobs at a time, and its jobs running or ahead take them; 2 jobs of the same customer ahead.',
+    );
+  });
+
   it("when the job is not queued, then there is nothing to explain", () => {
     expect(waitingExplanation(queuedJob({ status: "running", waiting_reason: null, queue_position: null }), context)).toBeUndefined();
+  });
+});
+
+describe("limits", () => {
+  it("when a rate limit is shown, then it reads as starts per period, per key value when it is per key", () => {
+    expect(rateLimitText({ count: 100, period_seconds: 60, per_key: false }, "customer")).toBe("100 starts per 1 min");
+    expect(rateLimitText({ count: 1, period_seconds: 30, per_key: true }, "customer")).toBe("1 start per 30 s for each customer");
+    expect(rateLimitText(null, null)).toBe("none");
   });
 });
 

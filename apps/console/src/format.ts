@@ -41,12 +41,27 @@ export function count(n: number, singular: string, plural = `${singular}s`): str
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
+/** A rate limit in words: "100 starts per 1 min", "5 starts per 30 s for each customer". */
+export function rateLimitText(rateLimit: { count: number; period_seconds: number; per_key: boolean } | null, concurrencyKey: string | null): string {
+  if (rateLimit === null) return "none";
+  const window = `${count(rateLimit.count, "start")} per ${duration(rateLimit.period_seconds * 1000)}`;
+  return rateLimit.per_key && concurrencyKey ? `${window} for each ${concurrencyKey}` : window;
+}
+
+/** A concurrency_key value as shown: jobs whose context lacks the key form the group "(none)". */
+export function keyValueText(key: string | null): string {
+  return key === null ? "(none)" : key;
+}
+
 export interface WaitingContext {
   maxConcurrentJobs: number | undefined;
   running: number | undefined;
   /** When the worker last called the hub; null: never; undefined: not known (yet). */
   workerLastSeenAt: string | null | undefined;
   now: number;
+  /** The automation's limits per key (CONTRACT §6.13), when known. */
+  concurrencyKey?: string | null | undefined;
+  maxConcurrentPerKey?: number | null | undefined;
 }
 
 /**
@@ -78,6 +93,16 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
       const slots = count(limit, "slot");
       if (running === undefined || running >= limit) return `Waiting: all ${slots} are busy${aheadText}.`;
       return `Waiting: ${running} of ${slots} are busy and the jobs ahead take the rest${aheadText}.`;
+    }
+    case "rate_limited":
+      return `Waiting: the rate limit allows no more starts for now; the next start is allowed ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+    case "key_concurrency_limit": {
+      const { concurrencyKey: key, maxConcurrentPerKey: limit } = context;
+      if (!key || !limit) return `Waiting: the jobs of its key value fill that value's limit${aheadText}.`;
+      const value = job.context[key];
+      const named = typeof value === "string" ? `${key} "${value}"` : `jobs without a ${key}`;
+      const sameKeyAhead = ahead === undefined ? "" : `; ${count(ahead, "job")} of the same ${key} ahead`;
+      return `Waiting: ${named} may run ${count(limit, "job")} at a time, and its jobs running or ahead take them${sameKeyAhead}.`;
     }
     case "next_in_line":
       return "Next in line: a slot is free, and the worker's next claim takes this job.";

@@ -680,4 +680,37 @@ describe("the operator console", () => {
     expect(await employee.getByRole("link", { name: "Edit settings" }).count()).toBe(0);
     await employee.close();
   });
+
+  it("when an automation limits each customer and its start rate, then its page shows both limits and the customers with the most queued jobs", async () => {
+    const { client, adminToken } = getHub();
+    const asAdmin = { token: adminToken };
+    const sector = await client.post<{ id: string }>("/sectors", { name: "Exports", color: "#336699" }, asAdmin);
+    const created = await client.post<{ id: string }>(
+      "/automations",
+      {
+        name: "Customer export",
+        slug: "customer-export",
+        sector_id: sector.body.id,
+        parameters: [{ name: "customer", description: "Whose data" }],
+        max_concurrent_jobs: 20,
+        concurrency_key: "customer",
+        max_concurrent_per_key: 2,
+        rate_limit: { count: 100, period_seconds: 60, per_key: true },
+      },
+      asAdmin,
+    );
+    for (const customer of ["acme", "acme", "globex"]) {
+      await client.post("/jobs", { automation_id: created.body.id, context: { customer } }, asAdmin);
+    }
+
+    await admin.goto(`${consoleUrl}/automations/${created.body.id}`);
+    await admin.getByRole("heading", { name: "Customer export", level: 1 }).waitFor();
+
+    expect(await admin.getByTestId("per-key-limit").innerText()).toBe("2 per customer, shared fairly across its values");
+    expect(await admin.getByTestId("rate-limit").innerText()).toBe("100 starts per 1 min for each customer");
+    const rows = admin.getByTestId("top-keys").locator("tbody tr");
+    await rows.first().waitFor();
+    expect(await rows.allInnerTexts()).toEqual(["acme\t2\t0\t100", "globex\t1\t0\t100"]);
+    await checkPage(admin, "automation-limits");
+  });
 });

@@ -1064,6 +1064,12 @@ export interface components {
             retry_backoff_seconds: number;
             /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
             timeout_seconds: number | null;
+            /** @description The parameter whose value in a job's context groups jobs for max_concurrent_per_key, per-key rate limits and fair sharing; null = none */
+            concurrency_key: string | null;
+            /** @description Jobs of one concurrency_key value running at once; required while a key is set, null without one */
+            max_concurrent_per_key: number | null;
+            /** @description At most `count` job starts (retries too) in any `period_seconds`, for the automation or, with per_key, for each concurrency_key value; null = none */
+            rate_limit: components["schemas"]["RateLimit"] | null;
             is_active: boolean;
             is_development: boolean;
             /** @description The registered worker; null until one is registered */
@@ -1096,6 +1102,10 @@ export interface components {
             worker_status: ("stopped" | "running") | null;
             /** @description When the worker last called the hub; null when never, or no worker */
             worker_last_seen_at: string | null;
+            /** @description Up to 100 concurrency_key values with the most due queued jobs (ties by value); [] without a key */
+            by_key: components["schemas"]["KeyQueueDepth"][];
+            /** @description Starts the automation's rate limit still allows now; null without one or when it is per key */
+            rate_limit_remaining: number | null;
         };
         BulkActionResult: {
             /** @description Jobs the filters selected (at most `limit`) in a status the action applies to */
@@ -1271,6 +1281,22 @@ export interface components {
             retry_backoff_seconds?: number;
             /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
             timeout_seconds?: number | null;
+            /** @description The parameter whose value in a job's context groups jobs for max_concurrent_per_key, per-key rate limits and fair sharing; null = none */
+            concurrency_key?: string | null;
+            /** @description Jobs of one concurrency_key value running at once; required while a key is set, null without one */
+            max_concurrent_per_key?: number | null;
+            /** @description At most `count` job starts (retries too) in any `period_seconds`, for the automation or, with per_key, for each concurrency_key value; null = none */
+            rate_limit?: {
+                /** @description Starts allowed per window */
+                count: number;
+                /** @description The window: starts counted over the last period_seconds */
+                period_seconds: number;
+                /**
+                 * @description Count per concurrency_key value (needs a key)
+                 * @default false
+                 */
+                per_key?: boolean;
+            } | null;
         };
         CreatedApiKey: {
             /** Format: uuid */
@@ -1379,6 +1405,13 @@ export interface components {
                 max_attempts?: number | null;
                 retry_backoff_seconds?: number;
                 timeout_seconds?: number | null;
+                concurrency_key?: string | null;
+                max_concurrent_per_key?: number | null;
+                rate_limit?: {
+                    count: number;
+                    period_seconds: number;
+                    per_key: boolean;
+                } | null;
             };
             /** @description When the event relay published it to the Redis stream; null until then */
             dispatched_at: string | null;
@@ -1410,6 +1443,13 @@ export interface components {
                 max_attempts?: number | null;
                 retry_backoff_seconds?: number;
                 timeout_seconds?: number | null;
+                concurrency_key?: string | null;
+                max_concurrent_per_key?: number | null;
+                rate_limit?: {
+                    count: number;
+                    period_seconds: number;
+                    per_key: boolean;
+                } | null;
             };
             /** @description When the event relay published it to the Redis stream; null until then */
             dispatched_at: string | null;
@@ -2136,13 +2176,13 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("development_mode" | "no_worker" | "worker_offline" | "scheduled" | "scheduled_retry" | "concurrency_limit" | "next_in_line") | null;
-            /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation). Null when not queued, while its own available_at is ahead, and in lists. */
+            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("development_mode" | "no_worker" | "worker_offline" | "scheduled" | "scheduled_retry" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /**
              * Format: date-time
-             * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock
+             * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)
              */
             available_at: string;
             /** @description The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise */
@@ -2155,6 +2195,15 @@ export interface components {
             schedule_id: string | null;
             /** @description The schedule's fire time this job was created for; null otherwise */
             fire_time: string | null;
+        };
+        KeyQueueDepth: {
+            /** @description The concurrency_key value; null for jobs whose context lacks it */
+            key: string | null;
+            /** @description Its due queued jobs */
+            queued: number;
+            running: number;
+            /** @description Starts its window still allows now under a per-key rate limit; null otherwise */
+            rate_limit_remaining: number | null;
         };
         Lease: {
             /** Format: date-time */
@@ -2182,6 +2231,13 @@ export interface components {
                 /** @enum {string} */
                 redis: "ok" | "down";
             };
+        };
+        RateLimit: {
+            /** @description Starts allowed per window */
+            count: number;
+            /** @description The window: starts counted over the last period_seconds */
+            period_seconds: number;
+            per_key: boolean;
         };
         Readiness: {
             /** @constant */
@@ -2213,6 +2269,22 @@ export interface components {
             retry_backoff_seconds?: number;
             /** @description A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit */
             timeout_seconds?: number | null;
+            /** @description The parameter whose value in a job's context groups jobs for max_concurrent_per_key, per-key rate limits and fair sharing; null = none */
+            concurrency_key?: string | null;
+            /** @description Jobs of one concurrency_key value running at once; required while a key is set, null without one */
+            max_concurrent_per_key?: number | null;
+            /** @description At most `count` job starts (retries too) in any `period_seconds`, for the automation or, with per_key, for each concurrency_key value; null = none */
+            rate_limit?: {
+                /** @description Starts allowed per window */
+                count: number;
+                /** @description The window: starts counted over the last period_seconds */
+                period_seconds: number;
+                /**
+                 * @description Count per concurrency_key value (needs a key)
+                 * @default false
+                 */
+                per_key?: boolean;
+            } | null;
         };
         RescheduleJobRequest: {
             /** @description The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is */
@@ -2543,10 +2615,12 @@ export type HeartbeatJobBatchResult = components['schemas']['HeartbeatJobBatchRe
 export type HeartbeatJobRequest = components['schemas']['HeartbeatJobRequest'];
 export type HttpError = components['schemas']['HTTPError'];
 export type Job = components['schemas']['Job'];
+export type KeyQueueDepth = components['schemas']['KeyQueueDepth'];
 export type Lease = components['schemas']['Lease'];
 export type LoginForm = components['schemas']['LoginForm'];
 export type LoginRequest = components['schemas']['LoginRequest'];
 export type NotReady = components['schemas']['NotReady'];
+export type RateLimit = components['schemas']['RateLimit'];
 export type Readiness = components['schemas']['Readiness'];
 export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest'];
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];

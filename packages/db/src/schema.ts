@@ -93,6 +93,16 @@ export const automations = pgTable(
     retryBackoffSeconds: integer("retry_backoff_seconds").notNull().default(AUTOMATION_LIMITS.retryBackoffSeconds.default),
     /** A job running longer than this fails with `timeout` (retryable); `null` = no limit. */
     timeoutSeconds: integer("timeout_seconds"),
+    /**
+     * Limits per key (CONTRACT §6.13): the parameter whose value in a job's context groups jobs, and
+     * how many of one value run at once; both null or both set.
+     */
+    concurrencyKey: text("concurrency_key"),
+    maxConcurrentPerKey: integer("max_concurrent_per_key"),
+    /** Rate limit (§6.13): at most `count` starts per `period_seconds`, per key value with `per_key`; null = none. */
+    rateLimitCount: integer("rate_limit_count"),
+    rateLimitPeriodSeconds: integer("rate_limit_period_seconds"),
+    rateLimitPerKey: boolean("rate_limit_per_key").notNull().default(false),
     isActive: boolean("is_active").notNull().default(true),
     isDevelopment: boolean("is_development").notNull().default(false),
     createdAt: createdAt(),
@@ -107,6 +117,9 @@ export const automations = pgTable(
     check("automations_max_attempts_check", within(t.maxAttempts, AUTOMATION_LIMITS.maxAttempts)),
     check("automations_retry_backoff_seconds_check", within(t.retryBackoffSeconds, AUTOMATION_LIMITS.retryBackoffSeconds)),
     check("automations_timeout_seconds_check", within(t.timeoutSeconds, AUTOMATION_LIMITS.timeoutSeconds)),
+    check("automations_max_concurrent_per_key_check", within(t.maxConcurrentPerKey, AUTOMATION_LIMITS.maxConcurrentPerKey)),
+    check("automations_rate_limit_count_check", within(t.rateLimitCount, AUTOMATION_LIMITS.rateLimitCount)),
+    check("automations_rate_limit_period_seconds_check", within(t.rateLimitPeriodSeconds, AUTOMATION_LIMITS.rateLimitPeriodSeconds)),
   ],
 );
 

@@ -62,6 +62,9 @@ const automationFields = z
     max_attempts: z.int().nullable(),
     retry_backoff_seconds: z.int(),
     timeout_seconds: z.int().nullable(),
+    concurrency_key: z.string().nullable(),
+    max_concurrent_per_key: z.int().nullable(),
+    rate_limit: z.object({ count: z.int(), period_seconds: z.int(), per_key: z.boolean() }).nullable(),
   })
   .partial();
 

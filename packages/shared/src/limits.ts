@@ -24,6 +24,12 @@ export const AUTOMATION_LIMITS = {
   maxAttempts: { min: 1, max: 100 },
   retryBackoffSeconds: { min: 0, max: 3600, default: 10 },
   timeoutSeconds: { min: 1, max: 86_400 },
+  /** Jobs of one `concurrency_key` value running at once (§6.13). */
+  maxConcurrentPerKey: { min: 1, max: 1000 },
+  /** `rate_limit.count`: starts allowed per window (§6.13). */
+  rateLimitCount: { min: 1, max: 100_000 },
+  /** `rate_limit.period_seconds`: the window's length (§6.13). */
+  rateLimitPeriodSeconds: { min: 1, max: 86_400 },
 } as const;
 
 /** Defaults of the job lease and retries and of the worker's liveness (§3, §5). */

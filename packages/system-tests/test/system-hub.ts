@@ -45,11 +45,18 @@ export interface RunningWorker {
  * Runs a worker (@hub/worker's createWorker) in this process for one automation: `concurrency` claim loops,
  * each job "working" for `workMs` (a [min, max] range picks at random) and completing with a
  * result unique to that run, recorded in `ledger` when the hub accepts it. `url`: the API process
- * it talks to (default the first).
+ * it talks to (default the first); `onEvent` sees every event of the loop too.
  */
 export function startWorker(
   automation: SystemAutomation,
-  options: { concurrency: number; workMs: number | [number, number]; ledger: CompletionLedger; waitSeconds?: number; url?: string },
+  options: {
+    concurrency: number;
+    workMs: number | [number, number];
+    ledger: CompletionLedger;
+    waitSeconds?: number;
+    url?: string;
+    onEvent?: (event: WorkerEvent) => void;
+  },
 ): RunningWorker {
   const events: WorkerEvent[] = [];
   const [minMs, maxMs] = typeof options.workMs === "number" ? [options.workMs, options.workMs] : options.workMs;
@@ -63,6 +70,7 @@ export function startWorker(
     onEvent: (event) => {
       events.push(event);
       options.ledger.onWorkerEvent(event);
+      options.onEvent?.(event);
     },
     handler: async (job, { signal }) => {
       await sleep(minMs + Math.random() * (maxMs - minMs), signal);

@@ -86,6 +86,21 @@ describe("auditJobs", () => {
     for (const violation of expected) expect(report.violations.some((line) => line.startsWith(violation)), violation).toBe(true);
   });
 
+  it("when a completed job's worker never heard back because its API process was killed, then it needs no accepted call and its other rules still hold", async () => {
+    const { automation } = await seedAutomation(env.database.db, 2);
+    const [answerLost, doubled] = await seedQueuedJobs(env.database.db, automation.id, 2);
+    await history(answerLost!.id, automation.id, ["job.created", "job.started", "job.completed"]);
+    await completed(answerLost!.id, { n: 1 });
+    await history(doubled!.id, automation.id, ["job.created", "job.started", "job.completed", "job.completed"]);
+    await completed(doubled!.id, { n: 2 });
+
+    const report = await auditJobs(env.database, { automationIds: [automation.id], ledger: new CompletionLedger(), unanswered: new Set([answerLost!.id, doubled!.id]) });
+
+    expect(report.violations).toHaveLength(2);
+    expect(report.violations[0]).toBe(`job ${doubled!.id} is completed but its terminal events are [job.completed, job.completed] (expected exactly one job.completed)`);
+    expect(report.violations[1]).toMatch(new RegExp(`^job ${doubled!.id}: job.completed at position \\d+ while it was not running$`));
+  });
+
   it("when more jobs run at once than the limit allows, then the sampler catches it", async () => {
     const { automation } = await seedAutomation(env.database.db, 1);
     const staged = await seedQueuedJobs(env.database.db, automation.id, 2);

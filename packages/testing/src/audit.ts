@@ -6,7 +6,8 @@
  * - Every terminal job has exactly one terminal event (job.completed | job.failed | job.cancelled)
  *   and it matches its status; a queued job has none. No job has more than one.
  * - No result was recorded twice, and the workers agree: each completed job was accepted (200)
- *   by exactly one worker call, whose result is the one stored; no other job was accepted.
+ *   by exactly one worker call, whose result is the one stored; no other job was accepted. (A job
+ *   whose worker's API process was killed mid-call may be completed unanswered: `unanswered`.)
  * - Each job has exactly one job.created event; its `attempts` equals its job.started events; and
  *   its events form a valid life (started only while not running; requeued, completed and failed
  *   only while running).
@@ -73,6 +74,12 @@ export interface AuditOptions {
   ledger?: CompletionLedger;
   /** A stopped sampler that watched the run. */
   sampler?: ConcurrencySampler;
+  /**
+   * Jobs a worker claimed and never heard back about because the API process it called was
+   * SIGKILLed: that process may have committed the result and died before answering, so one of
+   * these may be completed without an accepted call. Every other rule still holds for them.
+   */
+  unanswered?: ReadonlySet<string>;
 }
 
 export interface AuditReport {
@@ -171,7 +178,7 @@ export async function auditJobs(database: Database, options: AuditOptions): Prom
       }
     }
     for (const job of jobs) {
-      if (job.status === "completed" && !options.ledger.accepted.has(job.id)) {
+      if (job.status === "completed" && !options.ledger.accepted.has(job.id) && !options.unanswered?.has(job.id)) {
         violations.push(`job ${job.id} is completed, but no worker call that completed it was accepted`);
       }
     }

@@ -18,3 +18,4 @@ export * from "./test-database";
 export * from "./seed";
 export * from "./history";
 export * from "./packed-package";
+export * from "./limits-audit";

@@ -30,6 +30,35 @@ const timeoutSeconds = () =>
     .nullable()
     .describe("A job running longer than this (heartbeats or not) fails with error `timeout`, retryably; null = no limit");
 
+// Limits per key, rate limits and fair sharing (CONTRACT §6.13).
+const concurrencyKey = () =>
+  z
+    .string()
+    .nullable()
+    .describe("The parameter whose value in a job's context groups jobs for max_concurrent_per_key, per-key rate limits and fair sharing; null = none");
+const maxConcurrentPerKey = () =>
+  within(AUTOMATION_LIMITS.maxConcurrentPerKey)
+    .nullable()
+    .describe("Jobs of one concurrency_key value running at once; required while a key is set, null without one");
+const rateLimitFields = {
+  count: within(AUTOMATION_LIMITS.rateLimitCount).describe("Starts allowed per window"),
+  period_seconds: within(AUTOMATION_LIMITS.rateLimitPeriodSeconds).describe("The window: starts counted over the last period_seconds"),
+};
+const rateLimitDescription =
+  "At most `count` job starts (retries too) in any `period_seconds`, for the automation or, with per_key, for each concurrency_key value; null = none";
+const rateLimitInput = () =>
+  z
+    .object({ ...rateLimitFields, per_key: z.boolean().default(false).describe("Count per concurrency_key value (needs a key)") })
+    .nullable()
+    .describe(rateLimitDescription);
+
+/** The §6.13 settings, all optional: omitted in a POST they are null, in a PUT they stay as they were. */
+const limitSettings = {
+  concurrency_key: concurrencyKey().optional(),
+  max_concurrent_per_key: maxConcurrentPerKey().optional(),
+  rate_limit: rateLimitInput().optional(),
+};
+
 /** The retry settings, all optional: omitted in a POST they take their defaults, in a PUT they stay as they were. */
 const retrySettings = {
   max_attempts: maxAttempts().optional(),
@@ -79,12 +108,13 @@ export const createAutomationBody = z.object({
   description: z.string().max(AUTOMATION_DESCRIPTION_MAX).default(""),
   max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
   ...retrySettings,
+  ...limitSettings,
 }).meta({ id: "CreateAutomationRequest" });
 export type CreateAutomationInput = z.output<typeof createAutomationBody>;
 
 /**
  * Full replacement of the original fields; a `slug` in the body is ignored like any unknown field
- * (it cannot change). The retry settings are optional: omitted, each stays as it was.
+ * (it cannot change). The retry and limit settings are optional: omitted, each stays as it was.
  */
 export const replaceAutomationBody = z.object({
   name: automationName(),
@@ -93,6 +123,7 @@ export const replaceAutomationBody = z.object({
   max_concurrent_jobs: maxConcurrentJobs(),
   parameters: parameterList(),
   ...retrySettings,
+  ...limitSettings,
 }).meta({ id: "ReplaceAutomationRequest" });
 export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
 
@@ -125,6 +156,13 @@ export const automationRecord = z.object({
   max_attempts: maxAttempts(),
   retry_backoff_seconds: retryBackoffSeconds(),
   timeout_seconds: timeoutSeconds(),
+  concurrency_key: concurrencyKey(),
+  max_concurrent_per_key: maxConcurrentPerKey(),
+  rate_limit: z
+    .object({ ...rateLimitFields, per_key: z.boolean() })
+    .meta({ id: "RateLimit" })
+    .nullable()
+    .describe(rateLimitDescription),
   is_active: z.boolean(),
   is_development: z.boolean(),
   worker: workerRecord.nullable().describe("The registered worker; null until one is registered"),

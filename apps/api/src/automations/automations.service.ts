@@ -1,10 +1,11 @@
 import { type Automation, type AutomationParameter, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, type Tx, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules } from "@hub/db";
-import type { EventPayload } from "@hub/shared";
+import type { EventPayload, ValidationIssue } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { clearOffers, wakeClaims } from "../dispatch/signals";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
 import { contextJsonSchemaOf } from "./context-schema";
+import { limitsOfAutomation, resolveLimits, sameLimits, storedLimits, type AutomationLimits } from "./limits";
 
 /** What the services that change dispatch-relevant state need from the app. */
 export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger" | "metrics" | "env">;
@@ -26,6 +27,7 @@ export function toAutomationRecord({ automation, sector, worker }: automations.A
     max_attempts: automation.maxAttempts ?? defaultMaxAttempts,
     retry_backoff_seconds: automation.retryBackoffSeconds,
     timeout_seconds: automation.timeoutSeconds,
+    ...limitsOfAutomation(automation),
     is_active: automation.isActive,
     is_development: automation.isDevelopment,
     worker: worker
@@ -45,8 +47,14 @@ function unknownSector(): RequestValidationError {
   return new RequestValidationError([{ loc: ["body", "sector_id"], msg: "Value error, no sector has this id", type: "value_error" }]);
 }
 
-async function assertSectorExists(db: DbOrTx, sectorId: string): Promise<void> {
-  if (!(await automations.sectorExists(db, sectorId))) throw unknownSector();
+/**
+ * The second phase of a create or update body (CONTRACT §1): the problems that need stored data,
+ * all at once — an unknown sector and the §6.13 limits checked on the record the request produces.
+ */
+async function assertStoredDataAgrees(db: DbOrTx, sectorId: string | null, limitIssues: ValidationIssue[]): Promise<void> {
+  const issues = [...limitIssues];
+  if (sectorId !== null && !(await automations.sectorExists(db, sectorId))) issues.unshift(...unknownSector().issues);
+  if (issues.length > 0) throw new RequestValidationError(issues);
 }
 
 /** Only the fields the contract lets a client set; never what else a parsed object carried. */
@@ -70,6 +78,24 @@ function retrySettingsGiven(input: CreateAutomationInput): AutomationEventFields
   return given;
 }
 
+/** The §6.13 settings a new automation has, for its `automation.created` event: those set. */
+function limitsSet(limits: AutomationLimits): AutomationEventFields {
+  const set: AutomationEventFields = {};
+  if (limits.concurrency_key !== null) set.concurrency_key = limits.concurrency_key;
+  if (limits.max_concurrent_per_key !== null) set.max_concurrent_per_key = limits.max_concurrent_per_key;
+  if (limits.rate_limit !== null) set.rate_limit = limits.rate_limit;
+  return set;
+}
+
+/** The §6.13 settings a PUT changed, with their new values. */
+function changedLimits(before: AutomationLimits, after: AutomationLimits): AutomationEventFields {
+  const changed: AutomationEventFields = {};
+  if (after.concurrency_key !== before.concurrency_key) changed.concurrency_key = after.concurrency_key;
+  if (after.max_concurrent_per_key !== before.max_concurrent_per_key) changed.max_concurrent_per_key = after.max_concurrent_per_key;
+  if (!sameLimits({ ...before, rate_limit: after.rate_limit }, before)) changed.rate_limit = after.rate_limit;
+  return changed;
+}
+
 /** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
 export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
   const automation = await automations.lock(tx, id, strength);
@@ -79,9 +105,10 @@ export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: aut
 
 export async function createAutomation(db: Db, input: CreateAutomationInput, actorId: string): Promise<string> {
   const parameters = toStoredParameters(input.parameters);
+  const limits = resolveLimits(input, parameters, null);
   try {
     return await db.transaction(async (tx) => {
-      await assertSectorExists(tx, input.sector_id);
+      await assertStoredDataAgrees(tx, input.sector_id, limits.issues);
       const automation = await automations.insert(tx, {
         name: input.name,
         slug: input.slug,
@@ -93,6 +120,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
         maxAttempts: input.max_attempts ?? null,
         ...(input.retry_backoff_seconds === undefined ? {} : { retryBackoffSeconds: input.retry_backoff_seconds }),
         ...(input.timeout_seconds === undefined ? {} : { timeoutSeconds: input.timeout_seconds }),
+        ...storedLimits(limits.resulting),
       });
       await events.record(tx, {
         eventType: "automation.created",
@@ -106,6 +134,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
           description: automation.description,
           max_concurrent_jobs: automation.maxConcurrentJobs,
           ...retrySettingsGiven(input),
+          ...limitsSet(limits.resulting),
         },
       });
       return automation.id;
@@ -149,8 +178,14 @@ export async function replaceAutomation(
   const parameters = toStoredParameters(input.parameters);
   const outcome = await ctx.db
     .transaction(async (tx) => {
-      const current = await lockAutomationOrNotFound(tx, id, "no key update");
-      if (input.sector_id !== current.sectorId) await assertSectorExists(tx, input.sector_id);
+      let current = await lockAutomationOrNotFound(tx, id, "no key update");
+      const limits = resolveLimits(input, parameters, current);
+      await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
+      const before = limitsOfAutomation(current);
+      const keyChanged = limits.resulting.concurrency_key !== before.concurrency_key;
+      // A new key is written into the automation's active jobs: FOR UPDATE waits for job inserts
+      // that read the old key (FOR KEY SHARE) and makes later ones wait for this commit.
+      if (keyChanged) current = await lockAutomationOrNotFound(tx, id, "update");
 
       const changes: automations.AutomationChanges = {};
       const changedFields: AutomationEventFields = {};
@@ -173,11 +208,22 @@ export async function replaceAutomation(
         changedFields.timeout_seconds = changes.timeoutSeconds = input.timeout_seconds;
       }
 
+      const limitsChanged = !sameLimits(limits.resulting, before);
+      if (limitsChanged) {
+        Object.assign(changes, storedLimits(limits.resulting));
+        Object.assign(changedFields, changedLimits(before, limits.resulting));
+      }
+
       if (Object.keys(changedFields).length > 0) {
         await automations.update(tx, id, changes);
+        if (keyChanged) await jobs.rekey(tx, id, limits.resulting.concurrency_key);
         await events.record(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
       }
-      return { record: await getAutomation(tx, id, ctx.env.HUB_JOB_MAX_ATTEMPTS), limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs };
+      // Any change of the §6.13 limits may let a waiting job start: waiting claims look again.
+      return {
+        record: await getAutomation(tx, id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
+        limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs || limitsChanged,
+      };
     })
     .catch((error: unknown) => {
       if (isForeignKeyViolation(error)) throw unknownSector();

@@ -1,11 +1,12 @@
 /** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
 import { type DbOrTx, automations } from "@hub/db";
 import { NotFoundError } from "../http/http-errors";
-import type { AutomationStatsRecord } from "./stats.schemas";
+import { BY_KEY_MAX, type AutomationStatsRecord } from "./stats.schemas";
 
 export async function getAutomationStats(db: DbOrTx, automationId: string): Promise<AutomationStatsRecord> {
   const stats = await automations.readStats(db, automationId);
   if (!stats) throw new NotFoundError("Automation not found");
+  const [byKey, rateLimitRemaining] = await Promise.all([automations.readKeyDepths(db, automationId, BY_KEY_MAX), automations.readRateLimitRemaining(db, automationId)]);
   return {
     automation_id: stats.automationId,
     queued: stats.queued,
@@ -17,5 +18,7 @@ export async function getAutomationStats(db: DbOrTx, automationId: string): Prom
     failed_last_hour: stats.failedLastHour,
     worker_status: stats.workerStatus,
     worker_last_seen_at: stats.workerLastSeenAt?.toISOString() ?? null,
+    by_key: byKey.map((depth) => ({ key: depth.key, queued: depth.queued, running: depth.running, rate_limit_remaining: depth.rateLimitRemaining })),
+    rate_limit_remaining: rateLimitRemaining,
   };
 }

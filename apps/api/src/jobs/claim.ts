@@ -2,7 +2,14 @@
  * POST /jobs/claim and POST /jobs/claim-batch: the worker's long-poll. Redis decides whether to
  * try — the automation's ready set says whether anything is offered, wake-ups say when to look
  * again — and one PostgreSQL statement decides what the worker gets (hub_claim_jobs: automation
- * active and not in development mode, worker registered, a slot free; claim order of §6.8).
+ * active and not in development mode, worker registered, a slot free; claim order of §6.8; the
+ * limits per key, rate limits and fair sharing of §6.13).
+ *
+ * A job the ready set offers may be one the statement refuses under §6.13 (its key value at its
+ * limit, the window full); the statement then picks what it may start instead, or answers `none`
+ * (key values at their limit: a completion's `slot` wake-up or the re-check brings the claim
+ * back) or `blocked` with the time the window opens (the claim looks again then, without a
+ * wake-up), so a refused offer never makes a claim spin.
  *
  * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
  * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
@@ -169,8 +176,10 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
       }
       const remainingMs = deadline - Date.now();
       if (remainingMs <= 0 || ctx.dispatch.wakes.stopped || signal.aborted) return [];
-      // Until a wake-up, the deadline, or this process's re-check (WakeListener.recheck) wakes it.
-      await waiter.wait(remainingMs, signal, { roomOnly: outcome.kind === "blocked" });
+      // A rate limit's window (CONTRACT §6.13) opens without any wake-up: look again when it does.
+      const windowOpensInMs = outcome.kind === "blocked" && outcome.retryAfterMs !== undefined ? outcome.retryAfterMs + 1 : Infinity;
+      // Until a wake-up, the deadline, the window, or this process's re-check (WakeListener.recheck) wakes it.
+      await waiter.wait(Math.min(remainingMs, windowOpensInMs), signal, { roomOnly: outcome.kind === "blocked" });
       leaving = signal.aborted;
     } finally {
       waiter.cancel();

@@ -176,7 +176,9 @@ export const jobRecord = z.object({
       "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
         "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
         "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
+        "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
         "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
+        "key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), " +
         "next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued.",
     ),
   queue_position: z
@@ -184,13 +186,15 @@ export const jobRecord = z.object({
     .min(1)
     .nullable()
     .describe(
-      "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation). " +
+      "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); " +
+        "with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). " +
         "Null when not queued, while its own available_at is ahead, and in lists.",
     ),
   available_at: z.iso
     .datetime()
     .describe(
-      "When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock",
+      "When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. " +
+        "In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)",
     ),
   retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
   run_at: z.iso

@@ -4,8 +4,8 @@
  * events the schedules.
  */
 import { useState, type FormEvent } from "react";
-import { call, hub, type Automation } from "../api";
-import { ago, dateTime, duration } from "../format";
+import { call, hub, type Automation, type AutomationStats } from "../api";
+import { ago, dateTime, duration, keyValueText, rateLimitText } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
@@ -139,10 +139,17 @@ export function AutomationPage({ automationId }: { automationId: string }) {
               <dt>Failed (1 h)</dt>
               <dd>{stats.data.failed_last_hour}</dd>
             </div>
+            {stats.data.rate_limit_remaining !== null && (
+              <div>
+                <dt>Starts left in the window</dt>
+                <dd>{stats.data.rate_limit_remaining}</dd>
+              </div>
+            )}
           </dl>
         ) : (
           !stats.error && <Loading what="the queue" />
         )}
+        {record.concurrency_key !== null && stats.data && <TopKeys concurrencyKey={record.concurrency_key} byKey={stats.data.by_key} perKeyRate={record.rate_limit?.per_key ?? false} />}
       </section>
 
       <WorkerSection automation={record} workerStatus={stats.data?.worker_status ?? null} lastSeenAt={stats.data?.worker_last_seen_at ?? null} onChange={reloadAutomation} />
@@ -158,6 +165,18 @@ export function AutomationPage({ automationId }: { automationId: string }) {
           <dd>{record.retry_backoff_seconds} s, doubling per attempt</dd>
           <dt>Timeout</dt>
           <dd>{record.timeout_seconds === null ? "none" : `${record.timeout_seconds} s`}</dd>
+          <dt>Jobs running at once per key</dt>
+          <dd data-testid="per-key-limit">
+            {record.concurrency_key === null ? (
+              "no key"
+            ) : (
+              <>
+                {record.max_concurrent_per_key} per <code>{record.concurrency_key}</code>, shared fairly across its values
+              </>
+            )}
+          </dd>
+          <dt>Rate limit</dt>
+          <dd data-testid="rate-limit">{rateLimitText(record.rate_limit, record.concurrency_key)}</dd>
           <dt>Created</dt>
           <dd>{dateTime(record.created_at)}</dd>
         </dl>
@@ -312,5 +331,41 @@ function WorkerCommand({ slug }: { slug: string }) {
         {`hub-worker --url ${window.location.origin} --api-key-file ${keyFile} -- <your command>`}
       </pre>
     </div>
+  );
+}
+
+/** The key values with the most due queued jobs (GET /automations/{id}/stats `by_key`). */
+function TopKeys({ concurrencyKey, byKey, perKeyRate }: { concurrencyKey: string; byKey: AutomationStats["by_key"]; perKeyRate: boolean }) {
+  return (
+    <>
+      <h3>
+        Top values of <code>{concurrencyKey}</code>
+      </h3>
+      {byKey.length === 0 ? (
+        <Empty>No job of any value is queued or running.</Empty>
+      ) : (
+        <table data-testid="top-keys">
+          <caption className="visually-hidden">Queued and running jobs per {concurrencyKey}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{concurrencyKey}</th>
+              <th scope="col">Queued</th>
+              <th scope="col">Running</th>
+              {perKeyRate && <th scope="col">Starts left in the window</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {byKey.map((row) => (
+              <tr key={keyValueText(row.key)}>
+                <th scope="row">{row.key === null ? <span className="muted">{keyValueText(null)}</span> : <code>{row.key}</code>}</th>
+                <td>{row.queued}</td>
+                <td>{row.running}</td>
+                {perKeyRate && <td>{row.rate_limit_remaining ?? "—"}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }

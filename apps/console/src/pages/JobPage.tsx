@@ -60,6 +60,8 @@ export function JobPage({ jobId }: { jobId: string }) {
     running: stats.data?.running,
     workerLastSeenAt: stats.data?.worker_last_seen_at,
     now,
+    concurrencyKey: automation.data?.concurrency_key,
+    maxConcurrentPerKey: automation.data?.max_concurrent_per_key,
   });
 
   return (

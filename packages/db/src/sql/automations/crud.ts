@@ -26,9 +26,21 @@ export async function lock(tx: Tx, id: string, strength: AutomationLockStrength)
   return automation;
 }
 
+/** The settings of CONTRACT §6.13 (limits per key, rate limit). */
+export type AutomationLimitField = "concurrencyKey" | "maxConcurrentPerKey" | "rateLimitCount" | "rateLimitPeriodSeconds" | "rateLimitPerKey";
+
 export type NewAutomation = Pick<
   typeof automations.$inferInsert,
-  "name" | "slug" | "sectorId" | "description" | "parameters" | "maxConcurrentJobs" | "maxAttempts" | "retryBackoffSeconds" | "timeoutSeconds"
+    | "name"
+  | "slug"
+  | "sectorId"
+  | "description"
+  | "parameters"
+  | "maxConcurrentJobs"
+  | "maxAttempts"
+  | "retryBackoffSeconds"
+  | "timeoutSeconds"
+  | AutomationLimitField
 >;
 
 /** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
@@ -49,6 +61,7 @@ export type AutomationChanges = Partial<
     | "maxAttempts"
     | "retryBackoffSeconds"
     | "timeoutSeconds"
+    | AutomationLimitField
     | "isActive"
     | "isDevelopment"
   >

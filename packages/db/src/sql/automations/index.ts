@@ -1,2 +1,3 @@
 export * from "./crud";
 export * from "./stats";
+export * from "./limits";

@@ -1,20 +1,27 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs_v2` (defined in migration 0013), which checks the automation
- * (active, not in development mode, worker registered, a slot free) under a lock held only for
- * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) and writes their
- * job.started events. POST /jobs/claim and POST /jobs/claim-batch both come here.
+ * Claiming jobs: one round trip to `hub_claim_jobs_v3` (defined in migration 0017, on top of 0013's v2), which checks
+ * the automation (active, not in development mode, worker registered, a slot free) under a lock held only for
+ * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) within the limits per key and rate limits
+ * of §6.13 (fair sharing across key values) and writes their job.started events. POST /jobs/claim and POST
+ * /jobs/claim-batch both come here.
  */
 import type { Job } from "../../schema";
 import { fromRow } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
 
 export type ClaimOutcome =
-  /** `jobs` in claim order; `slotsLeft` free slots remain after them. */
-  | { kind: "claimed"; jobs: Job[]; slotsLeft: number; staleIds: string[] }
+  /**
+   * `jobs` in claim order; `slotsLeft` free slots remain after them (0 when the rate limit's window stopped the
+   * claim, `retryAfterMs` from now).
+   */
+  | { kind: "claimed"; jobs: Job[]; slotsLeft: number; staleIds: string[]; retryAfterMs?: number }
   /** A slot was free but nothing was claimable. */
   | { kind: "none"; slotsLeft: number; staleIds: string[] }
-  /** The automation may not run more jobs now: no slot free, development mode, inactive, or the worker is gone. */
-  | { kind: "blocked" };
+  /**
+   * The automation may not run more jobs now: no slot free, development mode, inactive, the worker is gone, or its
+   * rate limit's window is full (then `retryAfterMs` says when it next allows a start, by PostgreSQL's clock).
+   */
+  | { kind: "blocked"; retryAfterMs?: number };
 
 export interface ClaimRequest {
   automationId: string;
@@ -30,19 +37,20 @@ export interface ClaimRequest {
 }
 
 /**
- * The claim statement: the function's rows, in its order. `hub_claim_jobs_v2` (migration 0013) returns every job
- * column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v3` (migration 0017), like 0013's v2,
+ * returns every job column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
  * table's size (issue 31: joining the rows back to `jobs` planned a sequential scan of the whole table).
  */
 export const claimStatement: NamedStatement = {
   name: "hub_claim_jobs",
-  text: "select * from hub_claim_jobs_v2($1, $2, $3, $4, $5::uuid[])",
+  text: "select * from hub_claim_jobs_v3($1, $2, $3, $4, $5::uuid[])",
 };
 
 interface ClaimRow extends Record<string, unknown> {
   outcome: "claimed" | "none" | "blocked";
   slots_left: number;
   stale_ids: string[];
+  retry_after_ms: number | null;
 }
 
 /** Claims up to `maxJobs` jobs for the worker in one statement (no explicit transaction). */
@@ -58,11 +66,17 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimO
   if (!first) throw new Error("hub_claim_jobs returned no row");
   switch (first.outcome) {
     case "blocked":
-      return { kind: "blocked" };
+      return first.retry_after_ms === null ? { kind: "blocked" } : { kind: "blocked", retryAfterMs: first.retry_after_ms };
     case "none":
       return { kind: "none", slotsLeft: first.slots_left, staleIds: first.stale_ids };
     case "claimed":
-      return { kind: "claimed", jobs: rows.map(fromRow), slotsLeft: first.slots_left, staleIds: first.stale_ids };
+      return {
+        kind: "claimed",
+        jobs: rows.map(fromRow),
+        slotsLeft: first.slots_left,
+        staleIds: first.stale_ids,
+        ...(first.retry_after_ms === null ? {} : { retryAfterMs: first.retry_after_ms }),
+      };
     default: {
       const exhaustive: never = first.outcome;
       throw new Error(`unknown claim outcome ${String(exhaustive)}`);

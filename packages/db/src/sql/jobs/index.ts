@@ -12,3 +12,4 @@ export * from "./row";
 export * from "./seed";
 export * from "./dispatch-scan";
 export * from "./waiting";
+export * from "./rekey";

@@ -27,8 +27,10 @@ export interface JobWaiting {
 export async function findWithWaiting(db: DbOrTx, id: string): Promise<(Job & JobWaiting) | undefined> {
   const row = await findWithWaitingRow(db, id);
   if (!row) return undefined;
+  // A rate-limited job shows when its window next allows a start (CONTRACT §6.13); its stored available_at stays.
+  const shown = row.waiting_reason === "rate_limited" && row.window_opens_at != null ? { ...row, available_at: row.window_opens_at } : row;
   return {
-    ...fromRow(row),
+    ...fromRow(shown),
     waitingReason: (row.waiting_reason as WaitingReason | null) ?? null,
     queuePosition: row.queue_position == null ? null : Number(row.queue_position),
   };

@@ -16,7 +16,9 @@ export const WAITING_REASONS = [
   "worker_offline",
   "scheduled",
   "scheduled_retry",
+  "rate_limited",
   "concurrency_limit",
+  "key_concurrency_limit",
   "next_in_line",
 ] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
@@ -42,16 +44,41 @@ function claimsBefore(a: string, b: string): string {
  * because the jobs ahead of it will fill every free slot, which is the concurrency limit at work,
  * so it reports `concurrency_limit` (the contract's "running = max_concurrent_jobs" case is the one
  * with F = 0). Every queued job thus has a non-null reason.
+ *
+ * The limits of §6.13 (the state they read is described in migration 0017): `rate_limited` while the
+ * window that governs the job (the automation's, or its key value's under `per_key`) is full, by one
+ * read of its ring; with a `concurrency_key`, a job whose key value runs `max_concurrent_per_key`
+ * jobs, or that stands behind as many of its value's due jobs as the value has room for, waits for
+ * `key_concurrency_limit`; the free slots' cutoff is not used then, since fair sharing, not claim
+ * order, decides across values.
  */
 const waitingReasonParts = {
   ctes: `
   automation_state as (
     select a.id as automation_id, a.is_development, a.max_concurrent_jobs,
       w.id as worker_id, w.status as worker_status,
-      (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running
+      (select count(*)::int from jobs r where r.automation_id = a.id and r.status = 'running') as running,
+      a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds, a.rate_limit_per_key,
+      case when a.rate_limit_count is not null and not a.rate_limit_per_key then
+        (select hub_start_window_opens_at(st.starts, st.head, a.rate_limit_count, a.rate_limit_period_seconds)
+         from automation_start_states st where st.automation_id = a.id) end as window_opens_at
     from automations a
     left join workers w on w.automation_id = a.id and w.unregistered_at is null
     where a.id in (select p.automation_id from page p where p.status = 'queued')
+  ),
+  key_state as (
+    select p.id, p.key_value,
+      (select count(*)::int from jobs r where r.automation_id = s.automation_id and r.status = 'running'
+         and coalesce(r.context -> s.concurrency_key, 'null'::jsonb) = p.key_value) as key_running,
+      -- Due jobs of its value ahead of it, counted up to the value's limit (all the reason needs).
+      case when p.available_at <= now() then (select count(*)::int from (select 1 from jobs q
+         where q.automation_id = s.automation_id and q.status = 'queued' and q.key_value = p.key_value and q.available_at <= now()
+           and ${claimsBefore("q", "p")} limit s.max_concurrent_per_key) ahead) end as key_ahead,
+      case when s.rate_limit_per_key then
+        (select hub_start_window_opens_at(ks.starts, ks.head, s.rate_limit_count, s.rate_limit_period_seconds)
+         from job_key_states ks where ks.automation_id = s.automation_id and ks.key_value = p.key_value) end as window_opens_at
+    from page p join automation_state s on s.automation_id = p.automation_id
+    where p.status = 'queued' and s.concurrency_key is not null and p.key_value is not null
   ),
   next_cutoff as (
     select s.automation_id, c.priority, c.available_at, c.seq
@@ -67,11 +94,12 @@ const waitingReasonParts = {
       order by t.priority, t.available_at desc, t.seq desc
       limit 1
     ) c
-    where s.running < s.max_concurrent_jobs
+    where s.running < s.max_concurrent_jobs and s.concurrency_key is null
   )`,
   joins: `
   left join automation_state s on s.automation_id = p.automation_id
-  left join next_cutoff n on n.automation_id = p.automation_id`,
+  left join next_cutoff n on n.automation_id = p.automation_id
+  left join key_state k on k.id = p.id`,
   reason: `
   case
     when p.status <> 'queued' or s.automation_id is null then null
@@ -80,19 +108,29 @@ const waitingReasonParts = {
     when s.worker_status = 'stopped' then 'worker_offline'
     when p.available_at > now() and p.attempts = 0 then 'scheduled'
     when p.available_at > now() then 'scheduled_retry'
+    when coalesce(s.window_opens_at, k.window_opens_at) > now() then 'rate_limited'
     when s.running >= s.max_concurrent_jobs then 'concurrency_limit'
+    when s.concurrency_key is not null then
+      case when k.key_running + k.key_ahead >= s.max_concurrent_per_key then 'key_concurrency_limit' else 'next_in_line' end
     when p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
     else 'concurrency_limit'
   end`,
+  /** When the window that holds a `rate_limited` job back next allows a start (CONTRACT §6.13). */
+  windowOpensAt: `coalesce(s.window_opens_at, k.window_opens_at)`,
 };
 
 /**
  * `queue_position` of a `page` row: null unless queued and due (CONTRACT §6.8). The jobs ahead are
  * counted in two index ranges of `jobs_claim_idx` (higher priority; same priority and earlier key),
- * so the cost is the number of jobs ahead, not the length of the automation's queue.
+ * so the cost is the number of jobs ahead, not the length of the automation's queue. With a
+ * `concurrency_key` (§6.13) only the due jobs of the same key value ahead of it count.
  */
 const queuePositionExpression = `
-  case when p.status = 'queued' and p.available_at <= now() then 1
+  case when k.id is not null then case when p.available_at <= now() then 1
+    + (select count(*)::int from jobs q
+       where q.automation_id = p.automation_id and q.status = 'queued' and q.key_value = p.key_value and q.available_at <= now()
+         and ${claimsBefore("q", "p")}) end
+  when p.status = 'queued' and p.available_at <= now() then 1
     + (select count(*)::int from jobs q
        where q.automation_id = p.automation_id and q.status = 'queued' and q.priority > p.priority and q.available_at <= now())
     + (select count(*)::int from jobs q
@@ -101,7 +139,7 @@ const queuePositionExpression = `
   end`;
 
 /** The job columns the waiting statements read, as the `page` CTE's column list. */
-const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts";
+const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts, key_value";
 
 /**
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
@@ -116,7 +154,8 @@ export async function findWithWaitingRow(db: DbOrTx, jobId: string): Promise<Rec
 export function withWaitingQuery(jobId: string): SQL {
   return sql`
   with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
-  select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position
+  select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position,
+    ${sql.raw(waitingReasonParts.windowOpensAt)} as window_opens_at
   from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`;
 }
 
@@ -147,7 +186,8 @@ export async function waitingReasonsOf(db: DbOrTx, queued: readonly QueuedJobKey
   }));
   const result = await db.execute<{ id: string; waiting_reason: WaitingReason | null }>(sql`
   with page as (
-    select u.id, u.automation_id, 'queued'::text as status, u.priority, u.available_at, u.seq, u.attempts
+    select u.id, u.automation_id, 'queued'::text as status, u.priority, u.available_at, u.seq, u.attempts,
+      (select j.key_value from jobs j where j.id = u.id) as key_value
     from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
       as u(id uuid, automation_id uuid, priority int, available_at timestamptz, seq bigint, attempts int)
   ),${sql.raw(waitingReasonParts.ctes)}

@@ -1,0 +1,26 @@
+/**
+ * A new `concurrency_key` (CONTRACT §6.13) written into an automation's active jobs; the state it
+ * resets is described in migration 0017 (`hub_claim_jobs_v3`).
+ */
+import { sql } from "drizzle-orm";
+import type { Tx } from "../../client";
+
+/**
+ * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE, so no job insert
+ * reads the old key and commits after this): its queued and running jobs take their value under the
+ * new key, and the fair-sharing history of the old key's values is dropped (those values mean
+ * something else now): the new values start as never started. The automation's own window is
+ * kept: starts before a change count.
+ */
+export async function rekey(tx: Tx, automationId: string, concurrencyKey: string | null): Promise<void> {
+  await tx.execute(sql`
+    update jobs set key_value = case when ${concurrencyKey}::text is null then null
+      else coalesce(context -> ${concurrencyKey}::text, 'null'::jsonb) end
+    where automation_id = ${automationId} and status in ('queued', 'running')`);
+  await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
+  // The new values wait, never started (the claim walks only waiting values: see migration 0017).
+  await tx.execute(sql`
+    insert into job_key_states (automation_id, key_value, waiting)
+    select distinct automation_id, key_value, true from jobs
+    where automation_id = ${automationId} and status in ('queued', 'running') and key_value is not null`);
+}
