@@ -425,6 +425,11 @@ describe("the operator console", () => {
     await admin.getByLabel("Retry back-off (seconds)").fill("30");
     await admin.getByLabel("Timeout (seconds)").fill("600");
     await admin.getByLabel("Description", { exact: true }).fill("Monthly invoices for the accountants");
+    await admin.getByLabel("Concurrency key").selectOption("month");
+    await admin.getByLabel("Jobs running at once per key value").fill("1");
+    await admin.getByLabel("Limit how often jobs start").check();
+    await admin.getByLabel("Starts", { exact: true }).fill("100");
+    await admin.getByLabel("Per seconds").fill("60");
     await checkPage(admin, "edit-automation");
     // Out of range: the hub's refusal stands at the field, and nothing changes.
     await admin.getByLabel("Attempts per job").fill("500");
@@ -441,6 +446,9 @@ describe("the operator console", () => {
     expect(await admin.getByText("Monthly invoices for the accountants").isVisible()).toBe(true);
     const stored = await getHub().client.get(`/automations/${automationId}`, { token: getHub().adminToken });
     expect(stored.body).toMatchObject({ max_attempts: 5, retry_backoff_seconds: 30, timeout_seconds: 600, max_concurrent_jobs: 2 });
+    expect(stored.body).toMatchObject({ concurrency_key: "month", max_concurrent_per_key: 1, rate_limit: { count: 100, period_seconds: 60, per_key: false } });
+    expect(await admin.getByTestId("per-key-limit").innerText()).toBe("1 per month, shared fairly across its values");
+    expect(await admin.getByTestId("rate-limit").innerText()).toBe("100 starts per 1 min");
   });
 
   it("when an admin creates, edits and deletes a schedule, then the form previews the next fire times in the schedule's zone and the list follows", async () => {

@@ -1,7 +1,8 @@
 /**
  * Every setting of an automation, as one form for both "new automation" (POST /automations) and
  * "edit" (PUT /automations/{id}): name, slug (new only: it cannot change), sector (an existing
- * one, or a new one made on the way), description, jobs at once, retries (§6.4) and parameters.
+ * one, or a new one made on the way), description, jobs at once, retries (§6.4), limits per key
+ * and the rate limit (§6.13), and parameters.
  */
 import { useState, type FormEvent } from "react";
 import { ApiError, call, hub, type Automation } from "../api";
@@ -42,6 +43,12 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
   const [maxAttempts, setMaxAttempts] = useState(existing ? String(existing.max_attempts) : "");
   const [retryBackoff, setRetryBackoff] = useState(existing ? String(existing.retry_backoff_seconds) : "");
   const [timeout, setTimeoutSeconds] = useState(existing?.timeout_seconds == null ? "" : String(existing.timeout_seconds));
+  const [concurrencyKey, setConcurrencyKey] = useState(existing?.concurrency_key ?? "");
+  const [perKey, setPerKey] = useState(existing?.max_concurrent_per_key == null ? "1" : String(existing.max_concurrent_per_key));
+  const [rateLimited, setRateLimited] = useState(existing?.rate_limit != null);
+  const [rateCount, setRateCount] = useState(String(existing?.rate_limit?.count ?? 60));
+  const [ratePeriod, setRatePeriod] = useState(String(existing?.rate_limit?.period_seconds ?? 60));
+  const [ratePerKey, setRatePerKey] = useState(existing?.rate_limit?.per_key ?? false);
   const [parameters, setParameters] = useState<ParameterRow[]>(() => (existing?.parameters ?? []).map((parameter, index) => ({ key: index + 1, name: parameter.name, description: parameter.description })));
   const [nextKey, setNextKey] = useState(parameters.length + 1);
   const { busy, error, issues, run } = useSubmission();
@@ -75,6 +82,9 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         ...(numberOrDefault(retryBackoff) === undefined ? {} : { retry_backoff_seconds: numberOrDefault(retryBackoff) }),
         // Empty means no timeout: sent as null, so an edit can remove one.
         timeout_seconds: numberOrDefault(timeout) ?? null,
+        concurrency_key: concurrencyKey || null,
+        max_concurrent_per_key: concurrencyKey ? Number(perKey) : null,
+        rate_limit: rateLimited ? { count: Number(rateCount), period_seconds: Number(ratePeriod), per_key: Boolean(concurrencyKey) && ratePerKey } : null,
       };
       if (existing) {
         await call(hub.PUT("/automations/{automation_id}", { params: { path: { automation_id: existing.id } }, body: settings }));
@@ -163,6 +173,44 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         <Field label="Timeout (seconds)" hint="1–86400: a job running longer fails with “timeout” (retryably); empty: no timeout." error={issues.timeout_seconds}>
           {(props) => <input {...props} type="number" min={1} max={86_400} value={timeout} onChange={(event) => setTimeoutSeconds(event.target.value)} />}
         </Field>
+      </fieldset>
+      <fieldset>
+        <legend>Limits per key and rate</legend>
+        <Field label="Concurrency key" hint="A parameter whose value groups jobs (e.g. customer): each value gets its own limit and a fair share." error={issues.concurrency_key}>
+          {(props) => (
+            <select {...props} value={concurrencyKey} onChange={(event) => setConcurrencyKey(event.target.value)}>
+              <option value="">No key</option>
+              {[...new Set([...parameters.map((row) => row.name.trim()).filter(Boolean), ...(concurrencyKey ? [concurrencyKey] : [])])].map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {concurrencyKey && (
+          <Field label="Jobs running at once per key value" hint="1–1000." error={issues.max_concurrent_per_key}>
+            {(props) => <input {...props} type="number" min={1} max={1000} required value={perKey} onChange={(event) => setPerKey(event.target.value)} />}
+          </Field>
+        )}
+        <label className="toggle">
+          <input type="checkbox" checked={rateLimited} onChange={(event) => setRateLimited(event.target.checked)} /> Limit how often jobs start
+        </label>
+        {rateLimited && (
+          <div className="inline-form">
+            <Field label="Starts" hint="1–100000." error={issues["rate_limit.count"]}>
+              {(props) => <input {...props} type="number" min={1} max={100_000} required value={rateCount} onChange={(event) => setRateCount(event.target.value)} />}
+            </Field>
+            <Field label="Per seconds" hint="The window, 1–86400." error={issues["rate_limit.period_seconds"]}>
+              {(props) => <input {...props} type="number" min={1} max={86_400} required value={ratePeriod} onChange={(event) => setRatePeriod(event.target.value)} />}
+            </Field>
+            {concurrencyKey && (
+              <label className="toggle">
+                <input type="checkbox" checked={ratePerKey} onChange={(event) => setRatePerKey(event.target.checked)} /> For each key value
+              </label>
+            )}
+          </div>
+        )}
       </fieldset>
       <fieldset>
         <legend>Parameters</legend>
