@@ -7,6 +7,7 @@
  * `pnpm bench burst` — a 2,500- and a 40,000-job burst, then half load: cost per job as the backlog grows.
  * `pnpm bench claim-plan` — the claim statement's generic plan at 1k, 80k and 500k rows in jobs: fails on a sequential scan.
  * `pnpm bench keys` — one automation, 1,000 key values at 2 each, one 20,000-job backlog: jobs/s against plain, small keys' p99 wait.
+ * `pnpm bench logs` — jobs/s with and without log lines, cancel-to-signal latency, memory per signals stream, log-stream latency.
  * Every mode runs on a private PostgreSQL with production settings that it starts itself (BENCH_POSTGRES=shared: the DATABASE_URL server).
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
@@ -112,6 +113,8 @@ async function runMode(): Promise<boolean> {
       return (await import("./claim-plan")).runClaimPlanMode(config);
     case "keys":
       return (await import("./keys")).runKeysMode(config);
+    case "logs":
+      return (await import("./logs")).runLogsMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

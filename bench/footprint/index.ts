@@ -6,6 +6,8 @@
  * and every event relayed — PostgreSQL bytes per job and per event (heap, TOAST and indexes, after
  * VACUUM) and Redis bytes per entry of the events stream. The context and result are small JSON
  * objects (about 60 and 90 bytes): bigger payloads add their own size (compressed above ~2 kB).
+ * Before completing, each job sends BENCH_FOOTPRINT_LOG_LINES log lines (default 20, messages of
+ * about 60 characters) in one POST /jobs/{id}/logs: PostgreSQL bytes per stored log line.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -48,6 +50,8 @@ export interface FootprintReport {
   eventsPerJob: number;
   perJob: { jobs: number; events: number; total: number };
   perEvent: number;
+  /** job_logs (heap, TOAST and indexes) per stored line, and the lines' average message bytes. */
+  logs: { lines: number; perLine: number; messageBytes: number };
 }
 
 /** Bytes of every key under `prefix` (Redis' own estimate, all samples for collections). */
@@ -88,6 +92,7 @@ function render(report: FootprintReport): string {
         `  ${table.table.padEnd(18)} ${String(table.rows).padStart(8)} ${kib(table.heapBytes).padStart(14)} ${kib(table.indexBytes).padStart(11)} ${(table.rows > 0 ? (table.heapBytes + table.indexBytes) / table.rows : 0).toFixed(0).padStart(11)}`,
     ),
     `  per job: ${report.perJob.jobs.toFixed(0)} bytes of jobs + ${report.eventsPerJob.toFixed(2)} events × ${report.perEvent.toFixed(0)} bytes = ${report.perJob.total.toFixed(0)} bytes`,
+    `  per log line: ${report.logs.perLine.toFixed(0)} bytes of job_logs (heap+toast+index) for ${report.logs.messageBytes.toFixed(0)}-byte messages, over ${report.logs.lines} lines`,
   ].join("\n");
 }
 
@@ -140,6 +145,22 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
           while (done < share) {
             const claimed = await target.claimBatch(automation, 100, 5, new AbortController().signal);
             if (claimed.length === 0) continue;
+            if (config.footprintLogLines > 0) {
+              await Promise.all(
+                claimed.map((job) =>
+                  http.send("POST", `/jobs/${job.id}/logs`, {
+                    headers: { "x-worker-api-key": seed.workerKeys[automation]! },
+                    body: {
+                      lines: Array.from({ length: config.footprintLogLines }, (_, line) => ({
+                        message: `step ${line}: exported page ${line} of ${job.id.slice(0, 8)} (${randomBytes(8).toString("hex")})`,
+                        level: line % 5 === 0 ? "debug" : "info",
+                      })),
+                    },
+                    expected: 200,
+                  }),
+                ),
+              );
+            }
             await target.completeBatch(
               automation,
               claimed.map((job) => ({ id: job.id, result: { status: "exported", document_id: `DOC-${job.id.slice(0, 8)}`, pages: 3, checksum: randomBytes(8).toString("hex") } })),
@@ -160,7 +181,7 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
                 pg_table_size(c.oid) as heap, pg_indexes_size(c.oid) as indexes
            from pg_class c join pg_namespace n on n.oid = c.relnamespace
           where n.nspname = 'public' and c.relkind = 'r'
-          order by pg_total_relation_size(c.oid) desc limit 8`,
+          order by pg_total_relation_size(c.oid) desc limit 9`,
       );
       const tables = rows.map((row) => ({ table: row.table, rows: Math.max(0, Number(row.rows)), heapBytes: Number(row.heap), indexBytes: Number(row.indexes) }));
       const of = (name: string) => tables.find((table) => table.table === name) ?? { table: name, rows: 0, heapBytes: 0, indexBytes: 0 };
@@ -171,6 +192,9 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
       const perJobRow = (jobs.heapBytes + jobs.indexBytes) / Math.max(1, jobRows);
       const perEvent = (events.heapBytes + events.indexBytes) / Math.max(1, eventRows);
       const eventsPerJob = eventRows / Math.max(1, jobRows);
+      const jobLogs = of("job_logs");
+      const logLines = await scalar("select count(*) as n from job_logs");
+      const messageBytes = await scalar("select coalesce(avg(octet_length(message)), 0) as n from job_logs");
       const report: FootprintReport = {
         mode: "footprint",
         startedAt: startedAt.toISOString(),
@@ -181,6 +205,7 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
         eventsPerJob,
         perJob: { jobs: perJobRow, events: eventsPerJob * perEvent, total: perJobRow + eventsPerJob * perEvent },
         perEvent,
+        logs: { lines: logLines, perLine: (jobLogs.heapBytes + jobLogs.indexBytes) / Math.max(1, logLines), messageBytes },
       };
       console.log(render(report));
       console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "footprint-smoke" : "footprint", report, startedAt)}`);

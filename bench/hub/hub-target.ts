@@ -19,13 +19,18 @@ export interface HubSeed {
   workerKeys: string[];
 }
 
+/** A user's bearer token (`POST /identity/token`). */
+export async function login(http: JsonClient, user: { email: string; password: string }): Promise<string> {
+  const answer = await http.send<{ access_token: string }>("POST", "/identity/token", { body: { email: user.email, password: user.password }, expected: 200 });
+  return answer.access_token;
+}
+
 /** Sets the workload up through the API, as an admin would: sector, automations, workers, an employee. */
 export async function seedHub(apiUrl: string, admin: { email: string; password: string }, plan: WorkloadPlan): Promise<HubSeed> {
   const http = new JsonClient(apiUrl, 4);
   try {
-    const login = (email: string, password: string) =>
-      http.send<{ access_token: string }>("POST", "/identity/token", { body: { email, password }, expected: 200 }).then((answer) => answer.access_token);
-    const token = await login(admin.email, admin.password);
+    const loginAs = (email: string, password: string) => login(http, { email, password });
+    const token = await loginAs(admin.email, admin.password);
     const creator = { email: "bench-creator@hub.local", password: "bench-creator-password" };
     await http.send("POST", "/identity/users", { token, body: { ...creator, role: "employee" }, expected: 201 });
     const sector = await http.send<{ id: string }>("POST", "/sectors", { token, body: { name: "Benchmark", color: "#336699" }, expected: 201 });
@@ -52,7 +57,7 @@ export async function seedHub(apiUrl: string, admin: { email: string; password: 
       automationIds.push(created.id);
       workerKeys.push(worker.api_key);
     }
-    const creatorToken = await login(creator.email, creator.password);
+    const creatorToken = await loginAs(creator.email, creator.password);
     const apiKey = await http.send<{ key: string }>("POST", "/identity/api-keys", { token: creatorToken, body: { name: "bench producer" }, expected: 201 });
     return { creatorToken, creatorApiKey: apiKey.key, automationIds, workerKeys };
   } finally {

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -70,12 +70,16 @@ export interface BenchConfig {
   timed: TimedConfig;
   /** BENCH_FOOTPRINT_JOBS: jobs the `footprint` mode creates, holds queued, then completes. */
   footprintJobs: number;
+  /** BENCH_FOOTPRINT_LOG_LINES: log lines each job of the `footprint` mode sends before it completes. */
+  footprintLogLines: number;
   /** `scale` mode (a large history, lists, gauges and retention): see {@link ScaleConfig}. */
   scale: ScaleConfig;
   /** `burst` mode (a small and a large burst, then half load): see {@link BurstConfig}. */
   burst: BurstConfig;
   /** `keys` mode (limits per key and fair sharing under one big backlog): see {@link KeysConfig}. */
   keys: KeysConfig;
+  /** `logs` mode (job logs, cancel signals, log streams): see {@link LogsConfig}. */
+  logs: LogsConfig;
   /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
   claimPlanRows: number[];
   /**
@@ -129,6 +133,29 @@ export interface TimedConfig {
   limit: number;
   /** BENCH_TIMED_WORKERS: long-polling claim loops (spread over the automations) held open throughout, idle window included. */
   workers: number;
+}
+
+/**
+ * The `logs` mode (issue 26): peak jobs/s with and without log lines, cancel-to-signal latency over
+ * many held signals streams, the API's memory per stream, and log-stream latency at half load.
+ */
+export interface LogsConfig {
+  /** BENCH_LOGS_N: jobs of each peak phase (without logs, with logs, without logs again). */
+  peakJobs: number;
+  /** BENCH_LOGS_LINES: log lines each job writes with `job.log` in the phases with logs. */
+  linesPerJob: number;
+  /** BENCH_LOGS_PACED_N: jobs of the half-load phase in which readers follow log streams. */
+  pacedJobs: number;
+  /** BENCH_LOGS_FOLLOWED: jobs of the half-load phase whose log stream a reader follows. */
+  followedJobs: number;
+  /** BENCH_LOGS_FOLLOWED_LINES: lines posted one request each to every followed job, timed to their arrival on the stream. */
+  followedLines: number;
+  /** BENCH_LOGS_CANCEL_JOBS: running jobs cancelled while their workers hold signals streams. */
+  cancelJobs: number;
+  /** BENCH_LOGS_CANCEL_WORKERS: workers (one automation each) the cancelled jobs run on. */
+  cancelWorkers: number;
+  /** BENCH_LOGS_STREAMS: open signals streams at which the API's RSS is read (comma-separated, ascending). */
+  streamCounts: number[];
 }
 
 /**
@@ -226,9 +253,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
                 ? "claim-plan"
                 : argv.includes("keys")
                   ? "keys"
-                  : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys] [--smoke])`);
+                  : argv.includes("logs")
+                    ? "logs"
+                    : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -271,6 +300,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
     footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),
+    footprintLogLines: intVar(env, "BENCH_FOOTPRINT_LOG_LINES", 20, 0),
     scale: {
       scale: numberVar(env, "BENCH_SCALE", 0.1, 0.0001, 10),
       rate: numberVar(env, "BENCH_SCALE_RATE", 50, 1, 10_000),
@@ -288,6 +318,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       workers: intVar(env, "BENCH_KEYS_WORKERS", 8, 1),
       claimBatch: intVar(env, "BENCH_KEYS_CLAIM_BATCH", 8, 1),
     },
+    logs: loadLogsConfig(env, smoke),
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
       const value = Number(item);
       if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);
@@ -338,5 +369,24 @@ function loadBurstConfig(env: NodeJS.ProcessEnv, smoke: boolean): BurstConfig {
     claimBatch: intVar(env, "BENCH_BURST_CLAIM_BATCH", 20, 1),
     leaseSeconds: intVar(env, "BENCH_BURST_LEASE_SECONDS", JOB_DEFAULTS.leaseSeconds, 1),
     protocols: listVar(env, "BENCH_BURST_PROTOCOLS", BURST_PROTOCOLS, [...BURST_PROTOCOLS]),
+  };
+}
+
+/** Full size: the issue's 1,000 running jobs over 50 workers, 50 and 500 streams; smoke: enough to prove each part runs. */
+function loadLogsConfig(env: NodeJS.ProcessEnv, smoke: boolean): LogsConfig {
+  const streamCounts = (env.BENCH_LOGS_STREAMS?.trim() || (smoke ? "4" : "50,500")).split(",").map((item) => {
+    const value = Number(item);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`BENCH_LOGS_STREAMS: "${item}" is not a whole number ≥ 1`);
+    return value;
+  });
+  return {
+    peakJobs: intVar(env, "BENCH_LOGS_N", smoke ? 40 : 2000, 1),
+    linesPerJob: intVar(env, "BENCH_LOGS_LINES", 20, 1),
+    pacedJobs: intVar(env, "BENCH_LOGS_PACED_N", smoke ? 20 : 600, 1),
+    followedJobs: intVar(env, "BENCH_LOGS_FOLLOWED", smoke ? 2 : 30, 1),
+    followedLines: intVar(env, "BENCH_LOGS_FOLLOWED_LINES", smoke ? 3 : 10, 1),
+    cancelJobs: intVar(env, "BENCH_LOGS_CANCEL_JOBS", smoke ? 16 : 1000, 2),
+    cancelWorkers: intVar(env, "BENCH_LOGS_CANCEL_WORKERS", smoke ? 4 : 50, 1),
+    streamCounts: streamCounts.sort((a, b) => a - b),
   };
 }

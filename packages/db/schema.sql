@@ -670,6 +670,20 @@ CREATE TABLE public.job_key_states (
 );
 
 --
+-- Name: job_logs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_logs (
+    job_id uuid NOT NULL,
+    seq bigint NOT NULL,
+    ts timestamp(3) with time zone NOT NULL,
+    attempt smallint NOT NULL,
+    level smallint NOT NULL,
+    message text NOT NULL,
+    CONSTRAINT job_logs_level_check CHECK ((level = ANY (ARRAY[20, 30, 40, 50])))
+);
+
+--
 -- Name: jobs; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -694,6 +708,10 @@ CREATE TABLE public.jobs (
     run_at timestamp(3) with time zone,
     schedule_id uuid,
     fire_time timestamp(3) with time zone,
+    progress jsonb,
+    log_seq bigint DEFAULT 0 NOT NULL,
+    log_bytes bigint DEFAULT 0 NOT NULL,
+    log_truncated boolean DEFAULT false NOT NULL,
     key_value jsonb,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
@@ -838,7 +856,9 @@ CREATE TABLE public.workers (
     status text DEFAULT 'stopped'::text NOT NULL,
     last_seen_at timestamp(3) with time zone,
     created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
-    unregistered_at timestamp(3) with time zone
+    unregistered_at timestamp(3) with time zone,
+    previous_api_key_hash text,
+    previous_api_key_expires_at timestamp(3) with time zone
 );
 
 --
@@ -902,6 +922,13 @@ ALTER TABLE ONLY public.idempotency_keys
 
 ALTER TABLE ONLY public.job_key_states
     ADD CONSTRAINT job_key_states_pkey PRIMARY KEY (automation_id, key_value);
+
+--
+-- Name: job_logs job_logs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_logs
+    ADD CONSTRAINT job_logs_pkey PRIMARY KEY (job_id, seq);
 
 --
 -- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1250,6 +1277,12 @@ CREATE UNIQUE INDEX workers_api_key_hash_key ON public.workers USING btree (api_
 CREATE UNIQUE INDEX workers_one_per_automation ON public.workers USING btree (automation_id) WHERE (unregistered_at IS NULL);
 
 --
+-- Name: workers_previous_api_key_hash_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX workers_previous_api_key_hash_key ON public.workers USING btree (previous_api_key_hash) WHERE (previous_api_key_hash IS NOT NULL);
+
+--
 -- Name: workers_running_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1331,6 +1364,13 @@ ALTER TABLE ONLY public.idempotency_keys
 
 ALTER TABLE ONLY public.job_key_states
     ADD CONSTRAINT job_key_states_automation_id_fkey FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- Name: job_logs job_logs_job_id_jobs_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_logs
+    ADD CONSTRAINT job_logs_job_id_jobs_id_fk FOREIGN KEY (job_id) REFERENCES public.jobs(id) ON DELETE CASCADE;
 
 --
 -- Name: jobs jobs_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -

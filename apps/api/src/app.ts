@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, watchCredentialChanges, automations } from "@hub/db";
+import { openDatabase, prepareDatabase, watchCredentialChanges, automations, workers } from "@hub/db";
 import { assertRedisReachable, connectRedis, createLogger, OutboxNudger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
@@ -30,6 +30,8 @@ import { mountDocs } from "./openapi/docs.routes";
 import { routesFor } from "./routes";
 import { reportLostEnqueues } from "./dispatch/signals";
 import { LiveEventFeed } from "./events/live-event-feed";
+import { JobLogFeed } from "./jobs/job-log-feed";
+import { WorkerSignalStreams } from "./workers/worker-signals";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -136,6 +138,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     logger,
     onClientCount: (count) => metrics.eventStreamClients.set(count),
   });
+  const jobLogs = new JobLogFeed(connectRedis(redisTarget, "hub-api-job-logs", { logger }), redis, keys, logger);
   const auth = new Authenticator(database.db, tokens);
   const ctx: AppContext = {
     env,
@@ -150,12 +153,27 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     streamSlots: new StreamSlots(redis, keys, metrics),
     metrics,
     liveEvents,
+    jobLogs,
+    workerSignals: new WorkerSignalStreams(metrics),
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
   await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
-  const credentialChanges = watchCredentialChanges(env.DATABASE_URL, "hub-api-credentials", ctx.auth.credentialChanges);
+  // The same session carries the worker signals, in commit order with the credential changes.
+  const credentialChanges = watchCredentialChanges(
+    env.DATABASE_URL,
+    "hub-api-credentials",
+    {
+      ...ctx.auth.credentialChanges,
+      onLost: (reason) => {
+        ctx.auth.credentialChanges.onLost(reason);
+        ctx.workerSignals.onSessionLost();
+      },
+    },
+    { [workers.SIGNALS_CHANNEL]: ctx.workerSignals.onNotification },
+  );
+  ctx.workerSignals.listenOn(() => credentialChanges.listening);
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
@@ -202,6 +220,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).
       ctx.streams.close();
       ctx.streamSlots.close();
+      jobLogs.close();
+      ctx.workerSignals.close();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

@@ -8,6 +8,8 @@ import type { Authenticator } from "./http/auth";
 import type { OpenStreams } from "./http/open-streams";
 import type { StreamSlots } from "./http/stream-slots";
 import type { TokenService } from "./identity/tokens";
+import type { JobLogFeed } from "./jobs/job-log-feed";
+import type { WorkerSignalStreams } from "./workers/worker-signals";
 import type { Metrics } from "./metrics";
 
 /** Everything a route handler may use, built once in ./app.ts. */
@@ -27,6 +29,10 @@ export interface AppContext {
   metrics: Metrics;
   /** The events stream read once per process and fanned out to GET /events/stream clients. */
   liveEvents: LiveEventFeed;
+  /** "A job's log or progress changed", over every API process, for the job log streams. */
+  jobLogs: JobLogFeed;
+  /** This process's GET /workers/me/signals streams, fed by PostgreSQL's hub_worker_signals notifications. */
+  workerSignals: WorkerSignalStreams;
   /** Resolves webhook hosts for the SSRF check at creation (the system resolver; tests inject one). */
   webhookResolver: HostResolver;
   /** Redis side of dispatch: BullMQ producer, per-automation ready sets, long-poll wake-ups. */

@@ -42,6 +42,7 @@ describe("the login throttle's and size settings", () => {
       HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE: 30,
       HUB_JOB_CONTEXT_MAX_BYTES: 65_536,
       HUB_JOB_RESULT_MAX_BYTES: 262_144,
+      HUB_JOB_LOG_MAX_BYTES: 1024 * 1024,
       HUB_LIST_MAX_BYTES: 8 * 1024 * 1024,
       HUB_WORKER_MAX_STREAMS: 64,
     });

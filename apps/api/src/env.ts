@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnvShape, envHelpers, parseEnv, webhookEnvShape } from "@hub/shared";
+import { commonEnvShape, envHelpers, JOB_LOG_MAX_BYTES_DEFAULT, JOB_LOG_MAX_BYTES_RANGE, parseEnv, webhookEnvShape } from "@hub/shared";
 import { DEFAULT_PASSWORD_MIN_LENGTH } from "./identity/password-rules";
 import { PASSWORD_MAX_BYTES } from "./identity/passwords";
 import { PAYLOAD_LIMIT_DEFAULTS } from "./http/payload-limits";
@@ -40,6 +40,8 @@ export const apiEnvSchema = z.object({
   HUB_JOB_CONTEXT_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_JOB_CONTEXT_MAX_BYTES, 2, 1_048_576),
   /** Most bytes of a job's `result` as compact JSON (complete, complete-batch). */
   HUB_JOB_RESULT_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_JOB_RESULT_MAX_BYTES, 2, 1_048_576),
+  /** Most UTF-8 bytes of a job's stored log messages over all its attempts (CONTRACT §6.12); later lines are dropped. */
+  HUB_JOB_LOG_MAX_BYTES: intFromEnv(JOB_LOG_MAX_BYTES_DEFAULT, JOB_LOG_MAX_BYTES_RANGE.min, JOB_LOG_MAX_BYTES_RANGE.max),
   /** Most bytes of JSON one list page holds; a page always holds at least one item. */
   HUB_LIST_MAX_BYTES: intFromEnv(PAYLOAD_LIMIT_DEFAULTS.HUB_LIST_MAX_BYTES, 1024, 256 * 1024 * 1024),
   /** Most streams open at once per worker key, over every API process (CONTRACT §6.15). */

@@ -9,8 +9,10 @@ import { apiKeyRoutes } from "./identity/api-keys.routes";
 import { eventRoutes } from "./events/events.routes";
 import { automationRoutes } from "./automations/automations.routes";
 import { workerRoutes } from "./workers/workers.routes";
+import { workerSelfRoutes } from "./workers/worker-self.routes";
 import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
+import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
 
@@ -26,7 +28,11 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
     routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
       // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
       // any /jobs/{job_id} route, so none is ever read as a job id.
-      ...workerProtocolRoutes, ...jobRoutes, ...scheduleRoutes, ...webhookRoutes];
+      ...workerProtocolRoutes, ...jobRoutes, ...jobLogRoutes, ...scheduleRoutes, ...webhookRoutes,
+      // Last: POST /workers/me/offline stops the worker, and its next call, even a refused one,
+      // marks it seen again (a write); test/fuzz.test.ts, which walks the routes in this order,
+      // checks that refused requests write nothing.
+      ...workerSelfRoutes];
     routesByPasswordMinLength.set(passwordMinLength, routes);
   }
   return routes;

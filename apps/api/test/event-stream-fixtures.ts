@@ -38,13 +38,22 @@ export class SseClient {
     });
   }
 
-  /** Opens the stream; resolves once the response's headers arrived (the client is subscribed). */
-  static async open(baseUrl: string, options: { token: string; query?: string; lastEventId?: string }): Promise<SseClient> {
+  /**
+   * Opens the stream (`path`, default /events/stream) with a bearer `token` or a `workerKey`;
+   * resolves once the response's headers arrived (the client is subscribed).
+   */
+  static async open(
+    baseUrl: string,
+    options: ({ token: string; workerKey?: undefined } | { token?: undefined; workerKey: string }) & { path?: string; query?: string; lastEventId?: string },
+  ): Promise<SseClient> {
     const abort = new AbortController();
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "text/event-stream" };
+    const headers: Record<string, string> = { accept: "text/event-stream" };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    if (options.workerKey !== undefined) headers["x-worker-api-key"] = options.workerKey;
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
-    const response = await fetch(`${baseUrl}/events/stream${options.query ? `?${options.query}` : ""}`, { headers, signal: abort.signal });
-    if (response.status !== 200) throw new Error(`GET /events/stream: ${response.status} ${await response.text()}`);
+    const path = options.path ?? "/events/stream";
+    const response = await fetch(`${baseUrl}${path}${options.query ? `?${options.query}` : ""}`, { headers, signal: abort.signal });
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
     return new SseClient(response, abort);
   }
 

@@ -16,6 +16,7 @@ import fc from "fast-check";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@hub/db";
+import { JOB_STATUSES } from "@hub/shared";
 import type { AnyRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
 import { createApiKey } from "./api-key-fixtures";
@@ -398,6 +399,8 @@ async function send(route: AnyRoute, request: FuzzRequest) {
 
 const errorBody = z.union([
   z.strictObject({ detail: z.string() }),
+  // The 409 of a worker call about a job also says the job's status (CONTRACT §6.12).
+  z.strictObject({ detail: z.string(), status: z.enum(JOB_STATUSES) }),
   z.strictObject({
     detail: z
       .array(

@@ -26,6 +26,7 @@ function queuedJob(change: Partial<Job>): Job {
     priority: 0,
     schedule_id: null,
     fire_time: null,
+    progress: null,
     ...change,
   };
 }

@@ -30,6 +30,11 @@ export interface StreamHandlers {
 /** Longest pause between reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 15_000;
 
+/** The pause before reconnecting after `failures` failed attempts in a row: 1 s doubling to 15 s. */
+export function reconnectDelayMs(failures: number): number {
+  return Math.min(1000 * 2 ** Math.min(failures - 1, 4), MAX_RECONNECT_DELAY_MS);
+}
+
 /** Reads the event stream until `signal` aborts, reconnecting (with Last-Event-ID) whenever it drops. */
 export async function followEvents(filters: StreamFilters, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
   let lastEventId: string | undefined;
@@ -62,18 +67,26 @@ export async function followEvents(filters: StreamFilters, handlers: StreamHandl
     if (signal.aborted) return;
     failures += 1;
     handlers.onStatus("reconnecting");
-    await pause(Math.min(1000 * 2 ** Math.min(failures - 1, 4), MAX_RECONNECT_DELAY_MS), signal);
+    await pause(reconnectDelayMs(failures), signal);
   }
 }
 
-interface SseMessage {
+export interface SseMessage {
   id: string | undefined;
   event: string;
   data: string;
 }
 
-/** Parses text/event-stream (messages separated by a blank line; `:` lines are comments). */
-async function readMessages(body: ReadableStream<Uint8Array>, signal: AbortSignal, onMessage: (message: SseMessage) => void): Promise<void> {
+/**
+ * Parses text/event-stream (messages separated by a blank line; `:` lines are comments).
+ * `onChunkRead` follows the messages of each chunk read, for callers that gather them.
+ */
+export async function readMessages(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  onMessage: (message: SseMessage) => void,
+  onChunkRead?: () => void,
+): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const stop = () => void reader.cancel().catch(() => undefined);
@@ -91,6 +104,7 @@ async function readMessages(body: ReadableStream<Uint8Array>, signal: AbortSigna
         const message = parseBlock(block);
         if (message) onMessage(message);
       }
+      onChunkRead?.();
     }
   } finally {
     signal.removeEventListener("abort", stop);
@@ -113,7 +127,8 @@ function parseBlock(block: string): SseMessage | undefined {
   return data.length > 0 ? { id, event, data: data.join("\n") } : undefined;
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     const stop = () => {

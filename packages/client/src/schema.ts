@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the worker's api key
-         * @description Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.
+         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).
          */
         post: operations["rotateWorkerApiKey"];
         delete?: never;
@@ -769,6 +769,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a job's log lines
+         * @description The job's log lines in `seq` order (the order the hub accepted them, over all attempts; never by `ts`, which is shown as the worker sent it), a page at a time (follow the `Link` header). `attempt` keeps one attempt's lines, `level` that level and those above. Lines go with their job (retention).
+         */
+        get: operations["listJobLogs"];
+        put?: never;
+        /**
+         * Send log lines of a running job
+         * @description Stores up to 1000 lines (each 1–8192 characters) of a job running under this worker's lease, in order, each with the next `seq` of the job. A job's stored messages hold at most HUB_JOB_LOG_MAX_BYTES (1 MiB) of UTF-8 over all its attempts: the line that would pass it, the rest of the request and every later line are dropped, one `warn` line "log limit of <N> bytes reached: later lines dropped" is stored once, and `truncated` is true from then on. A job not running under this worker's lease (or not in `attempt`) is 409 and nothing is stored. Log lines write no event.
+         */
+        post: operations["appendJobLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a job's log live (server-sent events)
+         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         */
+        get: operations["streamJobLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/automations/{automation_id}/schedules": {
         parameters: {
             query?: never;
@@ -969,6 +1013,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workers/me/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hear at once when a running job is taken from this worker (server-sent events)
+         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, or `worker_unregistered` (sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
+         */
+        get: operations["streamWorkerSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workers/me/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say this worker is stopping
+         * @description For a graceful stop, once drained (close the signals stream first). When none of this worker's signals streams is open on any API process, the worker becomes `stopped` at once (`worker.status_changed`, only when it was `running`); otherwise it stays `running`. Running jobs are left alone. Unlike every other worker call, this one does not mark the worker seen.
+         */
+        post: operations["markWorkerOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1038,6 +1122,31 @@ export interface components {
             expires_at: string;
             /** @description Written by the first use after 60 s or more, so up to that far behind */
             last_used_at: string | null;
+        };
+        AppendJobLogsRequest: {
+            /** @description 1–1000 lines, stored in this order */
+            lines: {
+                /** @description 1–8192 characters */
+                message: string;
+                /**
+                 * @default info
+                 * @enum {string}
+                 */
+                level?: "debug" | "info" | "warn" | "error";
+                /**
+                 * Format: date-time
+                 * @description When the worker wrote the line (RFC 3339); default the hub's time of acceptance
+                 */
+                ts?: string;
+            }[];
+            /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
+            attempt?: number;
+        };
+        AppendJobLogsResult: {
+            /** @description The request's lines stored (never the limit's marker line) */
+            accepted: number;
+            /** @description True once a line of this job was dropped at HUB_JOB_LOG_MAX_BYTES, in this answer and every later one */
+            truncated: boolean;
         };
         /** @description What jobs run for: its parameters, limits, retry settings and worker */
         Automation: {
@@ -2149,6 +2258,7 @@ export interface components {
         HeartbeatJobRequest: {
             /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
             attempt?: number;
+            progress?: components["schemas"]["ProgressReport"];
         };
         /** @description The body of every error other than 422 */
         HTTPError: {
@@ -2195,6 +2305,42 @@ export interface components {
             schedule_id: string | null;
             /** @description The schedule's fire time this job was created for; null otherwise */
             fire_time: string | null;
+            /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
+            progress: components["schemas"]["JobProgress"] | null;
+        };
+        JobLogLine: {
+            /** @description The line's place in the job's log: increasing in order of acceptance over all attempts, not necessarily consecutive */
+            seq: number;
+            /**
+             * Format: date-time
+             * @description As the worker sent it, in UTC (or the hub's time of acceptance)
+             */
+            ts: string;
+            /** @enum {string} */
+            level: "debug" | "info" | "warn" | "error";
+            message: string;
+            /** @description The job's attempts when the line was accepted */
+            attempt: number;
+        };
+        /** @description The job is not running under this worker's current lease; nothing changed */
+        JobNotLeasedError: {
+            detail: string;
+            /**
+             * @description The job's status now: `cancelled` tells a worker that missed the signal to stop
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+        };
+        /** @description The worker's last reported progress */
+        JobProgress: {
+            /** @description 0–100, or null */
+            percent: number | null;
+            message: string | null;
+            /**
+             * Format: date-time
+             * @description When the heartbeat that set it was accepted
+             */
+            updated_at: string;
         };
         KeyQueueDepth: {
             /** @description The concurrency_key value; null for jobs whose context lacks it */
@@ -2231,6 +2377,13 @@ export interface components {
                 /** @enum {string} */
                 redis: "ok" | "down";
             };
+        };
+        /** @description Replaces the job's whole progress (an omitted field becomes null); without it, the progress stays as it is */
+        ProgressReport: {
+            /** @description 0–100 */
+            percent?: number | null;
+            /** @description At most 500 characters */
+            message?: string | null;
         };
         RateLimit: {
             /** @description Starts allowed per window */
@@ -2305,6 +2458,18 @@ export interface components {
             context?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @default {
+         *       "overlap_seconds": 0
+         *     }
+         */
+        RotateWorkerApiKeyRequest: {
+            /**
+             * @description How long the previous key keeps working (0: it stops at once). A later rotation ends this overlap at once
+             * @default 0
+             */
+            overlap_seconds?: number;
         };
         /**
          * @description A cron expression in a time zone that makes one job of its automation per fire
@@ -2583,6 +2748,8 @@ export interface components {
 }
 export type AccessToken = components['schemas']['AccessToken'];
 export type ApiKey = components['schemas']['ApiKey'];
+export type AppendJobLogsRequest = components['schemas']['AppendJobLogsRequest'];
+export type AppendJobLogsResult = components['schemas']['AppendJobLogsResult'];
 export type Automation = components['schemas']['Automation'];
 export type AutomationParameter = components['schemas']['AutomationParameter'];
 export type AutomationStats = components['schemas']['AutomationStats'];
@@ -2615,11 +2782,15 @@ export type HeartbeatJobBatchResult = components['schemas']['HeartbeatJobBatchRe
 export type HeartbeatJobRequest = components['schemas']['HeartbeatJobRequest'];
 export type HttpError = components['schemas']['HTTPError'];
 export type Job = components['schemas']['Job'];
+export type JobLogLine = components['schemas']['JobLogLine'];
+export type JobNotLeasedError = components['schemas']['JobNotLeasedError'];
+export type JobProgress = components['schemas']['JobProgress'];
 export type KeyQueueDepth = components['schemas']['KeyQueueDepth'];
 export type Lease = components['schemas']['Lease'];
 export type LoginForm = components['schemas']['LoginForm'];
 export type LoginRequest = components['schemas']['LoginRequest'];
 export type NotReady = components['schemas']['NotReady'];
+export type ProgressReport = components['schemas']['ProgressReport'];
 export type RateLimit = components['schemas']['RateLimit'];
 export type Readiness = components['schemas']['Readiness'];
 export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest'];
@@ -2627,6 +2798,7 @@ export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationR
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type RetryJobRequest = components['schemas']['RetryJobRequest'];
+export type RotateWorkerApiKeyRequest = components['schemas']['RotateWorkerApiKeyRequest'];
 export type Schedule = components['schemas']['Schedule'];
 export type SchedulePreview = components['schemas']['SchedulePreview'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
@@ -3944,7 +4116,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 300
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWorkerApiKeyRequest"];
+            };
+        };
         responses: {
             /** @description The new key, shown only in this response */
             200: {
@@ -4173,13 +4354,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The job is not running under this worker's current lease; nothing changed */
+            /** @description The job is not running under this worker's current lease (or not in the attempt named); nothing changed. `status` is the job's status now */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPError"];
+                    "application/json": components["schemas"]["JobNotLeasedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -4230,13 +4411,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The job is not running under this worker's current lease; nothing changed */
+            /** @description The job is not running under this worker's current lease (or not in the attempt named); nothing changed. `status` is the job's status now */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPError"];
+                    "application/json": components["schemas"]["JobNotLeasedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -4286,13 +4467,13 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The job is not running under this worker's current lease; nothing changed */
+            /** @description The job is not running under this worker's current lease (or not in the attempt named); nothing changed. `status` is the job's status now */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPError"];
+                    "application/json": components["schemas"]["JobNotLeasedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -4795,6 +4976,184 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listJobLogs: {
+        parameters: {
+            query?: {
+                /** @description Only the lines of this attempt */
+                attempt?: number;
+                /** @description Only lines of this level and above (debug < info < warn < error) */
+                level?: "debug" | "info" | "warn" | "error";
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lines, by seq. Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobLogLine"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    appendJobLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "message": "read 1200 rows",
+                 *           "level": "info"
+                 *         },
+                 *         {
+                 *           "message": "row 17: missing VAT number",
+                 *           "level": "warn",
+                 *           "ts": "2026-11-26T10:00:01.250Z"
+                 *         }
+                 *       ],
+                 *       "attempt": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppendJobLogsRequest"];
+            };
+        };
+        responses: {
+            /** @description What was stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppendJobLogsResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease (or not in the attempt named); nothing was stored. `status` is the job's status now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobNotLeasedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamJobLogs: {
+        parameters: {
+            query?: {
+                /** @description Only lines of this level and above (debug < info < warn < error) */
+                level?: "debug" | "info" | "warn" | "error";
+            };
+            header?: {
+                /** @description The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent */
+                "last-event-id"?: string;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     : connected
+                     *
+                     *     id: 1
+                     *     data: {"seq":1,"ts":"2026-11-26T10:00:00.000Z","level":"info","message":"read 1200 rows","attempt":1}
+                     *
+                     *     event: progress
+                     *     data: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}
+                     *
+                     *     event: end
+                     *     data: {"status":"completed"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5387,6 +5746,74 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamWorkerSignals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the worker leaves, its key stops being valid or the API shuts down. Messages: `event: cancel` and `:` comments (heartbeats) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     : connected
+                     *
+                     *     event: cancel
+                     *     data: {"job_id":"c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f","attempt":1,"reason":"cancelled_by_user"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description Too many open streams for this worker key (HUB_WORKER_MAX_STREAMS); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markWorkerOffline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (stopped, or left running while a signals stream is open) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

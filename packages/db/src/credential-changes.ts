@@ -40,8 +40,19 @@ export interface CredentialChangeWatcher {
   stop(): Promise<void>;
 }
 
-/** Starts listening at once and keeps reconnecting until stopped; never throws. */
-export function watchCredentialChanges(databaseUrl: string, applicationName: string, handlers: CredentialChangeHandlers): CredentialChangeWatcher {
+/**
+ * Starts listening at once and keeps reconnecting until stopped; never throws. `otherChannels`
+ * are LISTENed on the same session, each notification handed to its handler as it arrives: in the
+ * order PostgreSQL sent them, credential changes included (a worker signal notified before the
+ * unregistration in the same transaction reaches its handler first). Nothing sent while the session
+ * is lost is reported.
+ */
+export function watchCredentialChanges(
+  databaseUrl: string,
+  applicationName: string,
+  handlers: CredentialChangeHandlers,
+  otherChannels: Readonly<Record<string, (payload: string) => void>> = {},
+): CredentialChangeWatcher {
   let session: DedicatedSession | null = null;
   let listening = false;
   let stopped = false;
@@ -86,12 +97,14 @@ export function watchCredentialChanges(databaseUrl: string, applicationName: str
         connectTimeoutMs: 5_000,
         onNotification: (channel, payload) => {
           if (channel === CREDENTIALS_CHANGED_CHANNEL) handlers.onChange(payload);
+          else otherChannels[channel]?.(payload);
         },
         onLost: (reason) => {
           if (session === opened) lose(reason);
         },
       });
       await opened.query({ text: `LISTEN ${CREDENTIALS_CHANGED_CHANNEL}` });
+      for (const channel of Object.keys(otherChannels)) await opened.query({ text: `LISTEN ${channel}` });
     } catch {
       await opened?.close();
       scheduleReconnect();

@@ -9,6 +9,7 @@ export * from "./schema";
 export * from "./executor";
 export * from "./sql/pagination";
 export * as jobs from "./sql/jobs";
+export * as jobLogs from "./sql/job-logs";
 export * as automations from "./sql/automations";
 export * as workers from "./sql/workers";
 export * as events from "./sql/events";

@@ -14,12 +14,13 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { AUTOMATION_LIMITS, FINISHED_JOB_STATUSES, JOB_STATUSES, ROLES, WORKER_STATUSES } from "@hub/shared";
+import { AUTOMATION_LIMITS, FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, JOB_STATUSES, ROLES, WORKER_STATUSES, type JobProgress } from "@hub/shared";
 import { sqlLiteralList } from "./sql-literals";
 
 /** `column between min and max`, for a check constraint that keeps a setting within its limits. */
@@ -138,11 +139,15 @@ export const workers = pgTable(
     createdAt: createdAt(),
     /** Set when the worker is unregistered; the row is kept for the jobs and events that name it. */
     unregisteredAt: tz("unregistered_at"),
+    /** The key before the last rotation with an overlap (SHA-256, hex): accepted until `previousApiKeyExpiresAt` (CONTRACT §6.12). */
+    previousApiKeyHash: text("previous_api_key_hash"),
+    previousApiKeyExpiresAt: tz("previous_api_key_expires_at"),
   },
   (t) => [
     // One registered worker per automation.
     uniqueIndex("workers_one_per_automation").on(t.automationId).where(sql`${t.unregisteredAt} is null`),
     uniqueIndex("workers_api_key_hash_key").on(t.apiKeyHash),
+    uniqueIndex("workers_previous_api_key_hash_key").on(t.previousApiKeyHash).where(sql`${t.previousApiKeyHash} is not null`),
     index("workers_running_idx").on(t.lastSeenAt).where(sql`${t.status} = 'running' and ${t.unregisteredAt} is null`),
   ],
 );
@@ -233,6 +238,14 @@ export const jobs = pgTable(
     scheduleId: uuid("schedule_id"),
     /** The fire time of that schedule this job was made for (CONTRACT §6.9). */
     fireTime: tz("fire_time"),
+    /** The worker's last reported progress (CONTRACT §6.12); null until reported and again once re-queued. */
+    progress: jsonb("progress").$type<JobProgress>(),
+    /** The `seq` of the job's last stored log line (0: none): the next line's seq follows it, under the row lock. */
+    logSeq: bigint("log_seq", { mode: "number" }).notNull().default(0),
+    /** UTF-8 bytes of the job's stored log messages, against HUB_JOB_LOG_MAX_BYTES. */
+    logBytes: bigint("log_bytes", { mode: "number" }).notNull().default(0),
+    /** A log line was dropped at the limit (and the one marker line stored). */
+    logTruncated: boolean("log_truncated").notNull().default(false),
   },
   (t) => [
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.
@@ -260,6 +273,32 @@ export const jobs = pgTable(
     uniqueIndex("jobs_schedule_fire_key").on(t.scheduleId, t.fireTime).where(sql`${t.scheduleId} is not null`),
     // A schedule's overlap check: its jobs still queued or running.
     index("jobs_schedule_active_idx").on(t.scheduleId).where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','running')`),
+  ],
+);
+
+/**
+ * Log lines of jobs (CONTRACT §6.12), never in the outbox. Keyed by job and `seq` (the order of
+ * acceptance, assigned from `jobs.log_seq`); deleted with their job (cascade), so retention takes
+ * them along.
+ */
+export const jobLogs = pgTable(
+  "job_logs",
+  {
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    /** As the worker sent it (default: the hub's time of acceptance). */
+    ts: tz("ts").notNull(),
+    /** The job's `attempts` when the line was accepted. */
+    attempt: smallint("attempt").notNull(),
+    /** pino's number of the level (JOB_LOG_LEVEL_CODES). */
+    level: smallint("level").notNull(),
+    message: text("message").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "job_logs_pkey", columns: [t.jobId, t.seq] }),
+    check("job_logs_level_check", sql`${t.level} in (${sql.raw(Object.values(JOB_LOG_LEVEL_CODES).join(", "))})`),
   ],
 );
 

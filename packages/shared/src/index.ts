@@ -6,6 +6,7 @@ export * from "./redis";
 export * from "./domain";
 export * from "./job-lifecycle";
 export * from "./limits";
+export * from "./job-logs";
 export * from "./event-catalogue";
 export * from "./metrics";
 export * from "./metrics-server";

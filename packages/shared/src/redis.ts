@@ -255,6 +255,8 @@ export function redisKeys(prefix: string, layout: RedisKeyLayout = {}) {
      */
     dispatchEpoch: (shard: number) => `${shardPrefix(shard)}:dispatch-epoch`,
     lock: (name: string) => `${prefix}:lock:${name}`,
+    /** Pub/sub channel of one job: "its log, progress or status changed" (apps/api's job log streams). */
+    jobLogChannel: (jobId: string) => `${prefix}:job-logs:${jobId}`,
     /** Hash of the open streams of one user or worker key on one stream path, over every API process (CONTRACT §6.15). */
     openStreams: (stream: string, owner: string) => `${prefix}:open-streams:${stream}:${owner}`,
   };

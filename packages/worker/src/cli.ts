@@ -52,7 +52,7 @@ async function main(options: CliOptions): Promise<void> {
   const apiKey = readApiKey(options.apiKeyFile);
   if (!isRunnable(options.command)) fail(`cannot run ${options.command}: not an executable file, nor found on PATH`);
   const logger = defaultLogger(options.logLevel);
-  const runner = commandRunner({ command: options.command, args: options.args, timeoutMs: options.timeoutMs });
+  const runner = commandRunner({ command: options.command, args: options.args, timeoutMs: options.timeoutMs, killAfterMs: options.killAfterMs });
   const worker = createWorker({
     url: options.url,
     apiKey,

@@ -1,6 +1,6 @@
 /** The errors of the worker protocol client and of a job handler. */
 
-export type WorkerOperation = "claim" | "heartbeat" | "complete" | "fail" | "claim-batch" | "complete-batch";
+export type WorkerOperation = "claim" | "heartbeat" | "complete" | "fail" | "claim-batch" | "complete-batch" | "logs" | "signals" | "offline";
 
 /**
  * Throw from a handler for a failure worth another attempt (an upstream timeout, a locked file):
@@ -35,6 +35,8 @@ export class LeaseLostError extends HubRequestError {
     operation: WorkerOperation,
     readonly jobId: string,
     detail: unknown,
+    /** The job's status now, as the 409's body names it (`cancelled`, `queued` …); undefined when the hub did not say. */
+    readonly jobStatus?: string,
   ) {
     super(operation, 409, detail);
     this.name = "LeaseLostError";

@@ -7,6 +7,9 @@
  *   fail(jobId, {error, retryable})      POST /jobs/{id}/fail              200 job
  *   claimBatch(maxJobs, waitSeconds) → jobs   POST /jobs/claim-batch       200 {jobs} | 204
  *   completeBatch(items) → verdicts      POST /jobs/complete-batch         200 {results}
+ *   appendLogs(jobId, lines, attempt)    POST /jobs/{id}/logs              200 {accepted, truncated}
+ *   openSignals(signal) → SSE body       GET /workers/me/signals           200 text/event-stream
+ *   offline()                            POST /workers/me/offline          204
  *
  * Refusals become typed errors: 409 {@link LeaseLostError} (the job is no longer running under
  * this worker's lease — stop working on it, nothing was recorded), 401
@@ -37,7 +40,32 @@ export interface HubJob {
   started_at: string | null;
   finished_at: string | null;
   lease_expires_at: string | null;
+  /** What the worker last reported with a heartbeat (CONTRACT §6.12); null until then, and after a re-queue. */
+  progress?: { percent: number | null; message: string | null; updated_at: string } | null;
 }
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One line of `POST /jobs/{id}/logs`; `ts` is when it was written (ISO 8601). */
+export interface LogLine {
+  level: LogLevel;
+  message: string;
+  ts: string;
+}
+
+/** What a heartbeat may carry: it replaces the job's whole progress (an omitted field becomes null). */
+export interface JobProgress {
+  percent?: number;
+  message?: string;
+}
+
+/** The longest log line the hub stores (characters); longer lines are split before they are sent. */
+export const MAX_LOG_LINE_LENGTH = 8192;
+/** The most lines one `POST /jobs/{id}/logs` takes. */
+export const MAX_LOG_LINES_PER_REQUEST = 1000;
+/** The longest progress message the hub stores (characters). */
+export const MAX_PROGRESS_MESSAGE_LENGTH = 500;
 
 /** The longest long-poll the hub accepts. */
 export const MAX_CLAIM_WAIT_SECONDS = 30;
@@ -76,6 +104,15 @@ export function parseRetryAfter(value: string | null, nowMs = Date.now()): numbe
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(at - nowMs, 0);
+}
+
+function parseBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 export class HubWorkerClient {
@@ -150,9 +187,60 @@ export class HubWorkerClient {
    * job's `attempts` as claimed) fences the call to that attempt: an earlier attempt's late call
    * is refused (409) even after this worker claimed the job again.
    */
-  async heartbeat(jobId: string, attempt?: number): Promise<{ lease_expires_at: string }> {
-    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, attempt === undefined ? undefined : { attempt });
+  async heartbeat(jobId: string, attempt?: number, progress?: JobProgress): Promise<{ lease_expires_at: string }> {
+    const body = attempt === undefined && progress === undefined ? undefined : { attempt, progress };
+    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, body);
     return this.#expect("heartbeat", answer, 200, jobId) as { lease_expires_at: string };
+  }
+
+  /**
+   * Stores log lines of the job (1–1000, each 1–8192 characters), in order, fenced like
+   * {@link heartbeat}. `truncated` turns true once the job's log reached the hub's size limit:
+   * from then on the hub drops every line.
+   */
+  async appendLogs(jobId: string, lines: LogLine[], attempt?: number): Promise<{ accepted: number; truncated: boolean }> {
+    const answer = await this.#call("logs", `/jobs/${encodeURIComponent(jobId)}/logs`, { lines, attempt });
+    return this.#expect("logs", answer, 200, jobId) as { accepted: number; truncated: boolean };
+  }
+
+  /**
+   * Opens the worker's signals stream (server-sent events: `event: cancel` `{job_id, attempt,
+   * reason}` when the hub takes back a job this worker runs). Resolves with the open stream's
+   * body; aborting `signal` closes it (pass a signal of this connection alone: it is listened to
+   * until then). 429 (too many open streams) is a {@link HubRequestError} with `retryAfterMs`.
+   */
+  async openSignals(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    let response: Response;
+    // Only the connection is timed: once open, the stream lasts until the hub or `signal` ends it.
+    const connection = new AbortController();
+    const close = () => connection.abort(signal.reason);
+    if (signal.aborted) close();
+    else signal.addEventListener("abort", close, { once: true });
+    const timer = setTimeout(() => connection.abort(new Error(`no answer within ${this.#requestTimeoutMs} ms`)), this.#requestTimeoutMs);
+    try {
+      response = await fetch(`${this.baseUrl}/workers/me/signals`, {
+        headers: { "x-worker-api-key": this.#apiKey, accept: "text/event-stream" },
+        signal: connection.signal,
+      });
+    } catch (error) {
+      signal.removeEventListener("abort", close);
+      throw new HubUnreachableError("signals", error);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.status === 200 && response.body) return response.body;
+    const text = await response.text().catch(() => "");
+    this.#expect("signals", { status: response.status, body: parseBody(text), retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) }, 200);
+    throw new HubRequestError("signals", response.status, "no stream");
+  }
+
+  /**
+   * Tells the hub this worker stops (after it drained and closed its signals stream): the
+   * worker shows `stopped` at once rather than when it is no longer seen. Running jobs are left alone.
+   */
+  async offline(): Promise<void> {
+    const answer = await this.#call("offline", "/workers/me/offline", undefined);
+    this.#expect("offline", answer, 204);
   }
 
   /** Reports the job's result; resolves with the job, now `completed`. `attempt` as for heartbeat. */
@@ -184,15 +272,7 @@ export class HubWorkerClient {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const text = await response.text();
-      let parsed: unknown = undefined;
-      if (text) {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-      }
-      return { status: response.status, body: parsed, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) };
+      return { status: response.status, body: parseBody(text), retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) };
     } catch (error) {
       throw new HubUnreachableError(operation, error);
     }
@@ -200,8 +280,9 @@ export class HubWorkerClient {
 
   #expect(operation: WorkerOperation, answer: Answer, expected: number, jobId?: string): unknown {
     if (answer.status === expected) return answer.body;
-    const detail = typeof answer.body === "object" && answer.body !== null && "detail" in answer.body ? answer.body.detail : answer.body;
-    if (answer.status === 409 && jobId !== undefined) throw new LeaseLostError(operation, jobId, detail);
+    const body = typeof answer.body === "object" && answer.body !== null ? (answer.body as { detail?: unknown; status?: unknown }) : undefined;
+    const detail = body && "detail" in body ? body.detail : answer.body;
+    if (answer.status === 409 && jobId !== undefined) throw new LeaseLostError(operation, jobId, detail, typeof body?.status === "string" ? body.status : undefined);
     if (answer.status === 401) throw new WorkerUnauthorizedError(operation, detail);
     throw new HubRequestError(operation, answer.status, detail, answer.retryAfterMs);
   }

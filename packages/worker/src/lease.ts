@@ -1,7 +1,7 @@
 /** Keeping a claimed job's lease alive while its handler runs. */
-import { isTakenBack, WorkerUnauthorizedError } from "./errors.js";
-import type { EmitWorkerEvent, LeaseLossCause } from "./events.js";
-import type { HubJob, HubWorkerClient } from "./hub-client.js";
+import { isTakenBack, LeaseLostError, WorkerUnauthorizedError } from "./errors.js";
+import type { EmitWorkerEvent } from "./events.js";
+import type { HubJob, HubWorkerClient, JobProgress } from "./hub-client.js";
 
 /** The hub's default lease (HUB_JOB_LEASE_SECONDS), should a claimed job ever lack its lease timestamps. */
 const DEFAULT_LEASE_MS = 60_000;
@@ -9,11 +9,19 @@ const DEFAULT_LEASE_MS = 60_000;
 const CLAIM_TRANSIT_ALLOWANCE = 0.1;
 const HEARTBEATS_PER_LEASE = 3;
 const MIN_HEARTBEAT_PERIOD_MS = 100;
+/** A progress report goes with an early heartbeat, at most one per this interval. */
+export const PROGRESS_INTERVAL_MS = 1000;
 
 export interface Lease {
   /** Until when (our clock) the lease surely holds. */
   heldUntilMs(): number;
   held(): boolean;
+  /** Sends `progress` with a heartbeat soon (at once, or {@link PROGRESS_INTERVAL_MS} after the last one). */
+  reportProgress(progress: JobProgress): void;
+  /** Heartbeats now (unless one is in flight): a 409 tells at once whether the hub took the job back. */
+  beatNow(): void;
+  /** Sends a progress report not sent yet at once (before the outcome, after which the hub takes none). */
+  flushProgress(): Promise<void>;
   /** Stops heartbeating; resolves once a heartbeat in flight has settled. */
   stop(): Promise<void>;
 }
@@ -21,8 +29,8 @@ export interface Lease {
 export interface KeepLeasedOptions {
   client: Pick<HubWorkerClient, "heartbeat">;
   emit: EmitWorkerEvent;
-  /** Called once when the job is no longer surely this worker's. */
-  onLost(cause: LeaseLossCause): void;
+  /** Called once when the job is no longer surely this worker's; `jobStatus` as a 409's body names it. */
+  onLost(cause: "heartbeat" | "expired", jobStatus?: string): void;
   /** The key stopped working: the worker should claim no more. */
   onUnauthorized(error: WorkerUnauthorizedError): void;
 }
@@ -43,16 +51,19 @@ export function keepLeased(job: HubJob, options: KeepLeasedOptions): Lease {
   const periodMs = Math.max(leaseMs / HEARTBEATS_PER_LEASE, MIN_HEARTBEAT_PERIOD_MS);
   // The claim's lease began before its answer arrived; allow a little for the answer's transit.
   let heldUntilMs = Date.now() + leaseMs * (1 - CLAIM_TRANSIT_ALLOWANCE);
+  let lastBeatMs = Date.now();
   let stopped = false;
   let beatTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
-  const lose = (cause: LeaseLossCause) => {
+  /** Progress not yet sent; a heartbeat without it leaves the job's progress as it is. */
+  let unsentProgress: JobProgress | undefined;
+  const lose = (cause: "heartbeat" | "expired", jobStatus?: string) => {
     if (stopped) return;
     stopped = true;
     clearTimeout(beatTimer);
     clearTimeout(expiryTimer);
-    options.onLost(cause);
+    options.onLost(cause, jobStatus);
   };
   const armExpiry = () => {
     clearTimeout(expiryTimer);
@@ -60,30 +71,54 @@ export function keepLeased(job: HubJob, options: KeepLeasedOptions): Lease {
   };
   const beat = async () => {
     const sentAtMs = Date.now();
+    lastBeatMs = sentAtMs;
+    const progress = unsentProgress;
+    unsentProgress = undefined;
     try {
-      await client.heartbeat(job.id, job.attempts);
+      await client.heartbeat(job.id, job.attempts, progress);
       heldUntilMs = sentAtMs + leaseMs;
       if (!stopped) armExpiry();
     } catch (error) {
-      if (isTakenBack(error)) return lose("heartbeat");
+      // Unless a newer report replaced it, the progress goes with the next heartbeat.
+      unsentProgress ??= progress;
+      if (isTakenBack(error)) return lose("heartbeat", error instanceof LeaseLostError ? error.jobStatus : undefined);
       if (error instanceof WorkerUnauthorizedError) options.onUnauthorized(error);
       // A missed beat is retried on the next tick; the lease outlasts two of them.
       emit({ type: "hub_error", operation: "heartbeat", message: (error as Error).message, retryInMs: periodMs });
     }
   };
-  const schedule = () => {
+  const schedule = (delayMs: number) => {
+    clearTimeout(beatTimer);
     beatTimer = setTimeout(() => {
       inFlight = beat().finally(() => {
         inFlight = undefined;
-        if (!stopped) schedule();
+        if (stopped) return;
+        if (unsentProgress) schedule(Math.max(lastBeatMs + PROGRESS_INTERVAL_MS - Date.now(), 0));
+        else schedule(periodMs);
       });
-    }, periodMs);
+    }, delayMs);
   };
   armExpiry();
-  schedule();
+  schedule(periodMs);
   return {
     heldUntilMs: () => heldUntilMs,
     held: () => Date.now() < heldUntilMs,
+    reportProgress(progress) {
+      if (stopped) return;
+      unsentProgress = progress;
+      // A heartbeat in flight schedules the next one itself when it settles.
+      if (!inFlight) schedule(Math.max(lastBeatMs + PROGRESS_INTERVAL_MS - Date.now(), 0));
+    },
+    beatNow() {
+      if (!stopped && !inFlight) schedule(0);
+    },
+    async flushProgress() {
+      await inFlight;
+      if (stopped || !unsentProgress) return;
+      clearTimeout(beatTimer);
+      await beat();
+      if (!stopped) schedule(periodMs);
+    },
     async stop() {
       stopped = true;
       clearTimeout(beatTimer);

@@ -1,14 +1,16 @@
-/** The worker loop's lease keeping against a stand-in hub whose heartbeats succeed or go unanswered. */
+/** The worker loop's lease keeping against a stand-in hub whose heartbeats succeed, go unanswered or are refused. */
 import { describe, expect, it } from "vitest";
-import { HubUnreachableError } from "./errors";
+import { HubUnreachableError, LeaseLostError } from "./errors";
 import type { WorkerEvent } from "./events";
 import type { HubJob } from "./hub-client";
+import { LogBudget } from "./job-log";
 import { runWorkerLoop, type WorkerLoopOptions, type WorkerProtocol } from "./loop";
 import { outcomeOf } from "./outcome";
+import { CancelListeners } from "./signals";
 
 const LEASE_MS = 300;
 
-function leasedJob(): HubJob {
+function leasedJob(leaseMs = LEASE_MS): HubJob {
   const now = Date.now();
   return {
     id: "6f1c1a56-34a4-4c39-9a1c-5a0c3f0d2b10",
@@ -22,19 +24,19 @@ function leasedJob(): HubJob {
     created_at: new Date(now - 1000).toISOString(),
     started_at: new Date(now).toISOString(),
     finished_at: null,
-    lease_expires_at: new Date(now + LEASE_MS).toISOString(),
+    lease_expires_at: new Date(now + leaseMs).toISOString(),
   };
 }
 
 /** Hands out one job, then long-polls until stopped; `heartbeat` decides whether the lease is kept. */
-function standInHub(heartbeat: WorkerProtocol["heartbeat"]) {
+function standInHub(heartbeat: WorkerProtocol["heartbeat"], leaseMs = LEASE_MS) {
   let handedOut = false;
   const completed: string[] = [];
   const client: WorkerProtocol = {
     claim: async (_waitSeconds, signal) => {
       if (!handedOut) {
         handedOut = true;
-        return leasedJob();
+        return leasedJob(leaseMs);
       }
       await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
       return null;
@@ -53,6 +55,9 @@ function standInHub(heartbeat: WorkerProtocol["heartbeat"]) {
     completeBatch: async () => {
       throw new Error("completeBatch is not expected here");
     },
+    appendLogs: async () => {
+      throw new Error("appendLogs is not expected here");
+    },
   };
   return { client, completed };
 }
@@ -63,16 +68,19 @@ function runOneSlot(
   stop: AbortController,
   events: WorkerEvent[],
   handler: (job: HubJob, signal: AbortSignal) => Promise<Record<string, unknown>>,
+  cancels?: CancelListeners,
 ): Promise<void> {
   const options: WorkerLoopOptions = {
     client,
-    run: (job, signal) => outcomeOf(() => handler(job, signal)),
+    run: (job, { signal }) => outcomeOf(() => handler(job, signal)),
     concurrency: 1,
     batch: 1,
     waitSeconds: 20,
     stopClaiming: stop.signal,
     abandon: new AbortController().signal,
     emit: (event) => events.push(event),
+    logBudget: new LogBudget(1024, (event) => events.push(event)),
+    cancels,
   };
   return runWorkerLoop(options);
 }
@@ -111,5 +119,34 @@ describe("runWorkerLoop lease keeping", () => {
     expect(aborted).toBe(true);
     expect(hub.completed).toEqual([]);
     expect(events.find((event) => event.type === "lease_lost")).toMatchObject({ during: "expired" });
+  });
+
+  it("when the signals stream opens again after it dropped, then every job in hand heartbeats at once, and a 409 there aborts its handler", async () => {
+    // A ten-minute lease: the periodic heartbeat would come 200 s later, long after this test's timeout.
+    const hub = standInHub(async (jobId) => {
+      throw new LeaseLostError("heartbeat", jobId, "The job is not running under this worker's lease", "cancelled");
+    }, 600_000);
+    const cancels = new CancelListeners();
+    const stop = new AbortController();
+    const events: WorkerEvent[] = [];
+    let reason: unknown;
+
+    await runOneSlot(
+      hub.client,
+      stop,
+      events,
+      async (_job, signal) => {
+        cancels.reopened();
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+        reason = signal.reason;
+        stop.abort();
+        return { never: "reported" };
+      },
+      cancels,
+    );
+
+    expect(reason).toMatchObject({ why: "lease_lost", hubReason: "cancelled" });
+    expect(events.find((event) => event.type === "lease_lost")).toMatchObject({ during: "heartbeat", reason: "cancelled" });
+    expect(hub.completed).toEqual([]);
   });
 });

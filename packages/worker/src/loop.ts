@@ -9,25 +9,56 @@
  */
 import { isTransient, type WorkerUnauthorizedError } from "./errors.js";
 import type { EmitWorkerEvent, LeaseLossCause } from "./events.js";
-import type { HubJob, HubWorkerClient } from "./hub-client.js";
+import { MAX_PROGRESS_MESSAGE_LENGTH, type HubJob, type HubWorkerClient, type JobProgress, type LogLevel } from "./hub-client.js";
+import { openJobLog, type LogBudget } from "./job-log.js";
 import { keepLeased } from "./lease.js";
 import type { Outcome } from "./outcome.js";
 import { batchReporter, singleReporter } from "./reporting.js";
+import type { CancelListeners } from "./signals.js";
 import { nextBackoff, sleep } from "./timing.js";
 
 /** What the loop needs of a client: {@link HubWorkerClient}, or a stand-in in tests. */
-export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "claimBatch" | "heartbeat" | "complete" | "completeBatch" | "fail">;
+export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "claimBatch" | "heartbeat" | "complete" | "completeBatch" | "fail" | "appendLogs">;
 
 /** Why a handler's signal aborted; the signal's `reason`. */
 export class JobAbortedError extends Error {
-  constructor(readonly why: "lease_lost" | "shutdown") {
+  constructor(
+    readonly why: "lease_lost" | "shutdown",
+    /**
+     * For `lease_lost`, what the hub said when it said why: the signal's reason
+     * (`cancelled_by_user`, `timeout`, `lease_expired`, `worker_unregistered`) or the job's
+     * status in a refusal's body (`cancelled`, `queued` …).
+     */
+    readonly hubReason?: string,
+  ) {
     super(
       why === "lease_lost"
-        ? "the job is no longer this worker's (cancelled, or its lease lapsed): its result would be refused"
+        ? `the job is no longer this worker's (cancelled, or its lease lapsed${hubReason ? `; the hub says ${hubReason}` : ""}): its result would be refused`
         : "the worker is shutting down and gave the job back to the hub",
     );
     this.name = "JobAbortedError";
   }
+}
+
+/** What a handler may do with the job in hand besides returning its result. */
+export interface JobControls {
+  /** Aborts with a {@link JobAbortedError} when the result is no longer wanted. */
+  signal: AbortSignal;
+  /** Queues a log line for the hub; never waits, never throws. */
+  log(level: LogLevel, message: string): void;
+  /** Reports progress (percent 0–100, message ≤ 500 characters) with a heartbeat soon. */
+  progress(percent?: number, message?: string): void;
+}
+
+/** How long a job's last log lines may take to reach the hub before its outcome is reported. */
+const LOG_FLUSH_TIMEOUT_MS = 10_000;
+
+/** `percent` and `message` as the hub takes them: 0–100 and at most 500 characters; NaN is no percent. */
+function progressOf(percent: number | undefined, message: string | undefined): JobProgress {
+  const progress: JobProgress = {};
+  if (typeof percent === "number" && !Number.isNaN(percent)) progress.percent = Math.min(Math.max(percent, 0), 100);
+  if (message !== undefined) progress.message = String(message).slice(0, MAX_PROGRESS_MESSAGE_LENGTH);
+  return progress;
 }
 
 /** The failure reported for a job whose handler outlived the shutdown deadline. */
@@ -35,8 +66,8 @@ export const ABANDONED_AT_SHUTDOWN = "the worker shut down before the job finish
 
 export interface WorkerLoopOptions {
   client: WorkerProtocol;
-  /** Works one job; never throws (see outcomeOf). `signal` aborts with a {@link JobAbortedError}. */
-  run(job: HubJob, signal: AbortSignal): Promise<Outcome>;
+  /** Works one job; never throws (see outcomeOf). `controls.signal` aborts with a {@link JobAbortedError}. */
+  run(job: HubJob, controls: JobControls): Promise<Outcome>;
   /** Most jobs in hand at once. */
   concurrency: number;
   /** Most jobs per claim: 1 claims with POST /jobs/claim, more with claim-batch and complete-batch. */
@@ -48,6 +79,10 @@ export interface WorkerLoopOptions {
   /** Aborting it: the jobs still in hand are failed as retryable at once, their handlers' signals abort. */
   abandon: AbortSignal;
   emit: EmitWorkerEvent;
+  /** The worker-wide bound on buffered log lines. */
+  logBudget: LogBudget;
+  /** Where the signals stream's cancels arrive; none: jobs learn of a cancel from their heartbeats. */
+  cancels?: CancelListeners;
 }
 
 /**
@@ -73,22 +108,41 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
     emit({ type: "claimed", job });
     const interrupt = new AbortController();
     let lostHow: LeaseLossCause | undefined;
-    const lease = keepLeased(job, {
+    let lostReason: string | undefined;
+    const takeBack = (cause: LeaseLossCause, reason?: string) => {
+      if (lostHow !== undefined) return;
+      lostHow = cause;
+      lostReason = reason;
+      log.discard();
+      void lease.stop();
+      interrupt.abort(new JobAbortedError("lease_lost", reason));
+    };
+    const log = openJobLog(job, {
       client,
+      budget: options.logBudget,
       emit,
-      onLost: (cause) => {
-        lostHow = cause;
-        interrupt.abort(new JobAbortedError("lease_lost"));
-      },
+      onTakenBack: (error) => takeBack("logs", error.jobStatus),
       onUnauthorized: giveUp,
     });
+    const lease = keepLeased(job, { client, emit, onLost: takeBack, onUnauthorized: giveUp });
+    const stopListening = options.cancels?.listen(
+      job.id,
+      job.attempts,
+      (signal) => takeBack("signal", signal.reason),
+      () => lease.beatNow(),
+    );
     let onAbandon = () => undefined as void;
     const abandoned = new Promise<"abandoned">((resolve) => (onAbandon = () => resolve("abandoned")));
     if (options.abandon.aborted) onAbandon();
     else options.abandon.addEventListener("abort", onAbandon, { once: true });
+    const controls: JobControls = {
+      signal: interrupt.signal,
+      log: (level, message) => log.write(level, message),
+      progress: (percent, message) => lease.reportProgress(progressOf(percent, message)),
+    };
     let outcome: Outcome;
     try {
-      const settled = await Promise.race([options.run(job, interrupt.signal), abandoned]);
+      const settled = await Promise.race([options.run(job, controls), abandoned]);
       if (settled === "abandoned") {
         // The handler may go on; its result is no longer wanted.
         interrupt.abort(new JobAbortedError("shutdown"));
@@ -97,12 +151,16 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
       } else {
         outcome = settled;
       }
+      // The job's lines and last progress go before its outcome: once it is finished the hub takes neither.
+      if (lostHow === undefined) await log.close(Math.min(lease.heldUntilMs(), Date.now() + LOG_FLUSH_TIMEOUT_MS));
+      if (lostHow === undefined) await lease.flushProgress();
     } finally {
       options.abandon.removeEventListener("abort", onAbandon);
+      stopListening?.();
       await lease.stop();
     }
     if (lostHow !== undefined || !lease.held()) {
-      emit({ type: "lease_lost", jobId: job.id, during: lostHow ?? "expired" });
+      emit({ type: "lease_lost", jobId: job.id, during: lostHow ?? "expired", reason: lostReason });
       return;
     }
     await reporter.report(job, outcome, lease.heldUntilMs());

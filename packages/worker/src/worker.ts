@@ -1,19 +1,45 @@
 /** createWorker: the SDK's entry point, a worker process for one automation in a few lines. */
 import type { EmitWorkerEvent, WorkerEvent } from "./events.js";
-import { HubWorkerClient, MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS, type HubJob } from "./hub-client.js";
+import { HubWorkerClient, MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS, type HubJob, type LogLevel } from "./hub-client.js";
+import { LogBudget } from "./job-log.js";
 import { defaultLogger, logWorkerEvent, type Logger } from "./logging.js";
-import { runWorkerLoop, type WorkerProtocol } from "./loop.js";
+import { runWorkerLoop, type JobControls } from "./loop.js";
 import { failureText, outcomeOf, type JobResult, type Outcome } from "./outcome.js";
+import { CancelListeners, holdSignalsStream } from "./signals.js";
 import { describeIssues, type StandardSchemaV1 } from "./standard-schema.js";
+import { sleep } from "./timing.js";
 
-/** A claimed job as the handler sees it: `context` as the context schema produced it. */
-export type WorkerJob<Context = Record<string, unknown>> = Omit<HubJob, "context"> & { context: Context };
+/**
+ * A claimed job as the handler sees it: `context` as the context schema produced it, and what the
+ * handler may tell the hub while it works.
+ */
+export type WorkerJob<Context = Record<string, unknown>> = Omit<HubJob, "context" | "progress"> & {
+  context: Context;
+  /**
+   * Adds a line to the job's log on the hub (`debug`, `info`, `warn` or `error`), shown live on
+   * its console page. Lines are buffered and sent in batches, in order, and before the job's
+   * outcome; the call never waits and never throws. A line over 8192 characters is split. While
+   * the hub cannot take lines, they wait in a bounded buffer (`maxBufferedLogBytes`); beyond it
+   * they are dropped and counted (`HubWorker.droppedLogLines`).
+   */
+  log(level: LogLevel, message: string): void;
+  /**
+   * Reports how far the job is (percent 0–100, clamped; a message of at most 500 characters),
+   * sent with a heartbeat within a second. Each report replaces the whole progress: an omitted
+   * field is cleared. (It stands in for the job record's `progress` field, which a claimed job
+   * always has `null`.)
+   */
+  progress(percent?: number, message?: string): void;
+  /** The same signal as `tools.signal`. */
+  signal: AbortSignal;
+};
 
 export interface JobTools {
   /**
-   * Aborts when the result is no longer wanted: the hub took the job back (cancelled, lease
-   * lapsed) or the shutdown deadline passed. Its `reason` is a `JobAbortedError`. Pass it on to
-   * `fetch`, child processes and the like.
+   * Aborts when the result is no longer wanted: the hub took the job back (cancelled, timed out,
+   * lease lapsed: within a second through the signals stream, else at the next heartbeat or log
+   * batch it refuses) or the shutdown deadline passed. Its `reason` is a `JobAbortedError`. Pass
+   * it on to `fetch`, child processes and the like.
    */
   signal: AbortSignal;
   /** The worker's logger with the job's id bound. */
@@ -65,6 +91,11 @@ export interface WorkerOptions<Context = Record<string, unknown>> {
   requestTimeoutMs?: number;
   /** Every event of the worker's life (claimed, completed, failed, hub errors …), after it is logged. */
   onEvent?: (event: WorkerEvent) => void;
+  /**
+   * The most memory (UTF-8 bytes, about) that log lines waiting for the hub may hold, over all
+   * jobs in hand; lines beyond it are dropped and counted. Default 8 MiB.
+   */
+  maxBufferedLogBytes?: number;
 }
 
 export interface HubWorker {
@@ -72,7 +103,8 @@ export interface HubWorker {
    * Claims and works jobs until stopped. Resolves once every job in hand has been reported (or
    * failed as retryable at the shutdown deadline); rejects with a `WorkerUnauthorizedError` when
    * the api key stops working, after finishing the jobs in hand. Calling it again returns the
-   * same promise.
+   * same promise. While it runs the worker holds the hub's signals stream (a cancel reaches a
+   * handler within a second); after a graceful stop it closes it and tells the hub it is offline.
    */
   run(): Promise<void>;
   /**
@@ -81,7 +113,12 @@ export interface HubWorker {
    * `run()` has settled.
    */
   stop(): Promise<void>;
+  /** Log lines dropped since the worker started (the hub unreachable while the buffer was full, or unsent when a job ended). */
+  readonly droppedLogLines: number;
 }
+
+/** How long a closed signals stream is given to end on the hub before POST /workers/me/offline. */
+const OFFLINE_SETTLE_MS = 250;
 
 function wholeNumber(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`createWorker: ${name} must be a whole number from ${min} to ${max}`);
@@ -96,18 +133,22 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
   const waitSeconds = wholeNumber("waitSeconds", options.waitSeconds ?? 20, 0, MAX_CLAIM_WAIT_SECONDS);
   const shutdownTimeoutMs = wholeNumber("shutdownTimeoutMs", options.shutdownTimeoutMs ?? 30_000, 0, 86_400_000);
   const logger = options.logger ?? defaultLogger();
-  const client: WorkerProtocol = new HubWorkerClient({ baseUrl: options.url, apiKey: options.apiKey, requestTimeoutMs: options.requestTimeoutMs });
+  const maxBufferedLogBytes = wholeNumber("maxBufferedLogBytes", options.maxBufferedLogBytes ?? 8 * 1024 * 1024, 0, 2 ** 31);
+  const client = new HubWorkerClient({ baseUrl: options.url, apiKey: options.apiKey, requestTimeoutMs: options.requestTimeoutMs });
   const emit: EmitWorkerEvent = (event) => {
     logWorkerEvent(logger, event);
     options.onEvent?.(event);
   };
+  const logBudget = new LogBudget(maxBufferedLogBytes, emit);
   const stopClaiming = new AbortController();
   const abandon = new AbortController();
   let running: Promise<void> | undefined;
   let deadline: NodeJS.Timeout | undefined;
 
-  async function runJob(job: HubJob, signal: AbortSignal): Promise<Outcome> {
-    const tools: JobTools = { signal, logger: logger.child({ job_id: job.id }) };
+  async function runJob(hubJob: HubJob, controls: JobControls): Promise<Outcome> {
+    const { signal } = controls;
+    const tools: JobTools = { signal, logger: logger.child({ job_id: hubJob.id }) };
+    const job = { ...hubJob, log: controls.log, progress: controls.progress, signal };
     const schema = options.contextSchema;
     if (!schema) return outcomeOf(() => options.handler(job as WorkerJob<Context>, tools));
     let checked: Awaited<ReturnType<typeof schema["~standard"]["validate"]>>;
@@ -150,8 +191,19 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
       process.on("SIGINT", onSignal);
     }
     logger.info({ hub: hubOrigin, concurrency, batch, wait_seconds: waitSeconds }, "worker started");
+    const cancels = new CancelListeners();
+    const signals = holdSignalsStream({ client, listeners: cancels, emit });
     try {
-      await runWorkerLoop({ client, run: runJob, concurrency, batch, waitSeconds, stopClaiming: stopClaiming.signal, abandon: abandon.signal, emit });
+      try {
+        await runWorkerLoop({ client, run: runJob, concurrency, batch, waitSeconds, stopClaiming: stopClaiming.signal, abandon: abandon.signal, emit, logBudget, cancels });
+      } finally {
+        await signals.close();
+      }
+      // The hub frees a closed stream's slot when it sees the connection end, which may come after
+      // a request sent at once on another connection; offline counts the streams open right then.
+      if (signals.wasOpen()) await sleep(OFFLINE_SETTLE_MS);
+      // Drained, and no signals stream open: the hub shows this worker stopped at once.
+      await client.offline().catch((error: unknown) => emit({ type: "hub_error", operation: "offline", message: (error as Error).message, retryInMs: -1 }));
       logger.info("worker stopped");
     } catch (error) {
       logger.error({ error: error instanceof Error ? error.message : String(error) }, "worker gave up");
@@ -166,5 +218,8 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
   return {
     run: () => (running ??= run()),
     stop,
+    get droppedLogLines() {
+      return logBudget.dropped;
+    },
   };
 }

@@ -39,8 +39,11 @@ export interface RecordedRequest {
 export interface FaultProxy {
   url: string;
   requests: RecordedRequest[];
-  /** While set, requests whose path matches answer 503 with this Retry-After (seconds), as the hub does when PostgreSQL is down. */
-  outage: { paths: RegExp; retryAfterSeconds: number } | undefined;
+  /**
+   * While set, requests whose path matches answer `status` (default 503, as the hub does when
+   * PostgreSQL is down; 429 as it does at a stream cap) with this Retry-After (seconds).
+   */
+  outage: { paths: RegExp; retryAfterSeconds: number; status?: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -61,10 +64,10 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     proxy.requests.push(recorded);
     const outage = proxy.outage;
     if (outage && outage.paths.test(recorded.path)) {
-      recorded.answeredStatus = 503;
+      recorded.answeredStatus = outage.status ?? 503;
       req.resume();
-      res.writeHead(503, { "content-type": "application/json", "retry-after": String(outage.retryAfterSeconds) });
-      res.end(JSON.stringify({ detail: "Service temporarily unavailable" }));
+      res.writeHead(recorded.answeredStatus, { "content-type": "application/json", "retry-after": String(outage.retryAfterSeconds) });
+      res.end(JSON.stringify({ detail: recorded.answeredStatus === 429 ? "Too many open streams" : "Service temporarily unavailable" }));
       return;
     }
     const upstream = httpRequest(

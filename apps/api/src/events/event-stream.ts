@@ -13,6 +13,7 @@ import type { Request, Response } from "express";
 import { eventTypesAbout, isEventVisibleTo, type AggregateType, type Role } from "@hub/shared";
 import type { AppContext } from "../context";
 import type { UserCaller } from "../http/auth";
+import { openEventStream, sseMessage } from "../http/sse";
 import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry } from "./live-event-feed";
 
 /** Most entries a resuming client is sent from before it connected; beyond, it gets a `reset`. */
@@ -21,8 +22,6 @@ export const RESUME_MAX_ENTRIES = 1000;
 export const USER_MAX_STREAMS = 5;
 /** Most bytes of entries a resume reads (CONTRACT §6.15); beyond, the client gets a `reset`. */
 export const RESUME_MAX_BYTES = 1024 * 1024;
-/** What a browser's EventSource waits before reconnecting (the SSE `retry` field), in ms. */
-const CLIENT_RETRY_MS = 2000;
 /**
  * Bytes a client may leave unread before it is cut off: a stalled client must not make the
  * process buffer the event log for it. It reconnects with Last-Event-ID and resumes.
@@ -46,11 +45,8 @@ export function streamEntryMatches(entry: StreamEntry, filter: EventStreamFilter
 
 /** One SSE message: the event record as `data`, its stream entry id as `id`. */
 export function formatStreamMessage(entry: StreamEntry): string {
-  // The relay writes JSON.stringify's output, which has no line breaks; split anyway, as SSE requires.
-  return `id: ${entry.streamId}\n${entry.data
-    .split(/\r\n|\r|\n/)
-    .map((line) => `data: ${line}`)
-    .join("\n")}\n\n`;
+  // The relay writes JSON.stringify's output, which has no line breaks; sseMessage splits anyway.
+  return sseMessage({ id: entry.streamId, data: entry.data });
 }
 
 export interface EventStreamRequest {
@@ -142,16 +138,7 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
     return;
   }
 
-  res.status(200).set({
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache, no-transform",
-    Connection: "keep-alive",
-    // Reverse proxies (nginx) would otherwise buffer the stream.
-    "X-Accel-Buffering": "no",
-  });
-  res.flushHeaders();
-  req.socket.setNoDelay(true);
-  write(`retry: ${CLIENT_RETRY_MS}\n: connected\n\n`);
+  openEventStream(req, res);
 
   if (backfill?.kind === "gap") {
     // What the client missed is no longer in the stream (or is too much to replay): it should

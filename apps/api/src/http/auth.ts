@@ -18,9 +18,11 @@ import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey, WORKER_API_
 /**
  * Who may call a route. `user` and `admin` take a login token or an api key;
  * `user-login-token` is any signed-in user and `admin-login-token` an admin, with a login token
- * only (an api key → 403): managing users and credentials (CONTRACT §6.15).
+ * only (an api key → 403): managing users and credentials (CONTRACT §6.15). `worker` takes a worker
+ * key and marks the worker seen, as every worker call does (§3); `worker-unseen` takes the same key
+ * without marking it (POST /workers/me/offline, and the checks of an open signals stream, §6.12).
  */
-export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "admin-login-token" | "worker";
+export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "admin-login-token" | "worker" | "worker-unseen";
 
 export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
 export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudInstanceId" | "status" | "lastSeenAt">;
@@ -34,7 +36,7 @@ export interface UserCaller {
 
 export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token" | "admin-login-token"
   ? UserCaller
-  : A extends "worker"
+  : A extends "worker" | "worker-unseen"
     ? { user?: undefined; worker: AuthenticatedWorker }
     : { user?: undefined; worker?: undefined };
 
@@ -118,7 +120,7 @@ export class Authenticator {
   private readonly workerSeenWritesInFlight = new Map<string, Promise<void>>();
   private readonly verifiedTokens: VerifiedTokens;
   private readonly usersById = new CredentialCache<TokenUser>();
-  private readonly workersByKeyHash = new CredentialCache<AuthenticatedWorker & { apiKeyHash: string }>();
+  private readonly workersByKeyHash = new CredentialCache<WorkerKeyRow>();
   private readonly apiKeysByDigest = new CredentialCache<ApiKeyLookupRow>();
 
   constructor(
@@ -184,8 +186,9 @@ export class Authenticator {
         }
         return caller as Caller<A>;
       }
-      case "worker": {
-        const worker = await this.worker(req);
+      case "worker":
+      case "worker-unseen": {
+        const worker = await this.worker(req, requirement === "worker");
         addRequestLogFields(req, { worker_id: worker.id, automation_id: worker.automationId });
         return { worker } as Caller<A>;
       }
@@ -194,6 +197,18 @@ export class Authenticator {
         throw new Error(`unknown auth requirement ${String(exhaustive)}`);
       }
     }
+  }
+
+  /**
+   * The worker behind this request's key was just stopped (POST /workers/me/offline): what this
+   * process remembers of it says so, and its next call marks it seen again however soon it comes.
+   */
+  noteWorkerStopped(req: Request): void {
+    const apiKey = req.headers[WORKER_KEY_HEADER];
+    if (typeof apiKey !== "string" || apiKey.length === 0) return;
+    const keyHash = hashApiKey(apiKey);
+    const cached = this.workersByKeyHash.get(keyHash);
+    if (cached) this.workersByKeyHash.update(keyHash, { ...cached, status: "stopped" });
   }
 
   private eachCache(action: (cache: CredentialCache<unknown>) => void): void {
@@ -271,7 +286,7 @@ export class Authenticator {
     }
   }
 
-  private async worker(req: Request): Promise<AuthenticatedWorker> {
+  private async worker(req: Request, markSeen: boolean): Promise<AuthenticatedWorker> {
     if (req.headers.authorization) throw new UnauthorizedError("Worker endpoints take X-Worker-Api-Key, not a bearer token", "WorkerApiKey");
     const apiKey = req.headers[WORKER_KEY_HEADER];
     if (typeof apiKey !== "string" || apiKey.length === 0) throw new UnauthorizedError("Missing X-Worker-Api-Key", "WorkerApiKey");
@@ -281,9 +296,10 @@ export class Authenticator {
       return row ?? null;
     });
     // The index lookup already matched; the constant-time comparison keeps that true for any future lookup scheme.
-    if (!worker || !timingSafeEqual(Buffer.from(worker.apiKeyHash), Buffer.from(keyHash))) {
+    if (!worker || !workerKeyAccepted(worker, keyHash)) {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");
     }
+    if (!markSeen) return publicWorker(worker);
     // Any worker call marks the worker seen (and `running`); see workers.markSeen. What it wrote is
     // remembered, so the next calls within the write interval cost nothing; calls arriving while
     // the write is on its way wait for it rather than write too (a worker's many claim loops start
@@ -304,7 +320,27 @@ export class Authenticator {
         this.workerSeenWritesInFlight.delete(worker.id);
       }
     }
-    const { apiKeyHash: _omit, ...rest } = worker;
-    return rest;
+    return publicWorker(worker);
   }
+}
+
+type WorkerKeyRow = AuthenticatedWorker & { apiKeyHash: string; previousApiKeyHash: string | null; previousApiKeyExpiresAt: Date | null };
+
+function sameHash(stored: string | null, presented: string): boolean {
+  return stored !== null && stored.length === presented.length && timingSafeEqual(Buffer.from(stored), Buffer.from(presented));
+}
+
+/**
+ * The worker's current key, or its previous key while the overlap of the last rotation lasts
+ * (CONTRACT §6.12), by this host's clock — as an api key's `expires_at` is. Checked on every use,
+ * cached or not: an open stream's check every 0.5 s ends it once the overlap is over.
+ */
+function workerKeyAccepted(worker: WorkerKeyRow, keyHash: string): boolean {
+  if (sameHash(worker.apiKeyHash, keyHash)) return true;
+  return sameHash(worker.previousApiKeyHash, keyHash) && worker.previousApiKeyExpiresAt !== null && worker.previousApiKeyExpiresAt.getTime() > Date.now();
+}
+
+function publicWorker(worker: WorkerKeyRow): AuthenticatedWorker {
+  const { apiKeyHash: _key, previousApiKeyHash: _previousKey, previousApiKeyExpiresAt: _previousExpiry, ...rest } = worker;
+  return rest;
 }

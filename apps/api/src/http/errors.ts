@@ -12,7 +12,7 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     return;
   }
   if (error instanceof HttpError) {
-    res.status(error.status).set(error.headers).json({ detail: error.detail });
+    res.status(error.status).set(error.headers).json(error.responseBody());
     return;
   }
   const status = (error as { status?: number; type?: string }).status;

@@ -3,7 +3,7 @@
  * which turns an {@link HttpError} into the contract's body (`{"detail": ...}`) and anything else
  * into a 500 that shows no internals.
  */
-import type { ValidationIssue } from "@hub/shared";
+import type { JobStatus, ValidationIssue } from "@hub/shared";
 
 export class HttpError extends Error {
   constructor(
@@ -13,6 +13,18 @@ export class HttpError extends Error {
   ) {
     super(detail);
     this.name = new.target.name;
+  }
+
+  /** The response body: `{"detail": …}`, and what a subclass adds. */
+  responseBody(): Record<string, unknown> {
+    return { detail: this.detail };
+  }
+}
+
+/** 503 with Retry-After, as the error middleware answers when PostgreSQL or Redis is away (CONTRACT §6.1). */
+export class ServiceUnavailableError extends HttpError {
+  constructor(retryAfterSeconds: number) {
+    super(503, "Service temporarily unavailable", { "Retry-After": String(retryAfterSeconds) });
   }
 }
 
@@ -53,6 +65,23 @@ export class NotFoundError extends HttpError {
 export class ConflictError extends HttpError {
   constructor(detail: string) {
     super(409, detail);
+  }
+}
+
+/**
+ * 409 of a worker call about a job (CONTRACT §6.12): the body also carries the job's `status` now,
+ * so a worker that missed a cancel signal learns it here.
+ */
+export class JobNotLeasedError extends ConflictError {
+  constructor(
+    detail: string,
+    readonly jobStatus: JobStatus,
+  ) {
+    super(detail);
+  }
+
+  override responseBody(): Record<string, unknown> {
+    return { detail: this.detail, status: this.jobStatus };
   }
 }
 

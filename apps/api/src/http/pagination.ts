@@ -141,7 +141,26 @@ export function listPageWithin(items: unknown[], maxBytes: number, next: KeysetP
   return { json: `[${parts.join(",")}]`, next };
 }
 
+/**
+ * The one list ordered by a number rather than `(created_at, id)`: a job's log lines, by `seq`
+ * (CONTRACT §6.12). Its cursor carries the seq in the position's time field (milliseconds since the
+ * epoch: exact up to 8.64e15) beside the nil uuid, so the one cursor codec, MAC and Link header serve
+ * it unchanged.
+ */
+const SEQ_POSITION_ID = "00000000-0000-0000-0000-000000000000";
+
+export function seqPosition(seq: number): KeysetPosition {
+  return { createdAt: new Date(seq), id: SEQ_POSITION_ID };
+}
+
+/** The seq a {@link seqPosition} holds; undefined for a position of another kind. */
+export function seqOfPosition(position: KeysetPosition | undefined): number | undefined {
+  return position?.id === SEQ_POSITION_ID ? position.createdAt.getTime() : undefined;
+}
+
 function positionOf(item: unknown): KeysetPosition {
+  const { seq } = item as { seq?: unknown };
+  if (typeof seq === "number") return seqPosition(seq);
   const { id, created_at: createdAt } = item as { id?: unknown; created_at?: unknown };
   if (typeof id !== "string" || typeof createdAt !== "string") throw new Error("a list item without id and created_at cannot end a page");
   return { id, createdAt: new Date(createdAt) };

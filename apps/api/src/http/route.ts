@@ -122,6 +122,11 @@ export interface RouteSpec<
   beforeValidation?(input: { params: z.output<P>; caller: Caller<A>; ctx: AppContext }): Promise<void>;
   /** Its successful response carries a secret: `Cache-Control: no-store` (a token also `Pragma: no-cache`). */
   secretInResponse?: SecretInResponse;
+  /**
+   * A worker route that does not mark the worker seen (CONTRACT §6.12: POST /workers/me/offline);
+   * every other worker call does (§3).
+   */
+  leavesWorkerUnseen?: boolean;
   /** The route answers without PostgreSQL or Redis (GET /healthz): no 503 is documented for it. */
   servedWithoutDependencies?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -175,7 +180,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
     const responseIdLogField = RESPONSE_ID_LOG_FIELD[`${route.method.toUpperCase()} ${route.path}`];
     router[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
-      const caller = await ctx.auth.authenticate(req, route.auth);
+      const caller = await ctx.auth.authenticate(req, route.auth === "worker" && route.leavesWorkerUnseen ? "worker-unseen" : route.auth);
       await route.beforeBody?.({ req, ctx });
       const parsedBody = await readBodyBefore(route, () => readRequestBody(req, res, route.formBody !== undefined), async () => {
         // An invalid path is reported below with every other problem.

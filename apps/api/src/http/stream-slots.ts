@@ -76,7 +76,21 @@ redis.call('PEXPIRE', KEYS[1], lease * 2)
 return gone
 `;
 
+/** KEYS[1] the hash. Returns how many of its fields still count (their lease has not run out). */
+const COUNT_SLOTS_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local entries = redis.call('HGETALL', KEYS[1])
+local live = 0
+for i = 1, #entries, 2 do
+  local untilMs = string.match(entries[i + 1], '^%d+:(%d+)$')
+  if untilMs ~= nil and tonumber(untilMs) >= now then live = live + 1 end
+end
+return live
+`;
+
 interface SlotScripts {
+  hubCountStreamSlots(key: string): Promise<number>;
   hubTakeStreamSlot(key: string, field: string, cap: number, leaseMs: number, displace: number): Promise<[number, string?]>;
   hubRenewStreamSlots(key: string, leaseMs: number, ...fields: string[]): Promise<string[]>;
 }
@@ -114,6 +128,7 @@ export class StreamSlots {
   ) {
     redis.defineCommand("hubTakeStreamSlot", { numberOfKeys: 1, lua: TAKE_SLOT_SCRIPT });
     redis.defineCommand("hubRenewStreamSlots", { numberOfKeys: 1, lua: RENEW_SLOTS_SCRIPT });
+    redis.defineCommand("hubCountStreamSlots", { numberOfKeys: 1, lua: COUNT_SLOTS_SCRIPT });
     this.scripts = redis as unknown as SlotScripts;
   }
 
@@ -144,6 +159,20 @@ export class StreamSlots {
     this.held.set(field, { key, field, request, shared });
     this.timer ??= setInterval(() => void this.renew(), RENEW_INTERVAL_MS);
     return () => this.release(field);
+  }
+
+  /**
+   * How many streams of `owner` are open on `stream` over every API process (a dead process's
+   * count until their leases run out, within 30 s). While Redis is unreachable, this process's own.
+   */
+  async openCount(stream: string, owner: string): Promise<number> {
+    const key = this.keys.openStreams(stream, owner);
+    const local = [...this.held.values()].filter((slot) => slot.key === key).length;
+    try {
+      return Math.max(local, await this.scripts.hubCountStreamSlots(key));
+    } catch {
+      return local;
+    }
   }
 
   private refuse(request: SlotRequest): RateLimitedError {

@@ -32,8 +32,16 @@ export function createJobMetrics(registry: Registry) {
     ),
     workerCallsRefused: metric.counter(
       "hub_job_worker_calls_refused_total",
-      "Worker heartbeat/complete/fail calls refused by the lease fence, by call and reason (not_found, not_leased)",
+      "Worker heartbeat/complete/fail/logs calls refused by the lease fence, by call and reason (not_found, not_leased)",
       ["call", "reason"],
+    ),
+    logLines: metric.counter("hub_job_log_lines_total", "Log lines stored from workers' POST /jobs/{id}/logs (the limit's marker line not counted)"),
+    logBytes: metric.counter("hub_job_log_bytes_total", "UTF-8 bytes of the log messages stored from workers"),
+    logLinesDropped: metric.counter("hub_job_log_lines_dropped_total", "Log lines dropped because their job's log reached HUB_JOB_LOG_MAX_BYTES"),
+    signalDelay: metric.histogram(
+      "hub_signal_delay_seconds",
+      "Time from the commit that took a running job from its worker to the cancel signal's write on that worker's signals stream",
+      LATENCY_BUCKETS_SECONDS,
     ),
     dispatchSignalFailures: metric.counter(
       "hub_job_dispatch_signal_failures_total",

@@ -20,6 +20,7 @@ import {
   type JobStatus,
 } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
+import { jobProgress, progressReport } from "./progress.schemas";
 import { CONTEXT_FILTERS_MAX } from "./context-filters";
 
 /** Longest `error_contains` of GET /jobs (CONTRACT §6.14). */
@@ -204,6 +205,7 @@ export const jobRecord = z.object({
   priority: z.int().describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}; among due jobs, higher priorities are handed out first`),
   schedule_id: z.uuid().nullable().describe("The schedule whose fire created the job; null for jobs created by a request"),
   fire_time: z.iso.datetime().nullable().describe("The schedule's fire time this job was created for; null otherwise"),
+  progress: jobProgress.nullable().describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
 }).meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;
 
@@ -256,7 +258,7 @@ export const claimJobBody = z
  * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
  * cannot have a late call of an earlier attempt of the same job accepted (409 instead).
  */
-const attemptFence = int32()
+export const attemptFence = int32()
   .min(1)
   .optional()
   .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
@@ -270,7 +272,7 @@ export const failJobBody = z.object({
 }).meta({ id: "FailJobRequest" });
 
 /** An absent body means `{}`. */
-export const heartbeatJobBody = z.object({ attempt: attemptFence }).default({}).meta({ id: "HeartbeatJobRequest" });
+export const heartbeatJobBody = z.object({ attempt: attemptFence, progress: progressReport.optional() }).default({}).meta({ id: "HeartbeatJobRequest" });
 
 export const heartbeatResponse = z.object({ lease_expires_at: z.iso.datetime() }).meta({ id: "Lease" });
 

@@ -51,6 +51,7 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
     priority: job.priority,
     schedule_id: job.scheduleId,
     fire_time: job.fireTime?.toISOString() ?? null,
+    progress: job.progress,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import { jobNotLeasedResponse } from "../http/common-schemas";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
 import { claimJobBody, completeJobBody, failJobBody, heartbeatJobBody, heartbeatResponse, jobIdParams, jobRecord } from "./jobs.schemas";
@@ -15,7 +16,10 @@ import { completeJobAsWorker, completeJobsAsWorker, failJobAsWorker, heartbeatJo
 
 const TAG = "worker protocol";
 const notYours = { description: "Unknown job, or a job of another automation" };
-const notLeased = { description: "The job is not running under this worker's current lease; nothing changed" };
+const notLeased = {
+  description: "The job is not running under this worker's current lease (or not in the attempt named); nothing changed. `status` is the job's status now",
+  schema: jobNotLeasedResponse,
+};
 
 /** Aborts when the client goes away before the answer is sent, so a long-poll stops waiting for no one. */
 function clientGone(req: Request, res: Response): AbortSignal {
@@ -113,7 +117,7 @@ export const workerProtocolRoutes = [
     body: heartbeatJobBody,
     example: { attempt: 1 },
     responses: { 200: { description: "The new lease expiry", schema: heartbeatResponse }, 404: notYours, 409: notLeased },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id, body.attempt) }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await heartbeatJob(ctx, caller.worker, params.job_id, body) }),
   }),
   defineRoute({
     method: "post",

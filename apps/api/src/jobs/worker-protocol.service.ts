@@ -4,7 +4,7 @@
  * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
 import { type Job, jobs } from "@hub/db";
-import { ConflictError, NotFoundError, type HttpError } from "../http/http-errors";
+import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
@@ -12,19 +12,26 @@ import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
 
-type WorkerCall = "heartbeat" | "complete" | "fail";
+export type WorkerCall = "heartbeat" | "complete" | "fail" | "logs";
 
 function countRefusal(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal, count = 1): void {
   ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal }, count);
 }
 
-function refused(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal): HttpError {
+/**
+ * The 404 or 409 of a refused worker call about one job. The 409 says the job's status as a fresh
+ * read finds it after the refusal (CONTRACT §6.12); a job gone meanwhile (retention) is a 404.
+ */
+export async function refused(ctx: AppContext, call: WorkerCall, jobId: string, refusal: jobs.LeaseRefusal): Promise<HttpError> {
   countRefusal(ctx, call, refusal);
   switch (refusal) {
     case "not_found":
       return new NotFoundError("Job not found");
-    case "not_leased":
-      return new ConflictError("Job is not running under this worker's lease (it finished, was cancelled, or its lease lapsed)");
+    case "not_leased": {
+      const state = await jobs.readLogState(ctx.database.pool, jobId);
+      if (!state) return new NotFoundError("Job not found");
+      return new JobNotLeasedError("Job is not running under this worker's lease (it finished, was cancelled, or its lease lapsed)", state.status);
+    }
     default: {
       const exhaustive: never = refusal;
       throw new Error(`unknown lease refusal ${String(exhaustive)}`);
@@ -57,15 +64,20 @@ function observeFinishedRun(ctx: AppContext, job: Job): void {
   if (job.status === "completed" || job.status === "failed") observeRun(ctx, job.status, job.startedAt);
 }
 
-/** POST /jobs/{job_id}/heartbeat: extends the lease by HUB_JOB_LEASE_SECONDS from now. */
+/**
+ * POST /jobs/{job_id}/heartbeat: extends the lease by HUB_JOB_LEASE_SECONDS from now; with a
+ * `progress`, replaces the job's progress, which its log streams then show (CONTRACT §6.12).
+ */
 export async function heartbeatJob(
   ctx: AppContext,
   worker: AuthenticatedWorker,
   jobId: string,
-  attempt?: number,
+  body: { attempt?: number | undefined; progress?: { percent?: number | null | undefined; message?: string | null | undefined } | undefined },
 ): Promise<{ lease_expires_at: string }> {
-  const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, attempt), ctx.env.HUB_JOB_LEASE_SECONDS);
-  if (!outcome.ok) throw refused(ctx, "heartbeat", outcome.refusal);
+  const progress: jobs.ProgressReport | undefined = body.progress && { percent: body.progress.percent ?? null, message: body.progress.message ?? null };
+  const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, body.attempt), ctx.env.HUB_JOB_LEASE_SECONDS, progress);
+  if (!outcome.ok) throw await refused(ctx, "heartbeat", jobId, outcome.refusal);
+  if (progress) ctx.jobLogs.announce(jobId);
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
 
@@ -78,7 +90,7 @@ export async function completeJobAsWorker(
   attempt?: number,
 ): Promise<JobRecord> {
   const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
-  if (!outcome.ok) throw refused(ctx, "complete", outcome.refusal);
+  if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
   await wakeClaims(ctx, outcome.job.automationId);
   return toJobRecord(outcome.job);
@@ -100,7 +112,7 @@ export async function failJobAsWorker(
     retryable: failure.retryable,
     maxAttempts: ctx.env.HUB_JOB_MAX_ATTEMPTS,
   });
-  if (!outcome.ok) throw refused(ctx, "fail", outcome.refusal);
+  if (!outcome.ok) throw await refused(ctx, "fail", jobId, outcome.refusal);
   const { job, requeued } = outcome;
   observeFinishedRun(ctx, job);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs

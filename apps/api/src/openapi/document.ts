@@ -44,6 +44,7 @@ const SECURITY: Record<AnyRoute["auth"], Record<string, never[]>[] | undefined> 
   "user-login-token": [{ OAuth2: [] }],
   "admin-login-token": [{ OAuth2: [] }],
   worker: [{ WorkerApiKey: [] }],
+  "worker-unseen": [{ WorkerApiKey: [] }],
 };
 
 /** The operation's answers: its own (a 4xx/5xx without a schema carries HTTPError), then the shared ones it lacks. */

@@ -1,6 +1,6 @@
 import { defineRoute } from "../http/route";
 import { automationIdParams } from "../automations/automations.schemas";
-import { registerWorkerBody, workerCredentials } from "./workers.schemas";
+import { registerWorkerBody, rotateWorkerKeyBody, workerCredentials } from "./workers.schemas";
 import { registerWorker, rotateWorkerApiKey, unregisterWorker } from "./workers.service";
 
 export const workerRoutes = [
@@ -34,16 +34,19 @@ export const workerRoutes = [
     secretInResponse: "key",
     summary: "Rotate the worker's api key",
     description:
-      "Admins only. The new key is shown only in this answer, and the old one stops working at once: update the worker's configuration right after.",
+      "Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. " +
+      "There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
+    body: rotateWorkerKeyBody,
+    example: { overlap_seconds: 300 },
     responses: {
       200: { description: "The new key, shown only in this response", schema: workerCredentials },
       404: { description: "Unknown automation, or no registered worker" },
     },
-    handler: async ({ params, caller, ctx }) => {
-      const credentials = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id);
+    handler: async ({ params, body, caller, ctx }) => {
+      const credentials = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id, body.overlap_seconds);
       ctx.auth.forgetCredentials();
       return { status: 200, body: credentials };
     },
@@ -60,7 +63,10 @@ export const workerRoutes = [
     params: automationIdParams,
     responses: { 204: { description: "Unregistered" }, 404: { description: "Unknown automation, or no registered worker" } },
     handler: async ({ params, caller, ctx }) => {
-      await unregisterWorker(ctx, params.automation_id, caller.user.id);
+      const { workerId, requeued } = await unregisterWorker(ctx, params.automation_id, caller.user.id);
+      // This process's signal streams of the worker get their cancels before they end on the
+      // credential change below (other processes hear both in that order from PostgreSQL).
+      ctx.workerSignals.deliverCommitted("worker_unregistered", requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })));
       ctx.auth.forgetCredentials();
       return { status: 204 };
     },

@@ -2,7 +2,7 @@
  * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
  * Each change locks the automation row first, then the worker and job rows.
  */
-import { type Tx, type Worker, isUniqueViolation, events, jobs, workers } from "@hub/db";
+import { type Job, type Tx, type Worker, isUniqueViolation, events, jobs, workers } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
@@ -46,12 +46,16 @@ export async function registerWorker(
   }
 }
 
-/** Issues a new api key for the registered worker; the old one stops working at commit. */
-export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<WorkerCredentials> {
+/**
+ * Issues a new api key for the registered worker. The old one stops working at commit, or
+ * `overlapSeconds` later (then it is the one previous key; a previous key of an earlier rotation
+ * stops at once).
+ */
+export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string, overlapSeconds = 0): Promise<WorkerCredentials> {
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
-    await workers.replaceApiKeyHash(tx, worker.id, hashApiKey(apiKey));
+    await workers.replaceApiKeyHash(tx, worker.id, hashApiKey(apiKey), overlapSeconds);
     await events.record(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
     return { id: worker.id, api_key: apiKey };
   });
@@ -61,12 +65,15 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
  * Unregisters the worker: its key stops working and its running jobs go back to `queued` (then are
  * offered again, oldest first, to whichever worker registers next).
  */
-export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<void> {
-  const requeued = await ctx.db.transaction(async (tx) => {
+export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
+  const unregistered = await ctx.db.transaction(async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.
+    const requeued = await jobs.requeueRunningOfWorker(tx, worker.id);
     await workers.markUnregistered(tx, worker.id);
     await events.record(tx, { eventType: "worker.unregistered", aggregateId: automationId, actorId, payload: workerPayload(worker) });
-    return jobs.requeueRunningOfWorker(tx, worker.id);
+    return { workerId: worker.id, requeued };
   });
-  await offerAgain(ctx, automationId, requeued.map(jobs.toJobRef));
+  await offerAgain(ctx, automationId, unregistered.requeued.map(jobs.toJobRef));
+  return unregistered;
 }

@@ -1,16 +1,19 @@
 /**
- * One job: status, why it waits (in words), context, result or error, attempts, its event
- * timeline, and retry or cancel. Live: its own events extend the timeline and re-read it; while it
- * waits, its automation's events re-read it too (its place in the queue moves).
+ * One job: status, why it waits (in words), its progress, context, result or error, attempts, its
+ * live log (./JobLog.tsx), its event timeline, and retry or cancel. Live: its own events extend
+ * the timeline and re-read it; while it waits, its automation's events re-read it too (its place
+ * in the queue moves).
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type HubEvent, type Job } from "../api";
 import { ago, dateTime, localZone, relative, shortId, waitingExplanation } from "../format";
+import { useJobLog } from "../job-log";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
+import { JobLogSection, JobProgressBar } from "./JobLog";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
 const TIMELINE_LIMIT = 1000;
@@ -27,6 +30,7 @@ export function JobPage({ jobId }: { jobId: string }) {
   const stats = useResource(async () => (automationId ? readStats(automationId) : undefined), [automationId]);
   const history = useResource(() => call(hub.GET("/events", { params: { query: { aggregate_id: jobId, limit: TIMELINE_LIMIT } } })), [jobId]);
   const [liveEvents, setLiveEvents] = useState<HubEvent[]>([]);
+  const log = useJobLog(jobId);
 
   const reloadJob = useCoalesced(() => job.reload());
   const reloadQueue = useCoalesced(() => {
@@ -55,6 +59,8 @@ export function JobPage({ jobId }: { jobId: string }) {
   const record: Job = job.data;
   const timeline = mergeEvents(history.data ?? [], liveEvents);
   const mayAct = user.isAdmin || record.created_by === user.id;
+  // The stream's progress is the newer once it said anything; until then the record's.
+  const progress = log.progress !== undefined ? log.progress : record.progress;
   const waiting = waitingExplanation(record, {
     maxConcurrentJobs: automation.data?.max_concurrent_jobs,
     running: stats.data?.running,
@@ -83,6 +89,7 @@ export function JobPage({ jobId }: { jobId: string }) {
           {waiting}
         </p>
       )}
+      {progress && <JobProgressBar progress={progress} />}
       {mayAct && (
         <div className="actions">
           {(record.status === "queued" || record.status === "running") && (
@@ -171,6 +178,8 @@ export function JobPage({ jobId }: { jobId: string }) {
           </pre>
         </section>
       )}
+
+      <JobLogSection key={jobId} jobId={jobId} log={log} />
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>

@@ -7,12 +7,17 @@ Runs COMMAND once for each job of the automation whose worker api key FILE holds
 the job's context arrives as JSON on stdin, HUB_JOB_ID (and HUB_JOB_ATTEMPT, HUB_AUTOMATION_ID)
 in the environment. Exit 0 with a JSON object (or nothing) on stdout completes the job with it;
 exit 75 (EX_TEMPFAIL) fails it as retryable; any other exit fails it with the end of stderr.
+Each stderr line becomes a line of the job's log on the hub (level info; "::warn MESSAGE" and
+likewise ::debug, ::info, ::error set the level); a line "::progress PERCENT [MESSAGE]" sets the
+job's progress instead. When the hub cancels the job, COMMAND gets SIGTERM, then SIGKILL.
 
 Options:
   --url URL                  the hub's base URL, e.g. https://hub.example.com
   --api-key-file FILE        a file holding the worker's api key (never pass the key itself)
   --concurrency N            commands run at once, 1-1000 (default 1)
   --timeout S                kill a command after S seconds and fail its job as retryable (default: none)
+  --kill-after S             after SIGTERM (job cancelled, timed out, shutdown deadline), send
+                             SIGKILL S seconds later if the command still runs (default 10)
   --shutdown-timeout S       on SIGTERM/SIGINT, let running commands finish for S seconds,
                              then kill them and fail their jobs as retryable (default 30)
   --wait S                   long-poll of each claim, 0-30 seconds (default 20)
@@ -26,6 +31,8 @@ export interface CliOptions {
   concurrency: number;
   /** Milliseconds a command may run; undefined: no limit. */
   timeoutMs: number | undefined;
+  /** Milliseconds between SIGTERM and SIGKILL. */
+  killAfterMs: number;
   shutdownTimeoutMs: number;
   waitSeconds: number;
   logLevel: string;
@@ -63,6 +70,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         "api-key-file": { type: "string" },
         concurrency: { type: "string" },
         timeout: { type: "string" },
+        "kill-after": { type: "string" },
         "shutdown-timeout": { type: "string" },
         wait: { type: "string" },
         "log-level": { type: "string" },
@@ -95,6 +103,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
       apiKeyFile: values["api-key-file"],
       concurrency: whole("concurrency", values.concurrency, 1, 1, 1000),
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+      killAfterMs: whole("kill-after", values["kill-after"], 10, 0, 3600) * 1000,
       shutdownTimeoutMs: whole("shutdown-timeout", values["shutdown-timeout"], 30, 0, 86_400) * 1000,
       waitSeconds: whole("wait", values.wait, 20, 0, 30),
       logLevel,

@@ -1,9 +1,11 @@
 /**
  * One job as one run of the user's command: the context as JSON on stdin, the job's id in the
- * environment, the outcome read from the exit status, stdout and stderr.
+ * environment, its standard-error lines sent as the job's log lines (`::progress` lines as its
+ * progress), the outcome read from the exit status, stdout and stderr.
  */
 import { spawn } from "node:child_process";
 import { RetryableError } from "../errors.js";
+import { MAX_LOG_LINE_LENGTH, type LogLevel } from "../hub-client.js";
 import type { JobResult } from "../outcome.js";
 import type { JobHandler } from "../worker.js";
 
@@ -13,32 +15,61 @@ export const EXIT_RETRYABLE = 75;
 const MAX_STDOUT_BYTES = 1024 * 1024;
 /** How much of the end of stderr a failure carries. */
 const STDERR_TAIL_CHARS = 4000;
-/** After SIGTERM, how long a command has to exit before it gets SIGKILL. */
-const KILL_GRACE_MS = 5000;
+/** After SIGTERM, how long a command has to exit before it gets SIGKILL, unless `--kill-after` says. */
+export const DEFAULT_KILL_AFTER_MS = 10_000;
+/** A standard-error line that reports progress: `::progress <percent> [message]`. */
+const PROGRESS_LINE = /^::progress[ \t]+(\S+)(?:[ \t]+(.*))?$/;
+/** A standard-error line that names its log level: `::warn <message>` (debug, info, warn, error). */
+const LEVELLED_LINE = /^::(debug|info|warn|error)[ \t](.*)$/;
 
 export interface CommandSpec {
   command: string;
   args: string[];
   /** Kill the command after this long and fail the job as retryable; undefined: no limit. */
   timeoutMs: number | undefined;
+  /** After SIGTERM (cancel, timeout, shutdown deadline), how long before SIGKILL. Default 10 s. */
+  killAfterMs?: number;
   /** Where the command's stderr lines go, prefixed with the job's id (default: this process's stderr). */
   stderr?: NodeJS.WritableStream;
 }
 
-/** Splits a stream's text into lines and writes each with `prefix`. */
-function prefixedLines(prefix: string, target: NodeJS.WritableStream) {
+/**
+ * Splits a stream's text into lines (without their "\n" or "\r\n") and hands each to `onLine`; a
+ * line that grows past {@link MAX_LOG_LINE_LENGTH} characters without an end is handed on in
+ * pieces of that length.
+ */
+function lineSplitter(onLine: (line: string) => void) {
   let partial = "";
   return {
     write(text: string) {
       const lines = (partial + text).split("\n");
       partial = lines.pop() ?? "";
-      for (const line of lines) target.write(`${prefix}${line}\n`);
+      for (const line of lines) onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+      while (partial.length > MAX_LOG_LINE_LENGTH) {
+        onLine(partial.slice(0, MAX_LOG_LINE_LENGTH));
+        partial = partial.slice(MAX_LOG_LINE_LENGTH);
+      }
     },
     flush() {
-      if (partial) target.write(`${prefix}${partial}\n`);
+      if (partial) onLine(partial);
       partial = "";
     },
   };
+}
+
+/** A standard-error line as a log line: `info`, unless it starts with `::<level> `. */
+export function logLineOf(line: string): { level: LogLevel; message: string } {
+  const match = LEVELLED_LINE.exec(line);
+  return match ? { level: match[1] as LogLevel, message: match[2]! } : { level: "info", message: line };
+}
+
+/** The progress a `::progress <percent> [message]` line reports; undefined for any other line (or an unreadable percent). */
+export function progressLine(line: string): { percent: number; message: string | undefined } | undefined {
+  const match = PROGRESS_LINE.exec(line);
+  if (!match) return undefined;
+  const percent = Number(match[1]!.replace(/%$/, ""));
+  if (!Number.isFinite(percent)) return undefined;
+  return { percent, message: match[2]?.trim() || undefined };
 }
 
 /** The last {@link STDERR_TAIL_CHARS} characters of `text`, from a line start when one is near. */
@@ -91,11 +122,21 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
       });
       const pid = child.pid;
       if (pid !== undefined) running.add(pid);
-      const stderrLines = prefixedLines(`[job ${job.id}] `, spec.stderr ?? process.stderr);
+      const localStderr = spec.stderr ?? process.stderr;
+      const killAfterMs = spec.killAfterMs ?? DEFAULT_KILL_AFTER_MS;
       const stdout: Buffer[] = [];
       let stdoutBytes = 0;
       let stdoutOverflow = false;
+      /** The end of stderr without its ::progress lines, for a failure's error. */
       let stderr = "";
+      const stderrLines = lineSplitter((line) => {
+        const progress = progressLine(line);
+        if (progress) return job.progress(progress.percent, progress.message);
+        stderr = (stderr + line + "\n").slice(-2 * STDERR_TAIL_CHARS);
+        localStderr.write(`[job ${job.id}] ${line}\n`);
+        const { level, message } = logLineOf(line);
+        if (message !== "") job.log(level, message);
+      });
       let killedFor: "timeout" | "abort" | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
 
@@ -106,7 +147,7 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
         if (killedFor || child.exitCode !== null) return;
         killedFor = why;
         killGroup("SIGTERM");
-        graceTimer = setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS);
+        graceTimer = setTimeout(() => killGroup("SIGKILL"), killAfterMs);
       };
       const timeoutTimer = spec.timeoutMs === undefined ? undefined : setTimeout(() => stop("timeout"), spec.timeoutMs);
       const onAbort = () => stop("abort");
@@ -117,10 +158,7 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
         else stdout.push(chunk);
         stdoutBytes += chunk.length;
       });
-      child.stderr.setEncoding("utf8").on("data", (text: string) => {
-        stderrLines.write(text);
-        stderr = (stderr + text).slice(-2 * STDERR_TAIL_CHARS);
-      });
+      child.stderr.setEncoding("utf8").on("data", (text: string) => stderrLines.write(text));
       // A command that does not read its stdin closes it early: nothing to report.
       child.stdin.on("error", () => undefined);
       child.stdin.end(`${JSON.stringify(job.context)}\n`);

@@ -1,5 +1,5 @@
 /** The lookups behind authentication (apps/api/src/http/auth.ts). */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../client";
 import { users, workers } from "../../schema";
 
@@ -29,9 +29,17 @@ export function prepareLookups(db: Db) {
         status: workers.status,
         lastSeenAt: workers.lastSeenAt,
         apiKeyHash: workers.apiKeyHash,
+        previousApiKeyHash: workers.previousApiKeyHash,
+        previousApiKeyExpiresAt: workers.previousApiKeyExpiresAt,
       })
       .from(workers)
-      .where(and(eq(workers.apiKeyHash, sql.placeholder("keyHash")), isNull(workers.unregisteredAt)))
+      // The current key, or the previous one of a rotation with overlap (its expiry is the caller's to check).
+      .where(
+        and(
+          or(eq(workers.apiKeyHash, sql.placeholder("keyHash")), eq(workers.previousApiKeyHash, sql.placeholder("keyHash"))),
+          isNull(workers.unregisteredAt),
+        ),
+      )
       .prepare("auth_worker_by_key_hash"),
   };
 }

@@ -11,13 +11,15 @@ import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason
 import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
+import * as workerSignals from "../workers/signals";
 
 function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
 }
 
 /**
- * Cancels a queued or running job. A running job's worker will get 409 on its next call.
+ * Cancels a queued or running job. A running job's worker gets a cancel signal at the commit
+ * (../workers/signals.ts) and 409 on its next call.
  * `wasRunning` tells the caller a concurrency slot was freed.
  */
 export async function cancel(
@@ -35,6 +37,7 @@ export async function cancel(
     .where(eq(jobs.id, jobId))
     .returning();
   await events.record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
+  if (status === "running") await workerSignals.signal(tx, "cancelled_by_user", [job!]);
   return { ok: true, job: job!, wasRunning: status === "running" };
 }
 
@@ -89,10 +92,15 @@ export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: str
         inArray(jobs.status, CANCELLABLE_JOB_STATUSES),
       ),
     )
-    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq });
+    .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq, workerId: jobs.workerId, attempts: jobs.attempts });
+  await workerSignals.signal(
+    tx,
+    "cancelled_by_user",
+    cancelled.filter((job) => wasRunning.has(job.id)),
+  );
   await events.recordMany(
     tx,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
   );
-  return cancelled.map((job) => ({ ...job, wasRunning: wasRunning.has(job.id) }));
+  return cancelled.map(({ id, automationId, seq }) => ({ id, automationId, seq, wasRunning: wasRunning.has(id) }));
 }

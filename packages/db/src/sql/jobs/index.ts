@@ -12,4 +12,5 @@ export * from "./row";
 export * from "./seed";
 export * from "./dispatch-scan";
 export * from "./waiting";
+export * from "./log-state";
 export * from "./rekey";

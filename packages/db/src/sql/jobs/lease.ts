@@ -13,6 +13,7 @@
 import type { Job } from "../../schema";
 import { fromRow, leasedBy } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
+import { signalNotifySql } from "../workers/signals";
 
 /** Who is calling about a job: the worker, its automation, and optionally the attempt it holds. */
 export interface LeaseHolder {
@@ -36,6 +37,9 @@ const fenced = (changed: string, changedEvent = "") => `
   select (select automation_id from jobs where id = $1) as owner_automation_id, changed.*
   from (select 1) as one left join changed on true`;
 
+/** ISO 8601 in UTC with milliseconds and `Z`, as the API writes times. */
+const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const singleJobFence = `j.id = $1 and j.automation_id = $2 and ${leasedBy("$3", "$4::int")}`;
 
 function verdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {
@@ -44,14 +48,38 @@ function verdict(row: FencedRow | undefined, automationId: string): LeasedJobRes
   return { ok: true, job: fromRow(row) };
 }
 
+// $6 true: the progress becomes {percent $7, message $8, updated_at now} (CONTRACT §6.12); false: unchanged.
 const heartbeatStatement: NamedStatement = {
   name: "hub_jobs_heartbeat",
-  text: fenced(`update jobs j set lease_expires_at = now() + make_interval(secs => $5::int) where ${singleJobFence} returning j.*`),
+  text: fenced(`update jobs j set lease_expires_at = now() + make_interval(secs => $5::int),
+    progress = case when $6::boolean then jsonb_build_object('percent', $7::float8, 'message', $8::text, 'updated_at', ${isoTime("now()")}) else j.progress end
+    where ${singleJobFence} returning j.*`),
 };
 
-/** Extends the lease by `leaseSeconds` from now. */
-export async function extendLease(db: Executor, jobId: string, worker: LeaseHolder, leaseSeconds: number): Promise<LeasedJobResult> {
-  const [row] = await runStatement<FencedRow>(db, heartbeatStatement, [jobId, worker.automationId, worker.id, worker.attempt ?? null, leaseSeconds]);
+/** A heartbeat's progress: it replaces the whole (an omitted field is null). */
+export interface ProgressReport {
+  percent: number | null;
+  message: string | null;
+}
+
+/** Extends the lease by `leaseSeconds` from now; with `progress`, replaces the job's progress too. */
+export async function extendLease(
+  db: Executor,
+  jobId: string,
+  worker: LeaseHolder,
+  leaseSeconds: number,
+  progress?: ProgressReport | undefined,
+): Promise<LeasedJobResult> {
+  const [row] = await runStatement<FencedRow>(db, heartbeatStatement, [
+    jobId,
+    worker.automationId,
+    worker.id,
+    worker.attempt ?? null,
+    leaseSeconds,
+    progress !== undefined,
+    progress?.percent ?? null,
+    progress?.message ?? null,
+  ]);
   return verdict(row, worker.automationId);
 }
 
@@ -90,7 +118,7 @@ const attemptsLeft = (defaultParam: string) => `j.attempts < coalesce(a.max_atte
 
 /**
  * The SET list that ends an attempt that failed: when `requeues` holds, back to `queued` after the
- * back-off (the error stays for the reader), else `failed` with `error`.
+ * back-off (the error stays for the reader; the progress is reset), else `failed` with `error`.
  */
 const endFailedAttempt = (requeues: string, error: string) => `
   status = case when ${requeues} then 'queued' else 'failed' end, error = ${error},
@@ -98,10 +126,8 @@ const endFailedAttempt = (requeues: string, error: string) => `
   started_at = case when ${requeues} then null else j.started_at end,
   finished_at = case when ${requeues} then null else now() end,
   available_at = case when ${requeues} then ${backedOffAvailableAt} else j.available_at end,
+  progress = case when ${requeues} then null else j.progress end,
   lease_expires_at = null`;
-
-/** ISO 8601 in UTC with milliseconds and `Z`, as the API writes times. */
-const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The event of an ended attempt (rows of `source`): `job.requeued` with `reason` and `available_at`, or `job.failed`. */
 const endedAttemptEvent = (source: string, reason: string) => `
@@ -153,15 +179,20 @@ const sweep = (name: string, due: string, order: string, reason: string, error: 
   name,
   text: `
   with due as (
-    select j.id from jobs j join automations a on a.id = j.automation_id
+    select j.id, j.worker_id, j.attempts from jobs j join automations a on a.id = j.automation_id
     where j.status = 'running' and ${due}
     order by ${order} limit $2 for update of j skip locked
   ), ended as (
     update jobs j set ${endFailedAttempt(attemptsLeft("$1"), error)}
     from due, automations a where j.id = due.id and a.id = j.automation_id
     returning j.*
-  ), ended_event as (${endedAttemptEvent("ended", reason)})
-  select * from ended`,
+  ), ended_event as (${endedAttemptEvent("ended", reason)}),
+  signalled as (
+    select count(${signalNotifySql("due.worker_id", "due.id", "due.attempts", reason)}) as sent
+    from due join ended on ended.id = due.id where due.worker_id is not null
+  )
+  -- signalled is one row (an aggregate), read so that its notifications are sent.
+  select ended.* from ended, signalled`,
 });
 
 const expireLapsedLeasesStatement = sweep(
@@ -195,7 +226,7 @@ async function runSweep(db: Executor, statement: NamedStatement, input: { maxAtt
 
 /**
  * Lease sweeper: running jobs whose lease lapsed go back to `queued` after the back-off, or to
- * `failed` once they have used their attempts (`maxAttempts`: the hub's default where the
+ * `failed` once they have used their attempts, each with a signal to its worker (../workers/signals.ts) (`maxAttempts`: the hub's default where the
  * automation sets none). One statement, safe with many dispatchers (SKIP LOCKED); at most `batchSize`.
  */
 export async function expireLapsedLeases(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<SweptJobs> {

@@ -7,6 +7,7 @@ import type { RequeueReason } from "@hub/shared";
 import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
+import * as workerSignals from "../workers/signals";
 
 /** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
 function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
@@ -19,8 +20,10 @@ function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
 }
 
 /**
- * Unregistering a worker: its running jobs go back to `queued`. Offer the returned jobs again.
- * Call with the automation row locked; the job rows are locked in id order first.
+ * Unregistering a worker: its running jobs go back to `queued`, each with a signal to the worker.
+ * Offer the returned jobs again. Call with the automation row locked; the job rows are locked in id
+ * order first. Call it before marking the worker unregistered: the signals are then notified before
+ * the credential change, and a signals stream, which ends on that change, sends them first.
  */
 export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
   const running = await tx.execute<{ id: string }>(
@@ -30,9 +33,14 @@ export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<
   if (ids.length === 0) return [];
   const requeued = await tx
     .update(jobs)
-    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null })
+    .set({ status: "queued", workerId: null, leaseExpiresAt: null, startedAt: null, progress: null })
     .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
     .returning();
+  await workerSignals.signal(
+    tx,
+    "worker_unregistered",
+    requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
+  );
   await events.recordMany(
     tx,
     requeued.map((job) => requeuedEvent(job, "worker_unregistered")),

@@ -33,6 +33,10 @@ export function fromRow(row: Record<string, unknown>): Job {
     runAt: toDate(row.run_at),
     scheduleId: (row.schedule_id as string | null | undefined) ?? null,
     fireTime: toDate(row.fire_time),
+    progress: (row.progress as Job["progress"] | undefined) ?? null,
+    logSeq: Number(row.log_seq ?? 0),
+    logBytes: Number(row.log_bytes ?? 0),
+    logTruncated: row.log_truncated === true,
   };
 }
 

@@ -120,6 +120,25 @@ describe("retention of jobs", () => {
     expect(await eventTypesOf(running)).toEqual(["job.created", "job.started"]);
   });
 
+  it("when a job goes, then its log lines go with it; a job that stays keeps its lines", async () => {
+    const { automationId } = await stageAutomation(hub());
+    const old = await stageJob(automationId, { status: "completed", daysAgo: 31 });
+    const recent = await stageJob(automationId, { status: "completed", daysAgo: 29 });
+    for (const id of [old, recent]) {
+      await hub().db.execute(sql`
+        insert into job_logs (job_id, seq, ts, attempt, level, message)
+        select ${id}, n, now(), 1, 30, 'line ' || n from generate_series(1, 3) as n`);
+    }
+
+    await retention.removeExpiredJobs(hub().pool, PERIOD);
+
+    const { rows } = await hub().pool.query<{ job_id: string; lines: number }>(
+      "select job_id, count(*) as lines from job_logs where job_id = any($1::uuid[]) group by job_id",
+      [[old, recent]],
+    );
+    expect(rows).toEqual([{ job_id: recent, lines: 3 }]);
+  });
+
   it("when an old job has an event not yet published, or one whose webhook delivery is pending, then the job and all its events stay until both are done", async () => {
     const { automationId } = await stageAutomation(hub());
     const unpublished = await stageJob(automationId, { status: "completed", daysAgo: 45, undispatchedEvent: true });

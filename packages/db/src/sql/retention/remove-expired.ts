@@ -1,7 +1,7 @@
 /**
  * Retention (docs/operations.md and docs/CAPACITY.md, "Retention"): the statements that remove what
  * the hub no longer needs once it is older than HUB_RETENTION_DAYS — finished jobs with their
- * events, the events the hub repeats by itself about aggregates that live on, and webhook delivery
+ * events (and their log lines, which the delete of a job takes along by cascade), the events the hub repeats by itself about aggregates that live on, and webhook delivery
  * records. The dispatcher's sweep (apps/dispatcher/src/retention.ts) runs them in a loop.
  *
  * Each call is one bounded batch in one short transaction:

@@ -1,2 +1,4 @@
 export * from "./register";
 export * from "./heartbeat";
+export * from "./signals";
+export * from "./offline";

@@ -23,9 +23,22 @@ export async function register(tx: Tx, values: { automationId: string; cloudInst
   return worker;
 }
 
-/** Rotation: the old key's hash is gone, so the old key stops authenticating at once. */
-export async function replaceApiKeyHash(tx: Tx, workerId: string, apiKeyHash: string): Promise<void> {
-  await tx.update(workers).set({ apiKeyHash }).where(eq(workers.id, workerId));
+/**
+ * Rotation: without an overlap the old key's hash is gone, so the old key stops authenticating at
+ * once; with one it is kept as the previous key until the overlap ends.
+ */
+export async function replaceApiKeyHash(tx: Tx, workerId: string, apiKeyHash: string, overlapSeconds = 0): Promise<void> {
+  // With an overlap the key being replaced becomes the previous one until then (CONTRACT §6.12);
+  // either way any earlier previous key is gone: there is one at most.
+  const overlapping = overlapSeconds > 0;
+  await tx
+    .update(workers)
+    .set({
+      apiKeyHash,
+      previousApiKeyHash: overlapping ? sql`${workers.apiKeyHash}` : null,
+      previousApiKeyExpiresAt: overlapping ? sql`now() + make_interval(secs => ${overlapSeconds})` : null,
+    })
+    .where(eq(workers.id, workerId));
 }
 
 /** Unregisters a worker: the row stays (jobs and events name it), its key stops authenticating. */
