@@ -3,6 +3,11 @@ import { useEffect, useRef } from "react";
 import { LiveEventsProvider, useLiveStatus } from "./live";
 import { AutomationPage } from "./pages/AutomationPage";
 import { AutomationsPage } from "./pages/AutomationsPage";
+import { ApiKeysPage } from "./pages/ApiKeysPage";
+import { EditAutomationPage } from "./pages/EditAutomationPage";
+import { JobsPage } from "./pages/JobsPage";
+import { SectorsPage } from "./pages/SectorsPage";
+import { WebhookPage, WebhooksPage } from "./pages/WebhooksPage";
 import { EventsPage } from "./pages/EventsPage";
 import { MyAccountPage } from "./pages/MyAccountPage";
 import { JobPage } from "./pages/JobPage";
@@ -44,7 +49,12 @@ function Shell() {
     }
   }, [pathname]);
 
-  const section = route.page === "events" || route.page === "users" || route.page === "account" ? route.page : "automations";
+  const section = sectionOf(route);
+  const navLink = (to: string, name: Section, text: string) => (
+    <Link to={to} aria-current={section === name ? "page" : undefined}>
+      {text}
+    </Link>
+  );
   return (
     <>
       <a className="skip-link" href="#main">
@@ -53,20 +63,14 @@ function Shell() {
       <header className="top">
         <span className="brand">Automation Hub</span>
         <nav aria-label="Main">
-          <Link to="/automations" aria-current={section === "automations" ? "page" : undefined}>
-            Automations
-          </Link>
-          <Link to="/events" aria-current={section === "events" ? "page" : undefined}>
-            Events
-          </Link>
-          {user.isAdmin && (
-            <Link to="/users" aria-current={section === "users" ? "page" : undefined}>
-              Users
-            </Link>
-          )}
-          <Link to="/account" aria-current={section === "account" ? "page" : undefined}>
-            My account
-          </Link>
+          {navLink("/automations", "automations", "Automations")}
+          {navLink("/jobs", "jobs", "Jobs")}
+          {navLink("/events", "events", "Events")}
+          {navLink("/sectors", "sectors", "Sectors")}
+          {user.isAdmin && navLink("/webhooks", "webhooks", "Webhooks")}
+          {user.isAdmin && navLink("/users", "users", "Users")}
+          {navLink("/api-keys", "api-keys", "Api keys")}
+          {navLink("/account", "account", "My account")}
         </nav>
         <span className={`live live-${status}`} role="status" aria-label={`Live updates: ${LIVE_TEXT[status]}`}>
           {LIVE_TEXT[status]}
@@ -85,6 +89,38 @@ function Shell() {
   );
 }
 
+type Section = "automations" | "jobs" | "events" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
+
+/** The navigation entry a page belongs to. */
+function sectionOf(route: Route): Section | undefined {
+  switch (route.page) {
+    case "automations":
+    case "new-automation":
+    case "automation":
+    case "edit-automation":
+    case "new-job":
+      return "automations";
+    case "jobs":
+    case "job":
+      return "jobs";
+    case "webhooks":
+    case "webhook":
+      return "webhooks";
+    case "events":
+    case "sectors":
+    case "users":
+    case "api-keys":
+    case "account":
+      return route.page;
+    case "not-found":
+      return undefined;
+    default: {
+      const unknown: never = route;
+      throw new Error(`unknown route ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
 function Page({ route }: { route: Route }) {
   switch (route.page) {
     case "automations":
@@ -93,6 +129,18 @@ function Page({ route }: { route: Route }) {
       return <NewAutomationPage />;
     case "automation":
       return <AutomationPage key={route.automationId} automationId={route.automationId} />;
+    case "edit-automation":
+      return <EditAutomationPage key={route.automationId} automationId={route.automationId} />;
+    case "jobs":
+      return <JobsPage />;
+    case "webhooks":
+      return <WebhooksPage />;
+    case "webhook":
+      return <WebhookPage key={route.webhookId} webhookId={route.webhookId} />;
+    case "api-keys":
+      return <ApiKeysPage />;
+    case "sectors":
+      return <SectorsPage />;
     case "new-job":
       return <NewJobPage key={route.automationId} automationId={route.automationId} />;
     case "job":

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Job } from "./api";
-import { ago, duration, rateLimitText, waitingExplanation } from "./format";
+import { ago, duration, isoOfLocal, localOfIso, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
 
 const NOW = Date.parse("2026-11-23T12:00:00.000Z");
 
@@ -85,5 +85,27 @@ describe("times", () => {
     expect(ago("2026-11-23T12:00:01.000Z", NOW)).toBe("just now");
     expect(ago("2026-11-23T11:58:00.000Z", NOW)).toBe("2 min ago");
     expect(ago(null, NOW)).toBe("never");
+  });
+});
+
+describe("shortId", () => {
+  it("when ids of one batch share their time-ordered start, then their short forms still differ", () => {
+    const batch = ["0193a1b2-c3d4-7e5f-8a6b-1c2d3e4f5a01", "0193a1b2-c3d4-7e5f-8a6b-1c2d3e4f5a02"];
+    expect(batch.map(shortId)).toEqual(["0193…3e4f5a01", "0193…3e4f5a02"]);
+  });
+
+  it("when an id is already short, then it shows whole", () => {
+    expect(shortId("abc")).toBe("abc");
+  });
+});
+
+describe("times in a zone", () => {
+  it("when a fire time is shown in its schedule's zone, then the zone's wall clock and name are shown", () => {
+    expect(zonedDateTime("2026-11-23T05:00:00.000Z", "Europe/Berlin")).toMatch(/06:00.*(CET|GMT\+1)/);
+  });
+
+  it("when a datetime-local value goes to the API and back, then it is the same minute", () => {
+    expect(localOfIso(isoOfLocal("2026-11-23T06:30")!)).toBe("2026-11-23T06:30");
+    expect(isoOfLocal("")).toBeUndefined();
   });
 });

@@ -117,3 +117,35 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
 export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
+
+/** The browser's time zone ("Europe/Berlin"), which `datetime-local` fields are read in. */
+export function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** A full date and time in `timeZone`, naming the zone: "Mon 24 Nov 2026, 06:00 CET". */
+export function zonedDateTime(iso: string, timeZone: string): string {
+  return new Date(iso).toLocaleString(undefined, { timeZone, weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+}
+
+/** A `datetime-local` value (the browser's zone) as RFC 3339, or undefined when empty. */
+export function isoOfLocal(local: string): string | undefined {
+  return local ? new Date(local).toISOString() : undefined;
+}
+
+/** An instant as a `datetime-local` value in the browser's zone (minutes). */
+export function localOfIso(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/**
+ * An id short enough for a table that still tells ids apart: the hub's ids are time-ordered
+ * (uuid v7), so jobs made together share their first characters and differ at the end. Shows
+ * the first 4 and the last 8 characters around an ellipsis; the whole id is in the title and
+ * for screen readers.
+ */
+export function shortId(id: string): string {
+  return id.length <= 13 ? id : `${id.slice(0, 4)}…${id.slice(-8)}`;
+}

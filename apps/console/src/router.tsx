@@ -11,8 +11,14 @@ export type Route =
   | { page: "automations" }
   | { page: "new-automation" }
   | { page: "automation"; automationId: string }
+  | { page: "edit-automation"; automationId: string }
   | { page: "new-job"; automationId: string }
+  | { page: "jobs" }
   | { page: "job"; jobId: string }
+  | { page: "webhooks" }
+  | { page: "webhook"; webhookId: string }
+  | { page: "api-keys" }
+  | { page: "sectors" }
   | { page: "events" }
   | { page: "users" }
   | { page: "account" }
@@ -24,7 +30,13 @@ const PATTERNS: [RegExp, (match: string[]) => Route][] = [
   [/^\/automations\/new\/?$/, () => ({ page: "new-automation" })],
   [/^\/automations\/([^/]+)\/?$/, ([, id]) => ({ page: "automation", automationId: id! })],
   [/^\/automations\/([^/]+)\/new-job\/?$/, ([, id]) => ({ page: "new-job", automationId: id! })],
+  [/^\/automations\/([^/]+)\/edit\/?$/, ([, id]) => ({ page: "edit-automation", automationId: id! })],
+  [/^\/jobs\/?$/, () => ({ page: "jobs" })],
   [/^\/jobs\/([^/]+)\/?$/, ([, id]) => ({ page: "job", jobId: id! })],
+  [/^\/webhooks\/?$/, () => ({ page: "webhooks" })],
+  [/^\/webhooks\/([^/]+)\/?$/, ([, id]) => ({ page: "webhook", webhookId: id! })],
+  [/^\/api-keys\/?$/, () => ({ page: "api-keys" })],
+  [/^\/sectors\/?$/, () => ({ page: "sectors" })],
   [/^\/events\/?$/, () => ({ page: "events" })],
   [/^\/users\/?$/, () => ({ page: "users" })],
   [/^\/account\/?$/, () => ({ page: "account" })],

@@ -1,7 +1,7 @@
 /** The console's building blocks: loading, empty and error states, badges, JSON, confirmations, hooks. */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { describeError, issuesByField } from "./api";
-import { prettyJson } from "./format";
+import { prettyJson, shortId } from "./format";
 
 /** Data loaded by `load`, reloaded when `deps` change or `reload()` is called; keeps showing the last data while reloading. */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
@@ -148,15 +148,22 @@ export function Json({ value }: { value: unknown }) {
 /** A button that asks before it acts: the question and two buttons replace it until answered. */
 export function ConfirmButton({
   label,
+  labelDetail,
   question,
   confirmLabel,
+  keepLabel,
   onConfirm,
   danger = false,
   disabled = false,
 }: {
   label: string;
+  /** Read after `label` by screen readers only: which one ("schedule weekday-export"), where a row shows many. */
+  labelDetail?: string;
   question: ReactNode;
+  /** What the confirming button does ("Cancel job"). */
   confirmLabel: string;
+  /** What the other button leaves as it is ("Keep running"): never a bare "Cancel", which would read as the action. */
+  keepLabel: string;
   onConfirm: () => Promise<void> | void;
   danger?: boolean;
   disabled?: boolean;
@@ -180,6 +187,7 @@ export function ConfirmButton({
       <span className="confirm">
         <button type="button" ref={triggerRef} className={danger ? "danger" : undefined} disabled={disabled} onClick={() => setAsking(true)}>
           {label}
+          {labelDetail && <span className="visually-hidden"> {labelDetail}</span>}
         </button>
         {error && <span className="inline-error" role="alert">{error}</span>}
       </span>
@@ -190,37 +198,46 @@ export function ConfirmButton({
     setAsking(false);
   };
   return (
-    <span className="confirm asking" role="group" aria-label={label}>
+    <span className="confirm asking" role="group" aria-label={labelDetail ? `${label} ${labelDetail}` : label}>
       <span>{question}</span>
       <button type="button" ref={confirmRef} className={danger ? "danger" : "primary"} disabled={busy} onClick={() => void confirm()}>
         {confirmLabel}
       </button>
       <button type="button" disabled={busy} onClick={() => setAsking(false)}>
-        Cancel
+        {keepLabel}
       </button>
     </span>
   );
 }
 
 /** A secret shown once: read-only, with a copy button and a warning that it cannot be shown again. */
-export function SecretOnce({ title, secret, warning, onDone }: { title: string; secret: string; warning: string; onDone: () => void }) {
+export function SecretOnce({
+  title,
+  label,
+  secret,
+  warning,
+  children,
+  onDone,
+}: {
+  title: string;
+  /** What the secret is ("Worker api key", "Webhook secret"): the field's label. */
+  label: string;
+  secret: string;
+  warning: string;
+  /** What to do next with it (a command to run), shown under the secret. */
+  children?: ReactNode;
+  onDone: () => void;
+}) {
   const id = useId();
   const [copied, setCopied] = useState<string>();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied("Copied to the clipboard.");
-    } catch {
-      setCopied("Copying is not allowed here: select the key and copy it yourself.");
-    }
-  };
+  const copy = async () => setCopied(await copyText(secret, "select the value and copy it yourself"));
   return (
     <section className="secret" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>{title}</h3>
       <p className="warning" role="alert">
         <strong>Shown once.</strong> {warning}
       </p>
-      <label htmlFor={`${id}-value`}>Worker api key</label>
+      <label htmlFor={`${id}-value`}>{label}</label>
       <div className="secret-row">
         <input id={`${id}-value`} readOnly value={secret} onFocus={(event) => event.currentTarget.select()} spellCheck={false} />
         <button type="button" onClick={() => void copy()}>
@@ -228,6 +245,7 @@ export function SecretOnce({ title, secret, warning, onDone }: { title: string; 
         </button>
       </div>
       <p role="status">{copied}</p>
+      {children}
       <button type="button" className="primary" onClick={onDone}>
         I have stored it
       </button>
@@ -264,5 +282,41 @@ export function Field({
         </span>
       )}
     </div>
+  );
+}
+
+/** Copies `text`; the sentence to show (the clipboard may be refused, e.g. outside a secure context). */
+async function copyText(text: string, otherwise: string): Promise<string> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return "Copied to the clipboard.";
+  } catch {
+    return `Copying is not allowed here: ${otherwise}.`;
+  }
+}
+
+/** An id told apart from its neighbours (see {@link shortId}), the whole id in the title and for screen readers. */
+export function ShortId({ id }: { id: string }) {
+  return (
+    <code title={id} className="short-id">
+      <span aria-hidden="true">{shortId(id)}</span>
+      <span className="visually-hidden">{id}</span>
+    </code>
+  );
+}
+
+/** A small button that copies a whole id, named by what it copies. */
+export function CopyId({ id, what }: { id: string; what: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="copy"
+      aria-label={`Copy the ${what} id`}
+      title={`Copy ${id}`}
+      onClick={() => void copyText(id, "select the id and copy it yourself").then(() => setCopied(true))}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
   );
 }

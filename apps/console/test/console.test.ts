@@ -5,6 +5,9 @@
  * would and waits for what the page shows (never for a fixed time); every page it reaches is
  * scanned with axe-core and photographed. The tests build on each other, in order.
  */
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createWorker, type HubWorker } from "@hub/worker";
 import { buildHubApps } from "@hub/testing";
@@ -14,7 +17,12 @@ import type { Page } from "playwright-core";
 import { launchBrowser, screenshot, seriousAccessibilityViolations, type Browser } from "./browser";
 
 beforeAll(() => buildHubApps(), 600_000);
-const getHub = useSystemHub({ relays: 1, runBuilt: true });
+// Webhook deliveries go to a receiver on this machine, over http; their secrets are kept encrypted.
+const getHub = useSystemHub({
+  relays: 1,
+  runBuilt: true,
+  env: { HUB_WEBHOOKS_ALLOW_PRIVATE: "true", HUB_WEBHOOKS_ALLOW_INSECURE: "true", HUB_WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
+});
 
 let browser: Browser;
 /** The admin's tab, signed in by the first test. */
@@ -33,13 +41,41 @@ afterAll(async () => {
 
 afterEach(() => {
   // Refused by the Content-Security-Policy, or a crash: the page would be broken for a user.
-  expect(browser.problems).toEqual([]);
+  // Taken out as they are checked, so that each test answers for its own.
+  expect(browser.problems.splice(0)).toEqual([]);
 });
 
-/** The page passes axe-core's serious and critical rules, and is photographed as `name`. */
+/**
+ * The page passes axe-core's serious and critical rules and is photographed as `name`, at a
+ * laptop's width and at a phone's (390 px, as `name-390`), where nothing may be wider than the
+ * screen: the document's width equals the viewport's (no sideways scrolling).
+ */
 async function checkPage(page: Page, name: string): Promise<void> {
   expect(await seriousAccessibilityViolations(page), `${name}: serious or critical accessibility violations`).toEqual([]);
   await screenshot(page, name);
+  const laptop = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    // The layout viewport's width (clientWidth leaves out a scrollbar, which is no overflow).
+    const widths = await page.evaluate(() => {
+      const viewport = document.documentElement.clientWidth;
+      // The innermost elements that reach past the screen's edge, to name in the failure.
+      const outside = [...document.querySelectorAll("body *")].filter(
+        (element) => element.getBoundingClientRect().right > viewport + 0.5 && !element.parentElement?.closest(".table-wrap, .json"),
+      );
+      const innermost = outside.filter((element) => !outside.some((other) => other !== element && element.contains(other)));
+      return {
+        document: document.documentElement.scrollWidth,
+        viewport,
+        culprits: innermost.slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className} "${(element.textContent ?? "").slice(0, 40)}"`),
+      };
+    });
+    expect(widths.document, `${name}: wider than a 390 px screen (${widths.culprits.join("; ")})`).toBe(widths.viewport);
+    expect(await seriousAccessibilityViolations(page), `${name} at 390 px: serious or critical accessibility violations`).toEqual([]);
+    await screenshot(page, `${name}-390`);
+  } finally {
+    await page.setViewportSize(laptop);
+  }
 }
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
@@ -150,6 +186,8 @@ describe("the operator console", () => {
     expect(workerKey.length).toBeGreaterThan(20);
     expect(await admin.getByText("Shown once.").isVisible()).toBe(true);
     expect(await admin.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    // The next step: the command that starts the reference worker with the key.
+    expect(await admin.getByText(`hub-worker --url ${getHub().processes.apiUrl} --api-key-file /etc/hub/invoice-export.key`).isVisible()).toBe(true);
     await checkPage(admin, "worker-key");
     await admin.getByRole("button", { name: "I have stored it" }).click();
     expect(await admin.getByLabel("Worker api key").count()).toBe(0);
@@ -185,7 +223,7 @@ describe("the operator console", () => {
     await checkPage(admin, "job");
   });
 
-  it("when a job fails, then its page shows the error, and retrying it from there makes a new job that completes", async () => {
+  it("when a job fails, then its page shows the error, and retrying it with a corrected context from a form prefilled with the old one makes a new job that completes", async () => {
     holdJobs = false;
     const hub = getHub();
     const failing = await hub.createJob(automationId, { month: "flaky" });
@@ -193,13 +231,19 @@ describe("the operator console", () => {
 
     await waitForJobStatus(admin, "failed");
     await admin.getByRole("region", { name: "Error" }).getByText("the export service refused flaky").waitFor();
-    await admin.getByRole("button", { name: "Retry job" }).click();
-    await admin.getByRole("button", { name: "Retry it" }).click();
+    await admin.getByRole("button", { name: "Retry job…" }).click();
+    const month = admin.getByRole("form", { name: "Retry job" }).getByLabel("month");
+    expect(await month.inputValue()).toBe("flaky");
+    await month.fill("2026-09");
+    await checkPage(admin, "job-retry-context");
+    await admin.getByRole("button", { name: "Retry with the changed context" }).click();
 
     await admin.getByText("Retry of", { exact: true }).waitFor();
     expect(admin.url()).not.toContain(failing);
     await waitForJobStatus(admin, "completed");
-    expect(await admin.getByRole("link", { name: failing.slice(0, 8) }).isVisible()).toBe(true);
+    await admin.getByRole("region", { name: "Context" }).getByText('"month": "2026-09"').waitFor();
+    expect(await admin.getByRole("link", { name: failing }).isVisible()).toBe(true);
+    await admin.getByRole("list").getByText("with a changed context").waitFor();
   });
 
   it("when an admin bulk-cancels the queued jobs, then the dry run's count is shown first, and confirming cancels exactly those; a schedule is paused and resumed", async () => {
@@ -258,15 +302,24 @@ describe("the operator console", () => {
 
     holdJobs = true;
     const jobId = await getHub().createJob(automationId, { month: "2026-11" });
-    await events.getByRole("row").filter({ hasText: "job.started" }).filter({ hasText: jobId.slice(0, 8) }).waitFor();
+    await events.getByRole("row").filter({ hasText: "job.started" }).filter({ hasText: jobId }).waitFor();
     await row.getByText("0 / 1 / 2").waitFor();
     await releaseJob(jobId);
-    await events.getByRole("row").filter({ hasText: "job.completed" }).filter({ hasText: jobId.slice(0, 8) }).waitFor();
+    await events.getByRole("row").filter({ hasText: "job.completed" }).filter({ hasText: jobId }).waitFor();
     await row.getByText("0 / 0 / 2").waitFor();
 
     expect(await events.getByRole("row").filter({ hasText: "automation.development_mode_entered" }).count()).toBe(0);
     await checkPage(events, "events");
     await checkPage(admin, "automations");
+
+    // The event-type filter offers the catalogue's types; the page reaches further back an hour at a time.
+    await events.getByLabel("Event type").selectOption("job.completed");
+    await events.getByRole("button", { name: "Apply filters" }).click();
+    await events.getByRole("row").filter({ hasText: "job.completed" }).filter({ hasText: jobId }).waitFor();
+    expect(await events.getByRole("row").filter({ hasText: "job.started" }).count()).toBe(0);
+    const since = await events.getByText(/^Showing events since/).textContent();
+    await events.getByRole("button", { name: "Show the 60 minutes before" }).click();
+    await expect.poll(() => events.getByText(/^Showing events since/).textContent()).not.toBe(since);
     await events.close();
   });
 
@@ -342,9 +395,6 @@ describe("the operator console", () => {
     await erin.getByRole("button", { name: "Change password" }).click();
     await erin.getByRole("status").getByText("Your password is changed").waitFor();
     await checkPage(erin, "my-account");
-    await erin.setViewportSize({ width: 390, height: 844 });
-    await screenshot(erin, "my-account-390");
-    await erin.setViewportSize({ width: 1280, height: 800 });
     await erin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Automations" }).click();
     await erin.getByRole("heading", { name: "Automations", level: 1 }).waitFor();
     expect(await erin.getByRole("heading", { name: "Sign in" }).count()).toBe(0);
@@ -357,15 +407,286 @@ describe("the operator console", () => {
     await users.getByLabel("Show deactivated users").check();
     await erinRow().getByText("deactivated", { exact: true }).waitFor();
     await checkPage(users, "users");
-    await users.setViewportSize({ width: 390, height: 844 });
-    await screenshot(users, "users-390");
-    await users.setViewportSize({ width: 1280, height: 800 });
     await erinRow().getByRole("button", { name: "Reactivate erin@hub.test" }).click();
     await erinRow().getByRole("button", { name: "Reactivate", exact: true }).click();
     await erinRow().getByText("active", { exact: true }).waitFor();
     const again = await browser.newPage();
     await signIn(again, "erin@hub.test", "erin-own-password-8");
     await again.close();
+  });
+  it("when an admin edits the automation's settings, then the shared form comes prefilled and the page shows the new retries and timeout", async () => {
+    await admin.goto(automationUrl);
+    await admin.getByRole("link", { name: "Edit settings" }).click();
+    await admin.getByRole("heading", { name: "Edit Invoice export", level: 1 }).waitFor();
+    expect(await admin.getByLabel("Name", { exact: true }).inputValue()).toBe("Invoice export");
+    expect(await admin.getByLabel("Parameter 1 name").inputValue()).toBe("month");
+    expect(await admin.getByLabel("Jobs running at once").inputValue()).toBe("2");
+    await admin.getByLabel("Attempts per job").fill("5");
+    await admin.getByLabel("Retry back-off (seconds)").fill("30");
+    await admin.getByLabel("Timeout (seconds)").fill("600");
+    await admin.getByLabel("Description", { exact: true }).fill("Monthly invoices for the accountants");
+    await admin.getByLabel("Concurrency key").selectOption("month");
+    await admin.getByLabel("Jobs running at once per key value").fill("1");
+    await admin.getByLabel("Limit how often jobs start").check();
+    await admin.getByLabel("Starts", { exact: true }).fill("100");
+    await admin.getByLabel("Per seconds").fill("60");
+    await checkPage(admin, "edit-automation");
+    // Out of range: the hub's refusal stands at the field, and nothing changes.
+    await admin.getByLabel("Attempts per job").fill("500");
+    await admin.getByRole("button", { name: "Save changes" }).click();
+    await admin.locator('[aria-invalid="true"]').first().waitFor();
+    expect(await admin.getByLabel("Attempts per job").getAttribute("aria-invalid")).toBe("true");
+    await admin.getByLabel("Attempts per job").fill("5");
+    await admin.getByRole("button", { name: "Save changes" }).click();
+
+    await admin.getByRole("heading", { name: "Invoice export", level: 1 }).waitFor();
+    const settings = admin.getByRole("region", { name: "Settings" });
+    await settings.getByText("30 s, doubling per attempt").waitFor();
+    expect(await settings.getByText("600 s").isVisible()).toBe(true);
+    expect(await admin.getByText("Monthly invoices for the accountants").isVisible()).toBe(true);
+    const stored = await getHub().client.get(`/automations/${automationId}`, { token: getHub().adminToken });
+    expect(stored.body).toMatchObject({ max_attempts: 5, retry_backoff_seconds: 30, timeout_seconds: 600, max_concurrent_jobs: 2 });
+    expect(stored.body).toMatchObject({ concurrency_key: "month", max_concurrent_per_key: 1, rate_limit: { count: 100, period_seconds: 60, per_key: false } });
+    expect(await admin.getByTestId("per-key-limit").innerText()).toBe("1 per month, shared fairly across its values");
+    expect(await admin.getByTestId("rate-limit").innerText()).toBe("100 starts per 1 min");
+  });
+
+  it("when an admin creates, edits and deletes a schedule, then the form previews the next fire times in the schedule's zone and the list follows", async () => {
+    await admin.goto(automationUrl);
+    await admin.getByRole("button", { name: "New schedule" }).click();
+    const form = admin.getByRole("form", { name: "New schedule" });
+    await form.getByLabel("Cron expression").fill("61 * * * *");
+    await form.locator('input[aria-invalid="true"]').waitFor();
+    expect(await form.getByLabel("Cron expression").getAttribute("aria-invalid")).toBe("true");
+    expect(await form.getByLabel("Time zone").getAttribute("aria-invalid")).toBeNull();
+    await form.getByLabel("Cron expression").fill("0 6 * * MON-FRI");
+    await form.getByLabel("Time zone").fill("Europe/Berlin");
+    await form.getByText("Next fire times (Europe/Berlin):").waitFor();
+    const times = form.getByRole("listitem");
+    await expect.poll(() => times.count()).toBe(5);
+    for (const time of await times.allTextContents()) expect(time).toMatch(/06:00/);
+    await form.getByLabel("month").fill("current");
+    await form.getByLabel("Key", { exact: true }).fill("morning-export");
+    await checkPage(admin, "schedule-new");
+    await form.getByRole("button", { name: "Create schedule" }).click();
+
+    const row = admin.getByRole("row").filter({ hasText: "morning-export" });
+    await row.getByText("enabled", { exact: true }).waitFor();
+    await row.getByRole("button", { name: "Edit schedule morning-export" }).click();
+    const edit = admin.getByRole("form", { name: "Edit schedule morning-export" });
+    expect(await edit.getByLabel("Time zone").inputValue()).toBe("Europe/Berlin");
+    expect(await edit.getByLabel("month").inputValue()).toBe("current");
+    await edit.getByLabel("Cron expression").fill("30 7 * * *");
+    await edit.getByText("Next fire times (Europe/Berlin):").waitFor();
+    await edit.getByRole("listitem").first().getByText(/07:30/).waitFor();
+    await edit.getByRole("button", { name: "Save schedule" }).click();
+    await row.getByText("30 7 * * *").waitFor();
+
+    await row.getByRole("button", { name: "Delete schedule morning-export" }).click();
+    await row.getByRole("button", { name: "Keep it" }).waitFor();
+    await row.getByRole("button", { name: "Delete schedule" }).click();
+    await row.waitFor({ state: "detached" });
+    const left = await getHub().client.get(`/automations/${automationId}/schedules`, { token: getHub().adminToken });
+    expect(left.body.map((schedule: { key: string | null }) => schedule.key)).toEqual(["weekday-export"]);
+  });
+
+  it("when a queued job waits for its run time, then the automation page reschedules it (saying the time zone) or runs it now, and the worker runs it", async () => {
+    holdJobs = false;
+    await admin.goto(automationUrl);
+    const hub = getHub();
+    const runAt = new Date(Date.now() + 86_400_000).toISOString();
+    const created = await hub.client.post("/jobs", { automation_id: automationId, context: { month: "later" }, run_at: runAt }, { token: hub.adminToken });
+    const jobId = created.body.id as string;
+    const row = admin.locator(`tr[data-job="${jobId}"]`);
+    await row.getByText(/^Waiting: scheduled to run in/).waitFor();
+
+    await row.getByRole("button", { name: `Reschedule… job ${jobId}` }).click();
+    expect(await row.getByLabel("Run at (UTC)").isVisible()).toBe(true);
+    await row.getByLabel("Priority").fill("40");
+    await row.getByRole("button", { name: "Reschedule job" }).click();
+    await expect.poll(async () => (await hub.client.get(`/jobs/${jobId}`, { token: hub.adminToken })).body.priority).toBe(40);
+    await row.getByRole("button", { name: `Reschedule… job ${jobId}` }).click();
+    await checkPage(admin, "job-reschedule");
+    await row.getByRole("button", { name: "Keep as it is" }).click();
+
+    await row.getByRole("button", { name: "Run now" }).click();
+    await row.getByRole("button", { name: "Keep its time" }).waitFor();
+    await row.getByRole("button", { name: "Run it now" }).click();
+    await row.getByText("completed", { exact: true }).waitFor();
+  });
+
+  it("when jobs of one batch fill several pages of the Jobs page, then each shows an id told apart from the others, filters find them across automations, and bulk cancel takes the filtered set after its dry run", async () => {
+    await admin.goto(automationUrl);
+    await admin.getByRole("button", { name: "Enter development mode" }).click();
+    await admin.getByText("development mode", { exact: true }).waitFor();
+    const hub = getHub();
+    const batch = await hub.client.post(
+      "/jobs/batch",
+      { jobs: Array.from({ length: 25 }, (_, index) => ({ automation_id: automationId, context: { month: `2025-${String((index % 12) + 1).padStart(2, "0")}` } })) },
+      { token: hub.adminToken },
+    );
+    expect(batch.status).toBe(201);
+    const ids = batch.body.ids as string[];
+
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Jobs" }).click();
+    await admin.getByRole("heading", { name: "Jobs", level: 1 }).waitFor();
+    await admin.getByLabel("Automation", { exact: true }).selectOption({ label: "Invoice export" });
+    await admin.getByLabel("Status", { exact: true }).selectOption("queued");
+    await admin.locator(`tr[data-job="${ids.at(-1)}"]`).waitFor();
+    const shownIds = async () => (await admin.locator("tr[data-job] th code span[aria-hidden]").allTextContents()).filter(Boolean);
+    const first = await shownIds();
+    expect(first.length).toBe(20);
+    expect(new Set(first).size).toBe(20);
+    await checkPage(admin, "jobs");
+
+    await admin.getByRole("button", { name: "Next page" }).click();
+    await admin.getByText("Page 2").waitFor();
+    await admin.locator(`tr[data-job="${ids[0]}"]`).waitFor();
+    const second = await shownIds();
+    expect(second.some((id) => first.includes(id))).toBe(false);
+    await admin.getByRole("button", { name: "Previous page" }).click();
+    await admin.locator(`tr[data-job="${ids.at(-1)}"]`).waitFor();
+
+    // A context value: the two jobs for March 2025.
+    await admin.getByText("More filters").click();
+    await admin.getByRole("button", { name: "Add context filter" }).click();
+    await admin.getByLabel("Context name 1").fill("month");
+    await admin.getByLabel("Context value 1").fill("2025-03");
+    await expect.poll(() => admin.locator("tr[data-job]").count()).toBe(2);
+    // Bulk actions select by status, automation and creation time only: not with this filter.
+    expect(await admin.getByRole("button", { name: "Cancel matching jobs…" }).isDisabled()).toBe(true);
+    await checkPage(admin, "jobs-context-filter");
+    await admin.getByRole("button", { name: "Remove context filter 1" }).click();
+
+    await admin.getByRole("button", { name: "Cancel matching jobs…" }).click();
+    await admin.getByText("Dry run: 25 queued jobs would be cancelled.").waitFor();
+    await admin.getByRole("button", { name: "Keep them" }).waitFor();
+    await admin.getByRole("button", { name: "Cancel 25 jobs" }).click();
+    await admin.getByText("Cancelled 25 jobs.").waitFor();
+    await admin.getByText("No job matches these filters.").waitFor();
+
+    // What failed: the flaky job of the retry test, found by its error text across automations.
+    await admin.getByRole("button", { name: "Clear filters" }).click();
+    await admin.getByRole("button", { name: "Failed in the last hour" }).click();
+    await admin.getByLabel("Error contains").fill("refused flaky");
+    await expect.poll(() => admin.locator("tr[data-job]").count()).toBe(1);
+    await admin.locator("tr[data-job]").getByText("the export service refused flaky").waitFor();
+    // The filters live in the address: reloaded (or shared), the page shows the same list.
+    await expect.poll(() => new URL(admin.url()).searchParams.get("error_contains")).toBe("refused flaky");
+    expect(new URL(admin.url()).searchParams.get("status")).toBe("failed");
+    await admin.reload();
+    await admin.locator("tr[data-job]").getByText("the export service refused flaky").waitFor();
+    expect(await admin.locator("tr[data-job]").count()).toBe(1);
+    expect(await admin.getByLabel("Error contains").inputValue()).toBe("refused flaky");
+    await admin.goto(automationUrl);
+    await admin.getByRole("button", { name: "Leave development mode" }).click();
+    await admin.getByRole("button", { name: "Enter development mode" }).waitFor();
+  });
+  it("when an admin creates a sector, a webhook subscription and an api key, then each secret is shown once, deliveries are listed with redeliver, the secret rotates and a leaked key is found by its prefix and revoked", async () => {
+    // Sectors.
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sectors" }).click();
+    await admin.getByRole("heading", { name: "Sectors", level: 1 }).waitFor();
+    await admin.getByLabel("Sector name").fill("Logistics");
+    await admin.getByRole("button", { name: "Create sector" }).click();
+    await admin.locator('tr[data-sector="Logistics"]').waitFor();
+    expect(await admin.locator('tr[data-sector="Finance"]').count()).toBe(1);
+    await checkPage(admin, "sectors");
+
+    // A webhook to a receiver on this machine: created, its secret shown once, its deliveries listed.
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        received.push(String(request.headers["webhook-id"]));
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hub-events`;
+      await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+      await admin.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+      await admin.getByLabel("URL").fill(url);
+      await admin.getByLabel("Every event type").uncheck();
+      await admin.getByLabel("sector.created").check();
+      await admin.getByLabel("Webhook description").fill("Warehouse sync");
+      await admin.getByRole("button", { name: "Create subscription" }).click();
+      const secret = admin.getByLabel("Webhook secret");
+      await secret.waitFor();
+      expect(await secret.inputValue()).toMatch(/^whsec_/);
+      await admin.locator(`tr[data-webhook="${url}"]`).waitFor();
+      await checkPage(admin, "webhooks");
+      await admin.getByRole("button", { name: "I have stored it" }).click();
+      expect(await admin.getByLabel("Webhook secret").count()).toBe(0);
+
+      const created = await getHub().client.post("/sectors", { name: "Returns", color: "#0F766E" }, { token: getHub().adminToken });
+      expect(created.status).toBe(201);
+      await admin.getByRole("link", { name: url }).click();
+      const delivery = admin.locator("tr[data-delivery]").filter({ hasText: "sector.created" });
+      await delivery.getByText("delivered", { exact: true }).waitFor();
+      expect(received.length).toBe(1);
+      await delivery.getByRole("button", { name: /^Redeliver sector.created/ }).click();
+      await admin.getByText("Delivery of event sector.created queued again.").waitFor();
+      await expect.poll(() => received.length).toBe(2);
+      await checkPage(admin, "webhook");
+
+      await admin.getByRole("button", { name: "Rotate secret" }).click();
+      await admin.getByRole("button", { name: "Keep the current secret" }).waitFor();
+      await admin.getByRole("button", { name: "Rotate secret" }).click();
+      expect(await admin.getByLabel("Webhook secret").inputValue()).toMatch(/^whsec_/);
+      await admin.getByText("Previous secret signs until").waitFor();
+      await admin.getByRole("button", { name: "I have stored it" }).click();
+      await admin.getByRole("button", { name: "Delete subscription" }).click();
+      await admin.getByRole("button", { name: "Delete subscription" }).click();
+      await admin.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+      await admin.getByText("No subscriptions").waitFor();
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+
+    // Api keys: one's own, shown once, then found by its prefix and revoked.
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Api keys" }).click();
+    await admin.getByRole("heading", { name: "Api keys", level: 1 }).waitFor();
+    await admin.getByLabel("Key name").fill("nightly-report");
+    await admin.getByRole("button", { name: "Create key" }).click();
+    const keyField = admin.getByLabel("Api key", { exact: true });
+    await keyField.waitFor();
+    const key = await keyField.inputValue();
+    expect(key).toMatch(/^hub_/);
+    expect((await getHub().client.get("/identity/me", { token: key })).status).toBe(200);
+    await admin.getByRole("button", { name: "I have stored it" }).click();
+    await checkPage(admin, "api-keys");
+    await admin.getByLabel("Key prefix").fill(key.slice(0, 12));
+    await admin.getByRole("button", { name: "Search keys" }).click();
+    const found = admin.getByRole("region", { name: "Find a key by prefix" }).locator(`tr[data-key="${key.slice(4, 12)}"]`);
+    await found.getByText(getHub().processes.admin.email).waitFor();
+    await found.getByRole("button", { name: /^Revoke key nightly-report/ }).click();
+    await found.getByRole("button", { name: "Keep it" }).waitFor();
+    await found.getByRole("button", { name: "Revoke key" }).click();
+    await expect.poll(async () => (await getHub().client.get("/identity/me", { token: key })).status).toBe(401);
+  });
+
+  it("when an employee opens the new pages, then she finds every job and her own api keys, and no admin action", async () => {
+    const employee = await browser.newPage();
+    await signIn(employee, "erin@hub.test", "erin-own-password-8");
+    const nav = employee.getByRole("navigation", { name: "Main" });
+    expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
+    await nav.getByRole("link", { name: "Jobs" }).click();
+    await employee.locator("tr[data-job]").first().waitFor();
+    expect(await employee.getByRole("button", { name: /matching jobs/ }).count()).toBe(0);
+    await checkPage(employee, "employee-jobs");
+    await nav.getByRole("link", { name: "Sectors" }).click();
+    await employee.locator('tr[data-sector="Logistics"]').waitFor();
+    expect(await employee.getByRole("button", { name: "Create sector" }).count()).toBe(0);
+    await nav.getByRole("link", { name: "Api keys" }).click();
+    await employee.getByRole("button", { name: "Create key" }).waitFor();
+    expect(await employee.getByRole("heading", { name: "Find a key by prefix" }).count()).toBe(0);
+    await checkPage(employee, "employee-api-keys");
+    await employee.goto(automationUrl);
+    await employee.getByRole("heading", { name: "Schedules" }).waitFor();
+    expect(await employee.getByRole("button", { name: /New schedule|Edit schedule|Delete schedule|Edit settings/ }).count()).toBe(0);
+    expect(await employee.getByRole("link", { name: "Edit settings" }).count()).toBe(0);
+    await employee.close();
   });
 
   it("when an automation limits each customer and its start rate, then its page shows both limits and the customers with the most queued jobs", async () => {

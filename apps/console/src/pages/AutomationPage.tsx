@@ -4,14 +4,15 @@
  * events the schedules.
  */
 import { useState, type FormEvent } from "react";
-import { call, hub, type Automation, type AutomationStats, type Schedule } from "../api";
-import { ago, dateTime, duration, keyValueText, rateLimitText, relative } from "../format";
+import { call, hub, type Automation, type AutomationStats } from "../api";
+import { ago, dateTime, duration, keyValueText, rateLimitText } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
+import { SchedulesSection } from "./SchedulesSection";
 
 export function AutomationPage({ automationId }: { automationId: string }) {
   const user = useUser();
@@ -81,6 +82,9 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         <section aria-labelledby="actions-title" className="panel">
           <h2 id="actions-title">Actions</h2>
           <div className="actions">
+            <Link className="button" to={`/automations/${automationId}/edit`}>
+              Edit settings
+            </Link>
             {record.is_development ? (
               <button type="button" onClick={() => void act(() => call(hub.DELETE("/automations/{automation_id}/development-mode", path)))}>
                 Leave development mode
@@ -94,7 +98,8 @@ export function AutomationPage({ automationId }: { automationId: string }) {
               label="Deactivate"
               danger
               question="Deactivate this automation? New jobs are refused, its queued jobs are cancelled and its schedules disabled; running jobs may finish."
-              confirmLabel="Deactivate it"
+              confirmLabel="Deactivate automation"
+              keepLabel="Keep it active"
               onConfirm={() => act(() => call(hub.DELETE("/automations/{automation_id}", path)))}
             />
           </div>
@@ -201,7 +206,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         )}
       </section>
 
-      <SchedulesSection schedules={schedules.data} error={schedules.error} canChange={user.isAdmin} now={now} onChange={reloadSchedules} />
+      <SchedulesSection automation={record} schedules={schedules.data} error={schedules.error} canChange={user.isAdmin} now={now} onChange={reloadSchedules} />
 
       <JobsSection automation={record} version={jobsVersion} stats={stats.data} />
     </>
@@ -243,10 +248,13 @@ function WorkerSection({
       {secret && (
         <SecretOnce
           title={secret.title}
+          label="Worker api key"
           secret={secret.key}
           warning="Copy it now and give it to the worker (X-Worker-Api-Key). The hub keeps only a hash: it cannot show this key again. Lost it? Rotate the key."
           onDone={() => setSecret(undefined)}
-        />
+        >
+          <WorkerCommand slug={automation.slug} />
+        </SecretOnce>
       )}
       {worker === null ? (
         <>
@@ -284,6 +292,7 @@ function WorkerSection({
                 label="Rotate key"
                 question="The worker's current key stops working at once. Rotate it?"
                 confirmLabel="Rotate the key"
+                keepLabel="Keep the current key"
                 onConfirm={async () => {
                   const rotated = await call(hub.POST("/automations/{automation_id}/worker/api-key", path));
                   setSecret({ title: "The worker's new api key", key: rotated.api_key });
@@ -294,7 +303,8 @@ function WorkerSection({
                 label="Unregister worker"
                 danger
                 question="Unregister the worker? Its key stops working and its running jobs go back to the queue."
-                confirmLabel="Unregister it"
+                confirmLabel="Unregister worker"
+                keepLabel="Keep it registered"
                 onConfirm={async () => {
                   await call(hub.DELETE("/automations/{automation_id}/worker", path));
                   onChange();
@@ -309,83 +319,18 @@ function WorkerSection({
   );
 }
 
-function SchedulesSection({
-  schedules,
-  error,
-  canChange,
-  now,
-  onChange,
-}: {
-  schedules: Schedule[] | undefined;
-  error: string | undefined;
-  canChange: boolean;
-  now: number;
-  onChange: () => void;
-}) {
-  const { error: actionError, run } = useSubmission();
-  /** Pause or resume: PUT replaces the schedule, so everything else is sent as it is. */
-  const setEnabled = async (schedule: Schedule, enabled: boolean) => {
-    await run(async () => {
-      const { cron, timezone, context, priority, overlap, key, description } = schedule;
-      await call(
-        hub.PUT("/schedules/{schedule_id}", {
-          params: { path: { schedule_id: schedule.id } },
-          body: { cron, timezone, context, priority, overlap, key, description, enabled },
-        }),
-      );
-    });
-    onChange();
-  };
+/** The next step after a key is shown: store it in a file, start the reference worker with it. */
+function WorkerCommand({ slug }: { slug: string }) {
+  const keyFile = `/etc/hub/${slug}.key`;
   return (
-    <section aria-labelledby="schedules-title">
-      <h2 id="schedules-title">Schedules</h2>
-      {error && <ErrorMessage error={error} />}
-      {actionError && <ErrorMessage error={actionError} />}
-      {schedules === undefined ? (
-        !error && <Loading what="schedules" />
-      ) : schedules.length === 0 ? (
-        <Empty>No schedules: jobs are made only on request.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Schedules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Schedule</th>
-                <th scope="col">When</th>
-                <th scope="col">Next run</th>
-                <th scope="col">Last run</th>
-                <th scope="col">State</th>
-                {canChange && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {schedules.map((schedule) => (
-                <tr key={schedule.id}>
-                  <th scope="row">{schedule.key || schedule.description || schedule.id.slice(0, 8)}</th>
-                  <td>
-                    <code>{schedule.cron}</code> <span className="sub">{schedule.timezone}</span>
-                  </td>
-                  <td>{schedule.next_run_at ? relative(schedule.next_run_at, now) : "—"}</td>
-                  <td>
-                    {schedule.last_job_id ? <Link to={`/jobs/${schedule.last_job_id}`}>{ago(schedule.last_run_at, now)}</Link> : "never"}
-                  </td>
-                  <td>{schedule.enabled ? <Badge tone="good">enabled</Badge> : <Badge tone="neutral">paused</Badge>}</td>
-                  {canChange && (
-                    <td>
-                      <button type="button" onClick={() => void setEnabled(schedule, !schedule.enabled)}>
-                        {schedule.enabled ? "Pause" : "Resume"}
-                        <span className="visually-hidden"> schedule {schedule.key ?? schedule.cron}</span>
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <div className="next-step">
+      <p>
+        Next: save the key in a file only the worker can read (e.g. <code>{keyFile}</code>, mode 0600) and start the worker with the command that does the work:
+      </p>
+      <pre className="json" tabIndex={0}>
+        {`hub-worker --url ${window.location.origin} --api-key-file ${keyFile} -- <your command>`}
+      </pre>
+    </div>
   );
 }
 

@@ -110,7 +110,7 @@ export function AutomationsPage() {
               <input type="checkbox" checked={showInactive} onChange={(event) => setShowInactive(event.target.checked)} /> Show {inactive} deactivated
             </label>
           )}
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">Automations and their queues, updated live</caption>
               <thead>

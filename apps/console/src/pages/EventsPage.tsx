@@ -7,10 +7,10 @@ import { call, describeError, hub, nextCursor, type HubEvent } from "../api";
 import { dateTime } from "../format";
 import { followEvents, type LiveStatus, type StreamFilters } from "../live";
 import { Link } from "../router";
-import { Empty, ErrorMessage, Field, Loading } from "../ui";
+import { Empty, ErrorMessage, Field, Loading, ShortId } from "../ui";
 
 /** Every event type, checked by the compiler against the API's own schema (a type missing here does not compile). */
-const EVENT_TYPES = Object.keys({
+export const EVENT_TYPES = Object.keys({
   "sector.created": true,
   "automation.created": true,
   "automation.updated": true,
@@ -43,12 +43,19 @@ const EVENT_TYPES = Object.keys({
   "webhook.disabled": true,
   "api_key.created": true,
   "api_key.revoked": true,
-} satisfies Record<HubEvent["event_type"], true>);
+} satisfies Record<HubEvent["event_type"], true>) as HubEvent["event_type"][];
+
+/** The catalogue's types grouped by what they are about ("job", "automation", …), for the filter. */
+const EVENT_GROUPS: [string, string[]][] = [...new Set(EVENT_TYPES.map((type) => type.split(".")[0]!))].map((group) => [
+  group.replace("_", " "),
+  EVENT_TYPES.filter((type) => type.startsWith(`${group}.`)),
+]);
 
 const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key"] as const satisfies readonly NonNullable<StreamFilters["aggregate_type"]>[];
 
-/** How far back the page starts, and how many events it keeps. */
+/** How far back the page starts, how far each "earlier" step goes, and how many live events it keeps. */
 const HISTORY_MINUTES = 15;
+const EARLIER_MINUTES = 60;
 const HISTORY_PAGES = 5;
 const KEEP = 200;
 
@@ -62,6 +69,9 @@ export function EventsPage() {
   const [error, setError] = useState<string>();
   const [paused, setPaused] = useState(false);
   const [frozen, setFrozen] = useState<HubEvent[]>();
+  /** Events read by "Show earlier events", oldest last, and where the history read so far begins. */
+  const [earlier, setEarlier] = useState<{ events: HubEvent[]; since: number; more: boolean }>({ events: [], since: 0, more: false });
+  const [loadingEarlier, setLoadingEarlier] = useState(false);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -69,9 +79,11 @@ export function EventsPage() {
     const early: HubEvent[] = [];
     setEvents(undefined);
     setError(undefined);
+    const since = Date.now() - HISTORY_MINUTES * 60_000;
+    setEarlier({ events: [], since, more: false });
     const add = (incoming: HubEvent[]) => setEvents((previous) => newestFirst([...incoming, ...(previous ?? [])]));
     const load = async () => {
-      history = await readRecent(filters);
+      history = await readBetween(filters, since, undefined);
       setEvents(newestFirst([...history, ...early]));
     };
     // The stream first, so that nothing that happens while the history loads is missed.
@@ -89,8 +101,22 @@ export function EventsPage() {
     return () => abort.abort();
   }, [filters]);
 
+  const showEarlier = async () => {
+    setLoadingEarlier(true);
+    try {
+      const from = earlier.since - EARLIER_MINUTES * 60_000;
+      const found = await readBetween(filters, from, earlier.since);
+      setEarlier((previous) => ({ events: [...previous.events, ...newestFirst(found, Infinity)], since: from, more: found.length >= HISTORY_PAGES * 1000 }));
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setLoadingEarlier(false);
+    }
+  };
+
   // While paused, the page keeps what it showed; new events wait aside until it resumes.
-  const shown = paused ? frozen : events;
+  const recent = paused ? frozen : events;
+  const shown = recent === undefined ? undefined : [...recent, ...earlier.events];
   const held = paused && events && frozen ? events.filter((event) => !frozen.some((candidate) => candidate.id === event.id)).length : 0;
   const togglePause = () => {
     setFrozen(events);
@@ -116,20 +142,18 @@ export function EventsPage() {
       <form className="filters" aria-label="Event filters" onSubmit={apply}>
         <Field label="Event type">
           {(props) => (
-            <>
-              <input
-                {...props}
-                list="event-types"
-                value={draft.event_type ?? ""}
-                onChange={(event) => setDraft({ ...draft, event_type: event.target.value })}
-                placeholder="any"
-              />
-              <datalist id="event-types">
-                {EVENT_TYPES.map((type) => (
-                  <option key={type} value={type} />
-                ))}
-              </datalist>
-            </>
+            <select {...props} value={draft.event_type ?? ""} onChange={(event) => setDraft({ ...draft, event_type: event.target.value })}>
+              <option value="">any type</option>
+              {EVENT_GROUPS.map(([group, types]) => (
+                <optgroup key={group} label={group}>
+                  {types.map((type) => (
+                    <option key={type} value={type}>
+                      {type}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
+            </select>
           )}
         </Field>
         <Field label="About">
@@ -159,9 +183,9 @@ export function EventsPage() {
       {shown === undefined ? (
         !error && <Loading what="events" />
       ) : shown.length === 0 ? (
-        <Empty>No events in the last {HISTORY_MINUTES} minutes match; new ones appear here as they happen.</Empty>
+        <Empty>No events since {dateTime(new Date(earlier.since).toISOString())} match; new ones appear here as they happen.</Empty>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Events, newest first</caption>
             <thead>
@@ -193,12 +217,21 @@ export function EventsPage() {
           </table>
         </div>
       )}
+      {shown !== undefined && (
+        <div className="pager">
+          <span className="hint">Showing events since {dateTime(new Date(earlier.since).toISOString())}.</span>
+          <button type="button" disabled={loadingEarlier} onClick={() => void showEarlier()}>
+            {loadingEarlier ? "Reading…" : `Show the ${EARLIER_MINUTES} minutes before`}
+          </button>
+          {earlier.more && <span className="hint">That hour held more events than one step reads: narrow the filters to see them all.</span>}
+        </div>
+      )}
     </>
   );
 }
 
 function AggregateLink({ event }: { event: HubEvent }) {
-  const short = <code>{event.aggregate_id.slice(0, 8)}</code>;
+  const short = <ShortId id={event.aggregate_id} />;
   if (event.event_type.startsWith("job.")) return <Link to={`/jobs/${event.aggregate_id}`}>job {short}</Link>;
   if (event.event_type.startsWith("automation.") || event.event_type.startsWith("worker.")) {
     return <Link to={`/automations/${event.aggregate_id}`}>automation {short}</Link>;
@@ -210,9 +243,9 @@ function AggregateLink({ event }: { event: HubEvent }) {
   );
 }
 
-/** The last minutes of matching events (a few pages at most), oldest first. */
-async function readRecent(filters: StreamFilters): Promise<HubEvent[]> {
-  const since = new Date(Date.now() - HISTORY_MINUTES * 60_000).toISOString();
+/** Matching events from `since` (inclusive) to `until` (exclusive; none: now), a few pages at most, oldest first. */
+async function readBetween(filters: StreamFilters, sinceMs: number, untilMs: number | undefined): Promise<HubEvent[]> {
+  const since = new Date(sinceMs).toISOString();
   const found: HubEvent[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < HISTORY_PAGES; page += 1) {
@@ -220,6 +253,7 @@ async function readRecent(filters: StreamFilters): Promise<HubEvent[]> {
       params: {
         query: {
           since,
+          ...(untilMs === undefined ? {} : { until: new Date(untilMs).toISOString() }),
           limit: 1000,
           ...(filters.aggregate_id ? { aggregate_id: filters.aggregate_id } : {}),
           ...(filters.event_type ? { event_type: filters.event_type } : {}),
@@ -235,7 +269,7 @@ async function readRecent(filters: StreamFilters): Promise<HubEvent[]> {
   return found;
 }
 
-function newestFirst(events: HubEvent[]): HubEvent[] {
+function newestFirst(events: HubEvent[], keep = KEEP): HubEvent[] {
   const byId = new Map(events.map((event) => [event.id, event]));
-  return [...byId.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).slice(0, KEEP);
+  return [...byId.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).slice(0, keep);
 }

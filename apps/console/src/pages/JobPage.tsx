@@ -4,14 +4,14 @@
  * the timeline and re-read it; while it waits, its automation's events re-read it too (its place
  * in the queue moves).
  */
-import { useState } from "react";
-import { call, hub, type HubEvent, type Job } from "../api";
-import { ago, dateTime, relative, waitingExplanation } from "../format";
+import { useState, type FormEvent } from "react";
+import { call, hub, type Automation, type HubEvent, type Job } from "../api";
+import { ago, dateTime, localZone, relative, shortId, waitingExplanation } from "../format";
 import { useJobLog } from "../job-log";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import { ConfirmButton, Empty, ErrorMessage, Json, JobStatus, Loading, useCoalesced, useNow, useResource } from "../ui";
+import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
 
@@ -78,7 +78,7 @@ export function JobPage({ jobId }: { jobId: string }) {
       </p>
       <div className="page-head">
         <h1>
-          Job <code>{record.id.slice(0, 8)}</code>
+          Job <ShortId id={record.id} />
         </h1>
         <span aria-live="polite" data-testid="job-status">
           <JobStatus status={record.status} />
@@ -97,24 +97,15 @@ export function JobPage({ jobId }: { jobId: string }) {
               label="Cancel job"
               danger
               question={record.status === "running" ? "Cancel this running job? Its slot frees at once; the worker's result will be refused." : "Cancel this job?"}
-              confirmLabel="Cancel it"
+              confirmLabel="Cancel job"
+              keepLabel={record.status === "running" ? "Keep running" : "Keep it queued"}
               onConfirm={async () => {
                 await call(hub.POST("/jobs/{job_id}/cancel", { params: { path: { job_id: jobId } } }));
                 reloadJob();
               }}
             />
           )}
-          {(record.status === "failed" || record.status === "cancelled") && (
-            <ConfirmButton
-              label="Retry job"
-              question="Create a new job with the same context?"
-              confirmLabel="Retry it"
-              onConfirm={async () => {
-                const created = await call(hub.POST("/jobs/{job_id}/retry", { params: { path: { job_id: jobId } } }));
-                navigate(`/jobs/${created.id}`);
-              }}
-            />
-          )}
+          {(record.status === "failed" || record.status === "cancelled") && <RetryJob job={record} automation={automation.data} />}
         </div>
       )}
 
@@ -123,7 +114,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         <dl className="settings">
           <dt>Job id</dt>
           <dd>
-            <code>{record.id}</code>
+            <code>{record.id}</code> <CopyId id={record.id} what="job" />
           </dd>
           <dt>Attempts</dt>
           <dd>
@@ -140,7 +131,7 @@ export function JobPage({ jobId }: { jobId: string }) {
           <dd>{record.priority}</dd>
           {record.run_at && (
             <>
-              <dt>Run at</dt>
+              <dt>Run at ({localZone()})</dt>
               <dd>{dateTime(record.run_at)}</dd>
             </>
           )}
@@ -155,7 +146,7 @@ export function JobPage({ jobId }: { jobId: string }) {
               <dt>Retry of</dt>
               <dd>
                 <Link to={`/jobs/${record.retry_of}`}>
-                  <code>{record.retry_of.slice(0, 8)}</code>
+                  <ShortId id={record.retry_of} />
                 </Link>
               </dd>
             </>
@@ -234,10 +225,74 @@ function summarize(event: HubEvent): string {
     case "job.cancelled":
       return String(payload.reason);
     case "job.created":
-      return payload.retry_of ? `retry of ${String(payload.retry_of).slice(0, 8)}` : payload.schedule_id ? "by a schedule" : "";
+      return payload.retry_of ? `retry of ${shortId(String(payload.retry_of))}${payload.context_changed ? " with a changed context" : ""}` : payload.schedule_id ? "by a schedule" : "";
     case "job.rescheduled":
       return `priority ${String(payload.priority)}`;
     default:
       return "";
   }
+}
+
+/**
+ * Retry: a new job of the same automation, with the old context in a form to correct first (the
+ * input that made the job fail). Unchanged, the retry sends no context and copies the old one.
+ */
+function RetryJob({ job, automation }: { job: Job; automation: Automation | undefined }) {
+  const [open, setOpen] = useState(false);
+  const parameters = automation?.parameters ?? [];
+  const initial = Object.fromEntries(parameters.map((parameter) => [parameter.name, typeof job.context[parameter.name] === "string" ? (job.context[parameter.name] as string) : ""]));
+  const [values, setValues] = useState<Record<string, string>>({});
+  const { busy, error, issues, run } = useSubmission();
+  const changed = parameters.some((parameter) => values[parameter.name] !== initial[parameter.name] || typeof job.context[parameter.name] !== "string");
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      const path = { params: { path: { job_id: job.id } } };
+      const created = changed
+        ? await call(hub.POST("/jobs/{job_id}/retry", { ...path, body: { context: { ...job.context, ...values } } }))
+        : await call(hub.POST("/jobs/{job_id}/retry", path));
+      navigate(`/jobs/${created.id}`);
+    });
+  };
+
+  if (!open) {
+    return (
+      <button
+        type="button"
+        disabled={!automation}
+        onClick={() => {
+          // Filled when opened: the automation (its parameters) has been read by then.
+          setValues(initial);
+          setOpen(true);
+        }}
+      >
+        Retry job…
+      </button>
+    );
+  }
+  return (
+    <form className="form panel" aria-label="Retry job" onSubmit={(event) => void submit(event)}>
+      <h2>Retry with this context</h2>
+      <p className="hint">A new job of the same automation; correct the values that made this one fail, or retry as it was.</p>
+      {parameters.length === 0 ? (
+        <p className="muted">The automation has no parameters: the new job carries this job&apos;s context.</p>
+      ) : (
+        parameters.map((parameter) => (
+          <Field key={parameter.name} label={parameter.name} hint={parameter.description || undefined} error={issues[`context.${parameter.name}`]}>
+            {(props) => <input {...props} required value={values[parameter.name] ?? ""} onChange={(event) => setValues((previous) => ({ ...previous, [parameter.name]: event.target.value }))} />}
+          </Field>
+        ))
+      )}
+      {error && <ErrorMessage error={error} />}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {changed ? "Retry with the changed context" : "Retry job"}
+        </button>
+        <button type="button" disabled={busy} onClick={() => setOpen(false)}>
+          Don&apos;t retry
+        </button>
+      </div>
+    </form>
+  );
 }

@@ -4,6 +4,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub } from "../api";
+import { isoOfLocal, localZone } from "../format";
 import { Link, navigate } from "../router";
 import { ErrorMessage, Field, Loading, useResource, useSubmission } from "../ui";
 
@@ -26,7 +27,7 @@ export function NewJobPage({ automationId }: { automationId: string }) {
       const created = await call(
         hub.POST("/jobs", {
           params: { header: { "idempotency-key": idempotencyKey } },
-          body: { automation_id: automationId, context, priority: Number(priority), ...(runAt ? { run_at: new Date(runAt).toISOString() } : {}) },
+          body: { automation_id: automationId, context, priority: Number(priority), ...(runAt ? { run_at: isoOfLocal(runAt) } : {}) },
         }),
       );
       navigate(`/jobs/${created.id}`);
@@ -64,7 +65,7 @@ export function NewJobPage({ automationId }: { automationId: string }) {
           )}
           <fieldset>
             <legend>When</legend>
-            <Field label="Run at" hint="Leave empty to run as soon as possible." error={issues.run_at}>
+            <Field label={`Run at (${localZone()})`} hint="In your time zone; leave empty to run as soon as possible." error={issues.run_at}>
               {(props) => <input {...props} type="datetime-local" value={runAt} onChange={(event) => setRunAt(event.target.value)} />}
             </Field>
             <Field label="Priority" hint="−100 to 100: higher runs first among waiting jobs." error={issues.priority}>

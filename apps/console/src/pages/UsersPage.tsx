@@ -10,7 +10,7 @@ import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useCoalesced, useResource, useSubmission } from "../ui";
 
-async function listAllUsers(includeInactive: boolean): Promise<User[]> {
+export async function listAllUsers(includeInactive: boolean): Promise<User[]> {
   const users: User[] = [];
   let cursor: string | undefined;
   do {
@@ -54,7 +54,7 @@ export function UsersPage() {
         ) : users.data.length === 0 ? (
           <Empty>No active users.</Empty>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">{showInactive ? "All users, deactivated ones included" : "Active users"}</caption>
               <thead>
@@ -87,6 +87,7 @@ export function UsersPage() {
                           label={`Reactivate ${user.email}`}
                           question={`Reactivate ${user.email}? They sign in again with the password they had.`}
                           confirmLabel="Reactivate"
+                          keepLabel="Keep deactivated"
                           onConfirm={async () => {
                             await call(hub.POST("/identity/users/{user_id}/reactivate", { params: { path: { user_id: user.id } } }));
                             reload();
@@ -116,6 +117,7 @@ function UserActions({ user, onChanged }: { user: User; onChanged: () => void })
         label={`Make ${user.email} ${otherRole === "admin" ? "an admin" : "an employee"}`}
         question={`Make ${user.email} ${otherRole === "admin" ? "an admin" : "an employee"}? They sign in again; their api keys take the new role at once.`}
         confirmLabel={`Make ${otherRole}`}
+        keepLabel={`Keep ${user.role}`}
         onConfirm={async () => {
           await call(hub.PATCH("/identity/users/{user_id}", { params: { path: { user_id: user.id } }, body: { role: otherRole } }));
           setNotice(undefined);
@@ -140,6 +142,7 @@ function UserActions({ user, onChanged }: { user: User; onChanged: () => void })
         danger
         question={`Deactivate ${user.email}? They are signed out at once and cannot sign in until reactivated.`}
         confirmLabel="Deactivate"
+        keepLabel="Keep active"
         onConfirm={async () => {
           await call(hub.DELETE("/identity/users/{user_id}", { params: { path: { user_id: user.id } } }));
           onChanged();
