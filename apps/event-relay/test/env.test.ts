@@ -14,7 +14,7 @@ describe("relay configuration", () => {
       HUB_EVENTS_STREAM_MAXLEN: 100_000,
       HUB_RELAY_BATCH_SIZE: 500,
       HUB_RELAY_IDLE_POLL_MS: 10,
-      HUB_RELAY_QUIET_POLL_MS: 25,
+      HUB_RELAY_QUIET_POLL_MS: 1000,
       HUB_RELAY_REBALANCE_MS: 1000,
     });
   });
