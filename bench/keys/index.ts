@@ -6,8 +6,9 @@
  * - "keys": `concurrency_key` with `max_concurrent_per_key` 2 (fair sharing across the values).
  *
  * Arrivals: one customer's backlog (20,000 jobs) is created first, as fast as the API takes it; then
- * the 999 other customers each submit one job per round, a round every BENCH_KEYS_ROUND_MS (2 s:
- * about 500 jobs/s, below what the hub completes), 20 rounds, while the backlog still drains. Workers
+ * the 999 other customers each submit one job per round, 20 rounds, while the backlog still drains,
+ * at half of what the plain run completes with the backlog alone (or a round every
+ * BENCH_KEYS_ROUND_MS): below capacity, so the small jobs do not queue behind each other. Workers
  * `claim-batch` and complete at once throughout. So a small customer's job arrives while the big
  * one has thousands queued, as in production, and its wait says whether the backlog delays it;
  * creating every small job up front instead would make the last of them wait for the 19,979 before
@@ -37,11 +38,15 @@ const CREATE_BATCH = 500;
 const CLAIM_WAIT_SECONDS = 1;
 /** The hub's processes and servers, whose CPU per job is the cost figure. */
 const HUB_CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
+/** How long the plain run samples its throughput with the backlog alone, to space the rounds. */
+const CAPACITY_SAMPLE_MS = 5000;
 
 type KeysRunName = "plain" | "keys";
 
 export interface KeysRun {
   name: KeysRunName;
+  /** The rounds' spacing, ms. */
+  roundMs: number;
   jobs: number;
   /** The whole run: the first create request to the workers' stop. */
   seconds: number;
@@ -111,7 +116,11 @@ async function cancelQueued(http: JsonClient, token: string, automationId: strin
   }
 }
 
-async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun> {
+/**
+ * One run. `roundMs`: the rounds' spacing; null derives it from this run's throughput while only the
+ * backlog runs (the plain run's, which the keyed run then reuses).
+ */
+async function runOnce(config: BenchConfig, name: KeysRunName, roundMs: number | null): Promise<KeysRun> {
   const sizes = config.keys;
   const options = { dispatchers: 1, relays: 1, env: { HUB_JOB_LEASE_SECONDS: "60" } };
   return onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
@@ -179,12 +188,22 @@ async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun>
       const startedAt = Date.now();
       const workers = Array.from({ length: sizes.workers }, workerLoop);
       await create(Array.from({ length: sizes.bigBacklog }, () => ({ [KEY_PARAMETER]: BIG_KEY })));
-      // The small customers' rounds, open loop: round k is sent at windowStart + k × roundMs whatever the answers took.
+      const round = smallRound(sizes);
+      let spacing = roundMs;
+      if (spacing === null) {
+        // What the hub completes with only the backlog queued: a few seconds of completions once it is all created.
+        const from = Date.now();
+        const before = completions.length;
+        await sleep(CAPACITY_SAMPLE_MS);
+        const capacity = ((completions.length - before) * 1000) / (Date.now() - from);
+        spacing = Math.round((round.length * 1000) / Math.max(1, capacity * sizes.loadFraction));
+        console.error(`bench: keys: ${formatNumber(capacity)} jobs/s with the backlog alone: a round every ${spacing} ms`);
+      }
+      // The small customers' rounds, open loop: round k is sent at windowStart + k × spacing whatever the answers took.
       const cpuBefore = snapshotCpu(pids, databaseName(databaseUrl));
       const windowStart = Date.now();
-      const round = smallRound(sizes);
       for (let index = 0; index < sizes.smallJobs; index += 1) {
-        await sleep(windowStart + index * sizes.roundMs - Date.now());
+        await sleep(windowStart + index * spacing - Date.now());
         await create(round);
       }
       await smallDone;
@@ -226,6 +245,7 @@ async function runOnce(config: BenchConfig, name: KeysRunName): Promise<KeysRun>
       const cpuMsPerJobBy = Object.fromEntries(HUB_CPU_LABELS.map((label) => [label, ((cpu[label] ?? 0) * 1000) / completedInWindow]));
       const run: KeysRun = {
         name,
+        roundMs: spacing,
         jobs: totalJobs,
         seconds,
         jobsPerSecond: completed / seconds,
@@ -259,12 +279,16 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
   const startedAt = new Date();
   const sizes = config.keys;
   console.error(
-    `bench: keys: ${sizes.values} key values, one backlog of ${sizes.bigBacklog}, then ${sizes.smallJobs} rounds of one job per other value every ${sizes.roundMs} ms`,
+    `bench: keys: ${sizes.values} key values, one backlog of ${sizes.bigBacklog}, then ${sizes.smallJobs} rounds of one job per other value ` +
+      (sizes.roundMs === null ? `at ${sizes.loadFraction} of the plain run's throughput with the backlog alone` : `every ${sizes.roundMs} ms`),
   );
   const runs: KeysRun[] = [];
+  let roundMs = sizes.roundMs;
   for (const name of ["plain", "keys"] as const) {
     console.error(`bench: keys: the ${name} run on a fresh hub`);
-    runs.push(await runOnce(config, name));
+    const run = await runOnce(config, name, roundMs);
+    roundMs = run.roundMs;
+    runs.push(run);
   }
   const [plain, keys] = runs as [KeysRun, KeysRun];
   const report: KeysReport = {
@@ -304,6 +328,7 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
       ]),
     ]),
   );
+  console.log(`rounds every ${roundMs} ms: ${formatNumber(((sizes.values - 1) * 1000) / (roundMs ?? 1))} small jobs/s offered`);
   console.log(
     `keys ÷ plain (same run): jobs/s in the arrivals window ${formatRatio(keys.windowJobsPerSecond, plain.windowJobsPerSecond)} ` +
       `(the keyed run holds the backlog to ${sizes.perKeyLimit} at a time, as its limit says); ` +

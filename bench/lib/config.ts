@@ -115,8 +115,13 @@ export interface KeysConfig {
   /** BENCH_KEYS_WORKERS: claim-batch loops (of BENCH_KEYS_CLAIM_BATCH jobs) completing what they claim. */
   workers: number;
   claimBatch: number;
-  /** BENCH_KEYS_ROUND_MS: after the backlog, each other value submits one job per round, a round every this many ms. */
-  roundMs: number;
+  /**
+   * BENCH_KEYS_ROUND_MS: after the backlog, each other value submits one job per round, a round every this many ms.
+   * Null (the default outside --smoke): derived from the plain run's throughput while only the backlog runs, so the
+   * small values arrive at BENCH_KEYS_LOAD_FRACTION of what the hub completes on this machine now.
+   */
+  roundMs: number | null;
+  loadFraction: number;
 }
 
 /** The `timed` mode: jobs that wait for their time, and schedules, on one hub. */
@@ -320,7 +325,8 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       smallJobs: intVar(env, "BENCH_KEYS_SMALL", smoke ? 4 : 20, 1),
       workers: intVar(env, "BENCH_KEYS_WORKERS", 8, 1),
       claimBatch: intVar(env, "BENCH_KEYS_CLAIM_BATCH", 8, 1),
-      roundMs: intVar(env, "BENCH_KEYS_ROUND_MS", smoke ? 200 : 2000, 0),
+      roundMs: (env.BENCH_KEYS_ROUND_MS ?? "") !== "" || smoke ? intVar(env, "BENCH_KEYS_ROUND_MS", 200, 0) : null,
+      loadFraction: numberVar(env, "BENCH_KEYS_LOAD_FRACTION", 0.5, 0.01, 1),
     },
     logs: loadLogsConfig(env, smoke),
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
