@@ -8,7 +8,8 @@
  * Arrivals: one customer's backlog (20,000 jobs) is created first, as fast as the API takes it; then
  * the 999 other customers each submit one job per round, 20 rounds, while the backlog still drains,
  * at half of what the plain run completes with the backlog alone (or a round every
- * BENCH_KEYS_ROUND_MS): below capacity, so the small jobs do not queue behind each other. Workers
+ * BENCH_KEYS_ROUND_MS), each round sent in chunks of 25 spread over its interval: below capacity
+ * and without bursts, so the small jobs do not queue behind each other. Workers
  * `claim-batch` and complete at once throughout. So a small customer's job arrives while the big
  * one has thousands queued, as in production, and its wait says whether the backlog delays it;
  * creating every small job up front instead would make the last of them wait for the 19,979 before
@@ -38,6 +39,8 @@ const CREATE_BATCH = 500;
 const CLAIM_WAIT_SECONDS = 1;
 /** The hub's processes and servers, whose CPU per job is the cost figure. */
 const HUB_CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
+/** The small customers' jobs per POST /jobs/batch: a round is sent in chunks spread over its interval. */
+const ARRIVAL_CHUNK = 25;
 /** How long the plain run samples its throughput with the backlog alone, to space the rounds. */
 const CAPACITY_SAMPLE_MS = 5000;
 
@@ -199,12 +202,17 @@ async function runOnce(config: BenchConfig, name: KeysRunName, roundMs: number |
         spacing = Math.round((round.length * 1000) / Math.max(1, capacity * sizes.loadFraction));
         console.error(`bench: keys: ${formatNumber(capacity)} jobs/s with the backlog alone: a round every ${spacing} ms`);
       }
-      // The small customers' rounds, open loop: round k is sent at windowStart + k × spacing whatever the answers took.
+      // The small customers' rounds, open loop and spread evenly: chunk c of round k is sent at
+      // windowStart + (k + c ÷ chunks) × spacing whatever the answers took, so a round is not a burst of 999 jobs
+      // (whose last would wait for the 998 before it however fair the order).
       const cpuBefore = snapshotCpu(pids, databaseName(databaseUrl));
       const windowStart = Date.now();
+      const chunks = Math.ceil(round.length / ARRIVAL_CHUNK);
       for (let index = 0; index < sizes.smallJobs; index += 1) {
-        await sleep(windowStart + index * spacing - Date.now());
-        await create(round);
+        for (let chunk = 0; chunk < chunks; chunk += 1) {
+          await sleep(windowStart + (index + chunk / chunks) * spacing - Date.now());
+          await create(round.slice(chunk * ARRIVAL_CHUNK, (chunk + 1) * ARRIVAL_CHUNK));
+        }
       }
       await smallDone;
       const cpu = cpuSecondsBetween(cpuBefore, snapshotCpu(pids, databaseName(databaseUrl)));
