@@ -100,6 +100,11 @@ export class HubHttpTarget implements PullTarget {
     await this.workers[automation]!.complete(jobId, result);
   }
 
+  async completeAndClaim(automation: number, jobId: string, result: Record<string, unknown>): Promise<ClaimedJob | null> {
+    const { next } = await this.workers[automation]!.completeAndClaim(jobId, result);
+    return next ? { id: next.id, context: next.context } : null;
+  }
+
   async close(): Promise<void> {
     await this.http.close();
   }
