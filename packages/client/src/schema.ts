@@ -596,7 +596,7 @@ export interface paths {
         put?: never;
         /**
          * Report a job's result and claim the next job (long-poll)
-         * @description POST /jobs/{job_id}/complete and POST /jobs/claim in one request, for a worker that takes its next job as soon as it finishes one. The result is recorded exactly as complete records it: a job not running under this worker's current lease is refused with 409 (404 for a job of another automation), nothing changes and nothing is claimed. Once it is recorded, the next job is claimed as POST /jobs/claim claims it (claim order, max_concurrent_jobs, the limits per key and rate limits), waiting up to wait_seconds; `next` is null when none came. A client that goes away while waiting claims nothing, but its result stays recorded.
+         * @description POST /jobs/{job_id}/complete and POST /jobs/claim in one request, for a worker that takes its next job as soon as it finishes one. The result is recorded exactly as complete records it: a job not running under this worker's current lease is refused with 409 (404 for a job of another automation), nothing changes and nothing is claimed. Once it is recorded, the next job is claimed as POST /jobs/claim claims it (claim order, max_concurrent_jobs, the limits per key and rate limits), waiting up to wait_seconds; `next` is null when none came. A client that goes away while waiting claims nothing, but its result stays recorded; a claim that cannot run once the result is recorded (PostgreSQL unavailable) answers `next: null`, not an error.
          */
         post: operations["completeJobAndClaimNext"];
         delete?: never;

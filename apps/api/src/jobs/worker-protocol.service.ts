@@ -107,7 +107,7 @@ export async function completeJobAsWorker(
  * POST /jobs/{job_id}/complete-and-claim: complete, then POST /jobs/claim in the same request.
  * The claim is the claim path itself (claim order, limits, keys, rate limits); the slot the result
  * freed is this claim's first, so no other claim is woken for it unless this one leaves it unused.
- * A refused complete claims nothing.
+ * A refused complete claims nothing; a claim that fails (PostgreSQL unavailable) answers `next: null`.
  */
 export async function completeJobAndClaimNext(
   ctx: AppContext,
@@ -117,7 +117,15 @@ export async function completeJobAndClaimNext(
   signal: AbortSignal,
 ): Promise<{ job: JobRecord; next: JobRecord | null }> {
   const job = await recordResult(ctx, worker, jobId, request.result, request.attempt);
-  const next = await claimNextJob(ctx, worker, request.waitSeconds, signal, { freedSlot: true });
+  let next: Job | null = null;
+  try {
+    next = await claimNextJob(ctx, worker, request.waitSeconds, signal, { freedSlot: true });
+  } catch (error) {
+    // The result is recorded: the answer must say so, or a worker retrying it would be told 409.
+    // Nothing was claimed (the claim is one statement); the freed slot is announced as complete does.
+    ctx.logger.warn({ err: error, jobId, automationId: worker.automationId }, "complete-and-claim: the claim failed after the result was recorded");
+    await wakeClaims(ctx, job.automationId);
+  }
   return { job: toJobRecord(job), next: next ? toJobRecord(next) : null };
 }
 
