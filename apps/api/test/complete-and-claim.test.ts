@@ -19,7 +19,6 @@ import {
 } from "./job-fixtures";
 
 function completeAndClaim(hub: DispatchingHub, subject: AutomationWithWorker, jobId: string, body: Record<string, unknown>) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
   return hub.client.post<any>(`/jobs/${jobId}/complete-and-claim`, body, { workerKey: subject.workerKey });
 }
 
