@@ -326,6 +326,31 @@ export class ReadyJobs {
     return members.map(readyKeyOfMember);
   }
 
+  /** How many jobs are offered to each automation, in the order given: one pipeline per dispatch shard (its ready sets share a slot). */
+  async counts(automationIds: readonly string[]): Promise<number[]> {
+    const byShard = new Map<number, number[]>();
+    automationIds.forEach((automationId, index) => {
+      const shard = this.keys.shardOf(automationId);
+      const indices = byShard.get(shard);
+      if (indices) indices.push(index);
+      else byShard.set(shard, [index]);
+    });
+    const counts = new Array<number>(automationIds.length).fill(0);
+    await Promise.all(
+      [...byShard.values()].map(async (indices) => {
+        const pipeline = this.redis.pipeline();
+        for (const index of indices) pipeline.zcard(this.keys.readyJobs(automationIds[index]!));
+        const replies = (await pipeline.exec()) ?? [];
+        indices.forEach((index, position) => {
+          const [error, count] = replies[position] ?? [null, 0];
+          if (error) throw error;
+          counts[index] = Number(count);
+        });
+      }),
+    );
+    return counts;
+  }
+
   /** Drops jobs that were claimed or are no longer queued. */
   async remove(automationId: string, jobs: readonly ReadyJobKey[]): Promise<void> {
     if (jobs.length > 0) await this.redis.zrem(this.keys.readyJobs(automationId), ...jobs.map(readyMember));

@@ -8,12 +8,16 @@ const SEEN_WRITE_INTERVAL_MS = 1000;
 
 /**
  * Any worker call marks the worker seen (CONTRACT §3): a `stopped` worker becomes `running`, with
- * its `worker.status_changed` event in the same transaction. True when it wrote (the worker is now
- * `running`, seen now).
+ * its `worker.status_changed` event in the same transaction. What it wrote: nothing (`null`, seen
+ * too recently to write again), the seen time (`"seen"`), or the seen time and the change to
+ * `running` with its event (`"started"`); either way but `null` the worker is now `running`, seen now.
  */
-export async function markSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
+export async function markSeen(
+  db: Db,
+  worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null },
+): Promise<"seen" | "started" | null> {
   if (worker.status === "running") {
-    if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return false;
+    if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return null;
     // `worker` may be a cached copy (apps/api credential cache): the dispatcher may have stopped
     // the worker since, so only a row still `running` is refreshed here; otherwise flip it below.
     const refreshed = await db
@@ -21,9 +25,9 @@ export async function markSeen(db: Db, worker: { id: string; automationId: strin
       .set({ lastSeenAt: sql`now()` })
       .where(and(eq(workers.id, worker.id), eq(workers.status, "running")))
       .returning({ id: workers.id });
-    if (refreshed.length > 0) return true;
+    if (refreshed.length > 0) return "seen";
   }
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [changed] = await tx
       .update(workers)
       .set({ status: "running", lastSeenAt: sql`now()` })
@@ -36,12 +40,12 @@ export async function markSeen(db: Db, worker: { id: string; automationId: strin
         actorId: null,
         payload: { worker_id: worker.id, from: "stopped", to: "running" },
       });
-    } else {
-      // Another request flipped it first; just refresh the timestamp.
-      await tx.update(workers).set({ lastSeenAt: sql`now()` }).where(eq(workers.id, worker.id));
+      return "started";
     }
+    // Another request flipped it first; just refresh the timestamp.
+    await tx.update(workers).set({ lastSeenAt: sql`now()` }).where(eq(workers.id, worker.id));
+    return "seen";
   });
-  return true;
 }
 
 /** Workers silent for longer than `ttlSeconds` become `stopped` (dispatcher, any replica). */
