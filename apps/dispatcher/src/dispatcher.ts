@@ -9,7 +9,10 @@
  * - leases and timeouts: running jobs whose lease lapsed, or that ran longer than their
  *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`.
  * - delayed: one timer moves jobs whose `available_at` has come (a `run_at`, a back-off) from the
- *   delayed set to ready sets.
+ *   delayed set to ready sets. It sleeps until the earliest job in the set is due; whoever puts an
+ *   earlier one in publishes on the `delayedChannel`, which wakes it (so does the subscriber's
+ *   reconnecting: messages may have been lost), and it never sleeps longer than
+ *   `delayedPromoteMaxSleepMs`.
  * - horizon: one pass every HORIZON_PASS_INTERVAL_MS (by whichever replica takes its lock) brings
  *   the queued jobs that come due within DELAYED_HORIZON_MS from PostgreSQL into the delayed set,
  *   continuing from where the last pass stopped (the `delayedHorizon` key), so each job is read
@@ -41,8 +44,12 @@ export interface DispatcherConfig {
   offerConcurrency?: number;
   /** How often lapsed leases and timed-out jobs are looked for. */
   leaseSweepIntervalMs?: number;
-  /** How often delayed jobs that came due are moved to ready sets. */
-  delayedPromoteIntervalMs?: number;
+  /**
+   * Longest the delayed timer sleeps without looking (it sleeps until the earliest delayed job is
+   * due, and is woken when an earlier one arrives): bounds the lateness of a job whose wake-up was
+   * lost, which only a process older than this one (a rolling upgrade) or a clock step can cause.
+   */
+  delayedPromoteMaxSleepMs?: number;
   /** How often silent workers are marked stopped. Default: a tenth of HUB_WORKER_TTL_SECONDS, from 1 s to 5 s. */
   workerSweepIntervalMs?: number;
   /** Reconciliation interval (every due queued job re-offered). */
@@ -73,7 +80,7 @@ export interface DispatcherDeps {
 export const DISPATCHER_DEFAULTS = {
   offerConcurrency: 1,
   leaseSweepIntervalMs: 1000,
-  delayedPromoteIntervalMs: 200,
+  delayedPromoteMaxSleepMs: 5000,
   reconcileIntervalMs: 5000,
   epochCheckIntervalMs: 1000,
   horizonPassIntervalMs: 10_000,
@@ -91,6 +98,10 @@ const RECONCILE_PAGE = 1000;
  */
 export const HORIZON_PASS_INTERVAL_MS = DISPATCHER_DEFAULTS.horizonPassIntervalMs;
 const PROMOTE_BATCH = 1000;
+/** Longest start() waits to subscribe to the delayed channel. */
+const SUBSCRIBE_TIMEOUT_MS = 2000;
+/** Pause before the delayed timer tries again after a failure (Redis away). */
+const PROMOTE_RETRY_MS = 200;
 /**
  * How long stop() waits for each shard's BullMQ worker to close. A worker whose blocking read went
  * to a cluster master that was killed and came back can wait on it for good; its message in
@@ -103,7 +114,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const settings = {
     offerConcurrency: config.offerConcurrency ?? DISPATCHER_DEFAULTS.offerConcurrency,
     leaseSweepIntervalMs: config.leaseSweepIntervalMs ?? DISPATCHER_DEFAULTS.leaseSweepIntervalMs,
-    delayedPromoteIntervalMs: config.delayedPromoteIntervalMs ?? DISPATCHER_DEFAULTS.delayedPromoteIntervalMs,
+    delayedPromoteMaxSleepMs: config.delayedPromoteMaxSleepMs ?? DISPATCHER_DEFAULTS.delayedPromoteMaxSleepMs,
     workerSweepIntervalMs: config.workerSweepIntervalMs ?? Math.min(Math.max(config.workerTtlSeconds * 100, 1000), 5000),
     reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
     epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
@@ -142,16 +153,33 @@ export function createDispatcher(deps: DispatcherDeps) {
   const sweepLeases = () => sweepRunning(jobs.expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
   const sweepTimeouts = () => sweepRunning(jobs.expireTimedOut, metrics.jobsTimedOut, "jobs past their timeout ended");
 
-  async function promoteDueJobs(): Promise<void> {
-    await Promise.all(
+  /** Moves every due delayed job to its ready set; resolves with the pause until the earliest one left is due. */
+  async function promoteDueJobs(): Promise<number> {
+    const nextDueAts = await Promise.all(
       shards.map(async (shard) => {
         for (;;) {
-          const promoted = await ready.promoteDue(shard, PROMOTE_BATCH);
+          const { promoted, nextDueAt } = await ready.promoteDue(shard, PROMOTE_BATCH);
           metrics.jobsOffered.inc({ path: "due" }, promoted);
-          if (promoted < PROMOTE_BATCH) return;
+          if (promoted < PROMOTE_BATCH) return nextDueAt ?? Number.POSITIVE_INFINITY;
         }
       }),
     );
+    return Math.max(0, Math.min(Math.min(...nextDueAts) - Date.now(), settings.delayedPromoteMaxSleepMs));
+  }
+
+  /** Wakes the delayed timer when a job earlier than the one it sleeps for arrives (see ReadyJobs). */
+  let delayedSubscriber: RedisConnection | undefined;
+  async function listenForEarlierDelayedJobs(onEarlier: () => void): Promise<void> {
+    const subscriber = redis.duplicate();
+    delayedSubscriber = subscriber;
+    subscriber.on("error", () => undefined);
+    subscriber.on("message", (channel: string) => {
+      if (channel === keys.delayedChannel) onEarlier();
+    });
+    // Messages lost while the subscriber was away: look at once when it is back.
+    subscriber.on("ready", onEarlier);
+    // Bounded: with Redis away the dispatcher starts anyway, and ioredis subscribes once it connects.
+    await settleWithin(subscriber.subscribe(keys.delayedChannel), SUBSCRIBE_TIMEOUT_MS).catch(() => undefined);
   }
 
   async function sweepWorkers(): Promise<void> {
@@ -259,10 +287,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics, onEventsWritten: () => outbox.nudge() });
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
+  const delayedTask = periodic("delayed", PROMOTE_RETRY_MS, promoteDueJobs, logger, onError("delayed"));
   const tasks = [
     periodic("leases", settings.leaseSweepIntervalMs, sweepLeases, logger, onError("leases")),
     periodic("timeouts", settings.leaseSweepIntervalMs, sweepTimeouts, logger, onError("timeouts")),
-    periodic("delayed", settings.delayedPromoteIntervalMs, promoteDueJobs, logger, onError("delayed")),
+    delayedTask,
     periodic("workers", settings.workerSweepIntervalMs, sweepWorkers, logger, onError("workers")),
     periodic("epoch", settings.epochCheckIntervalMs, checkEpoch, logger, onError("epoch")),
     periodic("reconcile", settings.reconcileIntervalMs, reconcileOnInterval, logger, onError("reconcile")),
@@ -309,12 +338,15 @@ export function createDispatcher(deps: DispatcherDeps) {
         worker.on("error", (error) => logger.warn({ err: error, shard }, "dispatch queue worker error"));
         return worker;
       });
+      // Subscribed before the timer first reads the delayed sets, so no earlier job slips between.
+      await listenForEarlierDelayedJobs(() => delayedTask.poke());
       for (const task of tasks) task.start();
       logger.info({ retentionDays: settings.retentionDays, dispatchShards: keys.shards }, "dispatcher started");
     },
     async stop(): Promise<void> {
       retention.stop();
       await Promise.all(tasks.map((task) => task.stop()));
+      delayedSubscriber?.disconnect();
       // Waits for the offers in flight; unstarted ones stay in BullMQ for another replica.
       const unclosed = (
         await Promise.all(
