@@ -98,6 +98,12 @@ const RECONCILE_PAGE = 1000;
  */
 export const HORIZON_PASS_INTERVAL_MS = DISPATCHER_DEFAULTS.horizonPassIntervalMs;
 const PROMOTE_BATCH = 1000;
+/**
+ * Shortest pause of the delayed timer between two runs it schedules itself: while jobs come due
+ * every few milliseconds (a burst of `run_at`s), one run moves all that came due meanwhile instead
+ * of one run per job, at the cost of at most this much lateness. A wake-up (an earlier job) runs it at once.
+ */
+const PROMOTE_MIN_PAUSE_MS = 50;
 /** Longest start() waits to subscribe to the delayed channel. */
 const SUBSCRIBE_TIMEOUT_MS = 2000;
 /** Pause before the delayed timer tries again after a failure (Redis away). */
@@ -164,7 +170,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         }
       }),
     );
-    return Math.max(0, Math.min(Math.min(...nextDueAts) - Date.now(), settings.delayedPromoteMaxSleepMs));
+    return Math.max(PROMOTE_MIN_PAUSE_MS, Math.min(Math.min(...nextDueAts) - Date.now(), settings.delayedPromoteMaxSleepMs));
   }
 
   /** Wakes the delayed timer when a job earlier than the one it sleeps for arrives (see ReadyJobs). */
@@ -183,7 +189,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function sweepWorkers(): Promise<void> {
-    const stopped = await db.transaction((tx) => workers.stopSilent(tx, config.workerTtlSeconds));
+    const stopped = await workers.stopSilent(database.pool, config.workerTtlSeconds);
     if (stopped > 0) {
       outbox.nudge();
       metrics.workersStopped.inc(stopped);

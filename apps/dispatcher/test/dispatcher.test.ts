@@ -201,4 +201,20 @@ describe("dispatcher", () => {
     const delayed = await env.redis.zrange(env.keys.delayedJobs(0), 0, -1);
     expect(delayed.filter((member) => member.startsWith(automation.id))).toEqual([`${automation.id}|${later!.id}|${later!.seq}|0`]);
   });
+
+  it("when a running worker stays silent past the TTL, then it becomes stopped with one worker.status_changed event, and a fresh one stays running", async () => {
+    const { automation, worker: silent } = await seedAutomation(env.database.db);
+    const { worker: fresh } = await seedAutomation(env.database.db);
+    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() + 3_600_000) }).where(eq(schema.workers.id, fresh.id));
+    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() - 60_000) }).where(eq(schema.workers.id, silent.id));
+
+    const statusOf = async (id: string) => (await env.database.db.select().from(schema.workers).where(eq(schema.workers.id, id)))[0]!.status;
+    await eventually("the silent worker stopped", () => statusOf(silent.id), (status) => status === "stopped");
+
+    expect(await statusOf(fresh.id)).toBe("running");
+    const changes = await env.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, automation.id));
+    expect(changes.filter((event) => event.eventType === "worker.status_changed").map((event) => event.payload)).toEqual([
+      { worker_id: silent.id, from: "running", to: "stopped" },
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import type { Db, Tx } from "../../client";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../client";
+import { runStatement, type NamedStatement, type Executor } from "../../executor";
 import { workers } from "../../schema";
 import * as events from "../events/crud";
 
@@ -48,27 +49,27 @@ export async function markSeen(
   });
 }
 
-/** Workers silent for longer than `ttlSeconds` become `stopped` (dispatcher, any replica). */
-export async function stopSilent(tx: Tx, ttlSeconds: number): Promise<number> {
-  const stopped = await tx
-    .update(workers)
-    .set({ status: "stopped" })
-    .where(
-      and(
-        eq(workers.status, "running"),
-        isNull(workers.unregisteredAt),
-        lt(workers.lastSeenAt, sql`now() - make_interval(secs => ${ttlSeconds})`),
-      ),
-    )
-    .returning({ id: workers.id, automationId: workers.automationId });
-  await events.recordMany(
-    tx,
-    stopped.map((worker) => ({
-      eventType: "worker.status_changed" as const,
-      aggregateId: worker.automationId,
-      actorId: null,
-      payload: { worker_id: worker.id, from: "running", to: "stopped" },
-    })),
-  );
-  return stopped.length;
+const stopSilentStatement: NamedStatement = {
+  name: "hub_workers_stop_silent",
+  text: `
+  with stopped as (
+    update workers set status = 'stopped'
+     where status = 'running' and unregistered_at is null and last_seen_at < now() - make_interval(secs => $1::int)
+    returning id, automation_id
+  ), recorded as (
+    insert into events (aggregate_id, event_type, actor_id, payload)
+    select automation_id, 'worker.status_changed', null, jsonb_build_object('worker_id', id, 'from', 'running', 'to', 'stopped')
+      from stopped
+  )
+  select count(*)::int as stopped from stopped`,
+};
+
+/**
+ * Workers silent for longer than `ttlSeconds` become `stopped`, each with its
+ * `worker.status_changed` event (dispatcher, any replica). One statement, so a sweep that finds
+ * no one costs one round trip and no explicit transaction; returns how many it stopped.
+ */
+export async function stopSilent(db: Executor, ttlSeconds: number): Promise<number> {
+  const [row] = await runStatement<{ stopped: number }>(db, stopSilentStatement, [ttlSeconds]);
+  return row?.stopped ?? 0;
 }
