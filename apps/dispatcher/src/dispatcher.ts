@@ -103,7 +103,7 @@ const PROMOTE_BATCH = 1000;
  * every few milliseconds (a burst of `run_at`s), one run moves all that came due meanwhile instead
  * of one run per job, at the cost of at most this much lateness. A wake-up (an earlier job) runs it at once.
  */
-const PROMOTE_MIN_PAUSE_MS = 50;
+const PROMOTE_MIN_PAUSE_MS = 100;
 /** Longest start() waits to subscribe to the delayed channel. */
 const SUBSCRIBE_TIMEOUT_MS = 2000;
 /** Pause before the delayed timer tries again after a failure (Redis away). */
