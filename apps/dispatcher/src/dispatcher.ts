@@ -7,7 +7,8 @@
  * - offer: consumes the BullMQ `dispatch` queue (each message a batch of committed jobs) and puts
  *   each job in its automation's ready set.
  * - leases and timeouts: running jobs whose lease lapsed, or that ran longer than their
- *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`.
+ *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`
+ *   (one statement for both, every HUB_LEASE_SWEEP_INTERVAL_MS).
  * - delayed: one timer moves jobs whose `available_at` has come (a `run_at`, a back-off) from the
  *   delayed set to ready sets. It sleeps until the earliest job in the set is due; whoever puts an
  *   earlier one in publishes on the `delayedChannel`, which wakes it (so does the subscriber's
@@ -138,26 +139,31 @@ export function createDispatcher(deps: DispatcherDeps) {
   const shards = Array.from({ length: keys.shards }, (_, shard) => shard);
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
 
-  /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
-  async function sweepRunning(sweep: typeof jobs.expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
-    for (;;) {
-      // One statement: an idle sweep costs one round trip, no explicit transaction.
-      const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
-      if (requeued.length + failed.length === 0) return;
-      outbox.nudge();
-      counter.inc({ outcome: "requeued" }, requeued.length);
-      counter.inc({ outcome: "failed" }, failed.length);
-      logger.info({ requeued: requeued.length, failed: failed.length }, what);
-      // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
-      await ready.offerAgain(requeued.map(jobs.toJobRef));
-      metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
-      await ready.wake(...failed.map((job) => job.automationId));
-      if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
-    }
+  /** Counts, logs and offers what one sweep ended. */
+  async function handleSwept({ requeued, failed }: jobs.SweptJobs, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
+    if (requeued.length + failed.length === 0) return;
+    counter.inc({ outcome: "requeued" }, requeued.length);
+    counter.inc({ outcome: "failed" }, failed.length);
+    logger.info({ requeued: requeued.length, failed: failed.length }, what);
+    // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
+    await ready.offerAgain(requeued.map(jobs.toJobRef));
+    metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
+    await ready.wake(...failed.map((job) => job.automationId));
   }
 
-  const sweepLeases = () => sweepRunning(jobs.expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
-  const sweepTimeouts = () => sweepRunning(jobs.expireTimedOut, metrics.jobsTimedOut, "jobs past their timeout ended");
+  /** Lapsed leases and timed-out jobs, in bounded batches until a batch finds less than a full one of each. */
+  async function sweepOverdue(): Promise<void> {
+    for (;;) {
+      // One statement for both: an idle sweep costs one round trip, no explicit transaction.
+      const { leases, timeouts } = await jobs.expireOverdue(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
+      const ended = (swept: jobs.SweptJobs) => swept.requeued.length + swept.failed.length;
+      if (ended(leases) + ended(timeouts) === 0) return;
+      outbox.nudge();
+      await handleSwept(leases, metrics.leasesExpired, "lapsed leases expired");
+      await handleSwept(timeouts, metrics.jobsTimedOut, "jobs past their timeout ended");
+      if (ended(leases) < LEASE_SWEEP_BATCH && ended(timeouts) < LEASE_SWEEP_BATCH) return;
+    }
+  }
 
   /** Moves every due delayed job to its ready set; resolves with the pause until the earliest one left is due. */
   async function promoteDueJobs(): Promise<number> {
@@ -295,8 +301,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const delayedTask = periodic("delayed", PROMOTE_RETRY_MS, promoteDueJobs, logger, onError("delayed"));
   const tasks = [
-    periodic("leases", settings.leaseSweepIntervalMs, sweepLeases, logger, onError("leases")),
-    periodic("timeouts", settings.leaseSweepIntervalMs, sweepTimeouts, logger, onError("timeouts")),
+    periodic("leases", settings.leaseSweepIntervalMs, sweepOverdue, logger, onError("leases")),
     delayedTask,
     periodic("workers", settings.workerSweepIntervalMs, sweepWorkers, logger, onError("workers")),
     periodic("epoch", settings.epochCheckIntervalMs, checkEpoch, logger, onError("epoch")),
