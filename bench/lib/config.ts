@@ -48,6 +48,11 @@ export interface BenchConfig {
   slowJobs: number;
   /** BENCH_CLAIM_WAIT_SECONDS: the long-poll `wait_seconds` of every claim. */
   claimWaitSeconds: number;
+  /**
+   * BENCH_NEXT_WAIT_SECONDS: `wait_seconds` of the one-job-per-request workers' complete-and-claim
+   * (0, the worker SDK's: when no job is ready the loop long-polls a claim instead).
+   */
+  nextWaitSeconds: number;
   /** BENCH_BATCH: jobs per `POST /jobs/batch` (and per graphile-worker `add_jobs`) in the batched modes. */
   batchSize: number;
   /** BENCH_PEER_CONCURRENCY: graphile-worker's `concurrency` (its pool holds as many connections). */
@@ -294,6 +299,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     dispatchShards: env.BENCH_DISPATCH_SHARDS ? intVar(env, "BENCH_DISPATCH_SHARDS", 1, 1) : undefined,
     slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
     claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
+    nextWaitSeconds: Math.min(30, intVar(env, "BENCH_NEXT_WAIT_SECONDS", 0, 0)),
     batchSize,
     peerConcurrency: intVar(env, "BENCH_PEER_CONCURRENCY", 16, 1),
     pgBossWorkers: intVar(env, "BENCH_PGBOSS_WORKERS", 8, 1),
