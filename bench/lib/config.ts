@@ -92,6 +92,12 @@ export interface BenchConfig {
    * production settings (lib/postgres-server.ts); "shared" on the DATABASE_URL server.
    */
   postgres: "private" | "shared";
+  /**
+   * BENCH_REDIS: "private" (default) runs on a redis-server the run starts itself (no persistence),
+   * so the `redis` CPU figure and the command counts are the run's own; "shared" on REDIS_URL,
+   * whose figures include other users' commands.
+   */
+  redis: "private" | "shared";
   /** The server the run measures on and its settings, once run.ts started it. */
   postgresServer?: PostgresServerInfo;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
@@ -341,6 +347,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       return value;
     }),
     postgres: listVar(env, "BENCH_POSTGRES", ["private", "shared"] as const, ["private"])[0]!,
+    redis: listVar(env, "BENCH_REDIS", ["private", "shared"] as const, ["private"])[0]!,
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",

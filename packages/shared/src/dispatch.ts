@@ -1,7 +1,7 @@
 /**
  * The Redis side of dispatch ("PostgreSQL decides, Redis delivers"):
  *
- *   POST /jobs ──commit──▶ BullMQ `dispatch` queue of the automation's shard ──dispatcher──▶ ready set of the automation ──claim──▶ worker
+ *   POST /jobs ──commit──▶ offer (the API, micro-batched) ──▶ ready set of the automation ──claim──▶ worker
  *
  * - Shards (HUB_DISPATCH_SHARDS, ./redis.ts redisKeys): an automation belongs to one; each shard has
  *   its own BullMQ queue and delayed set under its hash tag, so on a Redis Cluster the shards spread
@@ -9,9 +9,11 @@
  *   the key names of before shards.
  *
  * - {@link DispatchQueue}: the API hands each committed job to an in-process {@link MicroBatcher},
- *   which every couple of milliseconds adds one BullMQ job carrying every job committed meanwhile
+ *   which every couple of milliseconds offers every job committed meanwhile to its ready set
  *   (offering a job twice is harmless). The request never waits for Redis: PostgreSQL's commit is
- *   the acknowledgement.
+ *   the acknowledgement. Without the `offer` option the batch becomes one BullMQ job of the shard's
+ *   `dispatch` queue instead, which a dispatcher offers: what API processes before direct offers
+ *   did, so the dispatchers still serve that queue.
  * - {@link ReadyJobs} (./ready-jobs.ts): per automation, a sorted set of the jobs the worker may
  *   claim, in claim order (priority, then `available_at`, then creation: ./claim-order.ts).
  *   Dispatchers fill it; claims read candidates from it and PostgreSQL decides (concurrency
@@ -81,16 +83,30 @@ const DISPATCH_MAX_LINGER_MS = 8;
 /** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
 const JOBS_PER_DISPATCH_MESSAGE = 500;
 
+/** Options of a {@link DispatchQueue}: the batcher's, and where the batches go. */
+export interface DispatchQueueOptions extends MicroBatcherOptions<DispatchableJob> {
+  /**
+   * Offers each batch straight to its ready sets (ReadyJobs.offer) instead of adding it to the
+   * BullMQ queue for a dispatcher to offer. What the API does: the offer is the same script the
+   * dispatcher would run, without the ~55 Redis commands of a BullMQ message and the dispatcher's
+   * work per message, which at half load carry one job each (bench/README.md). A batch that fails
+   * is lost in either path alike and offered by the reconciler.
+   */
+  offer?: (jobs: DispatchableJob[]) => Promise<void>;
+}
+
 export class DispatchQueue {
   /** The BullMQ queue of each dispatch shard, by shard number. */
   readonly queues: ReadonlyArray<Queue<DispatchPayload>>;
   private readonly batcher: MicroBatcher<DispatchableJob>;
+  private readonly offer: ((jobs: DispatchableJob[]) => Promise<void>) | undefined;
 
   constructor(
     private readonly connection: RedisConnection,
     private readonly keys: RedisKeys,
-    options: MicroBatcherOptions<DispatchableJob> = {},
+    { offer, ...options }: DispatchQueueOptions = {},
   ) {
+    this.offer = offer;
     this.queues = Array.from(
       { length: keys.shards },
       (_, shard) =>
@@ -128,10 +144,12 @@ export class DispatchQueue {
   }
 
   /**
-   * Enqueues committed jobs for dispatch now, each to its automation's shard, as few BullMQ jobs
-   * as possible: one round trip per shard concerned.
+   * Hands committed jobs to dispatch now: offered to their ready sets (with the `offer` option), or
+   * enqueued, each to its automation's shard, as few BullMQ jobs as possible; one round trip per
+   * shard concerned either way.
    */
   async enqueue(jobs: DispatchableJob[]): Promise<void> {
+    if (this.offer) return this.offer(jobs);
     await Promise.all([...groupByShard(this.keys, jobs)].map(([shard, ofShard]) => this.enqueueToShard(shard, ofShard)));
   }
 
@@ -169,9 +187,11 @@ interface Waiter {
 
 /**
  * How often a process makes one waiting claim per automation look again when no wake-up came: a
- * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects) costs at most this.
- * One claim per automation, not every waiting claim: the one that looks passes a wake-up on when it
- * finds work it does not take, so 64 idle long-polls cost one ready-set read a second, not 64.
+ * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects; a process that died
+ * between its commit and its PUBLISH) costs at most about this. One claim per automation, not every
+ * waiting claim, and only where the automation's ready set holds jobs (a claim can only take an
+ * offered job, so an empty ready set is nothing to look at): 64 idle long-polls cost one pipelined
+ * read of the ready sets' sizes a second, and no timer runs while no claim waits.
  */
 export const WAKE_RECHECK_INTERVAL_MS = 1000;
 
@@ -209,16 +229,24 @@ export interface WakeRegistration {
 export class WakeListener {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private isStopped = false;
+  /** Armed while claims wait (see {@link recheck}). */
   private recheckTimer: NodeJS.Timeout | undefined;
+  /** When each automation's claims were last made to look again (only automations with waiting claims). */
+  private readonly recheckedAt = new Map<string, number>();
 
   /** True once the process is shutting down: long-polls should answer now. */
   get stopped(): boolean {
     return this.isStopped;
   }
 
+  /**
+   * @param countReady the sizes of the automations' ready sets, in order (ReadyJobs.counts); the
+   *   re-check wakes a claim only where that is not 0. Without it (tests), every re-check wakes one.
+   */
   constructor(
     private readonly subscriber: RedisConnection,
     private readonly keys: RedisKeys,
+    private readonly countReady?: (automationIds: string[]) => Promise<number[]>,
   ) {
     subscriber.on("message", (channel: string, message: string) => {
       if (channel !== this.keys.wakeChannel) return;
@@ -268,25 +296,58 @@ export class WakeListener {
 
   /**
    * Wakes, in each automation, the claim that has waited longest without looking, when that is
-   * {@link WAKE_RECHECK_INTERVAL_MS} or more (it looks again, as after a wake-up).
+   * {@link WAKE_RECHECK_INTERVAL_MS} or more, this automation was not re-checked within that time,
+   * and its ready set is not empty (it looks again, as after a wake-up). Redis unreachable: no claim
+   * could read the ready set either, so none is woken.
    */
-  recheck(now = Date.now()): void {
+  async recheck(now = Date.now()): Promise<void> {
+    const due = new Map<string, Waiter>();
     for (const [automationId, waiting] of this.waiters) {
+      if (now - (this.recheckedAt.get(automationId) ?? Number.NEGATIVE_INFINITY) < WAKE_RECHECK_INTERVAL_MS) continue;
       let oldest: Waiter | undefined;
       for (const waiter of waiting) {
         if (waiter.state !== "looking" && (!oldest || waiter.registeredAt < oldest.registeredAt)) oldest = waiter;
       }
-      if (!oldest || now - oldest.registeredAt < WAKE_RECHECK_INTERVAL_MS) continue;
+      if (oldest && now - oldest.registeredAt >= WAKE_RECHECK_INTERVAL_MS) due.set(automationId, oldest);
+    }
+    for (const automationId of this.recheckedAt.keys()) if (!this.waiters.has(automationId)) this.recheckedAt.delete(automationId);
+    if (due.size === 0) return;
+    for (const automationId of due.keys()) this.recheckedAt.set(automationId, now);
+    let counts: number[] | undefined;
+    if (this.countReady) {
+      try {
+        counts = await this.countReady([...due.keys()]);
+      } catch {
+        return;
+      }
+    }
+    let index = 0;
+    for (const [automationId, oldest] of due) {
+      const offered = counts === undefined || (counts[index] ?? 0) > 0;
+      index += 1;
+      // Still waiting: a wake-up may have reached it while the sizes were read.
+      const waiting = this.waiters.get(automationId);
+      if (!offered || !waiting?.has(oldest) || oldest.state === "looking") continue;
       waiting.delete(oldest);
       if (waiting.size === 0) this.waiters.delete(automationId);
       oldest.wake("slot");
     }
   }
 
+  /** Runs {@link recheck} every half WAKE_RECHECK_INTERVAL_MS while any claim waits (each automation at most once an interval). */
+  private armRecheck(): void {
+    if (this.recheckTimer || this.isStopped) return;
+    this.recheckTimer = setTimeout(() => {
+      void this.recheck().finally(() => {
+        this.recheckTimer = undefined;
+        if (this.waiters.size > 0) this.armRecheck();
+      });
+    }, WAKE_RECHECK_INTERVAL_MS / 2);
+    this.recheckTimer.unref();
+  }
+
   async start(): Promise<void> {
     await this.subscriber.subscribe(this.keys.wakeChannel);
-    this.recheckTimer = setInterval(() => this.recheck(), WAKE_RECHECK_INTERVAL_MS / 4);
-    this.recheckTimer.unref();
   }
 
   /**
@@ -312,6 +373,7 @@ export class WakeListener {
         this.waiters.set(automationId, set);
       }
       set.add(waiter);
+      this.armRecheck();
     };
     enlist();
     const cancel = () => {
@@ -356,7 +418,7 @@ export class WakeListener {
 
   async stop(): Promise<void> {
     this.isStopped = true;
-    clearInterval(this.recheckTimer);
+    clearTimeout(this.recheckTimer);
     for (const set of this.waiters.values()) for (const waiter of set) waiter.wake("slot");
     this.waiters.clear();
     this.subscriber.disconnect();

@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { jobNotLeasedResponse } from "../http/common-schemas";
+import { noteNoEventsWritten } from "../http/outbox-writes";
 import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
@@ -64,6 +65,7 @@ export const workerProtocolRoutes = [
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
+      if (!job) noteNoEventsWritten(res);
       return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
     },
   }),
@@ -84,6 +86,7 @@ export const workerProtocolRoutes = [
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
+      if (jobs.length === 0) noteNoEventsWritten(res);
       return jobs.length > 0 ? { status: 200, body: { jobs: jobs.map(toJobRecord) } } : { status: 204 };
     },
   }),
