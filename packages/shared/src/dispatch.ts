@@ -1,7 +1,7 @@
 /**
  * The Redis side of dispatch ("PostgreSQL decides, Redis delivers"):
  *
- *   POST /jobs ──commit──▶ offer (the API, micro-batched) ──▶ ready set of the automation ──claim──▶ worker
+ *   POST /jobs ──commit──▶ BullMQ `dispatch` queue of the automation's shard ──dispatcher──▶ ready set of the automation ──claim──▶ worker
  *
  * - Shards (HUB_DISPATCH_SHARDS, ./redis.ts redisKeys): an automation belongs to one; each shard has
  *   its own BullMQ queue and delayed set under its hash tag, so on a Redis Cluster the shards spread
@@ -9,11 +9,9 @@
  *   the key names of before shards.
  *
  * - {@link DispatchQueue}: the API hands each committed job to an in-process {@link MicroBatcher},
- *   which every couple of milliseconds offers every job committed meanwhile to its ready set
+ *   which every couple of milliseconds adds one BullMQ job carrying every job committed meanwhile
  *   (offering a job twice is harmless). The request never waits for Redis: PostgreSQL's commit is
- *   the acknowledgement. Without the `offer` option the batch becomes one BullMQ job of the shard's
- *   `dispatch` queue instead, which a dispatcher offers: what API processes before direct offers
- *   did, so the dispatchers still serve that queue.
+ *   the acknowledgement.
  * - {@link ReadyJobs} (./ready-jobs.ts): per automation, a sorted set of the jobs the worker may
  *   claim, in claim order (priority, then `available_at`, then creation: ./claim-order.ts).
  *   Dispatchers fill it; claims read candidates from it and PostgreSQL decides (concurrency

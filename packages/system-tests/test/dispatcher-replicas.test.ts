@@ -1,8 +1,7 @@
 /**
  * System test of dispatcher replicas: three dispatchers share the work, one is SIGKILLed while
- * jobs flow, and nothing is lost or duplicated (a delayed job it took and had not offered yet is
- * re-offered by a surviving replica's reconciler). The jobs have a `run_at` a moment ahead, so the
- * dispatchers' delayed timers move them (the API offers jobs due at once itself).
+ * jobs flow, and nothing is lost or duplicated (its unfinished offers are re-delivered by BullMQ
+ * or re-offered by a surviving replica's reconciler).
  */
 import { describe, expect, it } from "vitest";
 import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, readMetric } from "@hub/testing";
@@ -20,11 +19,11 @@ describe("dispatcher replicas", () => {
     const sampler = new ConcurrencySampler(hub.database).start();
     const workers = automations.map((automation) => startWorker(automation, { concurrency: 6, workMs: [5, 30], ledger }));
 
-    const creating = Promise.all(automations.map((automation) => hub.createJobs(automation.automationId, 150, { parallel: 3, runInMs: 300 })));
+    const creating = Promise.all(automations.map((automation) => hub.createJobs(automation.automationId, 150, { parallel: 3 })));
     await eventually("a third of the jobs to be created", () => hub.statusCounts(automationIds), (counts) => total(counts) >= 100);
     const victim = hub.processes.dispatchers[1]!;
     // It takes its share of the work, so killing it matters.
-    const victimOffers = () => readMetric(hub.processes.metricsUrl(victim)!, "hub_dispatcher_jobs_offered_total", { path: "due" });
+    const victimOffers = () => readMetric(hub.processes.metricsUrl(victim)!, "hub_dispatcher_jobs_offered_total", { path: "queue" });
     await eventually("the victim to have offered jobs", victimOffers, (offered) => offered > 0);
     expect(await victim.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
     await creating;

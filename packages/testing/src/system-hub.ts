@@ -63,13 +63,10 @@ export interface SystemHub {
   privatePostgres: PrivatePostgres | undefined;
   /** `settings`: more fields of the POST /automations body (retry settings of CONTRACT §6.4). */
   createAutomationWithWorker(options?: { maxConcurrentJobs?: number; settings?: Record<string, unknown> }): Promise<SystemAutomation>;
-  /** POST /jobs once, as `token` (default the admin), with `run_at` when given; returns the new job's id. */
-  createJob(automationId: string, context?: Record<string, unknown>, token?: string, runAt?: Date): Promise<string>;
-  /**
-   * POST /jobs `count` times (job `i` with the context `{index: i}`), `parallel` at once (1 keeps
-   * creation order = array order); with `runInMs`, each due that long after its request (a `run_at`).
-   */
-  createJobs(automationId: string, count: number, options?: { parallel?: number; runInMs?: number }): Promise<string[]>;
+  /** POST /jobs once, as `token` (default the admin); returns the new job's id. */
+  createJob(automationId: string, context?: Record<string, unknown>, token?: string): Promise<string>;
+  /** POST /jobs `count` times (job `i` with the context `{index: i}`), `parallel` at once (1 keeps creation order = array order). */
+  createJobs(automationId: string, count: number, options?: { parallel?: number }): Promise<string[]>;
   /** GET /jobs/{id} as the admin. */
   readJob<Job = any>(jobId: string): Promise<Job>;
   /** How many jobs of these automations are in each status. */
@@ -127,9 +124,8 @@ async function startSystemHub(
   // Read from the processes' own environment, parsed as they parse it: the same Redis, the same key layout.
   const { target: redisTarget, keys } = redisSetup(parseEnv(redisEnvSchema, processes.env));
   const asAdmin = { token: adminToken };
-  const createJob = async (automationId: string, context: Record<string, unknown> = {}, token = adminToken, runAt?: Date) => {
-    const body = { automation_id: automationId, context, ...(runAt ? { run_at: runAt.toISOString() } : {}) };
-    const created = await expectStatus("POST /jobs", client.post<{ id: string }>("/jobs", body, { token }), 201);
+  const createJob = async (automationId: string, context: Record<string, unknown> = {}, token = adminToken) => {
+    const created = await expectStatus("POST /jobs", client.post<{ id: string }>("/jobs", { automation_id: automationId, context }, { token }), 201);
     return created.id;
   };
 
@@ -164,13 +160,13 @@ async function startSystemHub(
       return { automationId: automation.id, workerId: credentials.id, workerKey: credentials.api_key };
     },
     createJob,
-    async createJobs(automationId, count, { parallel = 8, runInMs } = {}) {
+    async createJobs(automationId, count, { parallel = 8 } = {}) {
       const ids: string[] = new Array(count);
       let next = 0;
       const lane = async () => {
         while (next < count) {
           const index = next++;
-          ids[index] = await createJob(automationId, { index }, adminToken, runInMs === undefined ? undefined : new Date(Date.now() + runInMs));
+          ids[index] = await createJob(automationId, { index });
         }
       };
       await Promise.all(Array.from({ length: Math.min(parallel, count) }, lane));
