@@ -122,16 +122,13 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     limitDepth: { read: () => automations.readLimitDepths(database.db), logger },
   });
   const lostEnqueues = { logger, metrics };
-  const ready = new ReadyJobs(redis, keys);
-  // Committed jobs go straight to their ready sets, batched over a couple of milliseconds (the
-  // dispatchers still serve the BullMQ queue, which older API processes fill during an upgrade).
   const queue = new DispatchQueue(redis, keys, {
-    offer: (jobs) => ready.offer(jobs),
     onSendFailure: (error, jobs) => reportLostEnqueues(lostEnqueues, jobs.length, "send_failed", error),
     onDrop: (count) => reportLostEnqueues(lostEnqueues, count, "buffer_full"),
   });
   // BullMQ re-emits its connection's errors on the queue; the connection already reports them.
   for (const shardQueue of queue.queues) shardQueue.on("error", () => undefined);
+  const ready = new ReadyJobs(redis, keys);
   const dispatch = { queue, ready, wakes: new WakeListener(subscriber, keys, (automationIds) => ready.counts(automationIds)) };
   await dispatch.wakes.start();
   const liveEvents = new LiveEventFeed({

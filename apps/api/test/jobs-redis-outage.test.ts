@@ -1,6 +1,6 @@
 /**
  * POST /jobs while Redis is down (CONTRACT §6.1): PostgreSQL's commit is the answer, and the job
- * reaches its ready set once Redis is back (the API offers committed jobs itself). The shared test Redis is used by other tests, so
+ * reaches the dispatch queue once Redis is back. The shared test Redis is used by other tests, so
  * this file runs its own throw-away redis-server on a free port and kills it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -22,7 +22,7 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
-it("when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and the job reaches its ready set once Redis is back", { timeout: 60_000 }, async () => {
+it("when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and the job reaches the dispatch queue once Redis is back", { timeout: 60_000 }, async () => {
   const subject = await createAutomationWithWorker(hub);
   await redisServer.process.kill("SIGKILL");
   await waitFor(async () => hub.api.ctx.redis.status !== "ready");
@@ -34,7 +34,10 @@ it("when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and t
   expect(hub.api.ctx.dispatch.queue.buffered).toBe(1);
 
   await redisServer.process.restart();
-  const carried = async () => (await hub.api.ctx.dispatch.ready.candidates(subject.automationId, 10)).some(({ id }) => id === created.body.id);
+  const carried = async () => {
+    const messages = await hub.api.ctx.dispatch.queue.queues[0]!.getJobs(["waiting", "wait"]);
+    return messages.some((message) => message.data.jobs.some(([id]) => id === created.body.id));
+  };
   await waitFor(carried, { timeoutMs: 30_000 });
   expect(hub.api.ctx.dispatch.queue.buffered).toBe(0);
 });

@@ -81,30 +81,16 @@ const DISPATCH_MAX_LINGER_MS = 8;
 /** Most hub jobs one BullMQ dispatch job carries; a larger flush becomes several, added in one `addBulk`. */
 const JOBS_PER_DISPATCH_MESSAGE = 500;
 
-/** Options of a {@link DispatchQueue}: the batcher's, and where the batches go. */
-export interface DispatchQueueOptions extends MicroBatcherOptions<DispatchableJob> {
-  /**
-   * Offers each batch straight to its ready sets (ReadyJobs.offer) instead of adding it to the
-   * BullMQ queue for a dispatcher to offer. What the API does: the offer is the same script the
-   * dispatcher would run, without the ~55 Redis commands of a BullMQ message and the dispatcher's
-   * work per message, which at half load carry one job each (bench/README.md). A batch that fails
-   * is lost in either path alike and offered by the reconciler.
-   */
-  offer?: (jobs: DispatchableJob[]) => Promise<void>;
-}
-
 export class DispatchQueue {
   /** The BullMQ queue of each dispatch shard, by shard number. */
   readonly queues: ReadonlyArray<Queue<DispatchPayload>>;
   private readonly batcher: MicroBatcher<DispatchableJob>;
-  private readonly offer: ((jobs: DispatchableJob[]) => Promise<void>) | undefined;
 
   constructor(
     private readonly connection: RedisConnection,
     private readonly keys: RedisKeys,
-    { offer, ...options }: DispatchQueueOptions = {},
+    options: MicroBatcherOptions<DispatchableJob> = {},
   ) {
-    this.offer = offer;
     this.queues = Array.from(
       { length: keys.shards },
       (_, shard) =>
@@ -142,12 +128,10 @@ export class DispatchQueue {
   }
 
   /**
-   * Hands committed jobs to dispatch now: offered to their ready sets (with the `offer` option), or
-   * enqueued, each to its automation's shard, as few BullMQ jobs as possible; one round trip per
-   * shard concerned either way.
+   * Enqueues committed jobs for dispatch now, each to its automation's shard, as few BullMQ jobs
+   * as possible: one round trip per shard concerned.
    */
   async enqueue(jobs: DispatchableJob[]): Promise<void> {
-    if (this.offer) return this.offer(jobs);
     await Promise.all([...groupByShard(this.keys, jobs)].map(([shard, ofShard]) => this.enqueueToShard(shard, ofShard)));
   }
 
