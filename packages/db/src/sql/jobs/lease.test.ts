@@ -38,7 +38,7 @@ describe("jobs.complete", () => {
 
     expect(first).toMatchObject({ ok: true, job: { id: jobId, status: "completed", result: { rows: 42 }, leaseExpiresAt: null } });
     expect(second).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.map((event) => event.eventType)).toEqual(["job.created", "job.started", "job.completed"]);
     expect(events[2]!.payload).toEqual({ automation_id: subject.automationId, worker_id: subject.worker.id, result: { rows: 42 } });
@@ -54,7 +54,7 @@ describe("jobs.complete", () => {
 
     expect(byStranger).toEqual({ ok: false, refusal: "not_found" });
     expect(staleAttempt).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running", result: null });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running", result: null });
     expect(await eventTypesOf(jobId)).toEqual(["job.created", "job.started"]);
   });
 });
@@ -63,12 +63,12 @@ describe("extendLease", () => {
   it("when the holder heartbeats, then the lease runs leaseSeconds from now, later than before", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
-    const before = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
+    const before = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
 
     const extended = await jobs.extendLease(hub().pool, jobId, subject.worker, LEASE_SECONDS * 2);
 
     expect(extended.ok).toBe(true);
-    const after = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
+    const after = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
   });
 });
@@ -114,7 +114,7 @@ describe("expireLapsedLeases", () => {
 
     expect(firstSweep.requeued.map((job) => job.id)).toContain(jobId);
     expect(secondSweep.failed.map((job) => job.id)).toContain(jobId);
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "failed", attempts: 2 });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.find((event) => event.eventType === "job.requeued")?.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
     expect(await jobs.complete(hub().pool, jobId, subject.worker, {})).toEqual({ ok: false, refusal: "not_leased" });
@@ -127,6 +127,6 @@ describe("expireLapsedLeases", () => {
     const swept = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
     expect([...swept.requeued, ...swept.failed].map((job) => job.id)).not.toContain(jobId);
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running" });
   });
 });

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import type { Db, Tx } from "../../client";
 import { workers } from "../../schema";
 import * as events from "../events/crud";
+import { queryBuilder, withTransaction, type Executor } from "../../executor";
 
 /** Seen-at writes are skipped when the last one is this recent: a busy worker costs no write per call. */
 const SEEN_WRITE_INTERVAL_MS = 1000;
@@ -11,7 +11,8 @@ const SEEN_WRITE_INTERVAL_MS = 1000;
  * its `worker.status_changed` event in the same transaction. True when it wrote (the worker is now
  * `running`, seen now).
  */
-export async function markSeen(db: Db, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
+export async function markSeen(executor: Executor, worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null }): Promise<boolean> {
+  const db = queryBuilder(executor);
   if (worker.status === "running") {
     if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return false;
     // `worker` may be a cached copy (apps/api credential cache): the dispatcher may have stopped
@@ -23,14 +24,15 @@ export async function markSeen(db: Db, worker: { id: string; automationId: strin
       .returning({ id: workers.id });
     if (refreshed.length > 0) return true;
   }
-  await db.transaction(async (tx) => {
+  await withTransaction(executor, async (client) => {
+    const tx = queryBuilder(client);
     const [changed] = await tx
       .update(workers)
       .set({ status: "running", lastSeenAt: sql`now()` })
       .where(and(eq(workers.id, worker.id), eq(workers.status, "stopped"), isNull(workers.unregisteredAt)))
       .returning({ id: workers.id });
     if (changed) {
-      await events.record(tx, {
+      await events.record(client, {
         eventType: "worker.status_changed",
         aggregateId: worker.automationId,
         actorId: null,
@@ -45,7 +47,8 @@ export async function markSeen(db: Db, worker: { id: string; automationId: strin
 }
 
 /** Workers silent for longer than `ttlSeconds` become `stopped` (dispatcher, any replica). */
-export async function stopSilent(tx: Tx, ttlSeconds: number): Promise<number> {
+export async function stopSilent(executor: Executor, ttlSeconds: number): Promise<number> {
+  const tx = queryBuilder(executor);
   const stopped = await tx
     .update(workers)
     .set({ status: "stopped" })
@@ -58,7 +61,7 @@ export async function stopSilent(tx: Tx, ttlSeconds: number): Promise<number> {
     )
     .returning({ id: workers.id, automationId: workers.automationId });
   await events.recordMany(
-    tx,
+    executor,
     stopped.map((worker) => ({
       eventType: "worker.status_changed" as const,
       aggregateId: worker.automationId,
