@@ -23,7 +23,7 @@
  *   removed in short batches (./retention.ts), one dispatcher at a time.
  */
 import { Worker as BullWorker } from "bullmq";
-import { type Database, idempotencyKeys, jobs, workers } from "@hub/db";
+import { type Database, idempotencyKeys, jobs, workers, withTransaction } from "@hub/db";
 import { OutboxNudger, settleWithin, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
 import { DELAYED_HORIZON_MS, jobsOfDispatchPayload, ReadyJobs, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "./metrics";
@@ -112,7 +112,6 @@ export function createDispatcher(deps: DispatcherDeps) {
     retentionIntervalMs: config.retentionIntervalMs ?? DISPATCHER_DEFAULTS.retentionIntervalMs,
     retentionBatchSize: config.retentionBatchSize ?? DISPATCHER_DEFAULTS.retentionBatchSize,
   };
-  const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
   /** The sweeps and the schedule timer write events (re-queues, timeouts, stopped workers, fires): they nudge the relays. */
@@ -155,7 +154,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function sweepWorkers(): Promise<void> {
-    const stopped = await db.transaction((tx) => workers.stopSilent(tx, config.workerTtlSeconds));
+    const stopped = await withTransaction(database.pool, (tx) => workers.stopSilent(tx, config.workerTtlSeconds));
     if (stopped > 0) {
       outbox.nudge();
       metrics.workersStopped.inc(stopped);
@@ -168,7 +167,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     let cursor: jobs.QueuedJobCursor | null = null;
     let seen = 0;
     for (;;) {
-      const page = await jobs.listQueuedRefs(db, window, cursor, RECONCILE_PAGE);
+      const page = await jobs.listQueuedRefs(database.pool, window, cursor, RECONCILE_PAGE);
       if (page.length > 0) await handle(page);
       seen += page.length;
       if (page.length < RECONCILE_PAGE) return seen;
@@ -182,7 +181,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * again since); with `trigger` "redis_lost" also rebuilds the delayed set with a full horizon pass.
    */
   async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
-    const now = await jobs.databaseNow(db);
+    const now = await jobs.databaseNow(database.pool);
     const offered = await forEachQueuedPage({ from: null, until: now }, (page) => ready.offerDue(page));
     if (trigger === "redis_lost") await bringJobsNearingDue("full");
     metrics.reconciliations.inc({ trigger });
@@ -198,7 +197,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * the change (ReadyJobs.offer holds jobs due within DELAYED_HOLD_MS).
    */
   async function bringJobsNearingDue(scope: "continue" | "full"): Promise<void> {
-    const now = await jobs.databaseNow(db);
+    const now = await jobs.databaseNow(database.pool);
     const until = new Date(now.getTime() + DELAYED_HORIZON_MS);
     const reached = scope === "full" ? null : await redis.get(keys.delayedHorizon);
     const from = reached === null ? now : new Date(Math.max(Number(reached), now.getTime()));
