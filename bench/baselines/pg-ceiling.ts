@@ -18,7 +18,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
-import { inPoolTransaction } from "@hub/db";
+import { withTransaction } from "@hub/db";
 import type { ClaimedJob, PullTarget } from "../lib/load";
 import type { AutomationPlan } from "../lib/plan";
 
@@ -96,7 +96,8 @@ export class PgCeilingTarget implements PullTarget {
   }
 
   private transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return inPoolTransaction(this.pool, work);
+    // On a pool, withTransaction hands `work` a client checked out of it.
+    return withTransaction(this.pool, (client) => work(client as pg.PoolClient));
   }
 
   /**

@@ -395,20 +395,20 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!.automation_id;
     const someJob = (await audit.pool.query<{ id: string }>("select id from jobs order by finished_at desc limit 1")).rows[0]!.id;
     const plans = [
-      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.db, { automationId: busiest }, { limit: 100 })),
-      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => events.list(db.db, { aggregateId: someJob, limit: 200 })),
+      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.pool, { automationId: busiest }, { limit: 100 })),
+      await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => events.list(db.pool, { aggregateId: someJob, limit: 200 })),
       await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(automations.queueDepthQuery())),
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
         events.selectUndispatched(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=… (listJobs, every automation)", (db) =>
-        jobs.list(db.db, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=…&automation_id=… (listJobs)", (db) =>
-        jobs.list(db.db, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.invoice_id=… (listJobs, one match)", (db) =>
-        jobs.list(db.db, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
       await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),

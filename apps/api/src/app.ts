@@ -118,8 +118,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // claims' 1 s re-check.
   const subscriber = connectRedis(redisTarget, "hub-api-wake", { logger });
   const metrics = createMetrics({
-    queueDepth: { read: () => automations.readQueueDepths(database.db), logger },
-    limitDepth: { read: () => automations.readLimitDepths(database.db), logger },
+    queueDepth: { read: () => automations.readQueueDepths(database.pool), logger },
+    limitDepth: { read: () => automations.readLimitDepths(database.pool), logger },
   });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {
@@ -145,11 +145,10 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // one nudge a second from this process; requests that were refused, and claims that found
   // nothing, wrote none).
   const outboxNudger = new OutboxNudger(redis, keys);
-  const auth = new Authenticator(database.db, tokens, () => outboxNudger.nudge());
+  const auth = new Authenticator(database.pool, tokens, () => outboxNudger.nudge());
   const ctx: AppContext = {
     env,
     database,
-    db: database.db,
     redis,
     keys,
     logger,
@@ -164,7 +163,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
   };
-  await ensureFirstAdmin(ctx.db, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
+  await ensureFirstAdmin(ctx.database.pool, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
   // The same session carries the worker signals, in commit order with the credential changes.
   const credentialChanges = watchCredentialChanges(

@@ -1,4 +1,4 @@
-import type { Database, Db } from "@hub/db";
+import type { Database } from "@hub/db";
 import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
 import type { HostResolver } from "@hub/shared/webhooks";
 import type { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
@@ -15,8 +15,8 @@ import type { Metrics } from "./metrics";
 /** Everything a route handler may use, built once in ./app.ts. */
 export interface AppContext {
   env: ApiEnv;
+  /** Its `pool` is the one executor every service passes to statements and `withTransaction`. */
   database: Database;
-  db: Db;
   redis: RedisConnection;
   keys: RedisKeys;
   logger: Logger;

@@ -24,12 +24,12 @@ const newPassword = () => `new-pw-${randomBytes(9).toString("base64url")}`;
 const bearer = { invalid: 'Bearer error="invalid_token"' };
 
 async function eventsOf(aggregateId: string, eventType: string) {
-  const rows = await hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
+  const rows = await hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
   return rows.filter((event) => event.eventType === eventType);
 }
 
 async function generationOf(userId: string): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, userId));
+  const [row] = await hub.api.ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, userId));
   return row!.generation;
 }
 
@@ -185,20 +185,20 @@ describe("PATCH /identity/users/{id}", () => {
       const ctx = own.api.ctx;
       for (const [round, second] of [["demotions", "demote"], ["demotion and deactivation", "deactivate"]] as const) {
         const other = await own.createUser("admin");
-        const [mine] = await ctx.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, me));
+        const [mine] = await ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, me));
         const outcomes = await Promise.allSettled([
           changeRole(ctx, other.id, "employee", me),
-          second === "demote" ? changeRole(ctx, me, "employee", other.id) : deactivateUser(ctx.db, me, other.id),
+          second === "demote" ? changeRole(ctx, me, "employee", other.id) : deactivateUser(ctx.database.pool, me, other.id),
         ]);
 
         expect(outcomes.filter((outcome) => outcome.status === "fulfilled"), round).toHaveLength(1);
         const [rejected] = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
         expect(rejected?.reason, round).toMatchObject({ status: 409, detail: "The hub must keep at least one active admin" });
-        const admins = await ctx.db.select({ id: schema.users.id, role: schema.users.role, isActive: schema.users.isActive }).from(schema.users);
+        const admins = await ctx.database.db.select({ id: schema.users.id, role: schema.users.role, isActive: schema.users.isActive }).from(schema.users);
         expect(admins.filter((user) => user.role === "admin" && user.isActive), round).toHaveLength(1);
         // The next round starts from `me` as the one admin, with the token the fixture keeps using.
-        await ctx.db.update(schema.users).set({ role: "admin", isActive: true, credentialGeneration: mine!.generation }).where(eq(schema.users.id, me));
-        await ctx.db.update(schema.users).set({ role: "employee" }).where(eq(schema.users.id, other.id));
+        await ctx.database.db.update(schema.users).set({ role: "admin", isActive: true, credentialGeneration: mine!.generation }).where(eq(schema.users.id, me));
+        await ctx.database.db.update(schema.users).set({ role: "employee" }).where(eq(schema.users.id, other.id));
         ctx.auth.forgetCredentials(); // as the process making a change does, not waiting for the notification
       }
     } finally {
@@ -263,7 +263,7 @@ describe("the password rules", () => {
   it("when a password shorter than the minimum was set before, then it still signs in (the rules never apply to a login)", async () => {
     const user = await hub.createUser("employee");
     // As a hub with a smaller HUB_PASSWORD_MIN_LENGTH would have stored it.
-    await hub.api.ctx.db.update(schema.users).set({ passwordHash: await hashPassword("short") }).where(eq(schema.users.id, user.id));
+    await hub.api.ctx.database.db.update(schema.users).set({ passwordHash: await hashPassword("short") }).where(eq(schema.users.id, user.id));
 
     expect((await hub.client.post("/identity/token", { email: user.email, password: "short" })).status).toBe(200);
     expect((await hub.client.post("/identity/token", { email: user.email, password: "shor" })).status).toBe(401);

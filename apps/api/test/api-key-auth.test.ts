@@ -125,7 +125,7 @@ describe("what an api key may do with api keys", () => {
 describe("last_used_at", () => {
   /** Counts every write of a key's row from here on (a row trigger fires only for rows an UPDATE changed). */
   async function countWritesOfApiKeys(): Promise<() => Promise<number>> {
-    const db = hub.api.ctx.db;
+    const db = hub.api.ctx.database.db;
     await db.execute(sql`create table if not exists api_key_writes (api_key_id uuid not null)`);
     await db.execute(sql`create or replace function record_api_key_write() returns trigger language plpgsql as $$
       begin insert into api_key_writes values (new.id); return new; end $$`);
@@ -148,7 +148,7 @@ describe("last_used_at", () => {
     const secondUse = (await listed()).last_used_at;
     // A minute passes: for PostgreSQL, whose clock the write's condition reads, and for the API,
     // whose clock tells when a key it keeps is due for a write.
-    await hub.api.ctx.db.execute(sql`update api_keys set last_used_at = last_used_at - interval '61 seconds' where id = ${created.id}`);
+    await hub.api.ctx.database.db.execute(sql`update api_keys set last_used_at = last_used_at - interval '61 seconds' where id = ${created.id}`);
     vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ["Date"] });
     try {
       await hub.client.get("/jobs?limit=1", { token: created.key });

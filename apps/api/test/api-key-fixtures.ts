@@ -21,7 +21,7 @@ export async function createApiKey(hub: TestHub, token: string, body: Record<str
 
 /** The key's row as stored. */
 export async function storedApiKey(hub: TestHub, id: string) {
-  const [row] = await hub.api.ctx.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, id));
+  const [row] = await hub.api.ctx.database.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, id));
   if (!row) throw new Error(`no api key ${id}`);
   return row;
 }
@@ -33,6 +33,6 @@ export async function storedApiKey(hub: TestHub, id: string) {
  * notification will, and the next request reads the key again.
  */
 export async function expireApiKey(hub: TestHub, id: string): Promise<void> {
-  await hub.api.ctx.db.update(schema.apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(schema.apiKeys.id, id));
+  await hub.api.ctx.database.db.update(schema.apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(schema.apiKeys.id, id));
   hub.api.ctx.auth.forgetCredentials();
 }

@@ -27,11 +27,11 @@ export async function createAutomation(hub: TestHub, body: Record<string, unknow
 
 /** The events of one aggregate, in the order they were written. */
 export async function eventsOf(hub: TestHub, aggregateId: string): Promise<HubEvent[]> {
-  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(asc(schema.events.position));
+  return hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(asc(schema.events.position));
 }
 
 export async function countAllEvents(hub: TestHub): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.events);
+  const [row] = await hub.api.ctx.database.db.select({ total: count() }).from(schema.events);
   return row?.total ?? 0;
 }
 
@@ -44,7 +44,7 @@ export async function adminId(hub: TestHub): Promise<string> {
 export async function insertQueuedJob(hub: TestHub, automationId: string, createdBy: string): Promise<Job> {
   const outcome = await jobs.insert(hub.api.ctx.database.pool, createdBy, { automationId, context: {} });
   if (outcome.kind !== "created") throw new Error(`automation ${automationId} accepts no job: ${outcome.kind}`);
-  return (await jobs.find(hub.api.ctx.db, outcome.jobs[0]!.id))!;
+  return (await jobs.find(hub.api.ctx.database.pool, outcome.jobs[0]!.id))!;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs, schema, workers } from "@hub/db";
+import { jobs, schema, withTransaction, workers } from "@hub/db";
 import {
   adminId,
   countAllEvents,
@@ -445,7 +445,7 @@ describe("PUT /automations/{automation_id}", () => {
 describe("DELETE /automations/{automation_id} (deactivate)", () => {
   it("when an active automation is deactivated, then 204, it stays readable inactive, its queued jobs are cancelled and running ones are left", async () => {
     const id = await createAutomation(hub, { sector_id: sector.id, max_concurrent_jobs: 5 });
-    const worker = await hub.api.ctx.db.transaction((tx) => workers.register(tx, { automationId: id, cloudInstanceId: "vm-1", apiKeyHash: uniqueSlug("hash") }));
+    const worker = await withTransaction(hub.api.ctx.database.pool, (tx) => workers.register(tx, { automationId: id, cloudInstanceId: "vm-1", apiKeyHash: uniqueSlug("hash") }));
     const running = await insertQueuedJob(hub, id, admin);
     await jobs.claim(hub.api.ctx.database.pool, { automationId: id, workerId: worker.id, maxJobs: 1, candidateIds: [running.id], leaseSeconds: 60 });
     const queued = [await insertQueuedJob(hub, id, admin), await insertQueuedJob(hub, id, admin)];
@@ -456,13 +456,13 @@ describe("DELETE /automations/{automation_id} (deactivate)", () => {
     expect(result.status).toBe(204);
     expect((await hub.client.get(`/automations/${id}`, asEmployee())).body).toMatchObject({ id, is_active: false });
     for (const job of queued) {
-      expect((await jobs.find(hub.api.ctx.db, job.id))?.status).toBe("cancelled");
+      expect((await jobs.find(hub.api.ctx.database.pool, job.id))?.status).toBe("cancelled");
       expect((await eventsOf(hub, job.id)).map((event) => [event.eventType, event.actorId, event.payload])).toEqual([
         ["job.created", admin, expect.any(Object)],
         ["job.cancelled", admin, { automation_id: id, reason: "automation_deactivated" }],
       ]);
     }
-    expect((await jobs.find(hub.api.ctx.db, running.id))?.status).toBe("running");
+    expect((await jobs.find(hub.api.ctx.database.pool, running.id))?.status).toBe("running");
     expect((await eventsOf(hub, id)).map((event) => [event.eventType, event.actorId, event.payload]).at(-1)).toEqual([
       "automation.deactivated",
       admin,
@@ -494,7 +494,7 @@ describe("DELETE /automations/{automation_id} (deactivate)", () => {
 
     await hub.client.delete(`/automations/${target}`, asAdmin());
 
-    const [row] = await hub.api.ctx.db.select({ status: schema.jobs.status }).from(schema.jobs).where(eq(schema.jobs.id, bystanderJob.id));
+    const [row] = await hub.api.ctx.database.db.select({ status: schema.jobs.status }).from(schema.jobs).where(eq(schema.jobs.id, bystanderJob.id));
     expect(row?.status).toBe("queued");
   });
 });

@@ -22,7 +22,7 @@ interface SeededEvent {
 }
 
 async function seed(eventType: string, rows: SeededEvent[]) {
-  await hub.api.ctx.db.insert(schema.events).values(
+  await hub.api.ctx.database.db.insert(schema.events).values(
     rows.map((row) => ({
       id: row.id ?? randomUUID(),
       aggregateId: row.aggregateId ?? randomUUID(),

@@ -25,7 +25,7 @@ async function listIds(path: string, token = hub.adminToken): Promise<string[]> 
 
 /** Sets a job finished (failed, with `error`) at `finishedAt`, as a worker's fail would leave it. */
 async function finish(jobId: string, finishedAt: Date, error: string | null): Promise<void> {
-  await hub.api.ctx.db
+  await hub.api.ctx.database.db
     .update(schema.jobs)
     .set({ status: error === null ? "completed" : "failed", error, finishedAt, startedAt: finishedAt })
     .where(eq(schema.jobs.id, jobId));

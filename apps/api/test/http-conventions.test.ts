@@ -40,7 +40,7 @@ const probeRoutes = [
     auth: "none",
     responses: {},
     handler: async ({ ctx }) => {
-      await ctx.db.execute(sql`select secret_column from secret_table_name`);
+      await ctx.database.db.execute(sql`select secret_column from secret_table_name`);
       return { status: 200 };
     },
   }),
@@ -54,7 +54,7 @@ const probeRoutes = [
     auth: "none",
     responses: {},
     handler: async ({ ctx }) => {
-      await ctx.db.execute(sql`select ${"$2b$10$not-a-number-but-a-secret-hash"}::int`);
+      await ctx.database.db.execute(sql`select ${"$2b$10$not-a-number-but-a-secret-hash"}::int`);
       return { status: 200 };
     },
   }),

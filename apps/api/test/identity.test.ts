@@ -25,7 +25,7 @@ function postForm(fields: Record<string, string>) {
 }
 
 async function eventsOf(aggregateId: string) {
-  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
+  return hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
 }
 
 describe("POST /identity/token", () => {
@@ -306,7 +306,7 @@ describe("bearer authentication", () => {
   });
 
   it("when a registered worker's api key is sent to a bearer endpoint, then 401", async () => {
-    const db = hub.api.ctx.db;
+    const db = hub.api.ctx.database.db;
     const apiKey = randomBytes(32).toString("base64url");
     const [sector] = await db.insert(schema.sectors).values({ name: `auth-${randomBytes(4).toString("hex")}`, color: "#112233" }).returning();
     const [automation] = await db
@@ -338,13 +338,13 @@ describe("first admin (bootstrap)", () => {
   it("when several processes bootstrap the same admin at once, then exactly one user and one event are created", async () => {
     const email = uniqueEmail("Boss").replace("boss", "BOSS");
 
-    const outcomes = await Promise.all([1, 2, 3].map(() => ensureFirstAdmin(hub.api.ctx.db, email, "boss-password", silentLogger())));
+    const outcomes = await Promise.all([1, 2, 3].map(() => ensureFirstAdmin(hub.api.ctx.database.pool, email, "boss-password", silentLogger())));
 
     expect(outcomes.filter((outcome) => outcome === "created")).toHaveLength(1);
-    const rows = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.email, email.toLowerCase()));
+    const rows = await hub.api.ctx.database.db.select().from(schema.users).where(eq(schema.users.email, email.toLowerCase()));
     expect(rows).toHaveLength(1);
     expect(rows[0]?.role).toBe("admin");
-    const created = await hub.api.ctx.db
+    const created = await hub.api.ctx.database.db
       .select()
       .from(schema.events)
       .where(and(eq(schema.events.aggregateId, rows[0]!.id), eq(schema.events.eventType, "user.created")));
@@ -354,25 +354,25 @@ describe("first admin (bootstrap)", () => {
   });
 
   it("when a user already has the admin e-mail, then bootstrap changes nothing", async () => {
-    const before = await hub.api.ctx.db.select().from(schema.events);
+    const before = await hub.api.ctx.database.db.select().from(schema.events);
 
-    const outcome = await ensureFirstAdmin(hub.api.ctx.db, ADMIN_EMAIL.toUpperCase(), "a-different-password", silentLogger());
+    const outcome = await ensureFirstAdmin(hub.api.ctx.database.pool, ADMIN_EMAIL.toUpperCase(), "a-different-password", silentLogger());
 
     expect(outcome).toBe("exists");
-    expect(await hub.api.ctx.db.select().from(schema.events)).toHaveLength(before.length);
+    expect(await hub.api.ctx.database.db.select().from(schema.events)).toHaveLength(before.length);
     expect((await hub.client.post("/identity/token", { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).status).toBe(200);
   });
 
   it("when the admin variables are unset, then nothing is created", async () => {
-    expect(await ensureFirstAdmin(hub.api.ctx.db, undefined, "x", silentLogger())).toBe("not-configured");
-    expect(await ensureFirstAdmin(hub.api.ctx.db, "x@hub.test", undefined, silentLogger())).toBe("not-configured");
+    expect(await ensureFirstAdmin(hub.api.ctx.database.pool, undefined, "x", silentLogger())).toBe("not-configured");
+    expect(await ensureFirstAdmin(hub.api.ctx.database.pool, "x@hub.test", undefined, silentLogger())).toBe("not-configured");
   });
 
   it("when the admin password is over 72 bytes or the e-mail invalid, then start-up fails naming the variable", async () => {
-    await expect(ensureFirstAdmin(hub.api.ctx.db, uniqueEmail("long"), "p".repeat(73), silentLogger())).rejects.toThrow(
+    await expect(ensureFirstAdmin(hub.api.ctx.database.pool, uniqueEmail("long"), "p".repeat(73), silentLogger())).rejects.toThrow(
       new AdminCredentialsError("Configuration error: HUB_ADMIN_PASSWORD is invalid: String should have at most 72 bytes in UTF-8"),
     );
-    await expect(ensureFirstAdmin(hub.api.ctx.db, "not-an-email", "fine", silentLogger())).rejects.toThrow(/HUB_ADMIN_EMAIL is invalid/);
+    await expect(ensureFirstAdmin(hub.api.ctx.database.pool, "not-an-email", "fine", silentLogger())).rejects.toThrow(/HUB_ADMIN_EMAIL is invalid/);
   });
 });
 

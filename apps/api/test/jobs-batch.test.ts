@@ -24,7 +24,7 @@ beforeAll(async () => {
 const UNKNOWN_AUTOMATION = "00000000-0000-4000-8000-000000000000";
 
 async function jobCountOf(...automationIds: string[]): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.jobs).where(inArray(schema.jobs.automationId, automationIds));
+  const [row] = await hub.api.ctx.database.db.select({ total: count() }).from(schema.jobs).where(inArray(schema.jobs.automationId, automationIds));
   return row?.total ?? 0;
 }
 
@@ -51,7 +51,7 @@ describe("POST /jobs/batch", () => {
       [parameterised.automationId, { city: "Porto", date: "2026-11-23", extra: [1] }, "queued", employee.id],
     ]);
     for (const [index, id] of created.body.ids.entries()) {
-      const [event] = await hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, id));
+      const [event] = await hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, id));
       expect(await eventTypesOf(hub, id)).toEqual(["job.created"]);
       expect(event!.payload).toEqual({ automation_id: items[index]!.automation_id, context: items[index]!.context ?? {} });
     }

@@ -26,7 +26,7 @@ beforeAll(async () => {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function jobCountOf(automationId: string): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.database.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row?.total ?? 0;
 }
 

@@ -87,7 +87,7 @@ describe("GET /jobs pagination", () => {
     const { automationId } = await createAutomationWithWorker(hub);
     const [early, middle, late] = await createJobs(automationId, 3);
     const times = { [early!]: "2026-01-01T00:00:00.000Z", [middle!]: "2026-01-02T00:00:00.000Z", [late!]: "2026-01-03T00:00:00.000Z" };
-    for (const [id, at] of Object.entries(times)) await hub.api.ctx.db.update(schema.jobs).set({ createdAt: new Date(at) }).where(eq(schema.jobs.id, id));
+    for (const [id, at] of Object.entries(times)) await hub.api.ctx.database.db.update(schema.jobs).set({ createdAt: new Date(at) }).where(eq(schema.jobs.id, id));
     const list = async (query: string) =>
       (await hub.client.get<{ id: string }[]>(`/jobs?automation_id=${automationId}&${query}`, asAdmin())).body.map((job) => job.id);
 
@@ -199,7 +199,7 @@ describe("unknown query parameters", () => {
 describe("GET /events and GET /sectors pagination", () => {
   it("when events are written while a client pages through /events, then every earlier event is visited exactly once, oldest first", async () => {
     await Promise.all(Array.from({ length: 12 }, () => createSector(hub)));
-    const existing = (await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events)).map((row) => row.id);
+    const existing = (await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events)).map((row) => row.id);
 
     const { ids } = await walk("/events?limit=9", async () => {
       await createSector(hub);
@@ -207,7 +207,7 @@ describe("GET /events and GET /sectors pagination", () => {
 
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(existing));
-    const order = await hub.api.ctx.db
+    const order = await hub.api.ctx.database.db
       .select({ id: schema.events.id })
       .from(schema.events)
       .where(sql`${schema.events.id} in ${ids}`)
@@ -224,7 +224,7 @@ describe("GET /events and GET /sectors pagination", () => {
 
   it("when sectors are created while a client pages through /sectors, then every earlier sector is visited exactly once", async () => {
     await Promise.all(Array.from({ length: 7 }, () => createSector(hub)));
-    const existing = (await hub.api.ctx.db.select({ id: schema.sectors.id }).from(schema.sectors)).map((row) => row.id);
+    const existing = (await hub.api.ctx.database.db.select({ id: schema.sectors.id }).from(schema.sectors)).map((row) => row.id);
 
     const { ids } = await walk("/sectors?limit=2", async () => {
       await createSector(hub);

@@ -27,7 +27,7 @@ async function resetPassword(argv: string[], input = "", env: Record<string, str
 }
 
 const resets = async (userId: string) =>
-  hub.api.ctx.db.select().from(schema.events).where(and(eq(schema.events.aggregateId, userId), eq(schema.events.eventType, "user.password_reset")));
+  hub.api.ctx.database.db.select().from(schema.events).where(and(eq(schema.events.aggregateId, userId), eq(schema.events.eventType, "user.password_reset")));
 
 describe("reset-password", () => {
   it("when a password is given on standard input, then exit 0, nothing on stdout, the user signs in with it, its old token is refused, and the event has no actor", async () => {
@@ -74,7 +74,7 @@ describe("reset-password", () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`POST /identity/users/${user.id}/reactivate`);
-    const [row] = await hub.api.ctx.db.select({ isActive: schema.users.isActive }).from(schema.users).where(eq(schema.users.id, user.id));
+    const [row] = await hub.api.ctx.database.db.select({ isActive: schema.users.isActive }).from(schema.users).where(eq(schema.users.id, user.id));
     expect(row?.isActive).toBe(false);
   });
 
@@ -91,12 +91,12 @@ describe("reset-password", () => {
   });
 
   it("when the e-mail is unknown, then exit 1 and nothing is written", async () => {
-    const before = (await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events)).length;
+    const before = (await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events)).length;
 
     const result = await resetPassword(["--email", "nobody@hub.test"], "a long enough password\n");
 
     expect(result.code).toBe(1);
-    expect((await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events)).length).toBe(before);
+    expect((await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events)).length).toBe(before);
   });
 
   it("when the usage is wrong, the password empty or against the rules, then exit 2 and the password is unchanged", async () => {

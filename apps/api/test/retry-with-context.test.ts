@@ -25,7 +25,7 @@ async function cancelledJob(context: Record<string, unknown> = { month: "2026-10
 }
 
 async function jobCount(): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.database.db.select({ total: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row?.total ?? 0;
 }
 

@@ -157,7 +157,7 @@ describe("claim order", () => {
     const createdFirst = await createJob(hub, subject.automationId);
     const createdSecond = await createScheduledJob(subject, { run_at: "2020-01-01T00:00:00Z" });
     // Moved back by an hour, as if it had waited for a run_at that came an hour ago.
-    await hub.api.ctx.db.execute(sql`update jobs set available_at = now() - interval '1 hour' where id = ${createdSecond}`);
+    await hub.api.ctx.database.db.execute(sql`update jobs set available_at = now() - interval '1 hour' where id = ${createdSecond}`);
     await hub.dispatcher.reconcileNow();
     await offered(subject.automationId, 2);
 
@@ -221,7 +221,7 @@ describe("GET /jobs filters", () => {
     const normal = await createJob(hub, subject.automationId);
     const scheduleId = await createDisabledSchedule(subject.automationId);
     // Made as if by that schedule's fire (§6.9 fires are tested in schedules-firing.test.ts).
-    await hub.api.ctx.db.execute(sql`update jobs set schedule_id = ${scheduleId} where id = ${normal}`);
+    await hub.api.ctx.database.db.execute(sql`update jobs set schedule_id = ${scheduleId} where id = ${normal}`);
     const list = async (query: string) =>
       ((await hub.client.get<Array<{ id: string }>>(`/jobs?automation_id=${subject.automationId}&${query}`, { token: hub.adminToken })).body ?? []).map(
         (job) => job.id,
@@ -248,7 +248,7 @@ describe("GET /jobs filters", () => {
 
 describe("validation", () => {
   async function jobCount(): Promise<number> {
-    const [row] = (await hub.api.ctx.db.execute<{ total: number }>(sql`select count(*)::int as total from jobs`)).rows;
+    const [row] = (await hub.api.ctx.database.db.execute<{ total: number }>(sql`select count(*)::int as total from jobs`)).rows;
     return row!.total;
   }
 
@@ -324,7 +324,7 @@ describe("retry", () => {
     const subject = await createAutomationWithWorker(hub);
     const original = await createScheduledJob(subject, { run_at: new Date(Date.now() + DAY_MS).toISOString(), priority: 7 });
     const scheduleId = await createDisabledSchedule(subject.automationId);
-    await hub.api.ctx.db.execute(sql`update jobs set schedule_id = ${scheduleId}, fire_time = now() where id = ${original}`);
+    await hub.api.ctx.database.db.execute(sql`update jobs set schedule_id = ${scheduleId}, fire_time = now() where id = ${original}`);
     expect((await hub.client.post(`/jobs/${original}/cancel`, undefined, { token: hub.adminToken })).status).toBe(200);
 
     const retried = await hub.client.post(`/jobs/${original}/retry`, undefined, { token: hub.adminToken });

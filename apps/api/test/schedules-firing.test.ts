@@ -24,7 +24,7 @@ async function createSchedule(automationId: string, body: Record<string, unknown
 
 /** The schedule's jobs in fire order, from the database. */
 function jobsOf(scheduleId: string): Promise<Job[]> {
-  return hub.api.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.scheduleId, scheduleId)).orderBy(asc(schema.jobs.fireTime));
+  return hub.api.ctx.database.db.select().from(schema.jobs).where(eq(schema.jobs.scheduleId, scheduleId)).orderBy(asc(schema.jobs.fireTime));
 }
 
 async function disable(scheduleId: string, body: Record<string, unknown>): Promise<void> {
@@ -131,7 +131,7 @@ describe("a schedule's fires", () => {
     const scheduleId = await createSchedule(worker.automationId, { cron: "0 * * * * *", context: { month: "x" }, enabled: false });
 
     // As after an outage: enabled, with its next fire three minutes in the past.
-    await hub.api.ctx.db.execute(sql`
+    await hub.api.ctx.database.db.execute(sql`
       update schedules set enabled = true, next_run_at = date_trunc('minute', now()) - interval '3 minutes' where id = ${scheduleId}`);
     await waitFor(async () => (await jobsOf(scheduleId)).length >= 1);
 
@@ -140,7 +140,7 @@ describe("a schedule's fires", () => {
     const latestMissed = Math.floor((madeAt - 5000 - 1) / 60_000) * 60_000;
     expect(caughtUp!.fireTime!.getTime()).toBe(latestMissed);
     expect(madeAt - caughtUp!.fireTime!.getTime()).toBeGreaterThan(5000);
-    const [schedule] = await hub.api.ctx.db.select().from(schema.schedules).where(eq(schema.schedules.id, scheduleId));
+    const [schedule] = await hub.api.ctx.database.db.select().from(schema.schedules).where(eq(schema.schedules.id, scheduleId));
     expect(schedule!.nextRunAt!.getTime()).toBeGreaterThan(latestMissed);
     expect(schedule!.lastJobId).toBe(caughtUp!.id);
   });
@@ -155,7 +155,7 @@ describe("one job per fire, in the database itself", () => {
     await disable(scheduleId, body);
     const [made] = await jobsOf(scheduleId);
 
-    const second = hub.api.ctx.db.execute(sql`
+    const second = hub.api.ctx.database.db.execute(sql`
       insert into jobs (automation_id, context, schedule_id, fire_time)
       values (${worker.automationId}, '{"month":"x"}', ${scheduleId}, ${made!.fireTime!.toISOString()})`);
 

@@ -13,7 +13,7 @@ beforeAll(async () => {
 const uniqueName = (label = "Sector") => `${label} ${randomBytes(4).toString("hex")}`;
 
 async function counts() {
-  const db = hub.api.ctx.db;
+  const db = hub.api.ctx.database.db;
   return {
     sectors: (await db.select({ id: schema.sectors.id }).from(schema.sectors)).length,
     events: (await db.select({ id: schema.events.id }).from(schema.events)).length,
@@ -32,7 +32,7 @@ describe("POST /sectors", () => {
     const read = await hub.client.get(`/sectors/${result.body.id}`, { token: employee.token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ id: result.body.id, name, color: "#1A2b3C", created_at: expect.any(String) });
-    const recorded = await hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, result.body.id));
+    const recorded = await hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, result.body.id));
     expect(recorded).toEqual([
       expect.objectContaining({ eventType: "sector.created", actorId: admin.id, payload: { name, color: "#1A2b3C" } }),
     ]);

@@ -32,7 +32,7 @@ function contextOf(bytes: number, char = "x"): { note: string } {
 }
 
 async function jobsOfAutomation(): Promise<number> {
-  const [row] = await hub.api.ctx.db.select({ n: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
+  const [row] = await hub.api.ctx.database.db.select({ n: count() }).from(schema.jobs).where(eq(schema.jobs.automationId, automationId));
   return row!.n;
 }
 

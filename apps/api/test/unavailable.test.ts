@@ -51,7 +51,7 @@ async function apiWith(replace: { databaseUrl?: string; redisUrl?: string }): Pr
   const ctx: AppContext = { ...base };
   if (replace.databaseUrl) {
     database = openDatabase(replace.databaseUrl, { max: 4, applicationName: "hub-api-unavailable-test" });
-    Object.assign(ctx, { database, db: database.db, auth: new Authenticator(database.db, base.tokens) });
+    Object.assign(ctx, { database, db: database.db, auth: new Authenticator(database.pool, base.tokens) });
   }
   if (replace.redisUrl) {
     // As app.ts opens the API's request connection.

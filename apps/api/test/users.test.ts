@@ -20,15 +20,15 @@ function newUserBody(overrides: Record<string, unknown> = {}) {
 }
 
 async function eventsOf(aggregateId: string) {
-  return hub.api.ctx.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
+  return hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, aggregateId)).orderBy(schema.events.position);
 }
 
 async function countEvents() {
-  return (await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events)).length;
+  return (await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events)).length;
 }
 
 async function countUsers() {
-  return (await hub.api.ctx.db.select({ id: schema.users.id }).from(schema.users)).length;
+  return (await hub.api.ctx.database.db.select({ id: schema.users.id }).from(schema.users)).length;
 }
 
 describe("POST /identity/users", () => {
@@ -56,7 +56,7 @@ describe("POST /identity/users", () => {
 
     const result = await hub.client.post("/identity/users", body, { token: hub.adminToken });
 
-    const [row] = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.id, result.body.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.users).where(eq(schema.users.id, result.body.id));
     expect(row?.passwordHash).not.toContain(body.password);
     expect(row?.passwordHash).toMatch(/^\$2b\$10\$/);
     expect(await bcrypt.compare(body.password, row!.passwordHash)).toBe(true);
@@ -224,7 +224,7 @@ describe("DELETE /identity/users/{user_id}", () => {
     expect((await hub.client.get(`/identity/users/${target.id}`, { token: hub.adminToken })).status).toBe(404);
     const list = await hub.client.get("/identity/users", { token: hub.adminToken });
     expect(list.body.map((user: { id: string }) => user.id)).not.toContain(target.id);
-    const [row] = await hub.api.ctx.db.select().from(schema.users).where(eq(schema.users.id, target.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.users).where(eq(schema.users.id, target.id));
     expect(row).toMatchObject({ isActive: false, deactivatedAt: expect.any(Date) });
   });
 
@@ -307,7 +307,7 @@ describe("secrets", () => {
     const created = await hub.client.post("/identity/users", body, { token: hub.adminToken });
     await hub.client.delete(`/identity/users/${created.body.id}`, { token: hub.adminToken });
 
-    const rows = await hub.api.ctx.db.select().from(schema.events);
+    const rows = await hub.api.ctx.database.db.select().from(schema.events);
 
     expect((await eventsOf(created.body.id)).map((event) => event.eventType)).toEqual(["user.created", "user.deactivated"]);
     for (const row of rows) {
@@ -340,7 +340,7 @@ describe("the last active admin (CONTRACT §6.1)", () => {
   });
 
   it("when the only two admins deactivate each other at the same moment, then one 204, the other refused, and one admin stays active", async () => {
-    const db = own.api.ctx.db;
+    const db = own.api.ctx.database.db;
     const bootstrapId = await meId(own.adminToken);
     const setActive = (id: string, isActive: boolean) => db.update(schema.users).set({ isActive }).where(eq(schema.users.id, id));
     for (let round = 0; round < 8; round += 1) {
@@ -372,10 +372,10 @@ describe("the last active admin (CONTRACT §6.1)", () => {
     const me = await meId(own.adminToken);
     for (let round = 0; round < 10; round += 1) {
       const other = await own.createUser("admin");
-      const active = await own.api.ctx.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
+      const active = await own.api.ctx.database.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
       expect(active.map((user) => user.id).sort()).toEqual([me, other.id].sort());
 
-      const outcomes = await Promise.allSettled([deactivateUser(own.api.ctx.db, other.id, me), deactivateUser(own.api.ctx.db, me, other.id)]);
+      const outcomes = await Promise.allSettled([deactivateUser(own.api.ctx.database.pool, other.id, me), deactivateUser(own.api.ctx.database.pool, me, other.id)]);
 
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       const [rejected] = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
@@ -383,11 +383,11 @@ describe("the last active admin (CONTRACT §6.1)", () => {
       if (outcomes[1]?.status === "fulfilled") {
         // `me` was deactivated: bring it back so every round starts from the same two admins, its
         // credential generation with it (its token, which the fixture keeps using, is of that one).
-        await own.api.ctx.db
+        await own.api.ctx.database.db
           .update(schema.users)
           .set({ isActive: true, credentialGeneration: sql`${schema.users.credentialGeneration} - 1` })
           .where(eq(schema.users.id, me));
-        await own.api.ctx.db.update(schema.users).set({ isActive: false }).where(eq(schema.users.id, other.id));
+        await own.api.ctx.database.db.update(schema.users).set({ isActive: false }).where(eq(schema.users.id, other.id));
       }
     }
   });

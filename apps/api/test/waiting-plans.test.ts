@@ -175,7 +175,7 @@ describe("GET /jobs pages on 1M jobs", () => {
     it(`when a page is read with ${name}, first page and a cursor page, then jobs is read through an index without sorting`, async () => {
       const after = await middlePosition();
       for (const page of [{ limit: 100 }, { limit: 100, after }]) {
-        const text = await planOfPage(() => jobs.list(explained.db, filter(), page));
+        const text = await planOfPage(() => jobs.list(explained.pool, filter(), page));
         expect(text).toMatch(/Index (Only )?Scan/);
         expect(text).not.toMatch(/Seq Scan on jobs/);
         expect(text).not.toMatch(/Sort Key: jobs\.created_at/);
@@ -184,7 +184,7 @@ describe("GET /jobs pages on 1M jobs", () => {
   }
 
   it("when a page of automations is read, then it is read through an index", async () => {
-    const text = await planOfPage(() => automations.listViews(explained.db, {}, { limit: 100 }));
+    const text = await planOfPage(() => automations.listViews(explained.pool, {}, { limit: 100 }));
     expect(text).not.toMatch(/Seq Scan on automations/);
   });
 });

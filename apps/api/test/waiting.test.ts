@@ -32,13 +32,13 @@ async function onlineAutomation(maxConcurrentJobs = 1): Promise<AutomationWithWo
 
 /** Marks a queued job running under the automation's worker, as a claim would. */
 async function markRunning(jobId: string, workerId: string): Promise<void> {
-  await hub.api.ctx.db.execute(sql`
+  await hub.api.ctx.database.db.execute(sql`
     update jobs set status = 'running', attempts = attempts + 1, worker_id = ${workerId}, started_at = now(),
       lease_expires_at = now() + interval '1 hour' where id = ${jobId}`);
 }
 
 async function setJob(jobId: string, assignments: ReturnType<typeof sql>): Promise<void> {
-  await hub.api.ctx.db.execute(sql`update jobs set ${assignments} where id = ${jobId}`);
+  await hub.api.ctx.database.db.execute(sql`update jobs set ${assignments} where id = ${jobId}`);
 }
 
 describe("waiting_reason, in the contract's order", () => {
@@ -159,7 +159,7 @@ describe("GET /automations/{id}/stats", () => {
     await setJob(failed, sql`status = 'failed', error = 'boom', finished_at = now() - interval '59 minutes'`);
     await setJob(completedLongAgo, sql`status = 'completed', result = '{}', finished_at = now() - interval '61 minutes'`);
     const [{ available_at: oldestAvailable }] = (
-      await hub.api.ctx.db.execute<{ available_at: string }>(sql`select available_at from jobs where id = ${dueOld}`)
+      await hub.api.ctx.database.db.execute<{ available_at: string }>(sql`select available_at from jobs where id = ${dueOld}`)
     ).rows as [{ available_at: string }];
 
     const stats = await hub.client.get(`/automations/${automationId}/stats`, { token: employee.token });

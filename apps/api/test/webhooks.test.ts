@@ -48,7 +48,7 @@ async function createWebhook(body: Record<string, unknown> = {}) {
   return created.body;
 }
 
-const webhookCount = async () => (await hub.api.ctx.db.select({ id: schema.webhooks.id }).from(schema.webhooks)).length;
+const webhookCount = async () => (await hub.api.ctx.database.db.select({ id: schema.webhooks.id }).from(schema.webhooks)).length;
 
 describe("POST /webhooks", () => {
   it("when an admin subscribes, then 201 {id, secret} once; the record, lists and events never show the secret; webhook.created is recorded", async () => {
@@ -75,7 +75,7 @@ describe("POST /webhooks", () => {
     expect(recorded.body).toEqual([
       expect.objectContaining({ event_type: "webhook.created", payload: { url: "https://hooks.example.com/in", event_types: ["job.completed", "job.failed"] } }),
     ]);
-    const [row] = await hub.api.ctx.db.select().from(schema.webhooks).where(eq(schema.webhooks.id, created.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.webhooks).where(eq(schema.webhooks.id, created.id));
     const secretBody = created.secret.slice(6);
     for (const shown of [read.body, list.body, recorded.body, row]) expectNoSecrets(shown, [secretBody]);
     expectNoSecrets(logLines.join("\n"), [secretBody]);
@@ -171,7 +171,7 @@ describe("DELETE /webhooks/{id}", () => {
     expect((await hub.client.get(`/webhooks/${created.id}`, admin())).status).toBe(404);
     expect((await hub.client.get("/webhooks?limit=1000", admin())).body.map((w: { id: string }) => w.id)).not.toContain(created.id);
     expect((await hub.client.get(`/webhooks/${created.id}/deliveries`, admin())).status).toBe(404);
-    const pending = await hub.api.ctx.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.webhookId, created.id));
+    const pending = await hub.api.ctx.database.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.webhookId, created.id));
     expect(pending.map((d) => [d.status, d.lastError])).toEqual([["failed", "the webhook was deleted"]]);
     const recorded = await hub.client.get(`/events?aggregate_id=${created.id}&event_type=webhook.deleted`, admin());
     expect(recorded.body).toEqual([expect.objectContaining({ payload: { url: "https://hooks.example.com/in", event_types: ["*"] } })]);
@@ -200,7 +200,7 @@ describe("POST /webhooks/{id}/secret", () => {
 
 /** Stamps every undispatched event as the relay does, which queues the subscriptions' deliveries (no relay runs here). */
 async function dispatchPendingEvents(): Promise<void> {
-  const undispatched = await hub.api.ctx.db.select({ id: schema.events.id }).from(schema.events).where(sql`${schema.events.dispatchedAt} is null`);
+  const undispatched = await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events).where(sql`${schema.events.dispatchedAt} is null`);
   await events.markDispatched(
     hub.api.ctx.database.pool,
     undispatched.map((e) => e.id),
@@ -241,7 +241,7 @@ describe("GET /webhooks/{id}/deliveries and redelivery", () => {
 
     // A failed delivery (as the relay leaves it) is due again after a redelivery.
     const target = all[1] as { id: string };
-    await hub.api.ctx.db
+    await hub.api.ctx.database.db
       .update(schema.webhookDeliveries)
       .set({ status: "failed", attempts: 7, scheduleStep: 7, nextAttemptAt: null, lastStatusCode: 500, lastError: "HTTP 500" })
       .where(eq(schema.webhookDeliveries.id, target.id));
@@ -250,19 +250,19 @@ describe("GET /webhooks/{id}/deliveries and redelivery", () => {
     expect(redelivered.status).toBe(202);
     const after = (await hub.client.get(`/webhooks/${created.id}/deliveries?limit=10`, admin())).body.find((d: { id: string }) => d.id === target.id);
     expect(after).toMatchObject({ status: "pending", attempts: 7, last_status_code: 500, next_attempt_at: expect.any(String) });
-    const [row] = await hub.api.ctx.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.id, target.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.id, target.id));
     expect(row!.scheduleStep).toBe(0);
   });
 
   it("when the delivery, the subscription or the ids are unknown, or the subscription is disabled, then 404, 404, 422, 409", async () => {
     const created = await createWebhook({ event_types: ["*"] });
     await dispatchPendingEvents();
-    const [delivery] = await hub.api.ctx.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.webhookId, created.id));
+    const [delivery] = await hub.api.ctx.database.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.webhookId, created.id));
 
     const unknownDelivery = await hub.client.post(`/webhooks/${created.id}/deliveries/${randomUUID()}/redeliver`, undefined, admin());
     const unknownWebhook = await hub.client.post(`/webhooks/${randomUUID()}/deliveries/${delivery!.id}/redeliver`, undefined, admin());
     const notUuids = await hub.client.post("/webhooks/x/deliveries/y/redeliver", undefined, admin());
-    await hub.api.ctx.db.update(schema.webhooks).set({ disabledAt: new Date() }).where(eq(schema.webhooks.id, created.id));
+    await hub.api.ctx.database.db.update(schema.webhooks).set({ disabledAt: new Date() }).where(eq(schema.webhooks.id, created.id));
     const disabled = await hub.client.post(`/webhooks/${created.id}/deliveries/${delivery!.id}/redeliver`, undefined, admin());
 
     expect(unknownDelivery.status).toBe(404);

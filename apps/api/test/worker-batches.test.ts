@@ -86,8 +86,8 @@ describe("worker batch endpoints", () => {
       const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 10 });
       const [low, urgentA, normal, urgentB] = await queueJobs(hub, subject.automationId, 4);
       // The API takes `priority` in a later issue; the column and the claim order exist now.
-      await hub.api.ctx.db.execute(sql`update jobs set priority = 5 where id in (${urgentA}, ${urgentB})`);
-      await hub.api.ctx.db.execute(sql`update jobs set priority = -1 where id = ${low}`);
+      await hub.api.ctx.database.db.execute(sql`update jobs set priority = 5 where id in (${urgentA}, ${urgentB})`);
+      await hub.api.ctx.database.db.execute(sql`update jobs set priority = -1 where id = ${low}`);
 
       const result = await claimBatch(subject, { max_jobs: 4 });
 

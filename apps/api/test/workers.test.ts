@@ -66,7 +66,7 @@ describe("POST /automations/{automation_id}/worker", () => {
 
     const credentials = await register(automationId, "vm-42");
 
-    const [row] = await hub.api.ctx.db.select().from(schema.workers).where(eq(schema.workers.id, credentials.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.workers).where(eq(schema.workers.id, credentials.id));
     expect(row?.apiKeyHash).toBe(hashApiKey(credentials.api_key));
     expect(JSON.stringify(row)).not.toContain(credentials.api_key);
     expect((await eventsOf(hub, automationId)).map((event) => [event.eventType, event.actorId, event.payload])).toEqual([
@@ -89,7 +89,7 @@ describe("POST /automations/{automation_id}/worker", () => {
     const credentials = await register(automationId);
 
     const answers = await Promise.all(Array.from({ length: 12 }, () => workerKeyAccepted(credentials.api_key)));
-    const [row] = await hub.api.ctx.db.select({ status: schema.workers.status }).from(schema.workers).where(eq(schema.workers.id, credentials.id));
+    const [row] = await hub.api.ctx.database.db.select({ status: schema.workers.status }).from(schema.workers).where(eq(schema.workers.id, credentials.id));
 
     expect(answers).toEqual(Array.from({ length: 12 }, () => true));
     expect(row?.status).toBe("running");
@@ -129,7 +129,7 @@ describe("POST /automations/{automation_id}/worker", () => {
 
     for (const answer of answers) if (answer.status === 201) issuedKeys.push(answer.body.api_key);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409]);
-    const registered = await hub.api.ctx.db.select().from(schema.workers).where(eq(schema.workers.automationId, automationId));
+    const registered = await hub.api.ctx.database.db.select().from(schema.workers).where(eq(schema.workers.automationId, automationId));
     expect(registered).toHaveLength(1);
   });
 
@@ -239,7 +239,7 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
       actorId: admin,
       payload: { worker_id: credentials.id, cloud_instance_id: "vm-gone" },
     });
-    const [row] = await hub.api.ctx.db.select().from(schema.workers).where(eq(schema.workers.id, credentials.id));
+    const [row] = await hub.api.ctx.database.db.select().from(schema.workers).where(eq(schema.workers.id, credentials.id));
     expect(row?.unregisteredAt).toBeInstanceOf(Date);
   });
 
@@ -257,7 +257,7 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
     expect(result.status).toBe(204);
     for (const job of running) {
       // No back-off: the job keeps its available_at, so it keeps its place.
-      expect(await jobs.find(hub.api.ctx.db, job.id)).toMatchObject({
+      expect(await jobs.find(hub.api.ctx.database.pool, job.id)).toMatchObject({
         status: "queued",
         workerId: null,
         leaseExpiresAt: null,
@@ -338,7 +338,7 @@ describe("secrets", () => {
       await hub.client.get(`/automations/${automationId}`, asAdmin()),
       await hub.client.get("/events?limit=1000", asAdmin()),
     ];
-    const storedEvents = await hub.api.ctx.db.select().from(schema.events);
+    const storedEvents = await hub.api.ctx.database.db.select().from(schema.events);
 
     for (const read of reads) {
       expect(read.status).toBe(200);

@@ -130,7 +130,6 @@ export function createDispatcher(deps: DispatcherDeps) {
     retentionIntervalMs: config.retentionIntervalMs ?? DISPATCHER_DEFAULTS.retentionIntervalMs,
     retentionBatchSize: config.retentionBatchSize ?? DISPATCHER_DEFAULTS.retentionBatchSize,
   };
-  const db = database.db;
   const metrics = deps.metrics ?? createDispatcherMetrics();
   const ready = new ReadyJobs(redis, keys);
   /** The sweeps and the schedule timer write events (re-queues, timeouts, stopped workers, fires): they nudge the relays. */
@@ -208,7 +207,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     let cursor: jobs.QueuedJobCursor | null = null;
     let seen = 0;
     for (;;) {
-      const page = await jobs.listQueuedRefs(db, window, cursor, RECONCILE_PAGE);
+      const page = await jobs.listQueuedRefs(database.pool, window, cursor, RECONCILE_PAGE);
       if (page.length > 0) await handle(page);
       seen += page.length;
       if (page.length < RECONCILE_PAGE) return seen;
@@ -222,7 +221,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * again since); with `trigger` "redis_lost" also rebuilds the delayed set with a full horizon pass.
    */
   async function reconcileAll(trigger: "interval" | "redis_lost"): Promise<void> {
-    const now = await jobs.databaseNow(db);
+    const now = await jobs.databaseNow(database.pool);
     const offered = await forEachQueuedPage({ from: null, until: now }, (page) => ready.offerDue(page));
     if (trigger === "redis_lost") await bringJobsNearingDue("full");
     metrics.reconciliations.inc({ trigger });
@@ -238,7 +237,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * the change (ReadyJobs.offer holds jobs due within DELAYED_HOLD_MS).
    */
   async function bringJobsNearingDue(scope: "continue" | "full"): Promise<void> {
-    const now = await jobs.databaseNow(db);
+    const now = await jobs.databaseNow(database.pool);
     const until = new Date(now.getTime() + DELAYED_HORIZON_MS);
     const reached = scope === "full" ? null : await redis.get(keys.delayedHorizon);
     const from = reached === null ? now : new Date(Math.max(Number(reached), now.getTime()));

@@ -4,7 +4,7 @@
  * dispatchers sweeping at once remove every due row exactly once between them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inPoolTransaction, retention } from "@hub/db";
+import { withTransaction, retention } from "@hub/db";
 import { seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 import { createDispatcher, createDispatcherMetrics } from "../src/dispatcher";
@@ -91,7 +91,7 @@ describe("retention sweep", () => {
     const sweeper = createRetentionSweeper({ database: env.database, logger: env.logger, metrics: createDispatcherMetrics(), settings: { retentionDays: 30, batchSize: 100 } });
     let meanwhile: Awaited<ReturnType<typeof sweeper.sweep>> | undefined;
 
-    const seeded = await inPoolTransaction(env.database.pool, async (client) => {
+    const seeded = await withTransaction(env.database.pool, async (client) => {
       await retention.holdRetentionLockInTransaction(client);
       const rows = await seedHistory(client, { automationIds, jobs: 300, selfGrowingEvents: 150, window: { newestDaysAgo: 31, oldestDaysAgo: 40 } });
       meanwhile = await sweeper.sweep();

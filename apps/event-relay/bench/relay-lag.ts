@@ -12,8 +12,7 @@
  * DATABASE_SERVER_URL (default: local) and REDIS_URL (default: local).
  */
 import { readFileSync, rmSync } from "node:fs";
-import { sql } from "drizzle-orm";
-import { openDatabase, events } from "@hub/db";
+import { openDatabase, events, withTransaction } from "@hub/db";
 import { createAppProcess, createTestDatabase, newLogDir, sleep, uniqueRedisPrefix, type ManagedProcess } from "@hub/testing";
 import { createRedis, redisKeys } from "@hub/shared";
 import { defaultRelayConfig } from "../src/config";
@@ -106,8 +105,8 @@ async function write(options: { count?: number; seconds?: number; perSecond?: nu
       }
       written++;
       const n = ++sequence;
-      await writerDb.db.transaction(async (tx) => {
-        await tx.execute(sql`select 1`); // stands in for the aggregate row's update
+      await withTransaction(writerDb.pool, async (tx) => {
+        await tx.query({ text: "select 1" }); // stands in for the aggregate row's update
         const aggregateId = aggregates[n % aggregates.length]!;
         await events.record(tx, { eventType: "job.created", aggregateId, actorId: null, payload: { automation_id: aggregateId, context: { n } } });
       });

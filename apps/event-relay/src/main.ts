@@ -23,7 +23,6 @@ await runHubProcess({
     const webhooks = env.HUB_WEBHOOK_ENCRYPTION_KEY
       ? createWebhookDelivery({
           pool: database.pool,
-          db: database.db,
           secrets: new WebhookSecretBox(env.HUB_WEBHOOK_ENCRYPTION_KEY),
           logger,
           relayMetrics: metrics,

@@ -4,7 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
-import { type Database, events, schema } from "@hub/db";
+import { type Database, type Executor, events, queryBuilder, schema, withTransaction } from "@hub/db";
 import { readStreamEntries, seedAutomation, seedQueuedJobs, type TestDatabase } from "@hub/testing";
 import { openTestEnvironment } from "@hub/testing/vitest";
 import type { RedisKeys } from "@hub/shared";
@@ -73,7 +73,7 @@ export async function createJobs(db: Database["db"], count: number): Promise<str
  * committing, so rows of different aggregates commit out of position order.
  */
 export async function writeEvents(
-  db: Database["db"],
+  pool: Executor,
   options: { aggregates: readonly string[]; total: number; concurrency?: number },
 ): Promise<void> {
   let remaining = options.total;
@@ -81,13 +81,14 @@ export async function writeEvents(
     while (remaining > 0) {
       remaining--;
       const aggregateId = options.aggregates[Math.floor(Math.random() * options.aggregates.length)]!;
-      await db.transaction(async (tx) => {
+      await withTransaction(pool, async (client) => {
+        const tx = queryBuilder(client);
         const [row] = await tx
           .update(schema.jobs)
           .set({ attempts: sql`${schema.jobs.attempts} + 1` })
           .where(sql`${schema.jobs.id} = ${aggregateId}`)
           .returning({ attempts: schema.jobs.attempts, automationId: schema.jobs.automationId, availableAt: schema.jobs.availableAt });
-        await events.record(tx, {
+        await events.record(client, {
           eventType: "job.requeued",
           aggregateId,
           actorId: null,

@@ -50,7 +50,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 30_000);
     expect((await outboxCounts(bed.db)).total).toBe(total);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const all = await events.list(bed.db, { limit: total + 1 });
+    const all = await events.list(bed.pool, { limit: total + 1 });
     expect(new Set(entries.map((entry) => entry.id))).toEqual(new Set(all.map((event) => event.id)));
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
   }
@@ -62,7 +62,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     const relayA = await bed.startRelay({ db: relayDatabase.pool, logger: first.logger });
     const relayB = await bed.startRelay({ db: relayDatabase.pool });
     await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
-    const writing = writeEvents(bed.db, { aggregates, total: 3000, concurrency: 8 });
+    const writing = writeEvents(bed.pool, { aggregates, total: 3000, concurrency: 8 });
     await waitUntil("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
 
     // Act: kill the relays' pool connections and lock sessions four times while events stream in.
@@ -91,7 +91,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     const relayA = await bed.startRelay({ db: relayDatabase.pool, logger: first.logger });
     const relayB = await bed.startRelay({ db: relayDatabase.pool });
     await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
-    const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 6 });
+    const writing = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 6 });
     await waitUntil("the relays have published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 200);
     const lockSessionA = await lockSessionOf(relayA.ownedPartitions()[0]!);
 
@@ -110,7 +110,7 @@ describe("the event relay when PostgreSQL terminates its connections", { timeout
     );
     expect(await lockSessionOf(relayA.ownedPartitions()[0]!)).not.toBe(lockSessionA);
     // Events written after the loss were published too: the relays did not stall.
-    await writeEvents(bed.db, { aggregates, total: 100 });
+    await writeEvents(bed.pool, { aggregates, total: 100 });
     await expectEveryEventOnceOrMoreInOrder(1600);
   });
 });

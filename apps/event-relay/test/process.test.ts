@@ -48,13 +48,13 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     const aggregates = await createJobs(bed.db, 30);
     const first = await startRelayProcess(bed);
     children.push(first.relay);
-    const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
+    const writing = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 4 });
     await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
 
     // Act: kill it mid-stream, write more while no relay runs, then start another one.
     expect((await first.relay.kill("SIGKILL")).signal).toBe("SIGKILL");
     await writing;
-    await writeEvents(bed.db, { aggregates, total: 200 });
+    await writeEvents(bed.pool, { aggregates, total: 200 });
     expect((await outboxCounts(bed.db)).undispatched).toBeGreaterThanOrEqual(200);
     const second = await startRelayProcess(bed);
     children.push(second.relay);
@@ -72,7 +72,7 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     const aggregates = await createJobs(bed.db, 30);
     const { relay, metricsUrl } = await startRelayProcess(bed);
     children.push(relay);
-    const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
+    const writing = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 4 });
     await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
 
     // Act: its pool connections and its lock session, three times over.
@@ -105,7 +105,7 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     const aggregates = await createJobs(bed.db, 30);
     const { relay, metricsUrl } = await startRelayProcess(bed);
     children.push(relay);
-    const writing = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 4 });
+    const writing = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 4 });
     await waitUntil("the relay has published a few hundred events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
     const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
     const health = await (await fetch(`${metricsUrl}/healthz`)).json();

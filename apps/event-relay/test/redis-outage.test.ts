@@ -28,12 +28,12 @@ it("when Redis is stopped and restarted, then the relay stays up, logs the outag
   const { logger, lines } = capturingLogger();
   const relay = await bed.startRelay({ redis: privateRedis, logger });
   const aggregates = await createJobs(bed.db, 20);
-  await writeEvents(bed.db, { aggregates, total: 200 });
+  await writeEvents(bed.pool, { aggregates, total: 200 });
   await waitUntil("the first events are stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
   // Act 1: Redis dies; events keep being written.
   await redisServer.process.kill("SIGKILL");
-  await writeEvents(bed.db, { aggregates, total: 500 });
+  await writeEvents(bed.pool, { aggregates, total: 500 });
   const failures = async () => (await relay.metrics.failures.get()).values.find((v) => v.labels.dependency === "redis")?.value ?? 0;
   await waitUntil("the relay has retried publishing several times", async () => (await failures()) >= 3);
 
@@ -46,7 +46,7 @@ it("when Redis is stopped and restarted, then the relay stays up, logs the outag
 
   // Assert 2: every event of the outage is in the new stream, in per-aggregate order.
   const entries = await readStream(privateRedis, bed.keys.eventsStream);
-  const outageEvents = (await events.list(bed.db, { limit: 1000 })).sort((a, b) => a.position - b.position).slice(200);
+  const outageEvents = (await events.list(bed.pool, { limit: 1000 })).sort((a, b) => a.position - b.position).slice(200);
   const published = new Set(entries.map((entry) => entry.id));
   expect(outageEvents.filter((event) => !published.has(event.id))).toEqual([]);
   expect(aggregatesOutOfOrder(entries, { fromAnyAttempt: true })).toEqual([]);

@@ -19,8 +19,8 @@ describe("event relay", { timeout: 60_000 }, () => {
   it("when an event is written, then GET /events shows it undispatched until a relay publishes it to the stream, then stamped", async () => {
     // Arrange
     const [jobId] = await createJobs(bed.db, 1);
-    await writeEvents(bed.db, { aggregates: [jobId!], total: 1, concurrency: 1 });
-    const [before] = await events.list(bed.db, { aggregateId: jobId, limit: 10 });
+    await writeEvents(bed.pool, { aggregates: [jobId!], total: 1, concurrency: 1 });
+    const [before] = await events.list(bed.pool, { aggregateId: jobId, limit: 10 });
     expect(before?.dispatchedAt).toBeNull();
     expect(await bed.redis.exists(bed.keys.eventsStream)).toBe(0);
 
@@ -29,7 +29,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     await waitUntil("the event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
 
     // Assert
-    const [after] = await events.list(bed.db, { aggregateId: jobId, limit: 10 });
+    const [after] = await events.list(bed.pool, { aggregateId: jobId, limit: 10 });
     expect(after?.dispatchedAt).toBeInstanceOf(Date);
     expect(after!.dispatchedAt!.getTime()).toBeGreaterThanOrEqual(after!.createdAt.getTime());
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
@@ -55,7 +55,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 5000));
 
     // Act: an event commits, and its writer nudges (as the API does after a request that changed something).
-    await writeEvents(bed.db, { aggregates: [jobId!], total: 1, concurrency: 1 });
+    await writeEvents(bed.pool, { aggregates: [jobId!], total: 1, concurrency: 1 });
     new OutboxNudger(bed.redis, bed.keys).nudge();
 
     // Assert: relayed long before the pause would have ended.
@@ -69,21 +69,21 @@ describe("event relay", { timeout: 60_000 }, () => {
     const relayA = await bed.startRelay();
 
     // Act: relay B joins while events stream in, so partitions change hands mid-stream.
-    const firstHalf = writeEvents(bed.db, { aggregates, total: 1500, concurrency: 8 });
+    const firstHalf = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 8 });
     await waitUntil("relay A has published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
     const relayB = await bed.startRelay();
     await waitUntil(
       "the two relays share the partitions",
       () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
     );
-    await Promise.all([firstHalf, writeEvents(bed.db, { aggregates, total: 1500, concurrency: 8 })]);
+    await Promise.all([firstHalf, writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 8 })]);
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 20_000);
 
     // Assert
     const { total } = await outboxCounts(bed.db);
     expect(total).toBe(3000);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const all = await events.list(bed.db, { limit: 5000 });
+    const all = await events.list(bed.pool, { limit: 5000 });
     expect(new Set(entries.map((entry) => entry.id))).toEqual(new Set(all.map((event) => event.id)));
     expect(aggregatesOutOfOrder(entries)).toEqual([]);
     // Both relays did part of the work, on disjoint partitions that together cover all of them.
@@ -98,7 +98,7 @@ describe("event relay", { timeout: 60_000 }, () => {
   it("when a relay is killed between publishing a batch and stamping it, then another relay publishes that batch again and stamps it", async () => {
     // Arrange: relay A "dies" right after its first batch reached Redis.
     const aggregates = await createJobs(bed.db, 20);
-    await writeEvents(bed.db, { aggregates, total: 300, concurrency: 4 });
+    await writeEvents(bed.pool, { aggregates, total: 300, concurrency: 4 });
     let killedBatch: HubEvent[] = [];
     await bed.startRelay({
       config: { batchSize: 50 },
@@ -111,7 +111,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     });
     await waitUntil("relay A published a batch and died", () => killedBatch.length > 0);
     const killedIds = killedBatch.map((event) => event.id);
-    const stampedEarly = (await events.list(bed.db, { limit: 1000 })).filter((event) => killedIds.includes(event.id));
+    const stampedEarly = (await events.list(bed.pool, { limit: 1000 })).filter((event) => killedIds.includes(event.id));
     expect(stampedEarly.every((event) => event.dispatchedAt === null)).toBe(true);
     expect((await readStream(bed.redis, bed.keys.eventsStream)).map((entry) => entry.id)).toEqual(killedIds);
 
@@ -130,7 +130,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     // Arrange: a relay is running and its scan floor moves (it passed a first event).
     const [early, late, other] = await createJobs(bed.db, 3);
     const relay = await bed.startRelay();
-    await writeEvents(bed.db, { aggregates: [other!], total: 1, concurrency: 1 });
+    await writeEvents(bed.pool, { aggregates: [other!], total: 1, concurrency: 1 });
     await waitUntil("the scan floor passed the first event", () => relay.scanFloor() > 1);
     // Transaction T1 draws the next position and stays open; another one draws one and rolls back.
     const t1 = await bed.pool.connect();
@@ -149,7 +149,7 @@ describe("event relay", { timeout: 60_000 }, () => {
       rolledBack.release();
 
       // Act: later transactions commit first and are published; then T1 commits.
-      await writeEvents(bed.db, { aggregates: [late!], total: 3, concurrency: 1 });
+      await writeEvents(bed.pool, { aggregates: [late!], total: 3, concurrency: 1 });
       await waitUntil("the later events are published", async () => (await readStream(bed.redis, bed.keys.eventsStream)).length === 4);
       // Give the floor many chances to move (20 ms refreshes): it must not pass the open T1.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -161,7 +161,7 @@ describe("event relay", { timeout: 60_000 }, () => {
 
     // Assert
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
-    const stamped = (await events.list(bed.db, { limit: 10 })).sort((a, b) => a.position - b.position);
+    const stamped = (await events.list(bed.pool, { limit: 10 })).sort((a, b) => a.position - b.position);
     expect(stamped[1]?.aggregateId).toBe(early);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
     expect(entries.map((entry) => entry.id)).toEqual([stamped[0]!, ...stamped.slice(2), stamped[1]!].map((event) => event.id));
@@ -177,11 +177,11 @@ describe("event relay", { timeout: 60_000 }, () => {
       "the two relays share the partitions",
       () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
     );
-    await writeEvents(bed.db, { aggregates, total: 500 });
+    await writeEvents(bed.pool, { aggregates, total: 500 });
 
     // Act
     await relayA.stop();
-    await writeEvents(bed.db, { aggregates, total: 500 });
+    await writeEvents(bed.pool, { aggregates, total: 500 });
 
     // Assert
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0);
@@ -194,7 +194,7 @@ describe("event relay", { timeout: 60_000 }, () => {
   it("when more events are published than the stream's MAXLEN, then the stream keeps only about MAXLEN of the newest", async () => {
     // Arrange
     const aggregates = await createJobs(bed.db, 10);
-    await writeEvents(bed.db, { aggregates, total: 2000 });
+    await writeEvents(bed.pool, { aggregates, total: 2000 });
 
     // Act
     await bed.startRelay({ config: { streamMaxLen: 300 } });
@@ -205,7 +205,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     expect(length).toBeGreaterThanOrEqual(300);
     expect(length).toBeLessThanOrEqual(400);
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const newest = (await events.list(bed.db, { limit: 2000 })).sort((a, b) => a.position - b.position).at(-1);
+    const newest = (await events.list(bed.pool, { limit: 2000 })).sort((a, b) => a.position - b.position).at(-1);
     expect(entries.at(-1)?.id).toBe(newest?.id);
   });
 });

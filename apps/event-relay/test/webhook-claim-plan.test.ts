@@ -32,7 +32,7 @@ let webhookId: string;
 
 beforeAll(async () => {
   bed = await createRelayTestbed();
-  ({ id: webhookId } = await subscribe(bed.db, { url: "https://hooks.example.test/in", eventTypes: ["*"] }));
+  ({ id: webhookId } = await subscribe(bed.pool, { url: "https://hooks.example.test/in", eventTypes: ["*"] }));
   // 1,000 aggregates with three published events each, every one with a pending delivery, in
   // position order per aggregate; the first delivery of the first 8 aggregates is in flight.
   await bed.pool.query(

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { type Database, type WebhookDelivery, events, schema, webhooks } from "@hub/db";
+import { type Database, type Executor, type WebhookDelivery, events, queryBuilder, schema, webhooks, withTransaction } from "@hub/db";
 import type { EventType, Logger } from "@hub/shared";
 import { generateWebhookSecret, WebhookSecretBox, type HostResolver } from "@hub/shared/webhooks";
 import { createLogger } from "@hub/shared";
@@ -101,16 +101,16 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
 
 /** Writes a subscription as POST /webhooks would; returns its id and secret. */
 export async function subscribe(
-  db: Database["db"],
+  pool: Executor,
   options: { url: string; eventTypes: string[] },
 ): Promise<{ id: string; secret: string }> {
-  const [admin] = await db
+  const [admin] = await queryBuilder(pool)
     .insert(schema.users)
     .values({ email: `admin-${randomUUID()}@hub.test`, passwordHash: "x", role: "admin" })
     .returning({ id: schema.users.id });
   const id = randomUUID();
   const secret = generateWebhookSecret();
-  await db.transaction((tx) =>
+  await withTransaction(pool, (tx) =>
     webhooks.insert(tx, {
       id,
       url: options.url,
@@ -124,10 +124,10 @@ export async function subscribe(
 }
 
 /** Writes one event per type for `aggregateId`, each in its own transaction after touching the job row (as the hub does). */
-export async function writeJobEvents(db: Database["db"], aggregateId: string, types: EventType[]): Promise<void> {
+export async function writeJobEvents(pool: Executor, aggregateId: string, types: EventType[]): Promise<void> {
   for (const eventType of types) {
-    await db.transaction(async (tx) => {
-      const [row] = await tx.execute<{ attempts: number }>(sql`update jobs set attempts = attempts + 1 where id = ${aggregateId} returning attempts`).then((r) => r.rows);
+    await withTransaction(pool, async (tx) => {
+      const [row] = await queryBuilder(tx).execute<{ attempts: number }>(sql`update jobs set attempts = attempts + 1 where id = ${aggregateId} returning attempts`).then((r) => r.rows);
       // Not the catalogue's payloads: the relay forwards any payload, and these tests read only the order.
       await events.record(tx, { eventType, aggregateId, actorId: null, payload: { attempts: row!.attempts } } as unknown as events.NewEvent);
     });
@@ -173,7 +173,6 @@ export async function createWebhookTestbed(): Promise<WebhookTestbed> {
       const relay = await bed.startRelay({ onWebhookDeliveriesQueued: () => wiring.webhooks?.wake() });
       const webhooks = createWebhookDelivery({
         pool: bed.pool,
-        db: bed.db,
         secrets: testSecretBox,
         logger: overrides.logger ?? createLogger("webhooks-test", process.env.LOG_LEVEL ?? "silent"),
         relayMetrics: relay.metrics,

@@ -24,11 +24,11 @@ describe("webhook delivery by the relay process", { timeout: 120_000 }, () => {
   /** A relay process whose first attempt an endpoint holds open (it answers 200 to the next ones). */
   async function relayHoldingAnAttempt() {
     const receiver = await bed.startReceiver((_request, index) => (index === 0 ? "hang" : { status: 200 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.completed"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.completed"] });
     const [jobId] = await createJobs(bed.db, 1);
     const first = await startRelayProcess(bed, WEBHOOK_ENV);
     children.push(first.child);
-    await writeJobEvents(bed.db, jobId!, ["job.completed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.completed"]);
     await waitFor("the first attempt is in flight", () => receiver.requests.length === 1);
     return { receiver, subscription, first };
   }

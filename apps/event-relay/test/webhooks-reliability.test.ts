@@ -28,12 +28,12 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     // Arrange: retries after 0.5 ms, 30 ms, 180 ms… (scale 0.0001); a failed delivery holds back its aggregate only.
     let calls = 0;
     const receiver = await bed.startReceiver(() => ({ status: ++calls % 3 === 0 ? 500 : 200 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.requeued"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.requeued"] });
     const aggregates = await createJobs(bed.db, 10);
     await bed.startRelayWithWebhooks({ config: { timeScale: 0.0001 } });
 
     // Act
-    await writeEvents(bed.db, { aggregates, total: 300, concurrency: 4 });
+    await writeEvents(bed.pool, { aggregates, total: 300, concurrency: 4 });
     await waitFor("every delivery is delivered", async () => {
       const deliveries = await deliveriesOf(bed.db, subscription.id);
       return deliveries.length === 300 && deliveries.every((d) => d.status === "delivered");
@@ -49,14 +49,14 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when two relays deliver at once, then every event reaches the endpoint exactly once and both relays send", async () => {
     // Arrange
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.requeued"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.requeued"] });
     const aggregates = await createJobs(bed.db, 64);
     const first = await bed.startRelayWithWebhooks();
     const second = await bed.startRelayWithWebhooks();
     await waitFor("the relays share the partitions", () => first.relay.ownedPartitions().length > 0 && second.relay.ownedPartitions().length > 0);
 
     // Act
-    await writeEvents(bed.db, { aggregates, total: 600, concurrency: 6 });
+    await writeEvents(bed.pool, { aggregates, total: 600, concurrency: 6 });
     await waitFor("every delivery is delivered", async () => {
       const deliveries = await deliveriesOf(bed.db, subscription.id);
       return deliveries.length === 600 && deliveries.every((d) => d.status === "delivered");
@@ -75,10 +75,10 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when a relay dies in the middle of an attempt, then another relay sends the delivery once the lease lapses, and nothing is lost", async () => {
     // Arrange: the endpoint holds the first request open (as if slow), then answers.
     const receiver = await bed.startReceiver((_request, index) => (index === 0 ? "hang" : { status: 200 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.completed"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.completed"] });
     const [jobId] = await createJobs(bed.db, 1);
     const dying = await bed.startRelayWithWebhooks({ config: { leaseMs: 1500 } });
-    await writeJobEvents(bed.db, jobId!, ["job.completed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.completed"]);
     await waitFor("the first attempt is in flight", () => receiver.requests.length === 1);
 
     // Act: it dies (its claim stays leased, nothing recorded); a survivor is running.
@@ -96,12 +96,12 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     // Arrange: scale 0.0001: 0.5 ms, 30 ms, 180 ms, 720 ms, 1.8 s, 3.6 s between the attempts.
     const scale = 0.0001;
     const receiver = await bed.startReceiver(() => ({ status: 500 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.failed"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.failed"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks({ config: { timeScale: scale } });
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.failed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.failed"]);
     await waitFor("the delivery has failed", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "failed", 30_000);
 
     // Assert
@@ -118,27 +118,27 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when a subscription's deliveries have failed for 24 h, then it is disabled with webhook.disabled, its pending deliveries fail and nothing more is sent", async () => {
     // Arrange: scale 0.00001: the whole schedule takes ~0.65 s, and "24 h" is 0.864 s.
     const receiver = await bed.startReceiver(() => ({ status: 502 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.failed", "job.requeued"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.failed", "job.requeued"] });
     const aggregates = await createJobs(bed.db, 3);
     await bed.startRelayWithWebhooks({ config: { timeScale: 0.00001 } });
 
     // Act: events keep failing for longer than the window.
-    await writeJobEvents(bed.db, aggregates[0]!, ["job.failed"]);
+    await writeJobEvents(bed.pool, aggregates[0]!, ["job.failed"]);
     await waitFor("the first delivery has failed", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "failed", 20_000);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    await writeJobEvents(bed.db, aggregates[1]!, ["job.failed"]);
+    await writeJobEvents(bed.pool, aggregates[1]!, ["job.failed"]);
     await waitFor("the subscription is disabled", async () => {
       const [row] = await bed.db.execute<{ disabled_at: Date | null }>(sql`select disabled_at from webhooks where id = ${subscription.id}`).then((r) => r.rows);
       return row!.disabled_at !== null;
     }, 20_000);
     const sentBefore = receiver.requests.length;
-    await writeJobEvents(bed.db, aggregates[2]!, ["job.requeued"]);
-    await waitFor("the last event is stamped", async () => (await events.list(bed.db, { aggregateId: aggregates[2]!, limit: 5 }))[0]?.dispatchedAt != null);
+    await writeJobEvents(bed.pool, aggregates[2]!, ["job.requeued"]);
+    await waitFor("the last event is stamped", async () => (await events.list(bed.pool, { aggregateId: aggregates[2]!, limit: 5 }))[0]?.dispatchedAt != null);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // Assert
     expect(receiver.requests.length).toBe(sentBefore);
-    const disabled = await events.list(bed.db, { aggregateId: subscription.id, eventType: "webhook.disabled", limit: 5 });
+    const disabled = await events.list(bed.pool, { aggregateId: subscription.id, eventType: "webhook.disabled", limit: 5 });
     expect(disabled).toEqual([expect.objectContaining({ actorId: null, payload: { url: receiver.url, event_types: ["job.failed", "job.requeued"] } })]);
     // The second event's delivery exists unless the first one's retries alone already spanned the
     // window (a slow machine): either way nothing is left pending.
@@ -150,13 +150,13 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when the host's DNS turns to a loopback address after creation, then with private addresses refused no request is made, and the log says why", async () => {
     // Arrange: the name pointed elsewhere when the subscription was created; it now answers 127.0.0.1.
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: `https://hooks.example.test:${receiver.port}/hooks`, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: `https://hooks.example.test:${receiver.port}/hooks`, eventTypes: ["job.created"] });
     const resolver = async (): Promise<ResolvedAddress[]> => [{ address: "127.0.0.1", family: 4 }];
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks({ resolver, config: { policy: { allowInsecure: false, allowPrivate: false } } });
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the attempt is recorded", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 1);
 
     // Assert
@@ -170,11 +170,11 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
 
   it("when http is no longer allowed, then an http:// subscription is refused at delivery time without a request", async () => {
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.created"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks({ config: { policy: { allowInsecure: false, allowPrivate: true } } });
 
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the attempt is recorded", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 1);
 
     expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({ lastError: "refused: the URL must be https://" });
@@ -184,7 +184,7 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when a name resolves to an allowed address, then the request goes to exactly that address, with the name as Host", async () => {
     // hooks.example.test exists in no DNS: only the checked, pinned address can have been used.
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: `http://hooks.example.test:${receiver.port}/in?x=1`, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: `http://hooks.example.test:${receiver.port}/in?x=1`, eventTypes: ["job.created"] });
     const resolved: string[] = [];
     const resolver = async (hostname: string): Promise<ResolvedAddress[]> => {
       resolved.push(hostname);
@@ -193,7 +193,7 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks({ resolver });
 
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the delivery is delivered", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "delivered");
 
     expect(receiver.requests).toHaveLength(1);
@@ -204,10 +204,10 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
   it("when a stamp queued a delivery for a subscription being disabled at that moment, then the loop fails it rather than leaving it pending", async () => {
     // Arrange: the straggler, as a stamp concurrent with the disabling transaction leaves it.
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["*"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["*"] });
     const [jobId] = await createJobs(bed.db, 1);
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
-    const [event] = await events.list(bed.db, { aggregateId: jobId!, limit: 1 });
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
+    const [event] = await events.list(bed.pool, { aggregateId: jobId!, limit: 1 });
     await bed.db.execute(sql`update webhooks set disabled_at = now() where id = ${subscription.id}`);
     await bed.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id, aggregate_id, event_position) values (${subscription.id}, ${event!.id}, ${jobId}, ${event!.position})`);
 

@@ -22,13 +22,13 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     // Arrange
     const some = await bed.startReceiver();
     const every = await bed.startReceiver();
-    const subscribedToSome = await subscribe(bed.db, { url: some.url, eventTypes: ["job.created", "job.completed"] });
-    const subscribedToAll = await subscribe(bed.db, { url: every.url, eventTypes: ["*"] });
+    const subscribedToSome = await subscribe(bed.pool, { url: some.url, eventTypes: ["job.created", "job.completed"] });
+    const subscribedToAll = await subscribe(bed.pool, { url: every.url, eventTypes: ["*"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks();
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.created", "job.started", "job.completed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created", "job.started", "job.completed"]);
     await waitFor("both receivers have their events", () => some.requests.length >= 2 && every.requests.length >= 5);
 
     // Assert: the job's events in order; the "*" subscription also got both webhook.created events
@@ -38,7 +38,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     expect(jobEventsOfEvery.map((r) => r.event.event_type)).toEqual(["job.created", "job.started", "job.completed"]);
     const others = every.requests.filter((r) => r.event.aggregate_id !== jobId).map((r) => `${r.event.event_type} ${r.event.aggregate_id}`);
     expect(others.sort()).toEqual([`webhook.created ${subscribedToSome.id}`, `webhook.created ${subscribedToAll.id}`].sort());
-    const recorded = await events.list(bed.db, { limit: 100 });
+    const recorded = await events.list(bed.pool, { limit: 100 });
     for (const [receiver, subscription] of [
       [some, subscribedToSome],
       [every, subscribedToAll],
@@ -61,13 +61,13 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
   it("when a receiver answers 500 and then 200, then it gets the event twice and the log says delivered after 2 attempts", async () => {
     // Arrange
     const receiver = await bed.startReceiver((_request, index) => ({ status: index === 0 ? 500 : 200 }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.completed"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.completed"] });
     const [jobId] = await createJobs(bed.db, 1);
     // 5 s × 0.001: the retry comes after about 5 ms.
     await bed.startRelayWithWebhooks({ config: { timeScale: 0.001 } });
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.completed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.completed"]);
     await waitFor("the delivery is delivered", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "delivered");
 
     // Assert
@@ -84,14 +84,14 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     // production: far longer than the rest of the test takes even on a loaded machine).
     const hanging = await bed.startReceiver(() => "hang");
     const healthy = await bed.startReceiver();
-    await subscribe(bed.db, { url: hanging.url, eventTypes: ["*"] });
-    await subscribe(bed.db, { url: healthy.url, eventTypes: ["*"] });
+    await subscribe(bed.pool, { url: hanging.url, eventTypes: ["*"] });
+    await subscribe(bed.pool, { url: healthy.url, eventTypes: ["*"] });
     const jobIds = await createJobs(bed.db, 40);
     await bed.startRelayWithWebhooks({ config: { requestTimeoutMs: 10_000, leaseMs: 30_000, maxInFlightPerWebhook: 4 } });
     await waitFor("the hanging endpoint holds its first requests", () => hanging.requests.length >= 2);
 
     // Act: 40 more aggregates' events while the hanging endpoint holds its slots.
-    for (const jobId of jobIds) await writeJobEvents(bed.db, jobId, ["job.created"]);
+    for (const jobId of jobIds) await writeJobEvents(bed.pool, jobId, ["job.created"]);
     await waitFor("the healthy endpoint has every job's event", () => healthy.requests.filter((r) => r.event.event_type === "job.created").length === 40);
 
     // Assert: all of that happened while the hanging endpoint had not answered a single request.
@@ -105,12 +105,12 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     // Arrange
     const target = await bed.startReceiver();
     const redirecting = await bed.startReceiver(() => ({ status: 307, headers: { location: target.url } }));
-    const subscription = await subscribe(bed.db, { url: redirecting.url, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: redirecting.url, eventTypes: ["job.created"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks();
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the attempt is recorded", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 1);
 
     // Assert
@@ -123,12 +123,12 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
   it("when an endpoint answers 200 with an endless body, then the relay reads at most its cap, closes the connection and records the delivery", async () => {
     // Arrange: 64 MiB offered; the relay reads at most 64 KiB.
     const receiver = await bed.startReceiver(() => ({ status: 200, body: { streamBytes: 64 * 1024 * 1024 } }));
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.created"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks({ config: { maxResponseBytes: 64 * 1024 } });
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the delivery is delivered", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "delivered");
     await waitFor("the relay closed the answer", () => receiver.cutOff === 1);
 
@@ -139,7 +139,7 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
   it("when the secret was rotated, then deliveries carry both signatures until the overlap ends, then only the new one", async () => {
     // Arrange: a rotation as POST /webhooks/{id}/secret makes it.
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.created", "job.completed"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.created", "job.completed"] });
     const newSecret = generateWebhookSecret();
     await bed.db.execute(sql`update webhooks set previous_secret_ciphertext = secret_ciphertext,
       previous_secret_expires_at = now() + interval '24 hours', secret_ciphertext = ${testSecretBox.seal(subscription.id, newSecret)}
@@ -148,11 +148,11 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     await bed.startRelayWithWebhooks();
 
     // Act 1: during the overlap
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the first event arrives", () => receiver.requests.length === 1);
     // Act 2: after it
     await bed.db.execute(sql`update webhooks set previous_secret_expires_at = now() - interval '1 second' where id = ${subscription.id}`);
-    await writeJobEvents(bed.db, jobId!, ["job.completed"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.completed"]);
     await waitFor("the second event arrives", () => receiver.requests.length === 2);
 
     // Assert
@@ -167,15 +167,15 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
   it("when a delivered delivery is redelivered, then the endpoint gets it again and attempts keep counting", async () => {
     // Arrange
     const receiver = await bed.startReceiver();
-    const subscription = await subscribe(bed.db, { url: receiver.url, eventTypes: ["job.created"] });
+    const subscription = await subscribe(bed.pool, { url: receiver.url, eventTypes: ["job.created"] });
     const [jobId] = await createJobs(bed.db, 1);
     await bed.startRelayWithWebhooks();
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the delivery is delivered", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "delivered");
 
     // Act
     const [delivery] = await deliveriesOf(bed.db, subscription.id);
-    expect(await webhookDeliveries.redeliver(bed.db, subscription.id, delivery!.id)).toBe(true);
+    expect(await webhookDeliveries.redeliver(bed.pool, subscription.id, delivery!.id)).toBe(true);
     await waitFor("it is delivered again", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 2);
 
     // Assert
@@ -187,14 +187,14 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     // Arrange
     const ok = await bed.startReceiver();
     const failing = await bed.startReceiver(() => ({ status: 503 }));
-    const healthy = await subscribe(bed.db, { url: ok.url, eventTypes: ["job.created"] });
-    const broken = await subscribe(bed.db, { url: failing.url, eventTypes: ["job.created"] });
+    const healthy = await subscribe(bed.pool, { url: ok.url, eventTypes: ["job.created"] });
+    const broken = await subscribe(bed.pool, { url: failing.url, eventTypes: ["job.created"] });
     const [jobId] = await createJobs(bed.db, 1);
     const { logger, lines } = capturingLogger();
     const { relay } = await bed.startRelayWithWebhooks({ logger, config: { timeScale: 0.0001 } });
 
     // Act
-    await writeJobEvents(bed.db, jobId!, ["job.created"]);
+    await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the broken endpoint was tried three times", () => failing.requests.length >= 3);
     await waitFor("the healthy delivery is recorded", async () => (await deliveriesOf(bed.db, healthy.id))[0]?.status === "delivered");
     const text = await relay.metrics.registry.metrics();

@@ -1,17 +1,20 @@
-import { sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { Logger } from "@hub/shared";
+import type { Executor } from "./executor";
 import * as schema from "./schema";
 
+/** Drizzle on the pool, with the schema: {@link Database.db}. */
 export type Db = NodePgDatabase<typeof schema>;
-/** A transaction handle; query modules accept `Db | Tx` so a change and its event share one. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbOrTx = Db | Tx;
 
 export interface Database {
-  db: Db;
+  /** The executor every statement and transaction of the process runs on (`withTransaction(pool, …)`). */
   pool: pg.Pool;
+  /**
+   * Drizzle on the same pool, for tests, fixtures and bench drivers that arrange and check rows with
+   * the query builder. Statements take `pool`, never this.
+   */
+  db: Db;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,6 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
 }
 
 /** Resolves when PostgreSQL answers a trivial query (readiness probes). */
-export async function pingDatabase(db: Db): Promise<void> {
-  await db.execute(sql`select 1`);
+export async function pingDatabase(executor: Executor): Promise<void> {
+  await executor.query({ text: "select 1" });
 }

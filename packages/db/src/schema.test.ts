@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { AUTOMATION_LIMITS } from "@hub/shared";
-import { automations, schema } from "./index";
+import { automations, queryBuilder, schema, withTransaction } from "./index";
 import { stageAutomation, useTestDatabase } from "./test-kit";
 
 const hub = useTestDatabase();
@@ -16,8 +16,8 @@ const hub = useTestDatabase();
 async function insertWith(settings: Partial<automations.NewAutomation>): Promise<unknown> {
   const suffix = randomBytes(4).toString("hex");
   try {
-    await hub().db.transaction(async (tx) => {
-      const [sector] = await tx.insert(schema.sectors).values({ name: `limits ${suffix}`, color: "#000000" }).returning();
+    await withTransaction(hub().pool, async (tx) => {
+      const [sector] = await queryBuilder(tx).insert(schema.sectors).values({ name: `limits ${suffix}`, color: "#000000" }).returning();
       await automations.insert(tx, { name: "limits", slug: `limits-${suffix}`, sectorId: sector!.id, ...settings });
     });
     return undefined;

@@ -67,35 +67,11 @@ export async function openDedicatedSession(url: string, options: DedicatedSessio
     get lost() {
       return lost;
     },
-    query: <Row extends pg.QueryResultRow>(config: pg.QueryConfig) => client.query<Row>(config),
+    query: <Row extends pg.QueryResultRow>(config: pg.QueryConfig, values?: unknown[]) => client.query<Row>(config, values),
     async close() {
       closing = true;
       lost = true;
       await client.end().catch(() => undefined);
     },
   };
-}
-
-/**
- * Runs `work` in one transaction on a connection of `pool`: committed when `work` resolves, rolled
- * back when it throws (the connection is discarded when even the rollback fails: it is broken).
- * For statement groups that need pg's named statements and array parameters, which drizzle's
- * transactions do not send.
- */
-export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("begin");
-    const result = await work(client);
-    await client.query("commit");
-    return result;
-  } catch (error) {
-    await client.query("rollback").catch((rollbackError: unknown) => {
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
 }

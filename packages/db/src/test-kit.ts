@@ -9,6 +9,7 @@ import { EVENT_CATALOGUE, isEventType } from "@hub/shared";
 import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services";
 import { testServiceUrls } from "@hub/test-services/vitest";
 import { openDatabase, type Database } from "./client";
+import { withTransaction } from "./executor";
 import { prepareDatabase } from "./migrate";
 import type { jobs} from "./index";
 import { type AutomationParameter, type HubEvent, automations, events, sectors, users, workers } from "./index";
@@ -45,7 +46,7 @@ export async function stageAutomation(
   settings: { maxConcurrentJobs?: number; maxAttempts?: number; retryBackoffSeconds?: number; parameters?: AutomationParameter[] } = {},
 ): Promise<StagedAutomation> {
   const suffix = randomBytes(4).toString("hex");
-  return database.db.transaction(async (tx) => {
+  return withTransaction(database.pool, async (tx) => {
     const { id: userId } = await users.insert(tx, { email: `admin-${suffix}@hub.test`, passwordHash: "not-a-hash", role: "admin" });
     const sectorId = await sectors.insert(tx, { name: `sector ${suffix}`, color: "#123456" }, userId);
     const automation = await automations.insert(tx, {
@@ -68,7 +69,7 @@ export async function stageAutomation(
  * contract says.
  */
 export async function catalogueCheckedEvents(database: Database, aggregateId: string): Promise<HubEvent[]> {
-  const recorded = await events.list(database.db, { aggregateId, limit: 1000 });
+  const recorded = await events.list(database.pool, { aggregateId, limit: 1000 });
   for (const event of recorded) {
     if (!isEventType(event.eventType)) throw new Error(`event ${event.id} has the type ${event.eventType}, which the catalogue does not know`);
     const parsed = EVENT_CATALOGUE[event.eventType].payload.safeParse(event.payload);

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { inPoolTransaction, retention } from "@hub/db";
+import { withTransaction, retention } from "@hub/db";
 import { auditJobs, CompletionLedger, ConcurrencySampler, eventually, seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { DRAIN_TIMEOUT_MS, SYSTEM_TEST_TIMEOUT_MS } from "@hub/testing/vitest";
 import { startWorker, useSystemHub } from "./system-hub";
@@ -61,7 +61,7 @@ describe("retention while jobs flow", () => {
       // next batch; without the lock it could take the self-growing events and leave the jobs to
       // the next sweep).
       const historyAutomations = await seedHistoryAutomations(hub.database.pool, 3, "retention-system");
-      const seeded = await inPoolTransaction(hub.database.pool, async (client) => {
+      const seeded = await withTransaction(hub.database.pool, async (client) => {
         await retention.holdRetentionLockInTransaction(client);
         return seedHistory(client, {
           automationIds: historyAutomations,

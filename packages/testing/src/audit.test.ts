@@ -28,7 +28,7 @@ afterAll(async () => {
  */
 async function history(jobId: string, automationId: string, types: EventType[]): Promise<void> {
   const batch = types.map((eventType) => ({ eventType, aggregateId: jobId, actorId: null, payload: { automation_id: automationId } }) as events.NewEvent);
-  await events.recordMany(env.database.db, batch);
+  await events.recordMany(env.database.pool, batch);
 }
 
 async function completed(jobId: string, result: Record<string, unknown>, attempts = 1): Promise<void> {

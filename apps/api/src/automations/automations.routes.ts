@@ -43,7 +43,7 @@ export const automationRoutes = [
       timeout_seconds: 3600,
     },
     responses: { 201: { description: "Created: active, not in development mode, no worker", schema: createdIdResponse }, 409: { description: "Slug taken" } },
-    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createAutomation(ctx.db, body, caller.user.id) } }),
+    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createAutomation(ctx.database.pool, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
@@ -60,7 +60,7 @@ export const automationRoutes = [
       200: { description: `Matching automations, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(automationRecord) },
     },
     handler: async ({ query, after, ctx }) => {
-      const page = await listAutomations(ctx.db, query, { limit: query.limit, after }, ctx.env.HUB_JOB_MAX_ATTEMPTS);
+      const page = await listAutomations(ctx.database.pool, query, { limit: query.limit, after }, ctx.env.HUB_JOB_MAX_ATTEMPTS);
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -75,7 +75,7 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation", schema: automationRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.db, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.database.pool, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
   }),
   defineRoute({
     method: "get",
@@ -88,7 +88,7 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation's queue right now", schema: automationStatsRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomationStats(ctx.db, params.automation_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomationStats(ctx.database.pool, params.automation_id) }),
   }),
   defineRoute({
     method: "put",

@@ -1,4 +1,4 @@
-import { type Automation, type AutomationParameter, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, type Tx, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules } from "@hub/db";
+import { type Automation, type AutomationParameter, type KeysetPage, type KeysetPageRequest, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules, withTransaction, type Executor } from "@hub/db";
 import type { EventPayload, ValidationIssue } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -8,7 +8,7 @@ import { contextJsonSchemaOf } from "./context-schema";
 import { limitsOfAutomation, resolveLimits, sameLimits, storedLimits, type AutomationLimits } from "./limits";
 
 /** What the services that change dispatch-relevant state need from the app. */
-export type AutomationServiceContext = Pick<AppContext, "db" | "dispatch" | "logger" | "metrics" | "env">;
+export type AutomationServiceContext = Pick<AppContext, "database" | "dispatch" | "logger" | "metrics" | "env">;
 
 /**
  * The record of an automation. `defaultMaxAttempts` (HUB_JOB_MAX_ATTEMPTS) stands in for a
@@ -51,7 +51,7 @@ function unknownSector(): RequestValidationError {
  * The second phase of a create or update body (CONTRACT §1): the problems that need stored data,
  * all at once — an unknown sector and the §6.13 limits checked on the record the request produces.
  */
-async function assertStoredDataAgrees(db: DbOrTx, sectorId: string | null, limitIssues: ValidationIssue[]): Promise<void> {
+async function assertStoredDataAgrees(db: Executor, sectorId: string | null, limitIssues: ValidationIssue[]): Promise<void> {
   const issues = [...limitIssues];
   if (sectorId !== null && !(await automations.sectorExists(db, sectorId))) issues.unshift(...unknownSector().issues);
   if (issues.length > 0) throw new RequestValidationError(issues);
@@ -97,17 +97,17 @@ function changedLimits(before: AutomationLimits, after: AutomationLimits): Autom
 }
 
 /** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
-export async function lockAutomationOrNotFound(tx: Tx, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
+export async function lockAutomationOrNotFound(tx: Executor, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
   const automation = await automations.lock(tx, id, strength);
   if (!automation) throw new NotFoundError("Automation not found");
   return automation;
 }
 
-export async function createAutomation(db: Db, input: CreateAutomationInput, actorId: string): Promise<string> {
+export async function createAutomation(db: Executor, input: CreateAutomationInput, actorId: string): Promise<string> {
   const parameters = toStoredParameters(input.parameters);
   const limits = resolveLimits(input, parameters, null);
   try {
-    return await db.transaction(async (tx) => {
+    return await withTransaction(db, async (tx) => {
       await assertStoredDataAgrees(tx, input.sector_id, limits.issues);
       const automation = await automations.insert(tx, {
         name: input.name,
@@ -149,7 +149,7 @@ export async function createAutomation(db: Db, input: CreateAutomationInput, act
 
 /** One page of the automations, oldest first. */
 export async function listAutomations(
-  db: Db,
+  db: Executor,
   query: AutomationListQuery,
   page: KeysetPageRequest,
   defaultMaxAttempts: number,
@@ -158,7 +158,7 @@ export async function listAutomations(
   return { items: items.map((view) => toAutomationRecord(view, defaultMaxAttempts)), next };
 }
 
-export async function getAutomation(db: DbOrTx, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
+export async function getAutomation(db: Executor, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
   const view = await automations.findView(db, id);
   if (!view) throw new NotFoundError("Automation not found");
   return toAutomationRecord(view, defaultMaxAttempts);
@@ -176,8 +176,7 @@ export async function replaceAutomation(
   actorId: string,
 ): Promise<AutomationRecord> {
   const parameters = toStoredParameters(input.parameters);
-  const outcome = await ctx.db
-    .transaction(async (tx) => {
+  const outcome = await withTransaction(ctx.database.pool, async (tx) => {
       let current = await lockAutomationOrNotFound(tx, id, "no key update");
       const limits = resolveLimits(input, parameters, current);
       await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
@@ -239,7 +238,7 @@ export async function replaceAutomation(
  * `automation.deactivated` is recorded only when the automation was active.
  */
 export async function deactivateAutomation(ctx: AutomationServiceContext, id: string, actorId: string): Promise<void> {
-  const changed = await ctx.db.transaction(async (tx) => {
+  const changed = await withTransaction(ctx.database.pool, async (tx) => {
     // FOR UPDATE: a job insert holding the row FOR KEY SHARE (insertJobIfActive) commits first, so
     // its job is cancelled below, and any later one sees `is_active = false`.
     const automation = await lockAutomationOrNotFound(tx, id, "update");
@@ -258,7 +257,7 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
  * it wakes waiting claims, which then release the held jobs oldest first.
  */
 export async function setDevelopmentMode(ctx: AutomationServiceContext, id: string, isDevelopment: boolean, actorId: string): Promise<void> {
-  const changed = await ctx.db.transaction(async (tx) => {
+  const changed = await withTransaction(ctx.database.pool, async (tx) => {
     const automation = await lockAutomationOrNotFound(tx, id, "no key update");
     if (automation.isDevelopment === isDevelopment) return false;
     await automations.update(tx, id, { isDevelopment });

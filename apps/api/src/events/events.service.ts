@@ -1,4 +1,4 @@
-import { type DbOrTx, type HubEvent, type KeysetPage, type KeysetPageRequest, events } from "@hub/db";
+import { type HubEvent, type KeysetPage, type KeysetPageRequest, events, type Executor } from "@hub/db";
 import { eventTypesAbout, hiddenEventFamilies, type Role } from "@hub/shared";
 import type { EventRecord, ListEventsQuery } from "./events.schemas";
 
@@ -12,7 +12,7 @@ const toEventRecord: (event: HubEvent) => EventRecord = events.toEventRecordJson
  * are left out for anyone else, never a 403; they are filtered in SQL, so `limit` counts visible
  * events only.
  */
-export async function listEvents(db: DbOrTx, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
+export async function listEvents(db: Executor, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
   const { items, next } = await events.listPage(
     db,
     {

@@ -60,7 +60,7 @@ export const healthRoutes = [
       503: { description: "PostgreSQL or Redis is down (named in `checks`); Retry-After is set", schema: notReadyResponse },
     },
     handler: async ({ ctx }) => {
-      const [database, redis] = await Promise.all([probe(() => pingDatabase(ctx.db)), probe(() => ctx.redis.ping())]);
+      const [database, redis] = await Promise.all([probe(() => pingDatabase(ctx.database.pool)), probe(() => ctx.redis.ping())]);
       if (database === "ok" && redis === "ok") return { status: 200, body: { status: "ok" as const, checks: { database, redis } } };
       return {
         status: 503,

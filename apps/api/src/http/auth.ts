@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { type CredentialChangeHandlers, type Db, type User, type Worker, apiKeys, auth, workers } from "@hub/db";
+import { type CredentialChangeHandlers, type User, type Worker, apiKeys, auth, workers, type Executor } from "@hub/db";
 import type { Role } from "@hub/shared";
 import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError } from "./http-errors";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
@@ -128,7 +128,7 @@ export class Authenticator {
    *   back to `running`): the relays are told at once, not when the call, perhaps a long-poll, ends.
    */
   constructor(
-    private readonly db: Db,
+    private readonly db: Executor,
     private readonly tokens: TokenService,
     private readonly onEventsWritten: () => void = () => undefined,
   ) {

@@ -21,7 +21,7 @@ export const apiKeyRoutes = [
       201: { description: "The key, shown this once: only its SHA-256 digest is kept", schema: createdApiKeyResponse },
       403: { description: "Authenticated with an api key: keys are created with a login token" },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 201, body: await createApiKey(ctx.db, caller.user.id, body) }),
+    handler: async ({ body, caller, ctx }) => ({ status: 201, body: await createApiKey(ctx.database.pool, caller.user.id, body) }),
   }),
   defineRoute({
     method: "get",
@@ -42,7 +42,7 @@ export const apiKeyRoutes = [
       403: { description: "An employee asked for another user's keys or every user's" },
     },
     handler: async ({ query, caller, after, ctx }) => {
-      const page = await listApiKeys(ctx.db, caller, query, { limit: query.limit, after });
+      const page = await listApiKeys(ctx.database.pool, caller, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -62,7 +62,7 @@ export const apiKeyRoutes = [
       404: { description: "Unknown, already deleted, or another user's key (admins may revoke any)" },
     },
     handler: async ({ params, caller, ctx }) => {
-      await revokeApiKeyAsUser(ctx.db, caller, params.api_key_id);
+      await revokeApiKeyAsUser(ctx.database.pool, caller, params.api_key_id);
       ctx.auth.forgetCredentials();
       return { status: 204 };
     },

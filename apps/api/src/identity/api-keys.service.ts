@@ -2,7 +2,7 @@
  * Users' api keys for programs (CONTRACT §6.10): created with a login token, listed and revoked
  * by their user (admins: anyone's). How a key authenticates is in ../http/auth.ts.
  */
-import { type Db, type KeysetPage, type KeysetPageRequest, apiKeys } from "@hub/db";
+import { type KeysetPage, type KeysetPageRequest, apiKeys, withTransaction, type Executor } from "@hub/db";
 import { ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { UserCaller } from "../http/auth";
 import { hashApiKey, newSecretKey, shownPrefixOf, USER_API_KEY_PREFIX } from "./secret-keys";
@@ -21,9 +21,9 @@ export function toApiKeyRecord(key: apiKeys.ApiKeyListing): ApiKeyRecord {
 }
 
 /** Mints a key for the caller with its `api_key.created` event; the key is in this answer only. */
-export async function createApiKey(db: Db, userId: string, input: CreateApiKeyBody): Promise<CreatedApiKey> {
+export async function createApiKey(db: Executor, userId: string, input: CreateApiKeyBody): Promise<CreatedApiKey> {
   const key = newSecretKey(USER_API_KEY_PREFIX);
-  const created = await db.transaction((tx) =>
+  const created = await withTransaction(db, (tx) =>
     apiKeys.insert(tx, { userId, name: input.name, prefix: shownPrefixOf(key), digest: hashApiKey(key), expiresInDays: input.expires_in_days }, userId),
   );
   return { id: created.id, key, expires_at: created.expiresAt.toISOString() };
@@ -34,7 +34,7 @@ export async function createApiKey(db: Db, userId: string, input: CreateApiKeyBo
  * an admin's `user_id` names another user, `all` (or a `prefix` without `user_id`) every user.
  * A caller authenticated by an api key sees that key only, whatever it asks.
  */
-export async function listApiKeys(db: Db, caller: UserCaller, query: ListApiKeysQuery, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyRecord>> {
+export async function listApiKeys(db: Executor, caller: UserCaller, query: ListApiKeysQuery, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyRecord>> {
   const isAdmin = caller.user.role === "admin";
   if (!isAdmin && query.user_id !== undefined && query.user_id !== caller.user.id) throw new ForbiddenError("Only admins may list another user's api keys");
   if (!isAdmin && query.all) throw new ForbiddenError("Only admins may list every user's api keys");
@@ -52,9 +52,9 @@ export async function listApiKeys(db: Db, caller: UserCaller, query: ListApiKeys
  * user's key, an unknown or an already revoked one → 404. With an api key, only that key (→ 403
  * for any other, before anything is looked up).
  */
-export async function revokeApiKeyAsUser(db: Db, caller: UserCaller, apiKeyId: string): Promise<void> {
+export async function revokeApiKeyAsUser(db: Executor, caller: UserCaller, apiKeyId: string): Promise<void> {
   if (caller.apiKeyId !== undefined && caller.apiKeyId !== apiKeyId) throw new ForbiddenError("With an api key, only that same key can be deleted");
   const ownerId = caller.user.role === "admin" ? undefined : caller.user.id;
-  const revoked = await db.transaction((tx) => apiKeys.revoke(tx, { id: apiKeyId, ownerId }, caller.user.id));
+  const revoked = await withTransaction(db, (tx) => apiKeys.revoke(tx, { id: apiKeyId, ownerId }, caller.user.id));
   if (!revoked) throw new NotFoundError("API key not found");
 }

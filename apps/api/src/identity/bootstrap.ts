@@ -1,4 +1,4 @@
-import { type Db, users } from "@hub/db";
+import { users, type Executor } from "@hub/db";
 import { validate, type Logger } from "@hub/shared";
 import { z } from "zod";
 import { ConflictError } from "../http/http-errors";
@@ -25,7 +25,7 @@ export type FirstAdminOutcome = "created" | "exists" | "not-configured";
  * API processes start at once: the unique e-mail lets exactly one insert win.
  */
 export async function ensureFirstAdmin(
-  db: Db,
+  db: Executor,
   email: string | undefined,
   password: string | undefined,
   logger: Logger,

@@ -38,7 +38,7 @@ export interface IssuedToken {
   expires_in: number;
 }
 
-type LoginDeps = Pick<AppContext, "db" | "env" | "tokens" | "metrics">;
+type LoginDeps = Pick<AppContext, "database" | "env" | "tokens" | "metrics">;
 
 function refuse(deps: LoginDeps, limit: LoginLimit, retryAfterSeconds: number): never {
   deps.metrics.loginThrottled.inc({ limit });
@@ -52,7 +52,7 @@ function refuse(deps: LoginDeps, limit: LoginLimit, retryAfterSeconds: number): 
 export async function admitLoginRequest(deps: LoginDeps, address: string): Promise<void> {
   const max = deps.env.HUB_LOGIN_MAX_PER_ADDRESS_PER_MINUTE;
   if (max === 0) return;
-  const admission = await loginThrottle.addLoginAttempt(deps.db, [
+  const admission = await loginThrottle.addLoginAttempt(deps.database.pool, [
     { subject: loginThrottle.loginThrottleSubjects.address(address), max, windowSeconds: LOGIN_ADDRESS_WINDOW_SECONDS, enforced: true },
   ]);
   if (!admission.admitted) refuse(deps, "address", admission.retryAfterSeconds);
@@ -76,18 +76,18 @@ export async function countLoginAttempt(deps: LoginDeps, email: string, address:
   const normalized = email.trim().toLowerCase();
   const pair = loginThrottle.loginThrottleSubjects.pair(normalized, address);
   const emailSubject = loginThrottle.loginThrottleSubjects.email(normalized);
-  const knownAddress = emailMax > 0 && (await loginThrottle.signedInFrom(deps.db, normalized, address, LOGIN_KNOWN_ADDRESS_DAYS));
-  const admission = await loginThrottle.addLoginAttempt(deps.db, [
+  const knownAddress = emailMax > 0 && (await loginThrottle.signedInFrom(deps.database.pool, normalized, address, LOGIN_KNOWN_ADDRESS_DAYS));
+  const admission = await loginThrottle.addLoginAttempt(deps.database.pool, [
     { subject: pair, max: pairMax, windowSeconds: LOGIN_FAILURE_WINDOW_SECONDS, enforced: true },
     { subject: emailSubject, max: emailMax, windowSeconds: LOGIN_FAILURE_WINDOW_SECONDS, enforced: !knownAddress },
   ]);
-  await loginThrottle.pruneLoginThrottle(deps.db, LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_KNOWN_ADDRESS_DAYS);
+  await loginThrottle.pruneLoginThrottle(deps.database.pool, LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_KNOWN_ADDRESS_DAYS);
   if (!admission.admitted) refuse(deps, admission.subject === pair ? "email_address" : "email", admission.retryAfterSeconds);
   return {
     succeeded: async () => {
-      await loginThrottle.removeLoginAttempt(deps.db, emailSubject, admission.at);
-      await loginThrottle.clearLoginAttempts(deps.db, [pair]);
-      await loginThrottle.recordLoginAddress(deps.db, normalized, address);
+      await loginThrottle.removeLoginAttempt(deps.database.pool, emailSubject, admission.at);
+      await loginThrottle.clearLoginAttempts(deps.database.pool, [pair]);
+      await loginThrottle.recordLoginAddress(deps.database.pool, normalized, address);
     },
   };
 }
@@ -97,7 +97,7 @@ export async function login(deps: LoginDeps, input: LoginInput, address: string)
   const email = input.email.trim().toLowerCase();
   const attempt = await countLoginAttempt(deps, email, address);
 
-  const user = await users.findCredentialsByEmail(deps.db, email);
+  const user = await users.findCredentialsByEmail(deps.database.pool, email);
   // Always one bcrypt compare, whoever the user is: the answer's timing tells nothing.
   const passwordMatches = await verifyPasswordForLogin(deps, input.password, user?.passwordHash ?? null);
   if (!user || !user.isActive || !passwordMatches) throw new UnauthorizedError(INCORRECT_CREDENTIALS);

@@ -109,7 +109,7 @@ export async function runResetPassword(io: ResetPasswordIo): Promise<number> {
 
   const database = openDatabase(env.DATABASE_URL, { max: 1, applicationName: "hub-reset-password" });
   try {
-    const user = await resetPasswordByEmail(database.db, options.email, password);
+    const user = await resetPasswordByEmail(database.pool, options.email, password);
     if (!user) {
       say(`no user has the e-mail ${options.email}; nothing changed`);
       return RESET_PASSWORD_EXIT.unknownEmail;

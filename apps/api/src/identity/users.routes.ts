@@ -19,7 +19,7 @@ export const userRoutes = (passwordMinLength: number) => [
     body: passwordBodies(passwordMinLength).createUser,
     example: { email: "ana@example.com", password: "correct horse battery staple", role: "employee" },
     responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "E-mail taken, by an active or a deactivated user" } },
-    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createUser(ctx.db, body, caller.user.id) } }),
+    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createUser(ctx.database.pool, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
@@ -34,7 +34,7 @@ export const userRoutes = (passwordMinLength: number) => [
     paginated: true,
     responses: { 200: { description: `Users, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(userRecord) } },
     handler: async ({ query, after, ctx }) => {
-      const page = await listUsers(ctx.db, { limit: query.limit, after }, query.include_inactive);
+      const page = await listUsers(ctx.database.pool, { limit: query.limit, after }, query.include_inactive);
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -49,7 +49,7 @@ export const userRoutes = (passwordMinLength: number) => [
     auth: "admin",
     params: userIdParams,
     responses: { 200: { description: "The user", schema: userRecord }, 404: { description: "Unknown or deactivated user" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getUser(ctx.db, params.user_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getUser(ctx.database.pool, params.user_id) }),
   }),
   defineRoute({
     method: "delete",
@@ -68,7 +68,7 @@ export const userRoutes = (passwordMinLength: number) => [
       409: { description: "It would leave the hub without an active admin" },
     },
     handler: async ({ params, caller, ctx }) => {
-      await deactivateUser(ctx.db, params.user_id, caller.user.id);
+      await deactivateUser(ctx.database.pool, params.user_id, caller.user.id);
       ctx.auth.forgetCredentials();
       return { status: 204 };
     },

@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, events, loginThrottle, users } from "@hub/db";
+import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, events, loginThrottle, users, withTransaction, type Executor } from "@hub/db";
 import type { Role } from "@hub/shared";
 import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -11,7 +11,7 @@ export function toUserRecord(user: users.PublicUser): UserRecord {
 }
 
 /** What an account change needs: the database, and the tokens and caches it invalidates. */
-type AccountContext = Pick<AppContext, "db" | "env" | "tokens" | "auth" | "metrics">;
+type AccountContext = Pick<AppContext, "database" | "env" | "tokens" | "auth" | "metrics">;
 
 const USER_NOT_FOUND = "User not found";
 const LAST_ADMIN = "The hub must keep at least one active admin";
@@ -22,11 +22,11 @@ const LAST_ADMIN = "The hub must keep at least one active admin";
  * Throws {@link ConflictError} when the e-mail is taken, by an active or a deactivated user (then
  * naming the reactivation that brings it back, CONTRACT §6.11).
  */
-export async function createUser(db: Db, input: CreateUserInput, actorId: string | null): Promise<string> {
+export async function createUser(db: Executor, input: CreateUserInput, actorId: string | null): Promise<string> {
   // Hashed before the transaction: ~60 ms of bcrypt must not hold a connection and its locks.
   const passwordHash = await hashPassword(input.password);
   try {
-    return await db.transaction(async (tx) => {
+    return await withTransaction(db, async (tx) => {
       const { id } = await users.insert(tx, { email: input.email, passwordHash, role: input.role });
       await events.record(tx, { eventType: "user.created", aggregateId: id, actorId, payload: { email: input.email, role: input.role } });
       return id;
@@ -42,13 +42,13 @@ export async function createUser(db: Db, input: CreateUserInput, actorId: string
 }
 
 /** One page of the active users, oldest first; of every user with `includeInactive`. */
-export async function listUsers(db: Db, page: KeysetPageRequest, includeInactive: boolean): Promise<KeysetPage<UserRecord>> {
+export async function listUsers(db: Executor, page: KeysetPageRequest, includeInactive: boolean): Promise<KeysetPage<UserRecord>> {
   const { items, next } = await users.listPage(db, page, { includeInactive });
   return { items: items.map(toUserRecord), next };
 }
 
 /** An active user; deactivated users are gone from lookups (INTERFACE §3). */
-export async function getUser(db: Db, id: string): Promise<UserRecord> {
+export async function getUser(db: Executor, id: string): Promise<UserRecord> {
   const user = await users.findActiveUser(db, id);
   if (!user) throw new NotFoundError(USER_NOT_FOUND);
   return toUserRecord(user);
@@ -59,7 +59,7 @@ export async function getUser(db: Db, id: string): Promise<UserRecord> {
  * admin is left. Under the admin-removal lock, and after the change, so of two admins demoting or
  * deactivating each other at once the second sees the first's committed change and is refused.
  */
-async function assertAnAdminRemains(tx: DbOrTx): Promise<void> {
+async function assertAnAdminRemains(tx: Executor): Promise<void> {
   await users.lockAdminDeactivations(tx);
   if ((await users.countActiveAdmins(tx)) === 0) throw new ConflictError(LAST_ADMIN);
 }
@@ -68,9 +68,9 @@ async function assertAnAdminRemains(tx: DbOrTx): Promise<void> {
  * Deactivates `targetId` with its `user.deactivated` event and a new credential generation; an
  * admin cannot deactivate themself, and the hub always keeps one active admin (409, CONTRACT §6.1).
  */
-export async function deactivateUser(db: Db, targetId: string, actorId: string): Promise<void> {
+export async function deactivateUser(db: Executor, targetId: string, actorId: string): Promise<void> {
   if (targetId === actorId) throw new ForbiddenError("You cannot deactivate your own account");
-  await db.transaction(async (tx) => {
+  await withTransaction(db, async (tx) => {
     const user = await users.deactivateActiveUser(tx, targetId);
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
     if (user.role === "admin") await assertAnAdminRemains(tx);
@@ -93,12 +93,12 @@ export async function changeOwnPassword(
 ): Promise<IssuedToken> {
   const userId = caller.id;
   const attempt = await countLoginAttempt(ctx, caller.email, address);
-  const user = await users.findCredentialsById(ctx.db, userId);
+  const user = await users.findCredentialsById(ctx.database.pool, userId);
   if (!user || !user.isActive) throw new InvalidBearerTokenError();
   if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new ForbiddenError("Current password is incorrect");
   await attempt.succeeded();
   const passwordHash = await hashPassword(input.new_password);
-  const changed = await ctx.db.transaction(async (tx) => {
+  const changed = await withTransaction(ctx.database.pool, async (tx) => {
     // Only over the generation whose password was just checked: a reset or role change that
     // committed meanwhile has refused the caller's token already.
     const row = await users.setActiveUserPassword(tx, userId, passwordHash, user.credentialGeneration);
@@ -114,7 +114,7 @@ export async function changeOwnPassword(
 export async function resetPassword(ctx: AccountContext, targetId: string, newPassword: string, actorId: string): Promise<void> {
   if (targetId === actorId) throw new ForbiddenError("Use PUT /identity/me/password to change your own password");
   const passwordHash = await hashPassword(newPassword);
-  await ctx.db.transaction(async (tx) => {
+  await withTransaction(ctx.database.pool, async (tx) => {
     const reset = await users.setActiveUserPassword(tx, targetId, passwordHash);
     if (!reset) throw new NotFoundError(USER_NOT_FOUND);
     // A reset ends the e-mail's login throttle (CONTRACT §6.15): its owner signs in at once.
@@ -131,7 +131,7 @@ export async function resetPassword(ctx: AccountContext, targetId: string, newPa
  */
 export async function changeRole(ctx: AccountContext, targetId: string, role: Role, actorId: string): Promise<UserRecord> {
   if (targetId === actorId) throw new ForbiddenError("You cannot change your own role");
-  const outcome = await ctx.db.transaction(async (tx) => {
+  const outcome = await withTransaction(ctx.database.pool, async (tx) => {
     // The row lock first, as a deactivation's UPDATE takes it, then the admin-removal lock.
     const before = await users.lockActiveUser(tx, targetId);
     if (!before) throw new NotFoundError(USER_NOT_FOUND);
@@ -150,8 +150,8 @@ export async function changeRole(ctx: AccountContext, targetId: string, role: Ro
  * POST /identity/users/{id}/reactivate: a deactivated user becomes active again with its password
  * and credential generation unchanged (its tokens from before stay refused; its api keys work again).
  */
-export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targetId: string, actorId: string): Promise<UserRecord> {
-  const user = await ctx.db.transaction(async (tx) => {
+export async function reactivateUser(ctx: Pick<AppContext, "database" | "auth">, targetId: string, actorId: string): Promise<UserRecord> {
+  const user = await withTransaction(ctx.database.pool, async (tx) => {
     const reactivated = await users.reactivateInactiveUser(tx, targetId);
     if (!reactivated) {
       if (await users.find(tx, targetId)) throw new ConflictError("The user is already active");
@@ -169,9 +169,9 @@ export async function reactivateUser(ctx: Pick<AppContext, "db" | "auth">, targe
  * e-mail (lower-case), active or not, with a new credential generation and `user.password_reset`
  * written by no one (actor null). Undefined for an unknown e-mail. `is_active` stays as it is.
  */
-export async function resetPasswordByEmail(db: Db, email: string, newPassword: string): Promise<{ id: string; isActive: boolean } | undefined> {
+export async function resetPasswordByEmail(db: Executor, email: string, newPassword: string): Promise<{ id: string; isActive: boolean } | undefined> {
   const passwordHash = await hashPassword(newPassword);
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     const user = await users.setPasswordByEmail(tx, email, passwordHash);
     if (!user) return undefined;
     await loginThrottle.clearLoginFailuresForEmail(tx, email);

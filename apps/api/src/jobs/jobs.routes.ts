@@ -147,7 +147,7 @@ export const jobRoutes = [
     paginated: true,
     responses: { 200: { description: `Matching jobs, newest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(jobRecord) } },
     handler: async ({ query, after, ctx }) => {
-      const page = await listJobs(ctx.db, query, { limit: query.limit, after });
+      const page = await listJobs(ctx.database.pool, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -162,7 +162,7 @@ export const jobRoutes = [
     auth: "user",
     params: jobIdParams,
     responses: { 200: { description: "The job", schema: jobRecord }, 404: { description: "Unknown job" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getJob(ctx.db, params.job_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getJob(ctx.database.pool, params.job_id) }),
   }),
   defineRoute({
     method: "post",
@@ -222,7 +222,7 @@ export const jobRoutes = [
     params: jobIdParams,
     body: retryJobBody,
     example: { context: { month: "2026-10", region: "eu" } },
-    beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.db, caller.user, params.job_id),
+    beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.database.pool, caller.user, params.job_id),
     responses: {
       201: { description: "The new job's id; its job.created event carries retry_of (and context_changed with a body's context)", schema: createdIdResponse },
       403: { description: "An employee may retry only the jobs it created" },

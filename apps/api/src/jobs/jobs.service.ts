@@ -1,4 +1,4 @@
-import { type DbOrTx, type Job, type KeysetPage, type KeysetPageRequest, jobs } from "@hub/db";
+import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -165,7 +165,7 @@ export async function createJobBatch(
 }
 
 /** One page of GET /jobs, newest first. */
-export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
+export async function listJobs(db: Executor, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
   const { items, next } = await jobs.list(
     db,
     {
@@ -192,7 +192,7 @@ export async function listJobs(db: DbOrTx, query: ListJobsQuery, page: KeysetPag
   return { items: items.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null })), next };
 }
 
-export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
+export async function getJob(db: Executor, jobId: string): Promise<JobRecord> {
   const job = await jobs.findWithWaiting(db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   return toJobRecordWithWaiting(job, job);
@@ -200,7 +200,7 @@ export async function getJob(db: DbOrTx, jobId: string): Promise<JobRecord> {
 
 /** POST /jobs/{job_id}/cancel: admins cancel any job, employees only the jobs they created. */
 export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string): Promise<JobRecord> {
-  const cancelled = await ctx.db.transaction(async (tx) => {
+  const cancelled = await withTransaction(ctx.database.pool, async (tx) => {
     const job = await jobs.find(tx, jobId);
     if (!job) throw new NotFoundError("Job not found");
     if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may cancel only the jobs they created");
@@ -228,7 +228,7 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
  * What POST /jobs/{job_id}/retry refuses before its body is read (CONTRACT §6.14's order): an
  * unknown job (404), then an employee's retry of a job it did not create (403).
  */
-export async function checkRetryAllowed(db: DbOrTx, user: AuthenticatedUser, jobId: string): Promise<void> {
+export async function checkRetryAllowed(db: Executor, user: AuthenticatedUser, jobId: string): Promise<void> {
   const job = await jobs.find(db, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
@@ -244,7 +244,7 @@ const notRetryable = (status: string) => new ConflictError(`Only ${RETRYABLE_JOB
  * inactive automation, then 422 for a context that does not fit.
  */
 export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
-  const job = await jobs.find(ctx.db, jobId);
+  const job = await jobs.find(ctx.database.pool, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
   if (!isRetryable(job.status)) throw notRetryable(job.status);
@@ -292,7 +292,7 @@ function slicesOf<T>(ids: readonly T[], size: number): T[][] {
  * wake waiting claims and the cancelled queued jobs stop being offered. Returns the cancelled ids.
  */
 async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const cancelled = await ctx.db.transaction((tx) => jobs.cancelMany(tx, ids, user.id));
+  const cancelled = await withTransaction(ctx.database.pool, (tx) => jobs.cancelMany(tx, ids, user.id));
   const byAutomation = new Map<string, { freedSlots: number; queued: jobs.CancelledJob[] }>();
   for (const job of cancelled) {
     const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queued: [] };
@@ -330,7 +330,7 @@ async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonl
  */
 export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
   const matchedIds = await jobs.findIdsForBulkAction(
-    ctx.db,
+    ctx.database.pool,
     {
       automationId: body.automation_id,
       statuses: body.status ?? BULK_ACTION_STATUSES[action],

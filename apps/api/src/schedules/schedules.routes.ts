@@ -55,7 +55,7 @@ export const scheduleRoutes = [
       404: { description: "Unknown automation" },
     },
     handler: async ({ params, query, after, ctx }) => {
-      const page = await listSchedules(ctx.db, { automation_id: params.automation_id, enabled: query.enabled }, { limit: query.limit, after }, { automationMustExist: true });
+      const page = await listSchedules(ctx.database.pool, { automation_id: params.automation_id, enabled: query.enabled }, { limit: query.limit, after }, { automationMustExist: true });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -71,7 +71,7 @@ export const scheduleRoutes = [
     paginated: true,
     responses: { 200: { description: `Matching schedules, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(scheduleRecord) } },
     handler: async ({ query, after, ctx }) => {
-      const page = await listSchedules(ctx.db, query, { limit: query.limit, after });
+      const page = await listSchedules(ctx.database.pool, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -101,7 +101,7 @@ export const scheduleRoutes = [
     auth: "user",
     params: scheduleIdParams,
     responses: { 200: { description: "The schedule", schema: scheduleRecord }, 404: { description: "Unknown or deleted schedule" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getSchedule(ctx.db, params.schedule_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getSchedule(ctx.database.pool, params.schedule_id) }),
   }),
   defineRoute({
     method: "put",
@@ -134,7 +134,7 @@ export const scheduleRoutes = [
     params: scheduleIdParams,
     responses: { 204: { description: "Deleted; its key is free again" }, 404: { description: "Unknown or already deleted schedule" } },
     handler: async ({ params, caller, ctx }) => {
-      await deleteSchedule(ctx.db, params.schedule_id, caller.user.id);
+      await deleteSchedule(ctx.database.pool, params.schedule_id, caller.user.id);
       return { status: 204 };
     },
   }),

@@ -7,7 +7,7 @@
  * being deactivated until the change commits — then the schedule row.
  */
 import { isDeepStrictEqual } from "node:util";
-import { isUniqueViolation, type Automation, type Db, type DbOrTx, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules } from "@hub/db";
+import { isUniqueViolation, type Automation, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules, withTransaction, type Executor } from "@hub/db";
 import { validate, type ValidationIssue } from "@hub/shared";
 import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -19,7 +19,7 @@ import type { ListSchedulesQuery, ScheduleBody, ScheduleRecord } from "./schedul
 /** An expression must fire within this many years of now (CONTRACT §6.9). */
 const FIRE_WITHIN_YEARS = 4;
 
-export type ScheduleServiceContext = Pick<AppContext, "db" | "env">;
+export type ScheduleServiceContext = Pick<AppContext, "database" | "env">;
 
 export function toScheduleRecord(schedule: Schedule): ScheduleRecord {
   return {
@@ -116,7 +116,7 @@ function checkAgainstHub(
  * {@link FIRE_WITHIN_YEARS} years; refused as creating a schedule refuses it, at `["query", …]`.
  */
 export async function previewSchedule(ctx: ScheduleServiceContext, query: { cron: string; timezone: string; count: number }): Promise<Date[]> {
-  const now = await jobs.databaseNow(ctx.db);
+  const now = await jobs.databaseNow(ctx.database.pool);
   const { issues, timetable } = checkCron(query.cron, query.timezone, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now, ["query", "cron"]);
   if (issues.length > 0) throw new RequestValidationError(issues);
   if (!timetable) throw new Error("the query schema accepted a time zone the timetable refuses");
@@ -133,7 +133,7 @@ const keyTaken = (key: string | null) => new ConflictError(`This automation alre
 export async function createSchedule(ctx: ScheduleServiceContext, automationId: string, body: ScheduleBody, actorId: string): Promise<string> {
   const settings = settingsOf(body);
   try {
-    return await ctx.db.transaction(async (tx) => {
+    return await withTransaction(ctx.database.pool, async (tx) => {
       const automation = await lockAutomationOrNotFound(tx, automationId, "key share");
       const now = await jobs.databaseNow(tx);
       const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
@@ -154,7 +154,7 @@ export async function createSchedule(ctx: ScheduleServiceContext, automationId: 
   }
 }
 
-export async function getSchedule(db: DbOrTx, id: string): Promise<ScheduleRecord> {
+export async function getSchedule(db: Executor, id: string): Promise<ScheduleRecord> {
   const schedule = await schedules.find(db, id);
   if (!schedule) throw new NotFoundError("Schedule not found");
   return toScheduleRecord(schedule);
@@ -162,7 +162,7 @@ export async function getSchedule(db: DbOrTx, id: string): Promise<ScheduleRecor
 
 /** GET /schedules and GET /automations/{automation_id}/schedules (404 for an unknown automation): oldest first. */
 export async function listSchedules(
-  db: Db,
+  db: Executor,
   filter: Pick<ListSchedulesQuery, "automation_id" | "enabled">,
   page: KeysetPageRequest,
   { automationMustExist = false } = {},
@@ -192,7 +192,7 @@ function changedSettings(current: Schedule, next: schedules.ScheduleSettings): P
 export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, body: ScheduleBody, actorId: string): Promise<ScheduleRecord> {
   const settings = settingsOf(body);
   try {
-    return await ctx.db.transaction(async (tx) => {
+    return await withTransaction(ctx.database.pool, async (tx) => {
       const found = await schedules.find(tx, id);
       if (!found) throw new NotFoundError("Schedule not found");
       const automation = await lockAutomationOrNotFound(tx, found.automationId, "key share");
@@ -218,8 +218,8 @@ export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, b
 }
 
 /** DELETE /schedules/{schedule_id}: it stops firing; its queued jobs stay. 404 when unknown or already deleted. */
-export async function deleteSchedule(db: Db, id: string, actorId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function deleteSchedule(db: Executor, id: string, actorId: string): Promise<void> {
+  await withTransaction(db, async (tx) => {
     if (!(await schedules.markDeleted(tx, id))) throw new NotFoundError("Schedule not found");
     await events.record(tx, { eventType: "schedule.deleted", aggregateId: id, actorId, payload: {} });
   });

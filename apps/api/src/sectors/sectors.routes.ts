@@ -18,7 +18,7 @@ export const sectorRoutes = [
     body: createSectorBody,
     example: { name: "Finance", color: "#1F77B4" },
     responses: { 201: { description: "Created", schema: createdIdResponse }, 409: { description: "Name taken" } },
-    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createSector(ctx.db, body, caller.user.id) } }),
+    handler: async ({ body, caller, ctx }) => ({ status: 201, body: { id: await createSector(ctx.database.pool, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
@@ -33,7 +33,7 @@ export const sectorRoutes = [
     paginated: true,
     responses: { 200: { description: `Sectors, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(sectorRecord) } },
     handler: async ({ query, after, ctx }) => {
-      const page = await listSectors(ctx.db, { limit: query.limit, after });
+      const page = await listSectors(ctx.database.pool, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -48,6 +48,6 @@ export const sectorRoutes = [
     auth: "user",
     params: sectorIdParams,
     responses: { 200: { description: "The sector", schema: sectorRecord }, 404: { description: "Unknown sector" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getSector(ctx.db, params.sector_id) }),
+    handler: async ({ params, ctx }) => ({ status: 200, body: await getSector(ctx.database.pool, params.sector_id) }),
   }),
 ];

@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Db, type KeysetPage, type KeysetPageRequest, type Sector, sectors } from "@hub/db";
+import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, type Sector, sectors, withTransaction, type Executor } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import type { SectorRecord } from "./sectors.schemas";
 
@@ -6,9 +6,9 @@ export function toSectorRecord(sector: Sector): SectorRecord {
   return { id: sector.id, name: sector.name, color: sector.color, created_at: sector.createdAt.toISOString() };
 }
 
-export async function createSector(db: Db, input: { name: string; color: string }, actorId: string): Promise<string> {
+export async function createSector(db: Executor, input: { name: string; color: string }, actorId: string): Promise<string> {
   try {
-    return await db.transaction((tx) => sectors.insert(tx, input, actorId));
+    return await withTransaction(db, (tx) => sectors.insert(tx, input, actorId));
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`A sector named '${input.name}' already exists`);
     throw error;
@@ -16,12 +16,12 @@ export async function createSector(db: Db, input: { name: string; color: string 
 }
 
 /** One page of the sectors, oldest first. */
-export async function listSectors(db: Db, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
+export async function listSectors(db: Executor, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
   const { items, next } = await sectors.list(db, page);
   return { items: items.map(toSectorRecord), next };
 }
 
-export async function getSector(db: Db, id: string): Promise<SectorRecord> {
+export async function getSector(db: Executor, id: string): Promise<SectorRecord> {
   const sector = await sectors.find(db, id);
   if (!sector) throw new NotFoundError("Sector not found");
   return toSectorRecord(sector);

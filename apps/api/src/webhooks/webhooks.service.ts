@@ -5,7 +5,7 @@
  * checks it again before every attempt.
  */
 import { randomUUID } from "node:crypto";
-import { type KeysetPage, type KeysetPageRequest, type Webhook, webhookDeliveries, webhooks } from "@hub/db";
+import { type KeysetPage, type KeysetPageRequest, type Webhook, webhookDeliveries, webhooks, withTransaction } from "@hub/db";
 import { checkWebhookUrl, generateWebhookSecret, resolveWebhookTarget, WebhookSecretBox } from "@hub/shared/webhooks";
 import { ConflictError, HttpError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -63,7 +63,7 @@ export async function createWebhook(ctx: AppContext, input: CreateWebhookBody, a
   await assertDeliverableUrl(ctx, input.url);
   const id = randomUUID();
   const secret = generateWebhookSecret();
-  await ctx.db.transaction((tx) =>
+  await withTransaction(ctx.database.pool, (tx) =>
     webhooks.insert(tx, {
       id,
       url: input.url,
@@ -77,13 +77,13 @@ export async function createWebhook(ctx: AppContext, input: CreateWebhookBody, a
 }
 
 export async function listWebhooks(ctx: AppContext, page: KeysetPageRequest): Promise<KeysetPage<WebhookRecord>> {
-  const { items, next } = await webhooks.listPage(ctx.db, page);
+  const { items, next } = await webhooks.listPage(ctx.database.pool, page);
   const now = new Date();
   return { items: items.map((webhook) => toWebhookRecord(webhook, now)), next };
 }
 
 async function requireWebhook(ctx: AppContext, id: string): Promise<Webhook> {
-  const webhook = await webhooks.find(ctx.db, id);
+  const webhook = await webhooks.find(ctx.database.pool, id);
   if (!webhook) throw new NotFoundError("Webhook not found");
   return webhook;
 }
@@ -93,7 +93,7 @@ export async function getWebhook(ctx: AppContext, id: string): Promise<WebhookRe
 }
 
 export async function deleteWebhook(ctx: AppContext, id: string, actorId: string): Promise<void> {
-  const deleted = await ctx.db.transaction((tx) => webhooks.markDeleted(tx, id, actorId));
+  const deleted = await withTransaction(ctx.database.pool, (tx) => webhooks.markDeleted(tx, id, actorId));
   if (!deleted) throw new NotFoundError("Webhook not found");
 }
 
@@ -101,13 +101,13 @@ export async function deleteWebhook(ctx: AppContext, id: string, actorId: string
 export async function rotateSecret(ctx: AppContext, id: string): Promise<{ id: string; secret: string }> {
   const box = secretBox(ctx);
   const secret = generateWebhookSecret();
-  if (!(await webhooks.rotateSecret(ctx.db, id, box.seal(id, secret)))) throw new NotFoundError("Webhook not found");
+  if (!(await webhooks.rotateSecret(ctx.database.pool, id, box.seal(id, secret)))) throw new NotFoundError("Webhook not found");
   return { id, secret };
 }
 
 export async function listDeliveries(ctx: AppContext, webhookId: string, page: KeysetPageRequest): Promise<KeysetPage<WebhookDeliveryRecord>> {
   await requireWebhook(ctx, webhookId);
-  const { items, next } = await webhookDeliveries.listPage(ctx.db, webhookId, page);
+  const { items, next } = await webhookDeliveries.listPage(ctx.database.pool, webhookId, page);
   return { items: items.map(toWebhookDeliveryRecord), next };
 }
 
@@ -115,5 +115,5 @@ export async function listDeliveries(ctx: AppContext, webhookId: string, page: K
 export async function redeliver(ctx: AppContext, webhookId: string, deliveryId: string): Promise<void> {
   const webhook = await requireWebhook(ctx, webhookId);
   if (webhook.disabledAt) throw new ConflictError("Webhook is disabled: nothing is delivered to it");
-  if (!(await webhookDeliveries.redeliver(ctx.db, webhookId, deliveryId))) throw new NotFoundError("Delivery not found");
+  if (!(await webhookDeliveries.redeliver(ctx.database.pool, webhookId, deliveryId))) throw new NotFoundError("Delivery not found");
 }

@@ -61,7 +61,7 @@ export const workerSelfRoutes = [
         await new Promise((resolve) => setTimeout(resolve, OFFLINE_STREAM_POLL_MS));
         open = await ctx.streamSlots.openCount("worker_signals", owner);
       }
-      if (open === 0 && (await workers.markStopped(ctx.db, caller.worker))) ctx.auth.noteWorkerStopped(req);
+      if (open === 0 && (await workers.markStopped(ctx.database.pool, caller.worker))) ctx.auth.noteWorkerStopped(req);
       return { status: 204 };
     },
   }),

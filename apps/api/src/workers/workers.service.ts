@@ -2,7 +2,7 @@
  * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
  * Each change locks the automation row first, then the worker and job rows.
  */
-import { type Job, type Tx, type Worker, isUniqueViolation, events, jobs, workers } from "@hub/db";
+import { type Job, type Worker, isUniqueViolation, events, jobs, workers, withTransaction, type Executor } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
@@ -14,7 +14,7 @@ function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
   return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };
 }
 
-async function lockRegisteredWorkerOrNotFound(tx: Tx, automationId: string): Promise<Worker> {
+async function lockRegisteredWorkerOrNotFound(tx: Executor, automationId: string): Promise<Worker> {
   await lockAutomationOrNotFound(tx, automationId, "no key update");
   const worker = await workers.lockRegistered(tx, automationId);
   if (!worker) throw new NotFoundError("No worker is registered for this automation");
@@ -31,7 +31,7 @@ export async function registerWorker(
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   const alreadyRegistered = () => new ConflictError("A worker is already registered for this automation");
   try {
-    return await ctx.db.transaction(async (tx) => {
+    return await withTransaction(ctx.database.pool, async (tx) => {
       const automation = await lockAutomationOrNotFound(tx, automationId, "no key update");
       if (!automation.isActive) throw new ConflictError("The automation is inactive");
       if (await workers.lockRegistered(tx, automationId)) throw alreadyRegistered();
@@ -53,7 +53,7 @@ export async function registerWorker(
  */
 export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string, overlapSeconds = 0): Promise<WorkerCredentials> {
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
-  return ctx.db.transaction(async (tx) => {
+  return withTransaction(ctx.database.pool, async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
     await workers.replaceApiKeyHash(tx, worker.id, hashApiKey(apiKey), overlapSeconds);
     await events.record(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
@@ -66,7 +66,7 @@ export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automati
  * offered again, oldest first, to whichever worker registers next).
  */
 export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
-  const unregistered = await ctx.db.transaction(async (tx) => {
+  const unregistered = await withTransaction(ctx.database.pool, async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
     // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.
     const requeued = await jobs.requeueRunningOfWorker(tx, worker.id);

@@ -12,7 +12,7 @@
  * even when the latter needed retries. At least once: a relay that dies mid-attempt keeps its
  * claims until the lease lapses, then another relay sends them again.
  */
-import { type Db, type Executor, webhookDeliveries } from "@hub/db";
+import { type Executor, webhookDeliveries } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { systemResolver, WebhookSecretDecryptionError, type HostResolver, type WebhookSecretBox } from "@hub/shared/webhooks";
 import type client from "prom-client";
@@ -27,8 +27,6 @@ import { signWebhookRequest } from "./signer";
 export interface WebhookDeliveryOptions {
   /** Pool for the loop's prepared statements (claims, outcomes, metrics). */
   pool: Executor;
-  /** Drizzle handle on the same pool, for the failure transaction. */
-  db: Db;
   /** Opens the subscriptions' secrets (HUB_WEBHOOK_ENCRYPTION_KEY). */
   secrets: WebhookSecretBox;
   logger: Logger;
@@ -65,7 +63,7 @@ const INACTIVE_SWEEP_INTERVAL_MS = 10_000;
 
 export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
   const config: WebhookDeliveryConfig = { ...defaultWebhookDeliveryConfig, ...options.config };
-  const { pool, db, secrets, logger } = options;
+  const { pool, secrets, logger } = options;
   const metrics = createWebhookMetrics({ registry: options.relayMetrics.registry, readHealth: () => webhookDeliveries.measureHealth(pool) });
   const sender = createWebhookSender({
     policy: config.policy,
@@ -150,7 +148,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
     await database(() => webhookDeliveries.recordDelivered(pool, delivered));
     metrics.deliveries.inc({ outcome: "delivered" }, delivered.length);
     outcomes = outcomes.filter((outcome) => outcome.result.kind !== "delivered" || !batch.has(outcome));
-    const recorded = await database(() => webhookDeliveries.recordFailures(db, failed, { disableAfterMs: webhookDisableAfterMs(config.timeScale) }));
+    const recorded = await database(() => webhookDeliveries.recordFailures(pool, failed, { disableAfterMs: webhookDisableAfterMs(config.timeScale) }));
     outcomes = outcomes.filter((outcome) => !batch.has(outcome));
     metrics.deliveries.inc({ outcome: "retrying" }, recorded.retrying);
     metrics.deliveries.inc({ outcome: "failed" }, recorded.failed);

@@ -41,7 +41,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
   it("when rows tie on created_at, then a walk still visits each once, ordered by (created_at, id), and the last page has no next", async () => {
     await insertSectorsTogether(7);
 
-    const pages = await walk((page) => sectors.list(hub().db, page), 3);
+    const pages = await walk((page) => sectors.list(hub().pool, page), 3);
 
     expect(pages.map((items) => items.length)).toEqual([3, 3, 1]);
     const walked = pages.flat();
@@ -53,7 +53,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
   it("when the rows fill the last page exactly, then that page says no more follow", async () => {
     await insertSectorsTogether(4);
 
-    const first = await sectors.list(hub().db, { limit: 4 });
+    const first = await sectors.list(hub().pool, { limit: 4 });
 
     expect(first.items).toHaveLength(4);
     expect(first.next).toBeUndefined();
@@ -64,7 +64,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
     let arrivals = 0;
 
     const pages = await walk(
-      (page) => sectors.list(hub().db, page),
+      (page) => sectors.list(hub().pool, page),
       2,
       async () => {
         if (arrivals++ < 2) await insertSectorsTogether(1);
@@ -83,7 +83,7 @@ describe("keyset pages, newest first (GET /jobs)", () => {
     await jobs.insertBatch(hub().pool, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
     await jobs.insertBatch(hub().pool, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
 
-    const pages = await walk((page) => jobs.list(hub().db, { automationId }, page), 4);
+    const pages = await walk((page) => jobs.list(hub().pool, { automationId }, page), 4);
 
     const walked = pages.flat();
     expect(pages.map((items) => items.length)).toEqual([4, 4, 1]);

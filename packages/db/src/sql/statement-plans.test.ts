@@ -10,9 +10,7 @@
  * inside `hub_claim_jobs_v2` too) must stay at zero. No timing is asserted.
  */
 import { sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
-import type { Db, Tx } from "../client";
-import { schema, jobs, webhookDeliveries } from "../index";
+import { jobs, webhookDeliveries, withTransaction, type Executor } from "../index";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase, type StagedAutomation } from "../test-kit";
@@ -81,7 +79,7 @@ async function growTo(size: number): Promise<void> {
  */
 async function sequentialScansOf<Setup>(
   setup: () => Promise<Setup>,
-  work: (prepared: Setup, tx: Tx) => Promise<void>,
+  work: (prepared: Setup, tx: Executor) => Promise<void>,
 ): Promise<{ scans: Record<string, number>; scanningPlans: string[]; plans: string[] }> {
   const scans = Object.fromEntries(WATCHED_TABLES.map((table) => [table, 0]));
   const scanningPlans: string[] = [];
@@ -90,7 +88,7 @@ async function sequentialScansOf<Setup>(
     const prepared = await setup();
     // The counters are this backend's pending statistics, flushed only outside a transaction
     // block: read before and after the work inside one, the difference is the work's.
-    await drizzle(client, { schema }).transaction(async (tx) => {
+    await withTransaction(client, async (tx) => {
       const before = await pendingSequentialScans();
       plans.length = 0;
       await work(prepared, tx);
@@ -232,9 +230,9 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
         await webhookDeliveries.recordDelivered(client, [{ id: delivered!.id, leaseToken: delivered!.leaseToken, statusCode: 200 }]);
         await webhookDeliveries.release(client, [{ id: released!.id, leaseToken: released!.leaseToken }]);
         await webhookDeliveries.failPendingOfInactiveWebhooks(client);
-        // Written with drizzle, which runs it as a transaction of its own: a savepoint inside this one.
+        // It runs as a transaction of its own: a savepoint inside this one.
         const outcome = await webhookDeliveries.recordFailures(
-          tx as unknown as Db,
+          tx,
           [{ id: failed!.id, leaseToken: failed!.leaseToken, statusCode: 500, error: "HTTP 500", retryInMs: null }],
           { disableAfterMs: 86_400_000 },
         );

@@ -29,7 +29,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const race = () => Promise.all(Array.from({ length: RACERS }, () => apiKeys.touchLastUsed(hub.db, keyId)));
+const race = () => Promise.all(Array.from({ length: RACERS }, () => apiKeys.touchLastUsed(hub.pool, keyId)));
 
 describe("apiKeys.touchLastUsed", () => {
   it("when several connections touch a never-used key at once, then exactly one writes", async () => {

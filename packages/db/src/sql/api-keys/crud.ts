@@ -3,10 +3,10 @@
  * the lookup behind `Authorization: Bearer hub_…` is a prepared statement like the token path's.
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../client";
 import { apiKeys, users, type ApiKey } from "../../schema";
 import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `last_used_at` is written by the first use after this many seconds or more, never on every request. */
 export const API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
@@ -22,7 +22,8 @@ const lastUsedIsStale = sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsed
  * deactivation, and uses a kept key only until its `expiresAt`; `lastUsedAt` tells it when
  * {@link touchLastUsed} is due.
  */
-export function prepareLookup(db: DbOrTx) {
+export function prepareLookup(executor: Executor) {
+  const db = queryBuilder(executor);
   return db
     .select({
       apiKeyId: apiKeys.id,
@@ -55,7 +56,8 @@ export type ApiKeyLookup = ReturnType<typeof prepareLookup>;
  * writes; the others wait for its row lock, re-check the condition against the new value and
  * write nothing. True when this call wrote.
  */
-export async function touchLastUsed(db: DbOrTx, id: string): Promise<boolean> {
+export async function touchLastUsed(executor: Executor, id: string): Promise<boolean> {
+  const db = queryBuilder(executor);
   const rows = await db
     .update(apiKeys)
     .set({ lastUsedAt: sql`now()` })
@@ -87,7 +89,8 @@ export interface NewApiKey {
 }
 
 /** Inserts a key and its `api_key.created` event; `actorId` is the user creating it. */
-export async function insert(tx: Tx, key: NewApiKey, actorId: string): Promise<{ id: string; expiresAt: Date }> {
+export async function insert(executor: Executor, key: NewApiKey, actorId: string): Promise<{ id: string; expiresAt: Date }> {
+  const tx = queryBuilder(executor);
   const [row] = await tx
     .insert(apiKeys)
     .values({
@@ -99,7 +102,7 @@ export async function insert(tx: Tx, key: NewApiKey, actorId: string): Promise<{
     })
     .returning({ id: apiKeys.id, expiresAt: apiKeys.expiresAt });
   if (!row) throw new Error("insert into api_keys returned no row");
-  await events.record(tx, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
+  await events.record(executor, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
   return row;
 }
 
@@ -108,14 +111,15 @@ export async function insert(tx: Tx, key: NewApiKey, actorId: string): Promise<{
  * must own it. Undefined when no such key: unknown, already revoked, or another user's. The row
  * lock makes concurrent revocations of one key succeed exactly once.
  */
-export async function revoke(tx: Tx, target: { id: string; ownerId?: string | undefined }, actorId: string): Promise<ApiKeyListing | undefined> {
+export async function revoke(executor: Executor, target: { id: string; ownerId?: string | undefined }, actorId: string): Promise<ApiKeyListing | undefined> {
+  const tx = queryBuilder(executor);
   const [row] = await tx
     .update(apiKeys)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(apiKeys.id, target.id), isNull(apiKeys.revokedAt), target.ownerId === undefined ? undefined : eq(apiKeys.userId, target.ownerId)))
     .returning(listingColumns);
   if (!row) return undefined;
-  await events.record(tx, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
+  await events.record(executor, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
   return row;
 }
 
@@ -131,7 +135,8 @@ export interface ApiKeyFilter {
 }
 
 /** One page of the keys matching `filter`. */
-export async function listPage(db: DbOrTx, filter: ApiKeyFilter, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyListing>> {
+export async function listPage(executor: Executor, filter: ApiKeyFilter, page: KeysetPageRequest): Promise<KeysetPage<ApiKeyListing>> {
+  const db = queryBuilder(executor);
   const conditions: SQL[] = [isNull(apiKeys.revokedAt)];
   if (filter.userId !== undefined) conditions.push(eq(apiKeys.userId, filter.userId));
   if (filter.prefix !== undefined) conditions.push(eq(apiKeys.prefix, filter.prefix));

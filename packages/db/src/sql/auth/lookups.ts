@@ -1,13 +1,14 @@
 /** The lookups behind authentication (apps/api/src/http/auth.ts). */
 import { and, eq, isNull, or, sql } from "drizzle-orm";
-import type { Db } from "../../client";
 import { users, workers } from "../../schema";
+import { queryBuilder, type Executor } from "../../executor";
 
 /**
  * The two lookups every authenticated request makes, as named prepared statements: built once,
  * parsed and planned once per connection instead of on every request.
  */
-export function prepareLookups(db: Db) {
+export function prepareLookups(executor: Executor) {
+  const db = queryBuilder(executor);
   return {
     userById: db
       .select({

@@ -5,9 +5,9 @@
  * to an automation, or to its worker, starts with {@link lock}.
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../client";
 import { automations, sectors, workers, type Automation, type Sector, type Worker } from "../../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /**
  * How strongly to lock an automation row:
@@ -21,7 +21,8 @@ import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest }
 export type AutomationLockStrength = "update" | "no key update" | "key share";
 
 /** Locks the automation row for the rest of the transaction; undefined when it does not exist. */
-export async function lock(tx: Tx, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
+export async function lock(executor: Executor, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
+  const tx = queryBuilder(executor);
   const [automation] = await tx.select().from(automations).where(eq(automations.id, id)).for(strength);
   return automation;
 }
@@ -44,7 +45,8 @@ export type NewAutomation = Pick<
 >;
 
 /** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
-export async function insert(tx: Tx, values: NewAutomation): Promise<Automation> {
+export async function insert(executor: Executor, values: NewAutomation): Promise<Automation> {
+  const tx = queryBuilder(executor);
   const [automation] = await tx.insert(automations).values(values).returning();
   if (!automation) throw new Error("insert returned no row");
   return automation;
@@ -68,14 +70,16 @@ export type AutomationChanges = Partial<
 >;
 
 /** Applies `changes` to a (locked) automation and stamps `updated_at`. */
-export async function update(tx: Tx, id: string, changes: AutomationChanges): Promise<void> {
+export async function update(executor: Executor, id: string, changes: AutomationChanges): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx
     .update(automations)
     .set({ ...changes, updatedAt: sql`now()` })
     .where(eq(automations.id, id));
 }
 
-export async function sectorExists(db: DbOrTx, id: string): Promise<boolean> {
+export async function sectorExists(executor: Executor, id: string): Promise<boolean> {
+  const db = queryBuilder(executor);
   const [sector] = await db.select({ id: sectors.id }).from(sectors).where(eq(sectors.id, id));
   return sector !== undefined;
 }
@@ -87,7 +91,8 @@ export interface AutomationView {
   worker: Pick<Worker, "id" | "cloudInstanceId" | "status" | "createdAt" | "lastSeenAt"> | null;
 }
 
-function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
+function selectAutomationViews(executor: Executor, where: SQL | undefined) {
+  const db = queryBuilder(executor);
   return db
     .select({
       automation: automations,
@@ -106,8 +111,8 @@ function selectAutomationViews(db: DbOrTx, where: SQL | undefined) {
     .where(where);
 }
 
-export async function findView(db: DbOrTx, id: string): Promise<AutomationView | undefined> {
-  const [view] = await selectAutomationViews(db, eq(automations.id, id));
+export async function findView(executor: Executor, id: string): Promise<AutomationView | undefined> {
+  const [view] = await selectAutomationViews(executor, eq(automations.id, id));
   return view;
 }
 
@@ -120,7 +125,7 @@ export interface AutomationFilter {
 export const AUTOMATIONS_LIST_ORDER: KeysetOrder = { createdAt: automations.createdAt, id: automations.id, direction: "oldest first" };
 
 /** One page of GET /automations. */
-export async function listViews(db: DbOrTx, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
+export async function listViews(executor: Executor, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
   const conditions: SQL[] = [];
   if (filter.sectorId !== undefined) conditions.push(eq(automations.sectorId, filter.sectorId));
   if (filter.isActive !== undefined) conditions.push(eq(automations.isActive, filter.isActive));
@@ -128,7 +133,7 @@ export async function listViews(db: DbOrTx, filter: AutomationFilter, page: Keys
     AUTOMATIONS_LIST_ORDER,
     page,
     ({ after, orderBy, limit }) =>
-      selectAutomationViews(db, and(...conditions, after))
+      selectAutomationViews(executor, and(...conditions, after))
         .orderBy(...orderBy)
         .limit(limit),
     (view) => view.automation,

@@ -4,7 +4,7 @@
  * job_key_states, automation_start_states) is described in migration 0017.
  */
 import { sql } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** A key value as the API shows it: the context's text, or null (no value, or JSON null). */
 export type KeyValue = string | null;
@@ -24,7 +24,8 @@ export interface KeyQueueDepth {
  * jobs are grouped through `jobs_key_claim_idx`, running ones by context (at most
  * `max_concurrent_jobs` rows).
  */
-export async function readKeyDepths(db: DbOrTx, automationId: string, limit: number): Promise<KeyQueueDepth[]> {
+export async function readKeyDepths(executor: Executor, automationId: string, limit: number): Promise<KeyQueueDepth[]> {
+  const db = queryBuilder(executor);
   const result = await db.execute<Record<string, unknown>>(sql`
     with a as (
       select id, concurrency_key, rate_limit_count, rate_limit_period_seconds, rate_limit_per_key
@@ -65,7 +66,8 @@ function windowRemaining(state: string, automation: string): string {
 }
 
 /** The automation-wide `rate_limit_remaining` of the stats (CONTRACT §6.13): null without a limit or under `per_key`. */
-export async function readRateLimitRemaining(db: DbOrTx, automationId: string): Promise<number | null> {
+export async function readRateLimitRemaining(executor: Executor, automationId: string): Promise<number | null> {
+  const db = queryBuilder(executor);
   const result = await db.execute<{ remaining: number | null }>(sql`
     select case when a.rate_limit_count is not null and not a.rate_limit_per_key then ${sql.raw(windowRemaining("s", "a"))} end as remaining
     from automations a left join automation_start_states s on s.automation_id = a.id
@@ -93,7 +95,8 @@ export interface AutomationLimitDepth {
  * automation with neither costs nothing here): due queued jobs grouped by key value through
  * `jobs_key_claim_idx`, running ones by context, one ring read per window.
  */
-export async function readLimitDepths(db: DbOrTx): Promise<AutomationLimitDepth[]> {
+export async function readLimitDepths(executor: Executor): Promise<AutomationLimitDepth[]> {
+  const db = queryBuilder(executor);
   const result = await db.execute<Record<string, unknown>>(sql`
     with a as (
       select a.id, a.slug, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds, a.rate_limit_per_key,

@@ -7,7 +7,7 @@
  * API host.
  */
 import { sql, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `GET /automations/{id}/stats` (CONTRACT §6.3). */
 export interface AutomationStats {
@@ -53,7 +53,8 @@ export function statsQuery(automationId: string): SQL {
  * jobs); the last-hour counts need `jobs_automation_finished_idx` (docs/CAPACITY.md, "The indexes of `jobs`") to
  * stay a range scan on a large table.
  */
-export async function readStats(db: DbOrTx, automationId: string): Promise<AutomationStats | undefined> {
+export async function readStats(executor: Executor, automationId: string): Promise<AutomationStats | undefined> {
+  const db = queryBuilder(executor);
   const result = await db.execute<Record<string, unknown>>(statsQuery(automationId));
   const row = result.rows[0];
   if (!row) return undefined;
@@ -88,7 +89,8 @@ export interface AutomationQueueDepth {
  * the running ones grouped likewise (the partial `jobs_running_lease_idx` finds exactly them), joined
  * to the active automations and their workers.
  */
-export async function readQueueDepths(db: DbOrTx): Promise<AutomationQueueDepth[]> {
+export async function readQueueDepths(executor: Executor): Promise<AutomationQueueDepth[]> {
+  const db = queryBuilder(executor);
   const result = await db.execute<Record<string, unknown>>(queueDepthQuery());
   return result.rows.map((row) => ({
     slug: row.slug as string,

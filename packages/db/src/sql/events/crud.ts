@@ -1,8 +1,8 @@
 import { and, eq, gte, inArray, lt, notLike, type SQL } from "drizzle-orm";
 import { EVENTS_DEFAULT_LIMIT, type EventPayload, type EventType } from "@hub/shared";
-import type { DbOrTx } from "../../client";
 import { events, type HubEvent } from "../../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /**
  * An outbox event to write, typed by the catalogue of @hub/shared: the payload is the one its
@@ -16,12 +16,14 @@ export type NewEvent<T extends EventType = EventType> = {
  * Writes one outbox event. Call it with the transaction that makes the change the event
  * describes, after that change's row was written (its row lock orders same-aggregate events).
  */
-export async function record(tx: DbOrTx, event: NewEvent): Promise<void> {
+export async function record(executor: Executor, event: NewEvent): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx.insert(events).values(event);
 }
 
 /** Writes several outbox events in one statement, in the given order. */
-export async function recordMany(tx: DbOrTx, batch: NewEvent[]): Promise<void> {
+export async function recordMany(executor: Executor, batch: NewEvent[]): Promise<void> {
+  const tx = queryBuilder(executor);
   if (batch.length > 0) await tx.insert(events).values(batch);
 }
 
@@ -45,7 +47,8 @@ export interface EventFilter {
 export const EVENTS_LIST_ORDER: KeysetOrder = { createdAt: events.createdAt, id: events.id, direction: "oldest first" };
 
 /** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
-export async function listPage(db: DbOrTx, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
+export async function listPage(executor: Executor, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
+  const db = queryBuilder(executor);
   const conditions: SQL[] = [];
   if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
@@ -68,8 +71,8 @@ export async function listPage(db: DbOrTx, filter: EventFilter, page: KeysetPage
 }
 
 /** The first `limit` events of {@link listPage}'s order (the relay's tests read the log this way). */
-export async function list(db: DbOrTx, filter: EventFilter): Promise<HubEvent[]> {
-  return (await listPage(db, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
+export async function list(executor: Executor, filter: EventFilter): Promise<HubEvent[]> {
+  return (await listPage(executor, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
 }
 
 /** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */

@@ -23,7 +23,7 @@ async function writeEvents(count: number): Promise<string[]> {
     actorId: null,
     payload: { automation_id: randomUUID(), context: {} },
   }));
-  await events.recordMany(hub().db, batch);
+  await events.recordMany(hub().pool, batch);
   return aggregateIds;
 }
 

@@ -8,10 +8,10 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { CANCELLABLE_JOB_STATUSES, canTransition, isJobStatus, type CancelReason } from "@hub/shared";
-import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
 import * as workerSignals from "../workers/signals";
+import { queryBuilder, type Executor } from "../../executor";
 
 function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
@@ -23,10 +23,11 @@ function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelRea
  * `wasRunning` tells the caller a concurrency slot was freed.
  */
 export async function cancel(
-  tx: Tx,
+  executor: Executor,
   jobId: string,
   actorId: string,
 ): Promise<{ ok: true; job: Job; wasRunning: boolean } | { ok: false; refusal: "not_found" | "finished" }> {
+  const tx = queryBuilder(executor);
   const rows = await tx.execute<{ status: string }>(sql`select status from ${jobs} where id = ${jobId} for update`);
   const status = rows.rows[0]?.status;
   if (!status) return { ok: false, refusal: "not_found" };
@@ -36,20 +37,21 @@ export async function cancel(
     .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
     .where(eq(jobs.id, jobId))
     .returning();
-  await events.record(tx, cancelledEvent(job!, "cancelled_by_user", actorId));
-  if (status === "running") await workerSignals.signal(tx, "cancelled_by_user", [job!]);
+  await events.record(executor, cancelledEvent(job!, "cancelled_by_user", actorId));
+  if (status === "running") await workerSignals.signal(executor, "cancelled_by_user", [job!]);
   return { ok: true, job: job!, wasRunning: status === "running" };
 }
 
 /** Deactivation: every queued job of the automation becomes `cancelled`. Call with its row locked. */
-export async function cancelQueuedOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<Job[]> {
+export async function cancelQueuedOfAutomation(executor: Executor, automationId: string, actorId: string | null): Promise<Job[]> {
+  const tx = queryBuilder(executor);
   const cancelled = await tx
     .update(jobs)
     .set({ status: "cancelled", finishedAt: sql`now()` })
     .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
     .returning();
   await events.recordMany(
-    tx,
+    executor,
     cancelled.map((job) => cancelledEvent(job, "automation_deactivated", actorId)),
   );
   return cancelled;
@@ -70,7 +72,8 @@ export interface CancelledJob {
  * are locked in id order (the house order, see above); jobs that finished meanwhile are skipped.
  * Keep `jobIds` to {@link BULK_ACTION_BATCH_SIZE} so the transaction stays short.
  */
-export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
+export async function cancelMany(executor: Executor, jobIds: readonly string[], actorId: string): Promise<CancelledJob[]> {
+  const tx = queryBuilder(executor);
   if (jobIds.length === 0) return [];
   const locked = await tx
     .select({ id: jobs.id, status: jobs.status })
@@ -94,12 +97,12 @@ export async function cancelMany(tx: Tx, jobIds: readonly string[], actorId: str
     )
     .returning({ id: jobs.id, automationId: jobs.automationId, seq: jobs.seq, workerId: jobs.workerId, attempts: jobs.attempts });
   await workerSignals.signal(
-    tx,
+    executor,
     "cancelled_by_user",
     cancelled.filter((job) => wasRunning.has(job.id)),
   );
   await events.recordMany(
-    tx,
+    executor,
     cancelled.map((job) => cancelledEvent(job, "cancelled_by_user", actorId)),
   );
   return cancelled.map(({ id, automationId, seq }) => ({ id, automationId, seq, wasRunning: wasRunning.has(id) }));

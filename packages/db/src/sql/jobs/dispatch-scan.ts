@@ -12,8 +12,8 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { DispatchableJob } from "@hub/shared/dispatch";
-import type { DbOrTx } from "../../client";
 import { jobs, type Job } from "../../schema";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** What the dispatch layer needs to know about a job to offer it to its automation's worker, in claim order. */
 export type JobRef = DispatchableJob;
@@ -30,7 +30,8 @@ export const toJobRef = (job: Pick<Job, "id" | "automationId" | "seq" | "priorit
  * PostgreSQL's clock (`now()`: in a transaction, its start). The dispatcher bounds its scans with
  * it and every schedule time is reckoned on it, never on a process's own clock (CONTRACT §6.8).
  */
-export async function databaseNow(db: DbOrTx): Promise<Date> {
+export async function databaseNow(executor: Executor): Promise<Date> {
+  const db = queryBuilder(executor);
   const result = await db.execute<{ now: Date | string }>(sql`select now() as now`);
   return new Date(result.rows[0]!.now);
 }
@@ -50,7 +51,8 @@ export type QueuedJobCursor = Pick<JobRef, "availableAt" | "id">;
  * (jobs due by now) and its horizon pass (jobs coming due within the next minute). Reads only the
  * window, so 100,000 jobs due next week cost these scans nothing until they near.
  */
-export async function listQueuedRefs(db: DbOrTx, window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): Promise<JobRef[]> {
+export async function listQueuedRefs(executor: Executor, window: AvailableWindow, cursor: QueuedJobCursor | null, limit: number): Promise<JobRef[]> {
+  const db = queryBuilder(executor);
   const rows = await db.execute<{ id: string; automation_id: string; seq: string | number; priority: number; available_at: string }>(
     queuedRefsQuery(window, cursor, limit),
   );

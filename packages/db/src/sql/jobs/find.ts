@@ -4,10 +4,10 @@
  * the others.
  */
 import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `context.<name>=<value>`: the context's top-level `name` is the string `value`. */
 export interface ContextFilter {
@@ -60,12 +60,13 @@ export function jobFindConditions(filter: JobFindFilter): SQL[] {
  * Only other filters that few of the first filter's jobs pass make it read further.
  */
 export async function listByContext(
-  db: DbOrTx,
+  executor: Executor,
   order: KeysetOrder,
   conditions: SQL[],
   filter: { automationId?: string | undefined; context: readonly [ContextFilter, ...ContextFilter[]] },
   page: KeysetPageRequest,
 ): Promise<KeysetPage<Job>> {
+  const db = queryBuilder(executor);
   const [first] = filter.context;
   const comparison = order.direction === "oldest first" ? sql`>` : sql`<`;
   const after = page.after ? sql`and (entry.created_at, entry.job_id) ${comparison} (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id}::uuid)` : sql``;

@@ -6,7 +6,7 @@
  * before 0019, fixtures) get the value from the trigger.
  */
 import type pg from "pg";
-import type { Executor } from "../../executor";
+import { withTransaction, type Executor } from "../../executor";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
 import * as automations from "../automations";
@@ -45,7 +45,7 @@ async function failedJob(context: Record<string, unknown>): Promise<string> {
 
 /** A due schedule of the automation with `context`, to fire. */
 async function dueSchedule(context: Record<string, unknown>): Promise<string> {
-  const schedule = await hub().db.transaction((tx) =>
+  const schedule = await withTransaction(hub().pool, (tx) =>
     schedules.insert(tx, {
       automationId: staged.automationId, key: null, cron: "* * * * *", timezone: "UTC", context, priority: 0, enabled: true, overlap: "allow",
       description: "", nextRunAt: new Date(Date.now() - 60_000),
@@ -138,7 +138,7 @@ describe("a key change racing a job insert", () => {
   function changeKey(key: string, gate: Promise<void> = Promise.resolve()): { locked: Promise<void>; done: Promise<void> } {
     let onLocked = () => {};
     const locked = new Promise<void>((resolve) => (onLocked = resolve));
-    const done = hub().db.transaction(async (tx) => {
+    const done = withTransaction(hub().pool, async (tx) => {
       await automations.lock(tx, staged.automationId, "update");
       onLocked();
       await automations.update(tx, staged.automationId, { concurrencyKey: key });

@@ -38,7 +38,7 @@ describe("jobs.complete", () => {
 
     expect(first).toMatchObject({ ok: true, job: { id: jobId, status: "completed", result: { rows: 42 }, leaseExpiresAt: null } });
     expect(second).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.map((event) => event.eventType)).toEqual(["job.created", "job.started", "job.completed"]);
     expect(events[2]!.payload).toEqual({ automation_id: subject.automationId, worker_id: subject.worker.id, result: { rows: 42 } });
@@ -54,7 +54,7 @@ describe("jobs.complete", () => {
 
     expect(byStranger).toEqual({ ok: false, refusal: "not_found" });
     expect(staleAttempt).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running", result: null });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running", result: null });
     expect(await eventTypesOf(jobId)).toEqual(["job.created", "job.started"]);
   });
 });
@@ -63,12 +63,12 @@ describe("extendLease", () => {
   it("when the holder heartbeats, then the lease runs leaseSeconds from now, later than before", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
-    const before = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
+    const before = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
 
     const extended = await jobs.extendLease(hub().pool, jobId, subject.worker, LEASE_SECONDS * 2);
 
     expect(extended.ok).toBe(true);
-    const after = (await jobs.find(hub().db, jobId))!.leaseExpiresAt!;
+    const after = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
   });
 });
@@ -114,7 +114,7 @@ describe("expireLapsedLeases", () => {
 
     expect(firstSweep.requeued.map((job) => job.id)).toContain(jobId);
     expect(secondSweep.failed.map((job) => job.id)).toContain(jobId);
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "failed", attempts: 2 });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.find((event) => event.eventType === "job.requeued")?.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
     expect(await jobs.complete(hub().pool, jobId, subject.worker, {})).toEqual({ ok: false, refusal: "not_leased" });
@@ -127,7 +127,7 @@ describe("expireLapsedLeases", () => {
     const swept = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
     expect([...swept.requeued, ...swept.failed].map((job) => job.id)).not.toContain(jobId);
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running" });
   });
 });
 
@@ -146,8 +146,8 @@ describe("expireOverdue", () => {
     expect(swept.leases.requeued.map((job) => job.id)).toEqual([lapsedId]);
     expect(swept.timeouts.requeued.map((job) => job.id)).toEqual([timedOutId]);
     expect([...swept.leases.failed, ...swept.timeouts.failed]).toEqual([]);
-    expect(await jobs.find(hub().db, timedOutId)).toMatchObject({ status: "queued", error: "timeout" });
-    expect(await jobs.find(hub().db, runningId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().pool, timedOutId)).toMatchObject({ status: "queued", error: "timeout" });
+    expect(await jobs.find(hub().pool, runningId)).toMatchObject({ status: "running" });
     const reasonOf = async (jobId: string) => (await catalogueCheckedEvents(hub(), jobId)).find((event) => event.eventType === "job.requeued")?.payload;
     expect(await reasonOf(lapsedId)).toMatchObject({ reason: "lease_expired", attempts: 1 });
     expect(await reasonOf(timedOutId)).toMatchObject({ reason: "timeout", attempts: 1 });
@@ -166,7 +166,7 @@ describe("expireOverdue", () => {
 
     expect(swept.leases.failed.map((job) => job.id)).toEqual([jobId]);
     expect([...swept.timeouts.requeued, ...swept.timeouts.failed]).toEqual([]);
-    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "failed", error: "lease expired" });
+    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "failed", error: "lease expired" });
     expect((await eventTypesOf(jobId)).filter((type) => type === "job.failed")).toHaveLength(1);
   });
 });

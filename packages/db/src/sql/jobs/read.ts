@@ -4,14 +4,15 @@
  */
 import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
 import type { JobStatus } from "@hub/shared";
-import type { DbOrTx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import { findWithWaitingRow, type WaitingReason } from "./waiting";
 import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
 import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
-export async function find(db: DbOrTx, id: string): Promise<Job | undefined> {
+export async function find(executor: Executor, id: string): Promise<Job | undefined> {
+  const db = queryBuilder(executor);
   const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
   return job;
 }
@@ -24,8 +25,8 @@ export interface JobWaiting {
 }
 
 /** GET /jobs/{id}: the job with its waiting reason and queue position, read in one statement. */
-export async function findWithWaiting(db: DbOrTx, id: string): Promise<(Job & JobWaiting) | undefined> {
-  const row = await findWithWaitingRow(db, id);
+export async function findWithWaiting(executor: Executor, id: string): Promise<(Job & JobWaiting) | undefined> {
+  const row = await findWithWaitingRow(executor, id);
   if (!row) return undefined;
   // A rate-limited job shows when its window next allows a start (CONTRACT §6.13); its stored available_at stays.
   const shown = row.waiting_reason === "rate_limited" && row.window_opens_at != null ? { ...row, available_at: row.window_opens_at } : row;
@@ -75,10 +76,11 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
 export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: jobs.id, direction: "newest first" };
 
 /** One page of GET /jobs. */
-export async function list(db: DbOrTx, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+export async function list(executor: Executor, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+  const db = queryBuilder(executor);
   const conditions = jobFilterConditions(filter);
   const [firstContext, ...otherContexts] = filter.context ?? [];
-  if (firstContext) return listByContext(db, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
+  if (firstContext) return listByContext(executor, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,
@@ -104,7 +106,8 @@ export const BULK_ACTION_BATCH_SIZE = 500;
  * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
  * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
  */
-export async function findIdsForBulkAction(db: DbOrTx, filter: JobFilter, limit: number): Promise<string[]> {
+export async function findIdsForBulkAction(executor: Executor, filter: JobFilter, limit: number): Promise<string[]> {
+  const db = queryBuilder(executor);
   const rows = await db
     .select({ id: jobs.id })
     .from(jobs)

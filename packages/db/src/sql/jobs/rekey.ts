@@ -3,7 +3,7 @@
  * resets is described in migration 0017 (`hub_claim_jobs_v3`).
  */
 import { sql } from "drizzle-orm";
-import type { Tx } from "../../client";
+import { queryBuilder, type Executor } from "../../executor";
 
 /**
  * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE before this, so no
@@ -12,7 +12,8 @@ import type { Tx } from "../../client";
  * something else now): the new values start as never started. The automation's own window is
  * kept: starts before a change count.
  */
-export async function rekey(tx: Tx, automationId: string, concurrencyKey: string | null): Promise<void> {
+export async function rekey(executor: Executor, automationId: string, concurrencyKey: string | null): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx.execute(sql`
     update jobs set key_value = hub_job_key_value_of(context, ${concurrencyKey}::text)
     where automation_id = ${automationId} and status in ('queued', 'running')`);

@@ -4,10 +4,10 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { RequeueReason } from "@hub/shared";
-import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
 import * as workerSignals from "../workers/signals";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `available_at` as every job.requeued carries it (CONTRACT §4); unchanged here: these re-queues keep their place. */
 function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
@@ -25,7 +25,8 @@ function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
  * order first. Call it before marking the worker unregistered: the signals are then notified before
  * the credential change, and a signals stream, which ends on that change, sends them first.
  */
-export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<Job[]> {
+export async function requeueRunningOfWorker(executor: Executor, workerId: string): Promise<Job[]> {
+  const tx = queryBuilder(executor);
   const running = await tx.execute<{ id: string }>(
     sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running' order by id for update`,
   );
@@ -37,12 +38,12 @@ export async function requeueRunningOfWorker(tx: Tx, workerId: string): Promise<
     .where(and(inArray(jobs.id, ids), eq(jobs.status, "running")))
     .returning();
   await workerSignals.signal(
-    tx,
+    executor,
     "worker_unregistered",
     requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
   );
   await events.recordMany(
-    tx,
+    executor,
     requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
   );
   return requeued;

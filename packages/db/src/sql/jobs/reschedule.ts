@@ -4,9 +4,9 @@
  * transaction. People do this now and then, so drizzle builds it.
  */
 import { eq, sql } from "drizzle-orm";
-import type { Tx } from "../../client";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** What to change; an absent field stays as it is. */
 export interface JobRescheduling {
@@ -34,7 +34,8 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
  * before (→ `not_queued`) or waits for this change. Refusals, in this order: unknown job, an
  * employee's reschedule of another user's job, a job that is not queued.
  */
-export async function reschedule(tx: Tx, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
+export async function reschedule(executor: Executor, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
+  const tx = queryBuilder(executor);
   const [previous] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
   if (!previous) return { ok: false, refusal: "not_found" };
   if (!by.mayRescheduleAnyJob && previous.createdBy !== by.userId) return { ok: false, refusal: "not_creator" };
@@ -46,7 +47,7 @@ export async function reschedule(tx: Tx, jobId: string, change: JobRescheduling,
     .set({ ...runAt, ...priority })
     .where(eq(jobs.id, jobId))
     .returning();
-  await events.record(tx, {
+  await events.record(executor, {
     eventType: "job.rescheduled",
     aggregateId: jobId,
     actorId: by.userId,

@@ -19,8 +19,8 @@ describe("jobs.retry", () => {
 
     expect(retried.map((retry) => retry.retryOf).sort()).toEqual([failed, cancelled].sort());
     for (const retry of retried) {
-      const source = await jobs.find(hub().db, retry.retryOf);
-      expect(await jobs.find(hub().db, retry.id)).toMatchObject({ status: "queued", retryOf: retry.retryOf, context: source!.context, createdBy: userId });
+      const source = await jobs.find(hub().pool, retry.retryOf);
+      expect(await jobs.find(hub().pool, retry.id)).toMatchObject({ status: "queued", retryOf: retry.retryOf, context: source!.context, createdBy: userId });
       const [event] = await catalogueCheckedEvents(hub(), retry.id);
       expect(event?.payload).toEqual({ automation_id: automationId, context: source!.context, retry_of: retry.retryOf });
     }

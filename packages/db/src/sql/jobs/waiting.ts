@@ -7,7 +7,7 @@
  * API host.
  */
 import { sql, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `waiting_reason` values, in the order they are checked: the first that applies is reported. */
 export const WAITING_REASONS = [
@@ -145,7 +145,8 @@ const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, at
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
  * (one snapshot, one `now()`); undefined when no job has this id.
  */
-export async function findWithWaitingRow(db: DbOrTx, jobId: string): Promise<Record<string, unknown> | undefined> {
+export async function findWithWaitingRow(executor: Executor, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const db = queryBuilder(executor);
   const result = await db.execute<Record<string, unknown>>(withWaitingQuery(jobId));
   return result.rows[0];
 }
@@ -174,7 +175,8 @@ export interface QueuedJobKey {
  * one per row); pass only queued jobs. Reasons are for each job as listed (its key is passed in),
  * read a moment after the page itself.
  */
-export async function waitingReasonsOf(db: DbOrTx, queued: readonly QueuedJobKey[]): Promise<Map<string, WaitingReason | null>> {
+export async function waitingReasonsOf(executor: Executor, queued: readonly QueuedJobKey[]): Promise<Map<string, WaitingReason | null>> {
+  const db = queryBuilder(executor);
   if (queued.length === 0) return new Map();
   const keys = queued.map((job) => ({
     id: job.id,

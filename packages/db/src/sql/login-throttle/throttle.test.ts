@@ -18,7 +18,7 @@ describe("addLoginAttempt", () => {
   it("when 40 attempts for one subject arrive at once with a limit of 10, then exactly 10 are admitted", async () => {
     const subject = loginThrottle.loginThrottleSubjects.pair(uniqueEmail(), "192.0.2.1");
 
-    const answers = await Promise.all(Array.from({ length: 40 }, () => loginThrottle.addLoginAttempt(hub().db, [limit(subject, 10)])));
+    const answers = await Promise.all(Array.from({ length: 40 }, () => loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 10)])));
 
     expect(answers.filter((answer) => answer.admitted)).toHaveLength(10);
     for (const answer of answers.filter((answer) => !answer.admitted)) {
@@ -31,9 +31,9 @@ describe("addLoginAttempt", () => {
   it("when one of two limits is full, then the attempt is added to neither", async () => {
     const email = uniqueEmail();
     const [emailSubject, pairSubject] = [loginThrottle.loginThrottleSubjects.email(email), loginThrottle.loginThrottleSubjects.pair(email, "192.0.2.2")];
-    await loginThrottle.addLoginAttempt(hub().db, [limit(pairSubject, 1)]);
+    await loginThrottle.addLoginAttempt(hub().pool, [limit(pairSubject, 1)]);
 
-    const answer = await loginThrottle.addLoginAttempt(hub().db, [limit(emailSubject, 100), limit(pairSubject, 1)]);
+    const answer = await loginThrottle.addLoginAttempt(hub().pool, [limit(emailSubject, 100), limit(pairSubject, 1)]);
 
     expect(answer).toMatchObject({ admitted: false, subject: pairSubject });
     expect(await countOf(emailSubject)).toBe(0);
@@ -42,9 +42,9 @@ describe("addLoginAttempt", () => {
 
   it("when a limit is not enforced, then a full subject still admits and keeps only its newest attempts", async () => {
     const subject = loginThrottle.loginThrottleSubjects.email(uniqueEmail());
-    for (let i = 0; i < 3; i++) await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 2)]);
+    for (let i = 0; i < 3; i++) await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 2)]);
 
-    const answer = await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 2, false)]);
+    const answer = await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 2, false)]);
 
     expect(answer.admitted).toBe(true);
     expect(await countOf(subject)).toBe(2);
@@ -52,21 +52,21 @@ describe("addLoginAttempt", () => {
 
   it("when an attempt is taken back, then exactly that one leaves the count", async () => {
     const subject = loginThrottle.loginThrottleSubjects.email(uniqueEmail());
-    await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 5)]);
-    const second = await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 5)]);
+    await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 5)]);
+    const second = await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 5)]);
     if (!second.admitted) throw new Error("expected the second attempt to be admitted");
 
-    await loginThrottle.removeLoginAttempt(hub().db, subject, second.at);
+    await loginThrottle.removeLoginAttempt(hub().pool, subject, second.at);
 
     expect(await countOf(subject)).toBe(1);
   });
 
   it("when attempts are older than the window, then they no longer count", async () => {
     const subject = loginThrottle.loginThrottleSubjects.address("192.0.2.3");
-    await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 1)]);
+    await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 1)]);
     await hub().db.execute(sql`update login_attempt_windows set attempts = array[now() - interval '301 seconds'] where subject = ${subject}`);
 
-    expect((await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 1)])).admitted).toBe(true);
+    expect((await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 1)])).admitted).toBe(true);
   });
 });
 
@@ -74,10 +74,10 @@ describe("clearLoginFailuresForEmail", () => {
   it("when an e-mail's failures are cleared, then its own count and every pair of it go, and other e-mails' stay", async () => {
     const [email, other] = [uniqueEmail(), uniqueEmail()];
     const subjects = [loginThrottle.loginThrottleSubjects.email(email), loginThrottle.loginThrottleSubjects.pair(email, "192.0.2.4"), loginThrottle.loginThrottleSubjects.pair(email, "2001:db8:1:2::")];
-    for (const subject of subjects) await loginThrottle.addLoginAttempt(hub().db, [limit(subject, 10)]);
-    await loginThrottle.addLoginAttempt(hub().db, [limit(loginThrottle.loginThrottleSubjects.email(other), 10)]);
+    for (const subject of subjects) await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 10)]);
+    await loginThrottle.addLoginAttempt(hub().pool, [limit(loginThrottle.loginThrottleSubjects.email(other), 10)]);
 
-    await loginThrottle.clearLoginFailuresForEmail(hub().db, `  ${email.toUpperCase()} `);
+    await loginThrottle.clearLoginFailuresForEmail(hub().pool, `  ${email.toUpperCase()} `);
 
     for (const subject of subjects) expect(await countOf(subject)).toBe(0);
     expect(await countOf(loginThrottle.loginThrottleSubjects.email(other))).toBe(1);

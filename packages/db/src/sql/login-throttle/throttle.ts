@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Db, DbOrTx } from "../../client";
+import { queryBuilder, withTransaction, type Executor } from "../../executor";
 
 /** How many attempts one subject may have within its window. */
 export interface LoginAttemptLimit {
@@ -39,14 +39,16 @@ const PRUNE_BATCH = 100;
  * attempt of the refusing subject leaves its window. Each subject keeps at most `max` attempts (a
  * not-enforced one may be full: its oldest is dropped).
  */
-export async function addLoginAttempt(db: Db, limits: LoginAttemptLimit[]): Promise<LoginAttemptAdmission> {
+export async function addLoginAttempt(executor: Executor, limits: LoginAttemptLimit[]): Promise<LoginAttemptAdmission> {
+  const db = queryBuilder(executor);
   const counted = limits.filter((limit) => limit.max > 0).sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
   if (counted.length === 0) {
     const [row] = (await db.execute<{ at: string }>(sql`select clock_timestamp()::text as at`)).rows;
     return { admitted: true, at: row!.at };
   }
   const subjects = counted.map((limit) => limit.subject);
-  return db.transaction(async (tx) => {
+  return withTransaction(executor, async (client) => {
+    const tx = queryBuilder(client);
     await tx.execute(sql`insert into login_attempt_windows (subject) select unnest(${sql.param(subjects)}::text[]) on conflict do nothing`);
     // One lock order (by subject) for every caller: two attempts never wait on each other in a cycle.
     await tx.execute(sql`select 1 from login_attempt_windows where subject = any(${sql.param(subjects)}::text[]) order by subject for update`);
@@ -89,12 +91,14 @@ export async function addLoginAttempt(db: Db, limits: LoginAttemptLimit[]): Prom
 }
 
 /** Takes back an attempt {@link addLoginAttempt} added (`at` as it answered) from `subject`'s count. */
-export async function removeLoginAttempt(db: DbOrTx, subject: string, at: string): Promise<void> {
+export async function removeLoginAttempt(executor: Executor, subject: string, at: string): Promise<void> {
+  const db = queryBuilder(executor);
   await db.execute(sql`update login_attempt_windows set attempts = array_remove(attempts, ${at}::timestamptz) where subject = ${subject}`);
 }
 
 /** Forgets every attempt of these subjects. */
-export async function clearLoginAttempts(db: DbOrTx, subjects: string[]): Promise<void> {
+export async function clearLoginAttempts(executor: Executor, subjects: string[]): Promise<void> {
+  const db = queryBuilder(executor);
   await db.execute(sql`delete from login_attempt_windows where subject = any(${sql.param(subjects)}::text[])`);
 }
 
@@ -114,13 +118,15 @@ export const loginThrottleSubjects = {
  * Forgets the failed logins of `email`, over every address (CONTRACT §6.15: a password reset
  * clears the e-mail's count). Needs only the database, so a CLI can call it.
  */
-export async function clearLoginFailuresForEmail(db: DbOrTx, email: string): Promise<void> {
+export async function clearLoginFailuresForEmail(executor: Executor, email: string): Promise<void> {
+  const db = queryBuilder(executor);
   const digest = loginEmailDigest(email);
   await db.execute(sql`delete from login_attempt_windows where subject = ${`email:${digest}`} or subject like ${`pair:${digest}:%`}`);
 }
 
 /** Remembers that `email` signed in from `address` now. */
-export async function recordLoginAddress(db: DbOrTx, email: string, address: string): Promise<void> {
+export async function recordLoginAddress(executor: Executor, email: string, address: string): Promise<void> {
+  const db = queryBuilder(executor);
   await db.execute(sql`
     insert into login_known_addresses (email_digest, address) values (${loginEmailDigest(email)}, ${address})
     on conflict (email_digest, address) do update set signed_in_at = now()
@@ -128,7 +134,8 @@ export async function recordLoginAddress(db: DbOrTx, email: string, address: str
 }
 
 /** Whether `email` signed in from `address` within the last `days` days. */
-export async function signedInFrom(db: DbOrTx, email: string, address: string, days: number): Promise<boolean> {
+export async function signedInFrom(executor: Executor, email: string, address: string, days: number): Promise<boolean> {
+  const db = queryBuilder(executor);
   const { rows } = await db.execute(sql`
     select 1 from login_known_addresses
      where email_digest = ${loginEmailDigest(email)} and address = ${address} and signed_in_at > now() - make_interval(days => ${days})
@@ -141,7 +148,8 @@ export async function signedInFrom(db: DbOrTx, email: string, address: string, d
  * sign-in addresses older than `knownForDays`: called along with attempts, so the tables stay as
  * small as the recent traffic without a sweeper of their own.
  */
-export async function pruneLoginThrottle(db: DbOrTx, olderThanSeconds: number, knownForDays: number): Promise<void> {
+export async function pruneLoginThrottle(executor: Executor, olderThanSeconds: number, knownForDays: number): Promise<void> {
+  const db = queryBuilder(executor);
   await db.execute(sql`
     delete from login_attempt_windows where subject in (
       select subject from login_attempt_windows where updated_at < now() - make_interval(secs => ${olderThanSeconds})

@@ -175,8 +175,8 @@ describe("retention of jobs", () => {
 
     await sweepAll();
 
-    expect(await jobs.find(hub().db, original)).toBeUndefined();
-    expect(await jobs.find(hub().db, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
+    expect(await jobs.find(hub().pool, original)).toBeUndefined();
+    expect(await jobs.find(hub().pool, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
     const { rows } = await hub().pool.query<{ last_job_id: string }>("select last_job_id from schedules where id = $1", [scheduleId]);
     expect(rows).toEqual([{ last_job_id: original }]);
   });

@@ -16,9 +16,8 @@
  * done). References to removed jobs (`retry_of`, a schedule's `last_job_id`) are plain columns
  * (migration 0010 dropped their foreign keys) and dangle: reading the job answers 404.
  */
-import type pg from "pg";
 import { FINISHED_JOB_STATUSES } from "@hub/shared";
-import { inPoolTransaction } from "../../session";
+import { withTransaction, type Executor } from "../../executor";
 import { sqlLiteralList } from "../../sql-literals";
 
 // Advisory lock keys (two-int4 form: class, object), beside the relay's (outbox-partitions.ts).
@@ -54,9 +53,9 @@ const NOTHING: RemovedRows = { jobs: 0, events: 0, webhookDeliveries: 0 };
  * Runs `work` in one transaction under the retention lock; resolves with null, having done
  * nothing, when another session holds the lock (another dispatcher is sweeping).
  */
-async function underRetentionLock(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<RetentionBatch>): Promise<RetentionBatch | null> {
-  return inPoolTransaction(pool, async (client) => {
-    await client.query(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
+async function underRetentionLock(pool: Executor, work: (client: Executor) => Promise<RetentionBatch>): Promise<RetentionBatch | null> {
+  return withTransaction(pool, async (client) => {
+    await client.query({ text: `set local lock_timeout = '${LOCK_TIMEOUT}'` });
     const { rows } = await client.query<{ locked: boolean }>({
       name: "retention_try_lock",
       text: "select pg_try_advisory_xact_lock($1, 0) as locked",
@@ -73,7 +72,7 @@ async function underRetentionLock(pool: pg.Pool, work: (client: pg.PoolClient) =
  * dispatcher sweeps; rows this transaction writes are therefore met whole by the first sweep after
  * its commit (a bulk import, or a test that must see one sweep remove a known set of rows).
  */
-export async function holdRetentionLockInTransaction(client: pg.PoolClient): Promise<void> {
+export async function holdRetentionLockInTransaction(client: Executor): Promise<void> {
   await client.query({ name: "retention_hold_lock", text: "select pg_advisory_xact_lock($1, 0)", values: [RETENTION_LOCK_CLASS] });
 }
 
@@ -123,7 +122,7 @@ const DELETE_JOBS = {
  * `retentionDays` ago, with their events and those events' finished webhook deliveries, oldest
  * first. Null when another sweeper holds the lock.
  */
-export async function removeExpiredJobs(pool: pg.Pool, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
+export async function removeExpiredJobs(pool: Executor, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
   return underRetentionLock(pool, async (client) => {
     const picked = await client.query<{ id: string }>({ ...PICK_JOBS, values: [options.retentionDays, options.batchSize] });
     const ids = picked.rows.map((row) => row.id);
@@ -162,7 +161,7 @@ const DELETE_EVENTS = {
  * catalogue marks `age`: EVENT_TYPES_REMOVED_BY_AGE), with their finished webhook deliveries,
  * oldest first. Null when another sweeper holds the lock.
  */
-export async function removeExpiredEventsOfType(pool: pg.Pool, eventType: string, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
+export async function removeExpiredEventsOfType(pool: Executor, eventType: string, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
   return underRetentionLock(pool, async (client) => {
     const picked = await client.query<{ id: string }>({ ...PICK_EVENTS_OF_TYPE, values: [options.retentionDays, options.batchSize, eventType] });
     const ids = picked.rows.map((row) => row.id);
@@ -196,7 +195,7 @@ delete from webhook_deliveries d using picked where d.id = picked.id`,
  * `retentionDays` ago (the delivery log of `GET /webhooks/{id}/deliveries`), whatever their event.
  * Null when another sweeper holds the lock.
  */
-export async function removeExpiredWebhookDeliveries(pool: pg.Pool, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
+export async function removeExpiredWebhookDeliveries(pool: Executor, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
   return underRetentionLock(pool, async (client) => {
     const deleted = await client.query({ ...DELETE_FINISHED_DELIVERIES, values: [options.retentionDays, options.batchSize] });
     const removed = deleted.rowCount ?? 0;

@@ -7,10 +7,10 @@
  * without waiting, so it never waits on a change that follows this order).
  */
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../client";
 import { schedules, type Schedule } from "../../schema";
 import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** What a client sets on a schedule (POST and PUT replace all of it). */
 export type ScheduleSettings = Pick<Schedule, "key" | "cron" | "timezone" | "context" | "priority" | "enabled" | "overlap" | "description">;
@@ -19,7 +19,8 @@ export type ScheduleSettings = Pick<Schedule, "key" | "cron" | "timezone" | "con
 export const SCHEDULE_KEY_CONSTRAINT = "schedules_automation_key_key";
 
 /** Inserts a schedule; a `key` taken by a live schedule of the automation raises {@link SCHEDULE_KEY_CONSTRAINT}. */
-export async function insert(tx: Tx, values: ScheduleSettings & { automationId: string; nextRunAt: Date | null }): Promise<Schedule> {
+export async function insert(executor: Executor, values: ScheduleSettings & { automationId: string; nextRunAt: Date | null }): Promise<Schedule> {
+  const tx = queryBuilder(executor);
   const [schedule] = await tx.insert(schedules).values(values).returning();
   if (!schedule) throw new Error("insert returned no row");
   return schedule;
@@ -28,7 +29,8 @@ export async function insert(tx: Tx, values: ScheduleSettings & { automationId: 
 const live = isNull(schedules.deletedAt);
 
 /** A schedule that was not deleted. */
-export async function find(db: DbOrTx, id: string): Promise<Schedule | undefined> {
+export async function find(executor: Executor, id: string): Promise<Schedule | undefined> {
+  const db = queryBuilder(executor);
   const [schedule] = await db
     .select()
     .from(schedules)
@@ -40,7 +42,8 @@ export async function find(db: DbOrTx, id: string): Promise<Schedule | undefined
  * The schedule (not deleted), locked for the rest of the transaction. A fire in progress holds it:
  * the change waits for that fire and then sees its `next_run_at`.
  */
-export async function lock(tx: Tx, id: string): Promise<Schedule | undefined> {
+export async function lock(executor: Executor, id: string): Promise<Schedule | undefined> {
+  const tx = queryBuilder(executor);
   const [schedule] = await tx
     .select()
     .from(schedules)
@@ -50,7 +53,8 @@ export async function lock(tx: Tx, id: string): Promise<Schedule | undefined> {
 }
 
 /** Applies `changes` to a (locked) schedule and stamps `updated_at`. */
-export async function update(tx: Tx, id: string, changes: Partial<ScheduleSettings & { nextRunAt: Date | null }>): Promise<Schedule> {
+export async function update(executor: Executor, id: string, changes: Partial<ScheduleSettings & { nextRunAt: Date | null }>): Promise<Schedule> {
+  const tx = queryBuilder(executor);
   const [schedule] = await tx
     .update(schedules)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -64,7 +68,8 @@ export async function update(tx: Tx, id: string, changes: Partial<ScheduleSettin
  * Deletes a schedule: it stops firing and disappears from reads, and its row stays for the jobs
  * that name it (their `schedule_id`). Its key is free again. False when it was unknown or deleted.
  */
-export async function markDeleted(tx: Tx, id: string): Promise<boolean> {
+export async function markDeleted(executor: Executor, id: string): Promise<boolean> {
+  const tx = queryBuilder(executor);
   const deleted = await tx
     .update(schedules)
     .set({ deletedAt: sql`now()`, nextRunAt: null, updatedAt: sql`now()` })
@@ -82,7 +87,8 @@ export interface ScheduleFilter {
 export const SCHEDULES_LIST_ORDER: KeysetOrder = { createdAt: schedules.createdAt, id: schedules.id, direction: "oldest first" };
 
 /** One page of GET /schedules (and GET /automations/{id}/schedules): schedules not deleted. */
-export async function list(db: DbOrTx, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
+export async function list(executor: Executor, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
+  const db = queryBuilder(executor);
   const conditions: SQL[] = [live];
   if (filter.automationId !== undefined) conditions.push(eq(schedules.automationId, filter.automationId));
   if (filter.enabled !== undefined) conditions.push(eq(schedules.enabled, filter.enabled));
@@ -105,14 +111,15 @@ export async function list(db: DbOrTx, filter: ScheduleFilter, page: KeysetPageR
  * `schedule.updated {enabled: false}`. Call with the automation row locked `FOR UPDATE`, in the
  * transaction that deactivates it. Returns the ids disabled.
  */
-export async function disableOfAutomation(tx: Tx, automationId: string, actorId: string | null): Promise<string[]> {
+export async function disableOfAutomation(executor: Executor, automationId: string, actorId: string | null): Promise<string[]> {
+  const tx = queryBuilder(executor);
   const disabled = await tx
     .update(schedules)
     .set({ enabled: false, nextRunAt: null, updatedAt: sql`now()` })
     .where(and(eq(schedules.automationId, automationId), eq(schedules.enabled, true), live))
     .returning({ id: schedules.id });
   await events.recordMany(
-    tx,
+    executor,
     disabled.map(({ id }) => ({ eventType: "schedule.updated", aggregateId: id, actorId, payload: { enabled: false } })),
   );
   return disabled.map(({ id }) => id);

@@ -17,10 +17,9 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { ScheduleOverlapPolicy, ScheduleSkipReason } from "@hub/shared";
-import { inPoolTransaction } from "../../session";
 import { contextFitsParameters } from "../jobs/insert";
 import type { JobRef } from "../jobs/dispatch-scan";
-import { runStatement, type NamedStatement, type Executor } from "../../executor";
+import { runStatement, withTransaction, type NamedStatement, type Executor } from "../../executor";
 
 /** A due schedule a fire pass holds, with what deciding its fires needs. */
 export interface DueSchedule {
@@ -183,11 +182,11 @@ function recordFiresValues(advances: readonly ScheduleAdvance[]) {
  * it was given must be in its answer (its `next_run_at` moves, or it would be due again at once).
  */
 export async function fireDue(
-  pool: pg.Pool,
+  pool: Executor,
   limit: number,
   decide: (due: readonly DueSchedule[], now: Date) => ScheduleAdvance[],
 ): Promise<FirePassOutcome> {
-  return inPoolTransaction(pool, async (client) => {
+  return withTransaction(pool, async (client) => {
     const rows = await runStatement<DueRow>(client, lockDueStatement, [limit]);
     if (rows.length === 0) return { locked: 0, created: [], skipped: [] };
     const due = rows.map(

@@ -1,15 +1,16 @@
 /** Sectors (CONTRACT §3 "Sector"). Every function takes the connection or transaction first. */
 import { eq } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../client";
 import { sectors, type Sector } from "../../schema";
 import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** GET /sectors: oldest first by (created_at, id). */
 export const SECTORS_LIST_ORDER: KeysetOrder = { createdAt: sectors.createdAt, id: sectors.id, direction: "oldest first" };
 
 /** One page of GET /sectors. */
-export async function list(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Sector>> {
+export async function list(executor: Executor, page: KeysetPageRequest): Promise<KeysetPage<Sector>> {
+  const db = queryBuilder(executor);
   return keysetPage(
     SECTORS_LIST_ORDER,
     page,
@@ -24,15 +25,17 @@ export async function list(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetP
   );
 }
 
-export async function find(db: DbOrTx, id: string): Promise<Sector | undefined> {
+export async function find(executor: Executor, id: string): Promise<Sector | undefined> {
+  const db = queryBuilder(executor);
   const [sector] = await db.select().from(sectors).where(eq(sectors.id, id));
   return sector;
 }
 
 /** Inserts a sector and its `sector.created` event; a taken name fails with a unique violation. */
-export async function insert(tx: Tx, input: { name: string; color: string }, actorId: string): Promise<string> {
+export async function insert(executor: Executor, input: { name: string; color: string }, actorId: string): Promise<string> {
+  const tx = queryBuilder(executor);
   const [sector] = await tx.insert(sectors).values(input).returning({ id: sectors.id });
   if (!sector) throw new Error("insert returned no row");
-  await events.record(tx, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
+  await events.record(executor, { eventType: "sector.created", aggregateId: sector.id, actorId, payload: { name: input.name, color: input.color } });
   return sector.id;
 }

@@ -1,9 +1,9 @@
 /** Data access for hub users. Every function takes the connection or transaction first. */
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Role } from "@hub/shared";
-import type { DbOrTx } from "../../client";
 import { users, type User } from "../../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** The columns a user may be shown with: never the password hash. */
 const publicColumns = {
@@ -17,7 +17,8 @@ const publicColumns = {
 export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
 
 /** Inserts a user; the caller hashes the password and lower-cases the e-mail. Throws on a taken e-mail. */
-export async function insert(db: DbOrTx, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+export async function insert(executor: Executor, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+  const db = queryBuilder(executor);
   const [row] = await db.insert(users).values(user).returning({ id: users.id });
   if (!row) throw new Error("insert into users returned no row");
   return row;
@@ -33,25 +34,29 @@ const credentialColumns = {
 };
 
 /** The login view of a user (with the hash), active or not; `email` must already be lower-case. */
-export async function findCredentialsByEmail(db: DbOrTx, email: string) {
+export async function findCredentialsByEmail(executor: Executor, email: string) {
+  const db = queryBuilder(executor);
   const [row] = await db.select(credentialColumns).from(users).where(eq(users.email, email));
   return row;
 }
 
 /** The login view of a user by id, active or not. */
-export async function findCredentialsById(db: DbOrTx, id: string) {
+export async function findCredentialsById(executor: Executor, id: string) {
+  const db = queryBuilder(executor);
   const [row] = await db.select(credentialColumns).from(users).where(eq(users.id, id));
   return row;
 }
 
 /** A user, active or not (`email` lower-case). */
-export async function findByEmail(db: DbOrTx, email: string): Promise<PublicUser | undefined> {
+export async function findByEmail(executor: Executor, email: string): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db.select(publicColumns).from(users).where(eq(users.email, email));
   return row;
 }
 
 /** A user, active or not. */
-export async function find(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+export async function find(executor: Executor, id: string): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db.select(publicColumns).from(users).where(eq(users.id, id));
   return row;
 }
@@ -60,7 +65,8 @@ export async function find(db: DbOrTx, id: string): Promise<PublicUser | undefin
  * An active user, its row locked until the transaction ends: a role change reads the role it
  * replaces under the same lock that deactivations take on the row.
  */
-export async function lockActiveUser(tx: DbOrTx, id: string): Promise<PublicUser | undefined> {
+export async function lockActiveUser(executor: Executor, id: string): Promise<PublicUser | undefined> {
+  const tx = queryBuilder(executor);
   const [row] = await tx
     .select(publicColumns)
     .from(users)
@@ -78,11 +84,12 @@ const nextCredentialGeneration = sql`${users.credentialGeneration} + 1`;
  * The new generation is returned for the token to carry.
  */
 export async function setActiveUserPassword(
-  db: DbOrTx,
+  executor: Executor,
   id: string,
   passwordHash: string,
   fromGeneration?: number,
 ): Promise<{ email: string; role: Role; credentialGeneration: number } | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .update(users)
     .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
@@ -101,7 +108,8 @@ export async function setActiveUserPassword(
  * The break-glass reset (`reset-password`): replaces the password of the user with this e-mail,
  * active or not, and starts a new credential generation; undefined for an unknown e-mail.
  */
-export async function setPasswordByEmail(db: DbOrTx, email: string, passwordHash: string): Promise<{ id: string; isActive: boolean } | undefined> {
+export async function setPasswordByEmail(executor: Executor, email: string, passwordHash: string): Promise<{ id: string; isActive: boolean } | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .update(users)
     .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
@@ -111,7 +119,8 @@ export async function setPasswordByEmail(db: DbOrTx, email: string, passwordHash
 }
 
 /** Gives an active user another role and starts a new credential generation. */
-export async function setActiveUserRole(db: DbOrTx, id: string, role: Role): Promise<PublicUser | undefined> {
+export async function setActiveUserRole(executor: Executor, id: string, role: Role): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .update(users)
     .set({ role, credentialGeneration: nextCredentialGeneration })
@@ -124,7 +133,8 @@ export async function setActiveUserRole(db: DbOrTx, id: string, role: Role): Pro
  * Makes a deactivated user active again, with its password and credential generation as they
  * were; undefined when the user is unknown or already active.
  */
-export async function reactivateInactiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+export async function reactivateInactiveUser(executor: Executor, id: string): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .update(users)
     .set({ isActive: true, deactivatedAt: null })
@@ -134,12 +144,14 @@ export async function reactivateInactiveUser(db: DbOrTx, id: string): Promise<Pu
 }
 
 /** Whether any user, active or not, holds `email` (lower-case). */
-export async function emailIsTaken(db: DbOrTx, email: string): Promise<boolean> {
+export async function emailIsTaken(executor: Executor, email: string): Promise<boolean> {
+  const db = queryBuilder(executor);
   const [row] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   return row !== undefined;
 }
 
-export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser | undefined> {
+export async function findActiveUser(executor: Executor, id: string): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .select(publicColumns)
     .from(users)
@@ -151,7 +163,8 @@ export async function findActiveUser(db: DbOrTx, id: string): Promise<PublicUser
 export const USERS_LIST_ORDER: KeysetOrder = { createdAt: users.createdAt, id: users.id, direction: "oldest first" };
 
 /** One page of the active users, or of every user with `includeInactive`. */
-export async function listPage(db: DbOrTx, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
+export async function listPage(executor: Executor, page: KeysetPageRequest, options: { includeInactive: boolean }): Promise<KeysetPage<PublicUser>> {
+  const db = queryBuilder(executor);
   return keysetPage(
     USERS_LIST_ORDER,
     page,
@@ -171,7 +184,8 @@ export async function listPage(db: DbOrTx, page: KeysetPageRequest, options: { i
  * after a reactivation); undefined when the user is unknown or already inactive. The row lock
  * makes concurrent deactivations of one user succeed exactly once.
  */
-export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ email: string; role: Role } | undefined> {
+export async function deactivateActiveUser(executor: Executor, id: string): Promise<{ email: string; role: Role } | undefined> {
+  const db = queryBuilder(executor);
   const [row] = await db
     .update(users)
     .set({ isActive: false, deactivatedAt: sql`now()`, credentialGeneration: nextCredentialGeneration })
@@ -184,12 +198,14 @@ export async function deactivateActiveUser(db: DbOrTx, id: string): Promise<{ em
  * Serialises admin deactivations and demotions until the transaction ends (a transaction-level advisory lock),
  * so two admins deactivating each other at once cannot both see the other still active.
  */
-export async function lockAdminDeactivations(tx: DbOrTx): Promise<void> {
+export async function lockAdminDeactivations(executor: Executor): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('hub:admin-deactivation'))`);
 }
 
 /** Active admins as of this statement (read committed: it sees deactivations committed before it). */
-export async function countActiveAdmins(tx: DbOrTx): Promise<number> {
+export async function countActiveAdmins(executor: Executor): Promise<number> {
+  const tx = queryBuilder(executor);
   const [row] = await tx
     .select({ admins: count() })
     .from(users)

@@ -4,9 +4,8 @@
  * `dispatched_at` (outbox.ts) and sent by its delivery loop (delivery-loop.ts), never here.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
 import { webhookDeliveries, type WebhookDelivery } from "../../schema";
-import type { Executor } from "../../executor";
+import { type Executor, queryBuilder } from "../../executor";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 
 /** GET /webhooks/{id}/deliveries: newest first by (created_at, id). */
@@ -20,7 +19,8 @@ export const WEBHOOK_DELIVERIES_LIST_ORDER: KeysetOrder = {
 export type WebhookDeliveryListed = WebhookDelivery & { eventType: string };
 
 /** One page of a subscription's delivery log, newest first. */
-export async function listPage(db: DbOrTx, webhookId: string, page: KeysetPageRequest): Promise<KeysetPage<WebhookDeliveryListed>> {
+export async function listPage(executor: Executor, webhookId: string, page: KeysetPageRequest): Promise<KeysetPage<WebhookDeliveryListed>> {
+  const db = queryBuilder(executor);
   return keysetPage(
     WEBHOOK_DELIVERIES_LIST_ORDER,
     page,
@@ -42,7 +42,8 @@ export async function listPage(db: DbOrTx, webhookId: string, page: KeysetPageRe
  * over (`attempts` keeps counting). An attempt in flight keeps its lease and records its outcome.
  * Returns false when the subscription has no such delivery.
  */
-export async function redeliver(db: DbOrTx, webhookId: string, deliveryId: string): Promise<boolean> {
+export async function redeliver(executor: Executor, webhookId: string, deliveryId: string): Promise<boolean> {
+  const db = queryBuilder(executor);
   const updated = await db
     .update(webhookDeliveries)
     .set({ status: "pending", scheduleStep: 0, nextAttemptAt: sql`now()` })

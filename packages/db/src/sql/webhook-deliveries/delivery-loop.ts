@@ -7,9 +7,8 @@
  * like the relay's outbox statements; the failure transaction uses drizzle for its event.
  */
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../../client";
 import { webhooks, type HubEvent } from "../../schema";
-import type { Executor } from "../../executor";
+import { type Executor, queryBuilder, withTransaction } from "../../executor";
 import * as events from "../events/crud";
 import { failPendingDeliveries, WEBHOOK_DELETED_REASON, WEBHOOK_DISABLED_REASON } from "../webhooks/crud";
 
@@ -158,12 +157,13 @@ export interface FailedAttemptsOutcome {
  * so relays recording at once never deadlock.
  */
 export async function recordFailures(
-  db: Db,
+  executor: Executor,
   attempts: readonly FailedAttempt[],
   options: { disableAfterMs: number },
 ): Promise<FailedAttemptsOutcome> {
   if (attempts.length === 0) return { retrying: 0, failed: 0, disabledWebhookIds: [] };
-  return db.transaction(async (tx) => {
+  return withTransaction(executor, async (client) => {
+    const tx = queryBuilder(client);
     // The attempts travel as one jsonb parameter (drizzle would spread a JS array into a list).
     const rows = attempts.map((a) => ({ id: a.id, lease_token: a.leaseToken, status_code: a.statusCode, error: a.error, retry_ms: a.retryInMs }));
     const recorded = await tx.execute<{ webhookId: string; status: string }>(sql`
@@ -198,8 +198,8 @@ export async function recordFailures(
                  and w.failing_since <= now() - make_interval(secs => ${options.disableAfterMs / 1000}::float8)) as due`);
     for (const streak of streaks.rows.filter((row) => row.due)) {
       await tx.update(webhooks).set({ disabledAt: sql`now()` }).where(eq(webhooks.id, streak.id));
-      await failPendingDeliveries(tx, streak.id, WEBHOOK_DISABLED_REASON);
-      await events.record(tx, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
+      await failPendingDeliveries(client, streak.id, WEBHOOK_DISABLED_REASON);
+      await events.record(client, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
       outcome.disabledWebhookIds.push(streak.id);
     }
     return outcome;

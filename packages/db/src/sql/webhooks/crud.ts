@@ -4,10 +4,10 @@
  * first (its lock orders the subscription's events, see events.record).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { DbOrTx, Tx } from "../../client";
 import { webhookDeliveries, webhooks, type Webhook } from "../../schema";
 import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
+import { queryBuilder, type Executor } from "../../executor";
 
 /** `last_error` of the deliveries a deletion ended. */
 export const WEBHOOK_DELETED_REASON = "the webhook was deleted";
@@ -33,16 +33,18 @@ function webhookEventPayload(webhook: Pick<Webhook, "url" | "eventTypes">) {
 }
 
 /** Inserts a subscription and its `webhook.created` event. */
-export async function insert(tx: Tx, input: NewWebhook): Promise<void> {
+export async function insert(executor: Executor, input: NewWebhook): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx.insert(webhooks).values(input);
-  await events.record(tx, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
+  await events.record(executor, { eventType: "webhook.created", aggregateId: input.id, actorId: input.createdBy, payload: webhookEventPayload(input) });
 }
 
 /** GET /webhooks: oldest first by (created_at, id). */
 export const WEBHOOKS_LIST_ORDER: KeysetOrder = { createdAt: webhooks.createdAt, id: webhooks.id, direction: "oldest first" };
 
 /** One page of the subscriptions that are not deleted. */
-export async function listPage(db: DbOrTx, page: KeysetPageRequest): Promise<KeysetPage<Webhook>> {
+export async function listPage(executor: Executor, page: KeysetPageRequest): Promise<KeysetPage<Webhook>> {
+  const db = queryBuilder(executor);
   return keysetPage(
     WEBHOOKS_LIST_ORDER,
     page,
@@ -58,7 +60,8 @@ export async function listPage(db: DbOrTx, page: KeysetPageRequest): Promise<Key
 }
 
 /** A subscription that is not deleted. */
-export async function find(db: DbOrTx, id: string): Promise<Webhook | undefined> {
+export async function find(executor: Executor, id: string): Promise<Webhook | undefined> {
+  const db = queryBuilder(executor);
   const [webhook] = await db
     .select()
     .from(webhooks)
@@ -71,15 +74,16 @@ export async function find(db: DbOrTx, id: string): Promise<Webhook | undefined>
  * delivered to it, its pending deliveries end `failed`, and `webhook.deleted` is written.
  * Returns false when it was unknown or already deleted.
  */
-export async function markDeleted(tx: Tx, id: string, actorId: string): Promise<boolean> {
+export async function markDeleted(executor: Executor, id: string, actorId: string): Promise<boolean> {
+  const tx = queryBuilder(executor);
   const [deleted] = await tx
     .update(webhooks)
     .set({ deletedAt: sql`now()` })
     .where(and(eq(webhooks.id, id), isNull(webhooks.deletedAt)))
     .returning();
   if (!deleted) return false;
-  await failPendingDeliveries(tx, id, WEBHOOK_DELETED_REASON);
-  await events.record(tx, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
+  await failPendingDeliveries(executor, id, WEBHOOK_DELETED_REASON);
+  await events.record(executor, { eventType: "webhook.deleted", aggregateId: id, actorId, payload: webhookEventPayload(deleted) });
   return true;
 }
 
@@ -87,7 +91,8 @@ export async function markDeleted(tx: Tx, id: string, actorId: string): Promise<
  * Ends every pending delivery of a subscription as `failed` with `reason` (deleted or disabled).
  * Attempts in flight lose their lease token, so their late outcome is not recorded.
  */
-export async function failPendingDeliveries(tx: DbOrTx, webhookId: string, reason: string): Promise<void> {
+export async function failPendingDeliveries(executor: Executor, webhookId: string, reason: string): Promise<void> {
+  const tx = queryBuilder(executor);
   await tx
     .update(webhookDeliveries)
     .set({ status: "failed", lastError: reason, nextAttemptAt: null, leaseExpiresAt: null, leaseToken: null })
@@ -100,7 +105,8 @@ export async function failPendingDeliveries(tx: DbOrTx, webhookId: string, reaso
  * two rotations at once each replace the secret the other left. Returns false when the
  * subscription is unknown or deleted.
  */
-export async function rotateSecret(db: DbOrTx, id: string, newSecretCiphertext: string): Promise<boolean> {
+export async function rotateSecret(executor: Executor, id: string, newSecretCiphertext: string): Promise<boolean> {
+  const db = queryBuilder(executor);
   const rotated = await db
     .update(webhooks)
     .set({

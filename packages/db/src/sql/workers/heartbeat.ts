@@ -1,6 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../client";
-import { runStatement, type NamedStatement, type Executor } from "../../executor";
+import { queryBuilder, runStatement, withTransaction, type NamedStatement, type Executor } from "../../executor";
 import { workers } from "../../schema";
 import * as events from "../events/crud";
 
@@ -14,9 +13,10 @@ const SEEN_WRITE_INTERVAL_MS = 1000;
  * `running` with its event (`"started"`); either way but `null` the worker is now `running`, seen now.
  */
 export async function markSeen(
-  db: Db,
+  executor: Executor,
   worker: { id: string; automationId: string; status: string; lastSeenAt: Date | null },
 ): Promise<"seen" | "started" | null> {
+  const db = queryBuilder(executor);
   if (worker.status === "running") {
     if (worker.lastSeenAt && Date.now() - worker.lastSeenAt.getTime() < SEEN_WRITE_INTERVAL_MS) return null;
     // `worker` may be a cached copy (apps/api credential cache): the dispatcher may have stopped
@@ -28,14 +28,15 @@ export async function markSeen(
       .returning({ id: workers.id });
     if (refreshed.length > 0) return "seen";
   }
-  return db.transaction(async (tx) => {
+  return withTransaction(executor, async (client) => {
+    const tx = queryBuilder(client);
     const [changed] = await tx
       .update(workers)
       .set({ status: "running", lastSeenAt: sql`now()` })
       .where(and(eq(workers.id, worker.id), eq(workers.status, "stopped"), isNull(workers.unregisteredAt)))
       .returning({ id: workers.id });
     if (changed) {
-      await events.record(tx, {
+      await events.record(client, {
         eventType: "worker.status_changed",
         aggregateId: worker.automationId,
         actorId: null,
@@ -69,7 +70,7 @@ const stopSilentStatement: NamedStatement = {
  * `worker.status_changed` event (dispatcher, any replica). One statement, so a sweep that finds
  * no one costs one round trip and no explicit transaction; returns how many it stopped.
  */
-export async function stopSilent(db: Executor, ttlSeconds: number): Promise<number> {
-  const [row] = await runStatement<{ stopped: number }>(db, stopSilentStatement, [ttlSeconds]);
+export async function stopSilent(executor: Executor, ttlSeconds: number): Promise<number> {
+  const [row] = await runStatement<{ stopped: number }>(executor, stopSilentStatement, [ttlSeconds]);
   return row?.stopped ?? 0;
 }

@@ -6,7 +6,7 @@
  * streams), whichever API or dispatcher process made the change; nothing is stored or replayed.
  */
 import { sql } from "drizzle-orm";
-import type { DbOrTx } from "../../client";
+import { queryBuilder, type Executor } from "../../executor";
 
 export const SIGNALS_CHANNEL = "hub_worker_signals";
 
@@ -38,7 +38,8 @@ export interface TakenJob {
 }
 
 /** NOTIFYs one signal per job in `taken` that had a worker, in the caller's transaction (sent at its commit). */
-export async function signal(tx: DbOrTx, reason: SignalReason, taken: readonly TakenJob[]): Promise<void> {
+export async function signal(executor: Executor, reason: SignalReason, taken: readonly TakenJob[]): Promise<void> {
+  const tx = queryBuilder(executor);
   const held = taken.filter((job) => job.workerId !== null).map((job) => ({ worker_id: job.workerId, job_id: job.id, attempt: job.attempts }));
   if (held.length === 0) return;
   // `reason` is one of SIGNAL_REASONS (a literal of this module), the rest a parameter.
