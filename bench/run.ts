@@ -19,6 +19,7 @@ import { buildHubApps } from "@hub/testing";
 import { runHub } from "./hub";
 import { loadBenchConfig, type BenchConfig, type BenchPart } from "./lib/config";
 import { describePostgres, startBenchPostgres } from "./lib/postgres-server";
+import { startBenchRedis } from "./lib/redis-server";
 import type { PhaseSummary } from "./lib/load";
 import { planWorkload } from "./lib/plan";
 import { checkTargets, computeRatios, describeMachine, renderE2e, writeReport, type E2eReport } from "./lib/report";
@@ -88,11 +89,14 @@ async function runEndToEnd(config: BenchConfig): Promise<boolean> {
 
 const loaded = loadBenchConfig(process.argv.slice(2));
 const postgres = await startBenchPostgres(loaded.postgres, loaded.databaseServerUrl);
-const config: BenchConfig = { ...loaded, databaseServerUrl: postgres.serverUrl, postgresServer: postgres.info };
-console.log(describePostgres(postgres.info).join("\n") + "\n");
+const redis = await startBenchRedis(loaded.redis, loaded.redisUrl);
+const config: BenchConfig = { ...loaded, databaseServerUrl: postgres.serverUrl, postgresServer: postgres.info, redisUrl: redis.url };
+console.log(describePostgres(postgres.info).join("\n"));
+console.log(`Redis: ${redis.description}\n`);
 // The scale mode refuses before anything is built or seeded when it must not run (CI, too little disk).
 if (config.mode === "scale" && !(await (await import("./scale")).scalePreflight(config))) {
   await postgres.stop();
+  await redis.stop();
   process.exit(1);
 }
 // The hub runs as operators run it: the apps' production bundles (see HubProcesses' runBuilt).
@@ -131,6 +135,7 @@ try {
   passed = await runMode();
 } finally {
   await postgres.stop();
+  await redis.stop();
 }
 if (!passed) console.error("bench: the audit FAILED (see above)");
 process.exit(passed ? 0 : 1);

@@ -73,6 +73,8 @@ export class HubHttpTarget implements PullTarget {
     apiUrl: string,
     private readonly seed: HubSeed,
     creators: number,
+    /** `wait_seconds` of complete-and-claim; 0 is the worker SDK's. */
+    private readonly nextWaitSeconds = 0,
   ) {
     this.http = new JsonClient(apiUrl, creators);
     this.workers = seed.workerKeys.map((apiKey) => new HubWorkerClient({ baseUrl: apiUrl, apiKey, requestTimeoutMs: 30_000 }));
@@ -98,6 +100,11 @@ export class HubHttpTarget implements PullTarget {
 
   async completeJob(automation: number, jobId: string, result: Record<string, unknown>): Promise<void> {
     await this.workers[automation]!.complete(jobId, result);
+  }
+
+  async completeAndClaim(automation: number, jobId: string, result: Record<string, unknown>): Promise<ClaimedJob | null> {
+    const { next } = await this.workers[automation]!.completeAndClaim(jobId, result, { waitSeconds: this.nextWaitSeconds });
+    return next ? { id: next.id, context: next.context } : null;
   }
 
   async close(): Promise<void> {

@@ -26,7 +26,7 @@ export function hubTarget(mode: HubMode, apiUrl: string, seed: HubSeed, plan: Wo
   switch (mode) {
     case "single":
     case "webhooks": {
-      const target = new HubHttpTarget(apiUrl, seed, config.creators);
+      const target = new HubHttpTarget(apiUrl, seed, config.creators, config.nextWaitSeconds);
       return { target, workers: (tracker: Parameters<PullTargetRun["workers"]>[0]) => new SimulatedWorkers(target, plan, tracker, config), batch: undefined };
     }
     case "batched": {

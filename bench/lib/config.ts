@@ -48,6 +48,11 @@ export interface BenchConfig {
   slowJobs: number;
   /** BENCH_CLAIM_WAIT_SECONDS: the long-poll `wait_seconds` of every claim. */
   claimWaitSeconds: number;
+  /**
+   * BENCH_NEXT_WAIT_SECONDS: `wait_seconds` of the one-job-per-request workers' complete-and-claim
+   * (0, the worker SDK's: when no job is ready the loop long-polls a claim instead).
+   */
+  nextWaitSeconds: number;
   /** BENCH_BATCH: jobs per `POST /jobs/batch` (and per graphile-worker `add_jobs`) in the batched modes. */
   batchSize: number;
   /** BENCH_PEER_CONCURRENCY: graphile-worker's `concurrency` (its pool holds as many connections). */
@@ -89,6 +94,12 @@ export interface BenchConfig {
    * production settings (lib/postgres-server.ts); "shared" on the DATABASE_URL server.
    */
   postgres: "private" | "shared";
+  /**
+   * BENCH_REDIS: "private" (default) runs on a redis-server the run starts itself (no persistence),
+   * so the `redis` CPU figure and the command counts are the run's own; "shared" on REDIS_URL,
+   * whose figures include other users' commands.
+   */
+  redis: "private" | "shared";
   /** The server the run measures on and its settings, once run.ts started it. */
   postgresServer?: PostgresServerInfo;
   /** BENCH_KEEP_DB=1 keeps the run's databases for inspection. */
@@ -104,8 +115,9 @@ export interface BenchConfig {
 /**
  * The `keys` mode (issue 27): one automation, `max_concurrent_jobs` BENCH_KEYS_LIMIT, BENCH_KEYS_VALUES
  * key values with `max_concurrent_per_key` BENCH_KEYS_PER_KEY; one value's backlog of BENCH_KEYS_BIG
- * jobs is queued first, then BENCH_KEYS_SMALL jobs of each other value; the same jobs run once more
- * without a key ("plain") on a fresh hub for the same-run ratio.
+ * jobs is queued first, then each other value submits one job per round, BENCH_KEYS_SMALL rounds
+ * BENCH_KEYS_ROUND_MS apart; the same arrivals run once more without a key ("plain") on a fresh hub
+ * for the same-run ratios.
  */
 export interface KeysConfig {
   values: number;
@@ -116,6 +128,13 @@ export interface KeysConfig {
   /** BENCH_KEYS_WORKERS: claim-batch loops (of BENCH_KEYS_CLAIM_BATCH jobs) completing what they claim. */
   workers: number;
   claimBatch: number;
+  /**
+   * BENCH_KEYS_ROUND_MS: after the backlog, each other value submits one job per round, a round every this many ms.
+   * Null (the default outside --smoke): derived from the plain run's throughput while only the backlog runs, so the
+   * small values arrive at BENCH_KEYS_LOAD_FRACTION of what the hub completes on this machine now.
+   */
+  roundMs: number | null;
+  loadFraction: number;
 }
 
 /**
@@ -306,6 +325,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     dispatchShards: env.BENCH_DISPATCH_SHARDS ? intVar(env, "BENCH_DISPATCH_SHARDS", 1, 1) : undefined,
     slowJobs: intVar(env, "BENCH_SLOW_JOBS", smoke ? 1 : 5, 0),
     claimWaitSeconds: intVar(env, "BENCH_CLAIM_WAIT_SECONDS", 20, 0),
+    nextWaitSeconds: Math.min(30, intVar(env, "BENCH_NEXT_WAIT_SECONDS", 0, 0)),
     batchSize,
     peerConcurrency: intVar(env, "BENCH_PEER_CONCURRENCY", 16, 1),
     pgBossWorkers: intVar(env, "BENCH_PGBOSS_WORKERS", 8, 1),
@@ -335,6 +355,8 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       smallJobs: intVar(env, "BENCH_KEYS_SMALL", smoke ? 4 : 20, 1),
       workers: intVar(env, "BENCH_KEYS_WORKERS", 8, 1),
       claimBatch: intVar(env, "BENCH_KEYS_CLAIM_BATCH", 8, 1),
+      roundMs: (env.BENCH_KEYS_ROUND_MS ?? "") !== "" || smoke ? intVar(env, "BENCH_KEYS_ROUND_MS", 200, 0) : null,
+      loadFraction: numberVar(env, "BENCH_KEYS_LOAD_FRACTION", 0.5, 0.01, 1),
     },
     logs: loadLogsConfig(env, smoke),
     console: {
@@ -348,6 +370,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       return value;
     }),
     postgres: listVar(env, "BENCH_POSTGRES", ["private", "shared"] as const, ["private"])[0]!,
+    redis: listVar(env, "BENCH_REDIS", ["private", "shared"] as const, ["private"])[0]!,
     keepDatabases: env.BENCH_KEEP_DB === "1",
     keepLogs: env.BENCH_KEEP_LOGS === "1",
     databaseServerUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres",

@@ -69,6 +69,13 @@ function inAccountedCluster(title: string): boolean {
   return accountedCluster === undefined || title.includes(`${accountedCluster}:`) || title.includes(`cluster_name=${accountedCluster}`);
 }
 
+let accountedRedisPid: number | undefined;
+
+/** Accounts only the `redis-server` of this pid (the run's private server), leaving the machine's others to `other`. */
+export function accountRedisServer(pid: number): void {
+  accountedRedisPid = pid;
+}
+
 /** Which group a `postgres` process belongs to, or undefined when it serves another database or cluster. */
 function postgresGroup(pid: number, database: string | undefined): CpuGroup | undefined {
   if (database === undefined && accountedCluster === undefined) return "postgres";
@@ -99,7 +106,14 @@ export function snapshotCpu(pids: Record<string, number | undefined>, database?:
     const pid = Number(entry);
     const sample = cpuTicks(pid);
     if (!sample) continue;
-    const group = sample.comm === "redis-server" ? "redis" : sample.comm === "postgres" ? postgresGroup(pid, database) : undefined;
+    const group =
+      sample.comm === "redis-server"
+        ? accountedRedisPid === undefined || accountedRedisPid === pid
+          ? "redis"
+          : undefined
+        : sample.comm === "postgres"
+          ? postgresGroup(pid, database)
+          : undefined;
     if (group) grouped.get(group)!.set(pid, sample.ticks);
   }
   return { labelled, grouped, machineBusy: machineBusyTicks() };

@@ -35,6 +35,12 @@ export interface PullTarget extends JobTarget {
   claimJob(automation: number, waitSeconds: number, signal: AbortSignal): Promise<ClaimedJob | null>;
   heartbeat(automation: number, jobId: string): Promise<void>;
   completeJob(automation: number, jobId: string, result: Record<string, unknown>): Promise<void>;
+  /**
+   * Completes the job and, in the same request, claims the worker's next job without waiting
+   * (the worker SDK's default: POST /jobs/{id}/complete-and-claim); null when none was ready.
+   * Targets without it complete and claim with separate requests.
+   */
+  completeAndClaim?(automation: number, jobId: string, result: Record<string, unknown>): Promise<ClaimedJob | null>;
 }
 
 /** Per-item answer of a batch call (CONTRACT §6.6): `completed`/`ok`, `conflict` or `not_found`. */
@@ -277,7 +283,9 @@ export async function runPacedPhase(
 
 /**
  * One simulated worker per automation, each running `slots` claim loops: long-poll a claim, hold
- * the job (heartbeating every third of a lease while it does), complete it.
+ * the job (heartbeating every third of a lease while it does), complete it — with the target's
+ * `completeAndClaim` when it has one, whose next job the loop then holds without a claim request,
+ * as the worker SDK's loop does.
  */
 export class SimulatedWorkers implements Workers {
   readonly claimCounts: ClaimCounts = { claims: 0, empty: 0 };
@@ -307,21 +315,25 @@ export class SimulatedWorkers implements Workers {
 
   private async claimLoop(automation: number): Promise<void> {
     const signal = this.abort.signal;
-    while (!signal.aborted) {
-      let job: ClaimedJob | null;
-      try {
-        job = await this.target.claimJob(automation, this.config.claimWaitSeconds, signal);
-      } catch (error) {
-        if (signal.aborted) return;
-        this.tracker.current?.error("claim", error);
-        await sleep(100);
-        continue;
-      }
-      if (signal.aborted && !job) return;
-      this.claimCounts.claims++;
+    let next: ClaimedJob | null = null;
+    while (next || !signal.aborted) {
+      let job: ClaimedJob | null = next;
+      next = null;
       if (!job) {
-        this.claimCounts.empty++;
-        continue;
+        try {
+          job = await this.target.claimJob(automation, this.config.claimWaitSeconds, signal);
+        } catch (error) {
+          if (signal.aborted) return;
+          this.tracker.current?.error("claim", error);
+          await sleep(100);
+          continue;
+        }
+        if (signal.aborted && !job) return;
+        this.claimCounts.claims++;
+        if (!job) {
+          this.claimCounts.empty++;
+          continue;
+        }
       }
       const recorder = this.tracker.current;
       recorder?.claimed(job.id, performance.now());
@@ -329,7 +341,8 @@ export class SimulatedWorkers implements Workers {
       if (holdMs > 0) await this.hold(automation, job.id, holdMs, recorder);
       const startedAt = performance.now();
       try {
-        await this.target.completeJob(automation, job.id, { outcome: "done" });
+        if (this.target.completeAndClaim && !signal.aborted) next = await this.target.completeAndClaim(automation, job.id, { outcome: "done" });
+        else await this.target.completeJob(automation, job.id, { outcome: "done" });
         recorder?.completed(job.id, performance.now(), startedAt);
       } catch (error) {
         recorder?.error("complete", error);

@@ -277,7 +277,7 @@ export function renderE2e(report: E2eReport): string {
   if (ran.length > 0) {
     lines.push(
       "",
-      "CPU ms per job (/proc; postgres: the target's own backends; pg-shared: PostgreSQL's server processes; redis: the whole server;",
+      "CPU ms per job (/proc; postgres: the target's own backends; pg-shared: PostgreSQL's server processes; redis: the run's redis-server;",
       "the driver is 'bench', with graphile-worker's, pg-boss's and bullmq's in-process workers; Σ: all but bench and other)",
     );
     const labels = [...new Set([...CPU_COLUMNS, ...ran.flatMap(([, result]) => Object.keys(result.peak.cpuMsPerJob))])].filter((label) =>

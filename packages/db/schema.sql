@@ -384,7 +384,7 @@ END $$;
 --
 
 CREATE FUNCTION public.hub_job_context_pair_hash(name text, value jsonb) RETURNS bigint
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql STABLE PARALLEL SAFE
     AS $$ SELECT hashtextextended(jsonb_build_object(name, value)::text, 0) $$;
 
 --
@@ -394,23 +394,31 @@ CREATE FUNCTION public.hub_job_context_pair_hash(name text, value jsonb) RETURNS
 CREATE FUNCTION public.hub_job_key_value() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
-DECLARE
-  v_key text;
 BEGIN
-  SELECT a.concurrency_key INTO v_key FROM automations a WHERE a.id = NEW.automation_id;
-  NEW.key_value := CASE WHEN v_key IS NULL THEN NULL ELSE coalesce(NEW.context -> v_key, 'null'::jsonb) END;
-  IF NEW.key_value IS NOT NULL THEN
-    -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from
-    -- marking the value idle before this insert commits; a value not waiting yet is (re)marked.
-    PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
-    IF NOT FOUND THEN
-      INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
-      ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
+  IF NEW.key_value = '{"hub": "key_value not set"}'::jsonb THEN
+    SELECT hub_job_key_value_of(NEW.context, a.concurrency_key) INTO NEW.key_value FROM automations a WHERE a.id = NEW.automation_id;
+    IF NEW.key_value IS NULL THEN
+      RETURN NEW;
     END IF;
+  END IF;
+  -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from marking the
+  -- value idle before this insert commits; a value not waiting yet is (re)marked.
+  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
+  IF NOT FOUND THEN
+    INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
+    ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
   END IF;
   RETURN NEW;
 END;
 $$;
+
+--
+-- Name: hub_job_key_value_of(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_job_key_value_of(context jsonb, concurrency_key text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT CASE WHEN concurrency_key IS NULL THEN NULL ELSE coalesce(context -> concurrency_key, 'null'::jsonb) END $$;
 
 --
 -- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
@@ -712,7 +720,7 @@ CREATE TABLE public.jobs (
     log_seq bigint DEFAULT 0 NOT NULL,
     log_bytes bigint DEFAULT 0 NOT NULL,
     log_truncated boolean DEFAULT false NOT NULL,
-    key_value jsonb,
+    key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
 
@@ -1304,7 +1312,7 @@ CREATE TRIGGER jobs_forget_context_values AFTER DELETE ON public.jobs REFERENCIN
 -- Name: jobs jobs_key_value; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER jobs_key_value BEFORE INSERT ON public.jobs FOR EACH ROW EXECUTE FUNCTION public.hub_job_key_value();
+CREATE TRIGGER jobs_key_value BEFORE INSERT ON public.jobs FOR EACH ROW WHEN ((new.key_value IS NOT NULL)) EXECUTE FUNCTION public.hub_job_key_value();
 
 --
 -- Name: jobs jobs_record_context_values; Type: TRIGGER; Schema: public; Owner: -

@@ -15,6 +15,7 @@ import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
 import { OpenStreams } from "./http/open-streams";
+import { mayHaveWrittenEvents } from "./http/outbox-writes";
 import { StreamSlots } from "./http/stream-slots";
 import { errorHandler, notFoundHandler } from "./http/errors";
 import { requestLogger } from "./http/request-log";
@@ -127,7 +128,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   });
   // BullMQ re-emits its connection's errors on the queue; the connection already reports them.
   for (const shardQueue of queue.queues) shardQueue.on("error", () => undefined);
-  const dispatch = { queue, ready: new ReadyJobs(redis, keys), wakes: new WakeListener(subscriber, keys) };
+  const ready = new ReadyJobs(redis, keys);
+  const dispatch = { queue, ready, wakes: new WakeListener(subscriber, keys, (automationIds) => ready.counts(automationIds)) };
   await dispatch.wakes.start();
   const liveEvents = new LiveEventFeed({
     redisTarget,
@@ -139,7 +141,11 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     onClientCount: (count) => metrics.eventStreamClients.set(count),
   });
   const jobLogs = new JobLogFeed(connectRedis(redisTarget, "hub-api-job-logs", { logger }), redis, keys, logger);
-  const auth = new Authenticator(database.db, tokens);
+  // Any request that may have changed something may have written events: tell the relays (at most
+  // one nudge a second from this process; requests that were refused, and claims that found
+  // nothing, wrote none).
+  const outboxNudger = new OutboxNudger(redis, keys);
+  const auth = new Authenticator(database.db, tokens, () => outboxNudger.nudge());
   const ctx: AppContext = {
     env,
     database,
@@ -192,15 +198,12 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   let stopping = false;
   let inFlight = 0;
   let onDrained: (() => void) | undefined;
-  // Any request that may have changed something may have written events: tell the relays (at most
-  // one nudge a second from this process; requests that were refused changed nothing).
-  const outboxNudger = new OutboxNudger(redis, keys);
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight += 1;
     if (stopping) res.setHeader("connection", "close");
     if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS") {
       res.once("finish", () => {
-        if (res.statusCode < 400) outboxNudger.nudge();
+        if (res.statusCode < 400 && mayHaveWrittenEvents(res)) outboxNudger.nudge();
       });
     }
     res.once("close", () => {

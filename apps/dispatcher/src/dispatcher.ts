@@ -7,9 +7,13 @@
  * - offer: consumes the BullMQ `dispatch` queue (each message a batch of committed jobs) and puts
  *   each job in its automation's ready set.
  * - leases and timeouts: running jobs whose lease lapsed, or that ran longer than their
- *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`.
+ *   automation's `timeout_seconds`, go back to `queued` after their back-off, or to `failed`
+ *   (one statement for both, every HUB_LEASE_SWEEP_INTERVAL_MS).
  * - delayed: one timer moves jobs whose `available_at` has come (a `run_at`, a back-off) from the
- *   delayed set to ready sets.
+ *   delayed set to ready sets. It sleeps until the earliest job in the set is due; whoever puts an
+ *   earlier one in publishes on the `delayedChannel`, which wakes it (so does the subscriber's
+ *   reconnecting: messages may have been lost), and it never sleeps longer than
+ *   `delayedPromoteMaxSleepMs`.
  * - horizon: one pass every HORIZON_PASS_INTERVAL_MS (by whichever replica takes its lock) brings
  *   the queued jobs that come due within DELAYED_HORIZON_MS from PostgreSQL into the delayed set,
  *   continuing from where the last pass stopped (the `delayedHorizon` key), so each job is read
@@ -41,8 +45,12 @@ export interface DispatcherConfig {
   offerConcurrency?: number;
   /** How often lapsed leases and timed-out jobs are looked for. */
   leaseSweepIntervalMs?: number;
-  /** How often delayed jobs that came due are moved to ready sets. */
-  delayedPromoteIntervalMs?: number;
+  /**
+   * Longest the delayed timer sleeps without looking (it sleeps until the earliest delayed job is
+   * due, and is woken when an earlier one arrives): bounds the lateness of a job whose wake-up was
+   * lost, which only a process older than this one (a rolling upgrade) or a clock step can cause.
+   */
+  delayedPromoteMaxSleepMs?: number;
   /** How often silent workers are marked stopped. Default: a tenth of HUB_WORKER_TTL_SECONDS, from 1 s to 5 s. */
   workerSweepIntervalMs?: number;
   /** Reconciliation interval (every due queued job re-offered). */
@@ -73,7 +81,7 @@ export interface DispatcherDeps {
 export const DISPATCHER_DEFAULTS = {
   offerConcurrency: 1,
   leaseSweepIntervalMs: 1000,
-  delayedPromoteIntervalMs: 200,
+  delayedPromoteMaxSleepMs: 5000,
   reconcileIntervalMs: 5000,
   epochCheckIntervalMs: 1000,
   horizonPassIntervalMs: 10_000,
@@ -92,6 +100,16 @@ const RECONCILE_PAGE = 1000;
 export const HORIZON_PASS_INTERVAL_MS = DISPATCHER_DEFAULTS.horizonPassIntervalMs;
 const PROMOTE_BATCH = 1000;
 /**
+ * Shortest pause of the delayed timer between two runs it schedules itself: while jobs come due
+ * every few milliseconds (a burst of `run_at`s), one run moves all that came due meanwhile instead
+ * of one run per job, at the cost of at most this much lateness. A wake-up (an earlier job) runs it at once.
+ */
+const PROMOTE_MIN_PAUSE_MS = 100;
+/** Longest start() waits to subscribe to the delayed channel. */
+const SUBSCRIBE_TIMEOUT_MS = 2000;
+/** Pause before the delayed timer tries again after a failure (Redis away). */
+const PROMOTE_RETRY_MS = 200;
+/**
  * How long stop() waits for each shard's BullMQ worker to close. A worker whose blocking read went
  * to a cluster master that was killed and came back can wait on it for good; its message in
  * flight, if any, is re-delivered by BullMQ's stalled check (and re-offered by the reconciler).
@@ -103,7 +121,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const settings = {
     offerConcurrency: config.offerConcurrency ?? DISPATCHER_DEFAULTS.offerConcurrency,
     leaseSweepIntervalMs: config.leaseSweepIntervalMs ?? DISPATCHER_DEFAULTS.leaseSweepIntervalMs,
-    delayedPromoteIntervalMs: config.delayedPromoteIntervalMs ?? DISPATCHER_DEFAULTS.delayedPromoteIntervalMs,
+    delayedPromoteMaxSleepMs: config.delayedPromoteMaxSleepMs ?? DISPATCHER_DEFAULTS.delayedPromoteMaxSleepMs,
     workerSweepIntervalMs: config.workerSweepIntervalMs ?? Math.min(Math.max(config.workerTtlSeconds * 100, 1000), 5000),
     reconcileIntervalMs: config.reconcileIntervalMs ?? DISPATCHER_DEFAULTS.reconcileIntervalMs,
     epochCheckIntervalMs: config.epochCheckIntervalMs ?? DISPATCHER_DEFAULTS.epochCheckIntervalMs,
@@ -121,41 +139,63 @@ export function createDispatcher(deps: DispatcherDeps) {
   const shards = Array.from({ length: keys.shards }, (_, shard) => shard);
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
 
-  /** Runs a sweep in bounded batches until it finds less than a batch, offering what it re-queued. */
-  async function sweepRunning(sweep: typeof jobs.expireLapsedLeases, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
+  /** Counts, logs and offers what one sweep ended. */
+  async function handleSwept({ requeued, failed }: jobs.SweptJobs, counter: typeof metrics.leasesExpired, what: string): Promise<void> {
+    if (requeued.length + failed.length === 0) return;
+    counter.inc({ outcome: "requeued" }, requeued.length);
+    counter.inc({ outcome: "failed" }, failed.length);
+    logger.info({ requeued: requeued.length, failed: failed.length }, what);
+    // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
+    await ready.offerAgain(requeued.map(jobs.toJobRef));
+    metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
+    await ready.wake(...failed.map((job) => job.automationId));
+  }
+
+  /** Lapsed leases and timed-out jobs, in bounded batches until a batch finds less than a full one of each. */
+  async function sweepOverdue(): Promise<void> {
     for (;;) {
-      // One statement: an idle sweep costs one round trip, no explicit transaction.
-      const { requeued, failed } = await sweep(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
-      if (requeued.length + failed.length === 0) return;
+      // One statement for both: an idle sweep costs one round trip, no explicit transaction.
+      const { leases, timeouts } = await jobs.expireOverdue(database.pool, { maxAttempts: config.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
+      const ended = (swept: jobs.SweptJobs) => swept.requeued.length + swept.failed.length;
+      if (ended(leases) + ended(timeouts) === 0) return;
       outbox.nudge();
-      counter.inc({ outcome: "requeued" }, requeued.length);
-      counter.inc({ outcome: "failed" }, failed.length);
-      logger.info({ requeued: requeued.length, failed: failed.length }, what);
-      // Re-queued jobs in back-off go to the delayed set; their freed slots wake claims either way.
-      await ready.offerAgain(requeued.map(jobs.toJobRef));
-      metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
-      await ready.wake(...failed.map((job) => job.automationId));
-      if (requeued.length + failed.length < LEASE_SWEEP_BATCH) return;
+      await handleSwept(leases, metrics.leasesExpired, "lapsed leases expired");
+      await handleSwept(timeouts, metrics.jobsTimedOut, "jobs past their timeout ended");
+      if (ended(leases) < LEASE_SWEEP_BATCH && ended(timeouts) < LEASE_SWEEP_BATCH) return;
     }
   }
 
-  const sweepLeases = () => sweepRunning(jobs.expireLapsedLeases, metrics.leasesExpired, "lapsed leases expired");
-  const sweepTimeouts = () => sweepRunning(jobs.expireTimedOut, metrics.jobsTimedOut, "jobs past their timeout ended");
-
-  async function promoteDueJobs(): Promise<void> {
-    await Promise.all(
+  /** Moves every due delayed job to its ready set; resolves with the pause until the earliest one left is due. */
+  async function promoteDueJobs(): Promise<number> {
+    const nextDueAts = await Promise.all(
       shards.map(async (shard) => {
         for (;;) {
-          const promoted = await ready.promoteDue(shard, PROMOTE_BATCH);
+          const { promoted, nextDueAt } = await ready.promoteDue(shard, PROMOTE_BATCH);
           metrics.jobsOffered.inc({ path: "due" }, promoted);
-          if (promoted < PROMOTE_BATCH) return;
+          if (promoted < PROMOTE_BATCH) return nextDueAt ?? Number.POSITIVE_INFINITY;
         }
       }),
     );
+    return Math.max(PROMOTE_MIN_PAUSE_MS, Math.min(Math.min(...nextDueAts) - Date.now(), settings.delayedPromoteMaxSleepMs));
+  }
+
+  /** Wakes the delayed timer when a job earlier than the one it sleeps for arrives (see ReadyJobs). */
+  let delayedSubscriber: RedisConnection | undefined;
+  async function listenForEarlierDelayedJobs(onEarlier: () => void): Promise<void> {
+    const subscriber = redis.duplicate();
+    delayedSubscriber = subscriber;
+    subscriber.on("error", () => undefined);
+    subscriber.on("message", (channel: string) => {
+      if (channel === keys.delayedChannel) onEarlier();
+    });
+    // Messages lost while the subscriber was away: look at once when it is back.
+    subscriber.on("ready", onEarlier);
+    // Bounded: with Redis away the dispatcher starts anyway, and ioredis subscribes once it connects.
+    await settleWithin(subscriber.subscribe(keys.delayedChannel), SUBSCRIBE_TIMEOUT_MS).catch(() => undefined);
   }
 
   async function sweepWorkers(): Promise<void> {
-    const stopped = await db.transaction((tx) => workers.stopSilent(tx, config.workerTtlSeconds));
+    const stopped = await workers.stopSilent(database.pool, config.workerTtlSeconds);
     if (stopped > 0) {
       outbox.nudge();
       metrics.workersStopped.inc(stopped);
@@ -259,10 +299,10 @@ export function createDispatcher(deps: DispatcherDeps) {
   const scheduleFirer = createScheduleFirer({ database, ready, logger, metrics, onEventsWritten: () => outbox.nudge() });
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
+  const delayedTask = periodic("delayed", PROMOTE_RETRY_MS, promoteDueJobs, logger, onError("delayed"));
   const tasks = [
-    periodic("leases", settings.leaseSweepIntervalMs, sweepLeases, logger, onError("leases")),
-    periodic("timeouts", settings.leaseSweepIntervalMs, sweepTimeouts, logger, onError("timeouts")),
-    periodic("delayed", settings.delayedPromoteIntervalMs, promoteDueJobs, logger, onError("delayed")),
+    periodic("leases", settings.leaseSweepIntervalMs, sweepOverdue, logger, onError("leases")),
+    delayedTask,
     periodic("workers", settings.workerSweepIntervalMs, sweepWorkers, logger, onError("workers")),
     periodic("epoch", settings.epochCheckIntervalMs, checkEpoch, logger, onError("epoch")),
     periodic("reconcile", settings.reconcileIntervalMs, reconcileOnInterval, logger, onError("reconcile")),
@@ -309,12 +349,15 @@ export function createDispatcher(deps: DispatcherDeps) {
         worker.on("error", (error) => logger.warn({ err: error, shard }, "dispatch queue worker error"));
         return worker;
       });
+      // Subscribed before the timer first reads the delayed sets, so no earlier job slips between.
+      await listenForEarlierDelayedJobs(() => delayedTask.poke());
       for (const task of tasks) task.start();
       logger.info({ retentionDays: settings.retentionDays, dispatchShards: keys.shards }, "dispatcher started");
     },
     async stop(): Promise<void> {
       retention.stop();
       await Promise.all(tasks.map((task) => task.stop()));
+      delayedSubscriber?.disconnect();
       // Waits for the offers in flight; unstarted ones stay in BullMQ for another replica.
       const unclosed = (
         await Promise.all(

@@ -7,15 +7,19 @@ import type { Logger } from "@hub/shared";
  * after `intervalMs`, so a task resumes on its own within one interval of PostgreSQL or Redis
  * coming back. Only the first failure of a streak is logged as a warning (an outage would
  * otherwise log four lines a second per task), and the first success after it says how many runs
- * failed. `stop` waits for the run in flight.
+ * failed. `poke` runs the task now (after the run in flight, if one is). `stop` waits for the run
+ * in flight.
  */
 export function periodic(name: string, intervalMs: number, task: () => Promise<void | number>, logger: Logger, onError: () => void) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  let stopped = false;
+  let stopped = true;
   let failedRuns = 0;
+  /** A poke came while a run was in flight: the next run follows it at once. */
+  let pokedWhileRunning = false;
   const tick = () => {
     let pauseMs = intervalMs;
+    pokedWhileRunning = false;
     running = task()
       .then(
         (nextPauseMs) => {
@@ -33,12 +37,21 @@ export function periodic(name: string, intervalMs: number, task: () => Promise<v
       )
       .finally(() => {
         running = undefined;
-        if (!stopped) timer = setTimeout(tick, pauseMs);
+        if (!stopped) timer = setTimeout(tick, pokedWhileRunning ? 0 : pauseMs);
       });
   };
   return {
     start() {
       stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    poke() {
+      if (stopped) return;
+      if (running) {
+        pokedWhileRunning = true;
+        return;
+      }
+      clearTimeout(timer);
       timer = setTimeout(tick, 0);
     },
     async stop() {

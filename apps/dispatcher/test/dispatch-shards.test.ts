@@ -34,7 +34,7 @@ beforeAll(async () => {
     redis: env.redis,
     keys,
     logger: env.logger,
-    config: { maxAttempts: 2, workerTtlSeconds: 1, delayedPromoteIntervalMs: 50, epochCheckIntervalMs: 100, reconcileIntervalMs: 60_000, horizonPassIntervalMs: 600_000 },
+    config: { maxAttempts: 2, workerTtlSeconds: 1, delayedPromoteMaxSleepMs: 5000, epochCheckIntervalMs: 100, reconcileIntervalMs: 60_000, horizonPassIntervalMs: 600_000 },
   });
   await dispatcher.start();
 });

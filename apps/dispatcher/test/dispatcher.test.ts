@@ -27,7 +27,16 @@ beforeAll(async () => {
     redis: env.redis,
     keys: env.keys,
     logger: env.logger,
-    config: { maxAttempts: 2, workerTtlSeconds: 1, leaseSweepIntervalMs: 100, epochCheckIntervalMs: 200, reconcileIntervalMs: 60_000, horizonPassIntervalMs: 600_000 },
+    config: {
+      maxAttempts: 2,
+      workerTtlSeconds: 1,
+      leaseSweepIntervalMs: 100,
+      epochCheckIntervalMs: 200,
+      reconcileIntervalMs: 60_000,
+      horizonPassIntervalMs: 600_000,
+      // The delayed timer only wakes when a job is due or an earlier one arrives: no safety-net look in these tests.
+      delayedPromoteMaxSleepMs: 600_000,
+    },
   });
   await dispatcher.start();
 });
@@ -174,5 +183,38 @@ describe("dispatcher", () => {
     } finally {
       subscriber.disconnect();
     }
+  });
+
+  it("when the delayed timer sleeps until a job due later and an earlier job arrives, then the earlier one is moved on time and the later one stays", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const [later, earlier] = await seedQueuedJobs(env.database.db, automation.id, 2);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    await ready.offerAgain([{ ...jobs.toJobRef(later!), availableAt: new Date(Date.now() + 60_000) }], "offer");
+    // The timer has read the later job's time and sleeps until it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const availableAt = new Date(Date.now() + 500);
+    await ready.offerAgain([{ ...jobs.toJobRef(earlier!), availableAt }], "offer");
+
+    expect(await eventually("the earlier job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length > 0, 20_000)).toEqual([earlier!.id]);
+    expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());
+    const delayed = await env.redis.zrange(env.keys.delayedJobs(0), 0, -1);
+    expect(delayed.filter((member) => member.startsWith(automation.id))).toEqual([`${automation.id}|${later!.id}|${later!.seq}|0`]);
+  });
+
+  it("when a running worker stays silent past the TTL, then it becomes stopped with one worker.status_changed event, and a fresh one stays running", async () => {
+    const { automation, worker: silent } = await seedAutomation(env.database.db);
+    const { worker: fresh } = await seedAutomation(env.database.db);
+    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() + 3_600_000) }).where(eq(schema.workers.id, fresh.id));
+    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() - 60_000) }).where(eq(schema.workers.id, silent.id));
+
+    const statusOf = async (id: string) => (await env.database.db.select().from(schema.workers).where(eq(schema.workers.id, id)))[0]!.status;
+    await eventually("the silent worker stopped", () => statusOf(silent.id), (status) => status === "stopped");
+
+    expect(await statusOf(fresh.id)).toBe("running");
+    const changes = await env.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, automation.id));
+    expect(changes.filter((event) => event.eventType === "worker.status_changed").map((event) => event.payload)).toEqual([
+      { worker_id: silent.id, from: "running", to: "stopped" },
+    ]);
   });
 });

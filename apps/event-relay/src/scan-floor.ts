@@ -31,6 +31,10 @@ export function createScanFloor(options: { db: Executor; refreshMs: number; metr
   async function refresh(): Promise<void> {
     enabled ??= await events.isPositionSequenceUncached(db);
     if (!enabled) return;
+    // The floor is past the horizon: every position up to it is settled, and while no position
+    // is handed out after it (the outbox is quiet) nothing can move the floor. One cheap read
+    // then, not the three of a step (the running-transactions read joins pg_locks and pg_stat_activity).
+    if (horizon && floor > horizon.lastPosition && (await events.lastOutboxPosition(db)) === horizon.lastPosition) return;
     if (horizon) {
       if (await events.isOutboxHorizonOpen(db, horizon)) return;
       const lowest = await events.lowestUndispatchedPosition(db, { from: floor, to: horizon.lastPosition });

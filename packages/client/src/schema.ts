@@ -585,6 +585,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job_id}/complete-and-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a job's result and claim the next job (long-poll)
+         * @description POST /jobs/{job_id}/complete and POST /jobs/claim in one request, for a worker that takes its next job as soon as it finishes one. The result is recorded exactly as complete records it: a job not running under this worker's current lease is refused with 409 (404 for a job of another automation), nothing changes and nothing is claimed. Once it is recorded, the next job is claimed as POST /jobs/claim claims it (claim order, max_concurrent_jobs, the limits per key and rate limits), waiting up to wait_seconds; `next` is null when none came. A client that goes away while waiting claims nothing, but its result stays recorded; a claim that cannot run once the result is recorded (PostgreSQL unavailable) answers `next: null`, not an error.
+         */
+        post: operations["completeJobAndClaimNext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{job_id}/fail": {
         parameters: {
             query?: never;
@@ -1328,6 +1348,25 @@ export interface components {
              * @default 0
              */
             wait_seconds?: number;
+        };
+        CompleteAndClaimJobRequest: {
+            /** @description At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON */
+            result: {
+                [key: string]: unknown;
+            };
+            /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
+            attempt?: number;
+            /**
+             * @description Long-poll for the next job once the result is recorded: how long to wait before answering with `next: null`
+             * @default 0
+             */
+            wait_seconds?: number;
+        };
+        CompletedAndClaimedJobs: {
+            /** @description The job whose result was recorded, now completed */
+            job: components["schemas"]["Job"];
+            /** @description The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds */
+            next: components["schemas"]["Job"] | null;
         };
         CompleteJobBatchRequest: {
             items: {
@@ -2761,6 +2800,8 @@ export type ChangeRoleRequest = components['schemas']['ChangeRoleRequest'];
 export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
 export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
 export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
+export type CompleteAndClaimJobRequest = components['schemas']['CompleteAndClaimJobRequest'];
+export type CompletedAndClaimedJobs = components['schemas']['CompletedAndClaimedJobs'];
 export type CompleteJobBatchRequest = components['schemas']['CompleteJobBatchRequest'];
 export type CompleteJobBatchResult = components['schemas']['CompleteJobBatchResult'];
 export type CompleteJobRequest = components['schemas']['CompleteJobRequest'];
@@ -4399,6 +4440,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease (or not in the attempt named); nothing changed. `status` is the job's status now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobNotLeasedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeJobAndClaimNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": {
+                 *         "rows": 42
+                 *       },
+                 *       "attempt": 1,
+                 *       "wait_seconds": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteAndClaimJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The completed job, and the next job now running under a lease (or null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompletedAndClaimedJobs"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -169,9 +169,11 @@ interface Waiter {
 
 /**
  * How often a process makes one waiting claim per automation look again when no wake-up came: a
- * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects) costs at most this.
- * One claim per automation, not every waiting claim: the one that looks passes a wake-up on when it
- * finds work it does not take, so 64 idle long-polls cost one ready-set read a second, not 64.
+ * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects; a process that died
+ * between its commit and its PUBLISH) costs at most about this. One claim per automation, not every
+ * waiting claim, and only where the automation's ready set holds jobs (a claim can only take an
+ * offered job, so an empty ready set is nothing to look at): 64 idle long-polls cost one pipelined
+ * read of the ready sets' sizes a second, and no timer runs while no claim waits.
  */
 export const WAKE_RECHECK_INTERVAL_MS = 1000;
 
@@ -209,16 +211,24 @@ export interface WakeRegistration {
 export class WakeListener {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private isStopped = false;
+  /** Armed while claims wait (see {@link recheck}). */
   private recheckTimer: NodeJS.Timeout | undefined;
+  /** When each automation's claims were last made to look again (only automations with waiting claims). */
+  private readonly recheckedAt = new Map<string, number>();
 
   /** True once the process is shutting down: long-polls should answer now. */
   get stopped(): boolean {
     return this.isStopped;
   }
 
+  /**
+   * @param countReady the sizes of the automations' ready sets, in order (ReadyJobs.counts); the
+   *   re-check wakes a claim only where that is not 0. Without it (tests), every re-check wakes one.
+   */
   constructor(
     private readonly subscriber: RedisConnection,
     private readonly keys: RedisKeys,
+    private readonly countReady?: (automationIds: string[]) => Promise<number[]>,
   ) {
     subscriber.on("message", (channel: string, message: string) => {
       if (channel !== this.keys.wakeChannel) return;
@@ -268,25 +278,58 @@ export class WakeListener {
 
   /**
    * Wakes, in each automation, the claim that has waited longest without looking, when that is
-   * {@link WAKE_RECHECK_INTERVAL_MS} or more (it looks again, as after a wake-up).
+   * {@link WAKE_RECHECK_INTERVAL_MS} or more, this automation was not re-checked within that time,
+   * and its ready set is not empty (it looks again, as after a wake-up). Redis unreachable: no claim
+   * could read the ready set either, so none is woken.
    */
-  recheck(now = Date.now()): void {
+  async recheck(now = Date.now()): Promise<void> {
+    const due = new Map<string, Waiter>();
     for (const [automationId, waiting] of this.waiters) {
+      if (now - (this.recheckedAt.get(automationId) ?? Number.NEGATIVE_INFINITY) < WAKE_RECHECK_INTERVAL_MS) continue;
       let oldest: Waiter | undefined;
       for (const waiter of waiting) {
         if (waiter.state !== "looking" && (!oldest || waiter.registeredAt < oldest.registeredAt)) oldest = waiter;
       }
-      if (!oldest || now - oldest.registeredAt < WAKE_RECHECK_INTERVAL_MS) continue;
+      if (oldest && now - oldest.registeredAt >= WAKE_RECHECK_INTERVAL_MS) due.set(automationId, oldest);
+    }
+    for (const automationId of this.recheckedAt.keys()) if (!this.waiters.has(automationId)) this.recheckedAt.delete(automationId);
+    if (due.size === 0) return;
+    for (const automationId of due.keys()) this.recheckedAt.set(automationId, now);
+    let counts: number[] | undefined;
+    if (this.countReady) {
+      try {
+        counts = await this.countReady([...due.keys()]);
+      } catch {
+        return;
+      }
+    }
+    let index = 0;
+    for (const [automationId, oldest] of due) {
+      const offered = counts === undefined || (counts[index] ?? 0) > 0;
+      index += 1;
+      // Still waiting: a wake-up may have reached it while the sizes were read.
+      const waiting = this.waiters.get(automationId);
+      if (!offered || !waiting?.has(oldest) || oldest.state === "looking") continue;
       waiting.delete(oldest);
       if (waiting.size === 0) this.waiters.delete(automationId);
       oldest.wake("slot");
     }
   }
 
+  /** Runs {@link recheck} every half WAKE_RECHECK_INTERVAL_MS while any claim waits (each automation at most once an interval). */
+  private armRecheck(): void {
+    if (this.recheckTimer || this.isStopped) return;
+    this.recheckTimer = setTimeout(() => {
+      void this.recheck().finally(() => {
+        this.recheckTimer = undefined;
+        if (this.waiters.size > 0) this.armRecheck();
+      });
+    }, WAKE_RECHECK_INTERVAL_MS / 2);
+    this.recheckTimer.unref();
+  }
+
   async start(): Promise<void> {
     await this.subscriber.subscribe(this.keys.wakeChannel);
-    this.recheckTimer = setInterval(() => this.recheck(), WAKE_RECHECK_INTERVAL_MS / 4);
-    this.recheckTimer.unref();
   }
 
   /**
@@ -312,6 +355,7 @@ export class WakeListener {
         this.waiters.set(automationId, set);
       }
       set.add(waiter);
+      this.armRecheck();
     };
     enlist();
     const cancel = () => {
@@ -356,7 +400,7 @@ export class WakeListener {
 
   async stop(): Promise<void> {
     this.isStopped = true;
-    clearInterval(this.recheckTimer);
+    clearTimeout(this.recheckTimer);
     for (const set of this.waiters.values()) for (const waiter of set) waiter.wake("slot");
     this.waiters.clear();
     this.subscriber.disconnect();

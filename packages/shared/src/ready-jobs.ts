@@ -74,27 +74,57 @@ return 0`;
 
 /**
  * KEYS: delayed set; ARGV: now (ms), most to move. Removes and returns the members due by now with
- * their scores, earliest first: whoever removed a member offers it (one dispatcher per job).
+ * their scores, earliest first: whoever removed a member offers it (one dispatcher per job). Also
+ * returns the earliest score left (false when the set is empty): when to look next.
  */
 const TAKE_DUE_SCRIPT = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 for i = 1, #due, 2 do redis.call('ZREM', KEYS[1], due[i]) end
-return due`;
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, first[2] or false}`;
 
 /**
- * KEYS: ready set, claimed ids, delayed set; ARGV: ready member, previous delayed member, where the
- * job goes now ("ready" | "delayed" | "later"), its score there, its delayed member, wake channel,
- * wake message. Takes a rescheduled job out of both sets and puts it where its new time says.
+ * Lua: publishes on ARGV[1] when `earliest` (a number, or nil) comes before the score the
+ * delayed set KEYS[1] started with (`first`, its ZRANGE 0 0 WITHSCORES before the change): the
+ * dispatchers sleep until the earliest job is due, so an earlier one must wake them.
  */
-const RESCHEDULE_SCRIPT = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[2])
-if ARGV[3] == 'ready' then
-  redis.call('ZREM', KEYS[2], string.sub(ARGV[1], ${READY_MEMBER_ID_START}))
-  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-  redis.call('PUBLISH', ARGV[6], ARGV[7])
-elseif ARGV[3] == 'delayed' then
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+const WAKE_IF_EARLIER = `
+local function wakeIfEarlier(first, earliest)
+  if earliest ~= nil and (first[2] == nil or earliest < tonumber(first[2])) then redis.call('PUBLISH', ARGV[1], '') end
+end`;
+
+/**
+ * KEYS: delayed set; ARGV: delayed channel, then score/member pairs. Adds (or moves) the members,
+ * waking the dispatchers when one of them is now the earliest.
+ */
+const DELAY_SCRIPT = `${WAKE_IF_EARLIER}
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local earliest = nil
+for i = 2, #ARGV, 2 do
+  local score = tonumber(ARGV[i])
+  redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1])
+  if earliest == nil or score < earliest then earliest = score end
+end
+wakeIfEarlier(first, earliest)
+return 0`;
+
+/**
+ * KEYS: ready set, claimed ids, delayed set; ARGV: delayed channel, ready member, previous delayed
+ * member, where the job goes now ("ready" | "delayed" | "later"), its score there, its delayed
+ * member, wake channel, wake message. Takes a rescheduled job out of both sets and puts it where
+ * its new time says.
+ */
+const RESCHEDULE_SCRIPT = `${WAKE_IF_EARLIER}
+redis.call('ZREM', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[3])
+if ARGV[4] == 'ready' then
+  redis.call('ZREM', KEYS[2], string.sub(ARGV[2], ${READY_MEMBER_ID_START}))
+  redis.call('ZADD', KEYS[1], ARGV[5], ARGV[2])
+  redis.call('PUBLISH', ARGV[7], ARGV[8])
+elseif ARGV[4] == 'delayed' then
+  local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+  wakeIfEarlier(first, tonumber(ARGV[5]))
 end
 return 0`;
 
@@ -105,7 +135,8 @@ const CLAIMED_TRIM_INTERVAL_MS = 1000;
 interface ReadyScripts {
   hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
   hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
-  hubTakeDueJobs(delayedKey: string, now: number, max: number): Promise<string[]>;
+  hubTakeDueJobs(delayedKey: string, now: number, max: number): Promise<[string[], string | null]>;
+  hubDelayJobs(delayedKey: string, ...args: Array<string | number>): Promise<number>;
   hubRescheduleJob(readyKey: string, claimedKey: string, delayedKey: string, ...args: Array<string | number>): Promise<number>;
 }
 
@@ -149,6 +180,7 @@ export class ReadyJobs {
     redis.defineCommand("hubOfferJobs", { numberOfKeys: 2, lua: OFFER_SCRIPT });
     redis.defineCommand("hubMarkClaimed", { numberOfKeys: 2, lua: CLAIMED_SCRIPT });
     redis.defineCommand("hubTakeDueJobs", { numberOfKeys: 1, lua: TAKE_DUE_SCRIPT });
+    redis.defineCommand("hubDelayJobs", { numberOfKeys: 1, lua: DELAY_SCRIPT });
     redis.defineCommand("hubRescheduleJob", { numberOfKeys: 3, lua: RESCHEDULE_SCRIPT });
     this.scripts = redis as unknown as ReadyScripts;
   }
@@ -202,9 +234,7 @@ export class ReadyJobs {
   /** Puts jobs PostgreSQL found coming due (the horizon pass) in their shards' delayed sets, whatever their time. */
   async holdUntilDue(jobs: DispatchableJob[]): Promise<void> {
     await Promise.all(
-      [...groupByShard(this.keys, jobs)].map(([shard, ofShard]) =>
-        this.redis.zadd(this.keys.delayedJobs(shard), ...ofShard.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)])),
-      ),
+      [...groupByShard(this.keys, jobs)].map(([shard, ofShard]) => this.scripts.hubDelayJobs(this.keys.delayedJobs(shard), ...this.delayArgs(ofShard))),
     );
   }
 
@@ -227,11 +257,13 @@ export class ReadyJobs {
     if (delayed.length > 0 || slotWakes.length > 0) {
       // One pipeline per shard (its keys share a slot); the wake-ups, which touch no key, ride on
       // the first, so one shard costs one round trip as before shards.
-      const pipelines = [...groupByShard(this.keys, delayed)].map(([shard, ofShard]) =>
+      const pipelines = [...groupByShard(this.keys, delayed)].map(([shard, ofShard]) => {
         // Back-off never moves a job earlier, so a later score replaces the one a lost signal left
         // (a reschedule, which may, removes the old entry itself).
-        this.redis.pipeline().zadd(this.keys.delayedJobs(shard), ...ofShard.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)])),
-      );
+        const pipeline = this.redis.pipeline();
+        void (pipeline as unknown as ReadyScripts).hubDelayJobs(this.keys.delayedJobs(shard), ...this.delayArgs(ofShard));
+        return pipeline;
+      });
       if (slotWakes.length > 0) {
         const withWakes = pipelines[0] ?? this.redis.pipeline();
         for (const automationId of slotWakes) withWakes.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
@@ -242,20 +274,27 @@ export class ReadyJobs {
     await this.offerByAutomation(due, reason, evenIfClaimed);
   }
 
+  /** The delayed script's arguments: the channel, then score/member pairs. */
+  private delayArgs(jobs: DispatchableJob[]): Array<string | number> {
+    return [this.keys.delayedChannel, ...jobs.flatMap((job) => [job.availableAt.getTime(), delayedMember(job)])];
+  }
+
   /**
    * Moves up to `max` delayed jobs of a dispatch shard that are due by now to their ready sets and
-   * wakes their claims; returns how many. Safe with any number of dispatchers (each member is taken
-   * once); a crash between taking and offering loses nothing that the reconciler does not offer again.
+   * wakes their claims; returns how many, and when the earliest job left comes due (ms since the
+   * epoch; null when none is left). Safe with any number of dispatchers (each member is taken
+   * once); a crash between taking and offering loses nothing that the reconciler does not offer
+   * again. Whoever puts a job earlier than that time in the set publishes on `delayedChannel`.
    */
-  async promoteDue(shard: number, max = 1000): Promise<number> {
-    const taken = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs(shard), Date.now(), max);
+  async promoteDue(shard: number, max = 1000): Promise<{ promoted: number; nextDueAt: number | null }> {
+    const [taken, next] = await this.scripts.hubTakeDueJobs(this.keys.delayedJobs(shard), Date.now(), max);
     const due: DispatchableJob[] = [];
     for (let index = 0; index + 1 < taken.length; index += 2) {
       const job = jobOfDelayedMember(taken[index]!, Number(taken[index + 1]));
       if (job) due.push(job);
     }
     await this.offerByAutomation(due, "offer", true);
-    return taken.length / 2;
+    return { promoted: taken.length / 2, nextDueAt: next === null ? null : Number(next) };
   }
 
   /**
@@ -271,6 +310,7 @@ export class ReadyJobs {
       this.keys.readyJobs(current.automationId),
       this.claimedKey(current.automationId),
       this.delayedKeyOf(current.automationId),
+      this.keys.delayedChannel,
       readyMember(current),
       delayedMember(previous),
       placement,
@@ -324,6 +364,31 @@ export class ReadyJobs {
   async candidates(automationId: string, count: number): Promise<ReadyJobKey[]> {
     const members = await this.redis.zrange(this.keys.readyJobs(automationId), 0, count - 1);
     return members.map(readyKeyOfMember);
+  }
+
+  /** How many jobs are offered to each automation, in the order given: one pipeline per dispatch shard (its ready sets share a slot). */
+  async counts(automationIds: readonly string[]): Promise<number[]> {
+    const byShard = new Map<number, number[]>();
+    automationIds.forEach((automationId, index) => {
+      const shard = this.keys.shardOf(automationId);
+      const indices = byShard.get(shard);
+      if (indices) indices.push(index);
+      else byShard.set(shard, [index]);
+    });
+    const counts = new Array<number>(automationIds.length).fill(0);
+    await Promise.all(
+      [...byShard.values()].map(async (indices) => {
+        const pipeline = this.redis.pipeline();
+        for (const index of indices) pipeline.zcard(this.keys.readyJobs(automationIds[index]!));
+        const replies = (await pipeline.exec()) ?? [];
+        indices.forEach((index, position) => {
+          const [error, count] = replies[position] ?? [null, 0];
+          if (error) throw error;
+          counts[index] = Number(count);
+        });
+      }),
+    );
+    return counts;
   }
 
   /** Drops jobs that were claimed or are no longer queued. */

@@ -247,6 +247,11 @@ export function redisKeys(prefix: string, layout: RedisKeyLayout = {}) {
     delayedHorizon: `${prefix}:delayed-horizon`,
     /** Pub/sub channel whose messages are automation ids: "a claim may now succeed". */
     wakeChannel: `${prefix}:wake`,
+    /**
+     * Pub/sub channel whose messages (empty) say "a delayed set's earliest job is earlier than it
+     * was": the dispatchers, which sleep until the earliest one is due, look again (ready-jobs.ts).
+     */
+    delayedChannel: `${prefix}:delayed-earlier`,
     /** Pub/sub channel whose messages (empty) say "events were committed": relays probe the outbox at once (outbox-nudge.ts). */
     outboxChannel: `${prefix}:outbox`,
     /**

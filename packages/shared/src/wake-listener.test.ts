@@ -8,9 +8,9 @@ import { redisKeys } from "./redis";
 const keys = redisKeys("test");
 const AUTOMATION = "0b7a4a3e-9f57-4d4e-8d51-3f1e8c2a9d11";
 
-function listener() {
+function listener(countReady?: (automationIds: string[]) => Promise<number[]>) {
   const subscriber = new EventEmitter();
-  const wakes = new WakeListener(subscriber as unknown as Redis, keys);
+  const wakes = new WakeListener(subscriber as unknown as Redis, keys, countReady);
   return { wakes, publish: (message: string) => subscriber.emit("message", keys.wakeChannel, message) };
 }
 
@@ -96,19 +96,51 @@ describe("WakeListener", () => {
     const waits = [oldest.wait(10_000), younger.wait(50), elsewhere.wait(10_000)];
     const registered = Date.now();
 
-    wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS - 100);
+    await wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS - 100);
     expect([oldest.wokenBy, younger.wokenBy, elsewhere.wokenBy]).toEqual([null, null, null]);
 
-    wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS + 100);
+    await wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS + 100);
     await Promise.all(waits);
     expect([oldest.wokenBy, younger.wokenBy, elsewhere.wokenBy]).toEqual(["slot", null, "slot"]);
   });
 
-  it("when a claim is still looking, then the re-check leaves it alone (it is looking already)", () => {
+  it("when a claim is still looking, then the re-check leaves it alone (it is looking already)", async () => {
     const { wakes } = listener();
     const looking = wakes.register(AUTOMATION);
-    wakes.recheck(Date.now() + 10 * WAKE_RECHECK_INTERVAL_MS);
+    await wakes.recheck(Date.now() + 10 * WAKE_RECHECK_INTERVAL_MS);
     expect(looking.wokenBy).toBeNull();
     looking.cancel();
+  });
+
+  it("when an automation's claims were re-checked, then none of its claims is made to look again within the interval", async () => {
+    const { wakes } = listener();
+    const first = wakes.register(AUTOMATION);
+    const second = wakes.register(AUTOMATION);
+    const waits = [first.wait(10_000), second.wait(50)];
+    const registered = Date.now();
+
+    await wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS + 100);
+    await wakes.recheck(registered + WAKE_RECHECK_INTERVAL_MS + 200);
+    await Promise.all(waits);
+
+    expect([first.wokenBy, second.wokenBy]).toEqual(["slot", null]);
+  });
+
+  it("when an automation's ready set is empty, then the re-check wakes none of its claims, and it asks Redis once for every automation", async () => {
+    const other = "5d1f7a10-2b1c-4c55-9f00-1a2b3c4d5e6f";
+    const asked: string[][] = [];
+    const { wakes } = listener(async (automationIds) => {
+      asked.push(automationIds);
+      return automationIds.map((automationId) => (automationId === other ? 3 : 0));
+    });
+    const idle = wakes.register(AUTOMATION);
+    const offered = wakes.register(other);
+    const waits = [idle.wait(50), offered.wait(10_000)];
+
+    await wakes.recheck(Date.now() + WAKE_RECHECK_INTERVAL_MS + 100);
+    await Promise.all(waits);
+
+    expect(asked).toEqual([[AUTOMATION, other]]);
+    expect([idle.wokenBy, offered.wokenBy]).toEqual([null, "slot"]);
   });
 });

@@ -4,6 +4,8 @@
  *   claim(waitSeconds) → job | null      POST /jobs/claim {wait_seconds}   200 job | 204
  *   heartbeat(jobId)   → lease expiry    POST /jobs/{id}/heartbeat         200 {lease_expires_at}
  *   complete(jobId, result) → job        POST /jobs/{id}/complete {result} 200 job
+ *   completeAndClaim(jobId, result) → {job, next}
+ *                                        POST /jobs/{id}/complete-and-claim 200 {job, next}
  *   fail(jobId, {error, retryable})      POST /jobs/{id}/fail              200 job
  *   claimBatch(maxJobs, waitSeconds) → jobs   POST /jobs/claim-batch       200 {jobs} | 204
  *   completeBatch(items) → verdicts      POST /jobs/complete-batch         200 {results}
@@ -115,10 +117,17 @@ function parseBody(text: string): unknown {
   }
 }
 
+/** The 404 of a route the hub does not have (CONTRACT §1), as opposed to a job's "Job not found". */
+function isUnknownRoute(answer: Answer): boolean {
+  return answer.status === 404 && typeof answer.body === "object" && answer.body !== null && (answer.body as { detail?: unknown }).detail === "Not Found";
+}
+
 export class HubWorkerClient {
   readonly baseUrl: string;
   readonly #apiKey: string;
   readonly #requestTimeoutMs: number;
+  /** The hub answered 404 for POST /jobs/{id}/complete-and-claim: it predates the route. */
+  #withoutCompleteAndClaim = false;
 
   constructor(options: HubWorkerClientOptions) {
     if (!options.apiKey) throw new Error("HubWorkerClient: apiKey is required");
@@ -247,6 +256,41 @@ export class HubWorkerClient {
   async complete(jobId: string, result: Record<string, unknown>, attempt?: number): Promise<HubJob> {
     const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result, attempt });
     return this.#expect("complete", answer, 200, jobId) as HubJob;
+  }
+
+  /**
+   * Reports the job's result and claims the next job in the same request (POST
+   * /jobs/{id}/complete-and-claim), waiting up to `waitSeconds` (0–30, default 0) for one; `next`
+   * is null when none came. The result is fenced and refused (409, 404) exactly as by
+   * {@link complete}, and then nothing is claimed. A hub without the route (404 Not Found) gets
+   * {@link complete} and then {@link claim} instead, from then on; the result is recorded by then,
+   * so a failing claim there gives `next: null` rather than an error.
+   *
+   * Not abortable: the call carries a result, and an abandoned call would leave unknown whether it
+   * was recorded. Keep `waitSeconds` short where the caller may need to stop (the worker loop sends 0).
+   */
+  async completeAndClaim(
+    jobId: string,
+    result: Record<string, unknown>,
+    options: { attempt?: number; waitSeconds?: number } = {},
+  ): Promise<{ job: HubJob; next: HubJob | null }> {
+    const waitSeconds = options.waitSeconds ?? 0;
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_CLAIM_WAIT_SECONDS) {
+      throw new RangeError(`completeAndClaim: waitSeconds must be a whole number from 0 to ${MAX_CLAIM_WAIT_SECONDS}`);
+    }
+    if (!this.#withoutCompleteAndClaim) {
+      const answer = await this.#call(
+        "complete-and-claim",
+        `/jobs/${encodeURIComponent(jobId)}/complete-and-claim`,
+        { result, attempt: options.attempt, wait_seconds: waitSeconds },
+        waitSeconds * 1000,
+      );
+      if (!isUnknownRoute(answer)) return this.#expect("complete-and-claim", answer, 200, jobId) as { job: HubJob; next: HubJob | null };
+      this.#withoutCompleteAndClaim = true;
+    }
+    const job = await this.complete(jobId, result, options.attempt);
+    const next = await this.claim(waitSeconds).catch(() => null);
+    return { job, next };
   }
 
   /**

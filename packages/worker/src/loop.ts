@@ -17,8 +17,12 @@ import { batchReporter, singleReporter } from "./reporting.js";
 import type { CancelListeners } from "./signals.js";
 import { nextBackoff, sleep } from "./timing.js";
 
-/** What the loop needs of a client: {@link HubWorkerClient}, or a stand-in in tests. */
-export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "claimBatch" | "heartbeat" | "complete" | "completeBatch" | "fail" | "appendLogs">;
+/**
+ * What the loop needs of a client: {@link HubWorkerClient}, or a stand-in in tests. Without
+ * `completeAndClaim`, a slot reports with complete and claims with its own request.
+ */
+export type WorkerProtocol = Pick<HubWorkerClient, "claim" | "claimBatch" | "heartbeat" | "complete" | "completeBatch" | "fail" | "appendLogs"> &
+  Partial<Pick<HubWorkerClient, "completeAndClaim">>;
 
 /** Why a handler's signal aborted; the signal's `reason`. */
 export class JobAbortedError extends Error {
@@ -104,7 +108,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
   const reporterOptions = { client, emit, onUnauthorized: (error: WorkerUnauthorizedError) => giveUp(error) };
   const reporter = batch > 1 ? batchReporter(reporterOptions) : singleReporter(reporterOptions);
 
-  async function work(job: HubJob): Promise<void> {
+  /** Works the job and reports it; resolves with the next job its report brought (`claimNext`), else null. */
+  async function work(job: HubJob, claimNext = false): Promise<HubJob | null> {
     emit({ type: "claimed", job });
     const interrupt = new AbortController();
     let lostHow: LeaseLossCause | undefined;
@@ -161,27 +166,36 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
     }
     if (lostHow !== undefined || !lease.held()) {
       emit({ type: "lease_lost", jobId: job.id, during: lostHow ?? "expired", reason: lostReason });
-      return;
+      return null;
     }
-    await reporter.report(job, outcome, lease.heldUntilMs());
+    // Claims may have stopped while the job ran: then the report claims nothing.
+    return reporter.report(job, outcome, lease.heldUntilMs(), claimNext && !claims.signal.aborted);
   }
 
-  /** One job at a time: long-polls POST /jobs/claim, works what it got, and again. */
+  /**
+   * One job at a time: long-polls POST /jobs/claim, works what it got, and again. A job's result
+   * goes with complete-and-claim (no wait), which brings the next job when one is ready: under load
+   * a job then costs two requests, not three; when none is ready the slot long-polls as before.
+   */
   async function slot(): Promise<void> {
     let backoffMs = 0;
-    while (!claims.signal.aborted) {
-      let job: HubJob | null;
-      try {
-        job = await client.claim(waitSeconds, claims.signal);
-        backoffMs = 0;
-      } catch (error) {
-        if (!isTransient(error)) return giveUp(error);
-        backoffMs = nextBackoff(backoffMs, error);
-        emit({ type: "hub_error", operation: "claim", message: (error as Error).message, retryInMs: backoffMs });
-        await sleep(backoffMs, claims.signal);
-        continue;
+    let next: HubJob | null = null;
+    while (next || !claims.signal.aborted) {
+      let job: HubJob | null = next;
+      next = null;
+      if (!job) {
+        try {
+          job = await client.claim(waitSeconds, claims.signal);
+          backoffMs = 0;
+        } catch (error) {
+          if (!isTransient(error)) return giveUp(error);
+          backoffMs = nextBackoff(backoffMs, error);
+          emit({ type: "hub_error", operation: "claim", message: (error as Error).message, retryInMs: backoffMs });
+          await sleep(backoffMs, claims.signal);
+          continue;
+        }
       }
-      if (job) await work(job);
+      if (job) next = await work(job, true);
     }
   }
 
@@ -190,7 +204,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
    * enough slots are free (`batch`, or half of them), so one call brings several jobs.
    */
   async function batchClaims(): Promise<void> {
-    const inHand = new Set<Promise<void>>();
+    const inHand = new Set<Promise<unknown>>();
     const stopped = new Promise<void>((resolve) => claims.signal.addEventListener("abort", () => resolve(), { once: true }));
     const enoughFree = Math.min(batch, Math.ceil(concurrency / 2));
     let backoffMs = 0;
@@ -215,7 +229,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<void> {
         continue;
       }
       for (const job of jobs) {
-        const working: Promise<void> = work(job).finally(() => inHand.delete(working));
+        const working: Promise<unknown> = work(job).finally(() => inHand.delete(working));
         inHand.add(working);
       }
     }

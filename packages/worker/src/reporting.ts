@@ -6,7 +6,8 @@ import { failureText, type JobResult, type Outcome } from "./outcome.js";
 import { nextBackoff, sleep } from "./timing.js";
 
 export interface ReporterOptions {
-  client: Pick<HubWorkerClient, "complete" | "fail" | "completeBatch">;
+  /** With `completeAndClaim`, a completion may bring the slot's next job (see {@link Reporter.report}). */
+  client: Pick<HubWorkerClient, "complete" | "fail" | "completeBatch"> & Partial<Pick<HubWorkerClient, "completeAndClaim">>;
   emit: EmitWorkerEvent;
   /** The key stopped working: the worker should claim no more. */
   onUnauthorized(error: WorkerUnauthorizedError): void;
@@ -15,9 +16,11 @@ export interface ReporterOptions {
 export interface Reporter {
   /**
    * Sends the outcome, retrying transient errors while the lease surely holds (`heldUntilMs`, our
-   * clock); resolves once it was recorded or given up on.
+   * clock); resolves once it was recorded or given up on. With `claimNext`, a successful result is
+   * reported with complete-and-claim (no wait) where the client has it, and resolves with the next
+   * job it brought, now in the caller's hands; otherwise with null.
    */
-  report(job: HubJob, outcome: Outcome, heldUntilMs: number): Promise<void>;
+  report(job: HubJob, outcome: Outcome, heldUntilMs: number, claimNext?: boolean): Promise<HubJob | null>;
 }
 
 /** 413 or 422 to a complete: the result itself is unacceptable (too large, text PostgreSQL cannot hold). */
@@ -28,24 +31,29 @@ function refusesResult(error: unknown): error is HubRequestError {
 /** Reports each outcome with its own complete or fail call. */
 export function singleReporter(options: ReporterOptions): Reporter {
   const { client, emit } = options;
-  async function report(job: HubJob, outcome: Outcome, heldUntilMs: number): Promise<void> {
+  async function report(job: HubJob, outcome: Outcome, heldUntilMs: number, claimNext = false): Promise<HubJob | null> {
     let current = outcome;
     let unanswered = false;
     let backoffMs = 0;
     for (;;) {
       const during = current.ok ? "complete" : "fail";
       try {
+        if (current.ok && claimNext && client.completeAndClaim) {
+          const { job: completed, next } = await client.completeAndClaim(job.id, current.result, { attempt: job.attempts, waitSeconds: 0 });
+          emit({ type: "completed", job: completed, result: current.result });
+          return next;
+        }
         if (current.ok) {
           emit({ type: "completed", job: await client.complete(job.id, current.result, job.attempts), result: current.result });
         } else {
           const failed = await client.fail(job.id, { error: current.error, retryable: current.retryable, attempt: job.attempts });
           emit({ type: "failed", job: failed, error: current.error, retryable: current.retryable });
         }
-        return;
+        return null;
       } catch (error) {
         if (isTakenBack(error)) {
           emit(unanswered ? { type: "report_unconfirmed", jobId: job.id, during } : { type: "lease_lost", jobId: job.id, during });
-          return;
+          return null;
         }
         if (current.ok && refusesResult(error)) {
           // Retrying the same result cannot succeed, and leaving the job to its lease would run it again.
@@ -57,7 +65,7 @@ export function singleReporter(options: ReporterOptions): Reporter {
         if (!isTransient(error) || Date.now() + waitMs > heldUntilMs) {
           if (error instanceof WorkerUnauthorizedError) options.onUnauthorized(error);
           emit({ type: "hub_error", operation: during, message: (error as Error).message, retryInMs: -1 });
-          return;
+          return null;
         }
         unanswered ||= error instanceof HubUnreachableError;
         backoffMs = waitMs;
@@ -135,8 +143,8 @@ export function batchReporter(options: ReporterOptions): Reporter {
   return {
     report(job, outcome, heldUntilMs) {
       if (!outcome.ok) return single.report(job, outcome, heldUntilMs);
-      return new Promise<void>((done) => {
-        pending.push({ job, result: outcome.result, heldUntilMs, done });
+      return new Promise<HubJob | null>((done) => {
+        pending.push({ job, result: outcome.result, heldUntilMs, done: () => done(null) });
         flushSoon();
       });
     },

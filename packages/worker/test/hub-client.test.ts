@@ -1,6 +1,7 @@
 /** HubWorkerClient, the worker protocol's calls, against the real API (in-process, with a dispatcher) on real PostgreSQL and Redis. */
 import { inspect } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createAutomationWithWorker,
   createJob,
@@ -9,7 +10,8 @@ import {
   type AutomationWithWorker,
   type DispatchingHub,
 } from "@hub/api/testing";
-import { HubUnreachableError, HubWorkerClient, LeaseLostError, WorkerUnauthorizedError } from "../src/index";
+import { createWorker, HubUnreachableError, HubWorkerClient, LeaseLostError, WorkerUnauthorizedError } from "../src/index";
+import { startFaultProxy, type FaultProxy } from "./support";
 
 let hub: DispatchingHub;
 
@@ -117,5 +119,98 @@ describe("HubWorkerClient batch calls", () => {
     ]);
     expect(await readJob(hub, claimed[1]!.id)).toMatchObject({ status: "completed", result: { n: 1 } });
     expect(await client.claimBatch(5, 0)).toMatchObject([{ id: ids[2] }]);
+  });
+});
+
+describe("HubWorkerClient.completeAndClaim", () => {
+  const proxies: FaultProxy[] = [];
+  afterEach(async () => {
+    for (const proxy of proxies.splice(0)) await proxy.close();
+  });
+
+  it("when a job is queued behind the one completed, then one request records the result and hands over that job running", async () => {
+    const { automationId, client } = await newWorker();
+    const first = await createJob(hub, automationId, hub.adminToken);
+    const second = await createJob(hub, automationId, hub.adminToken);
+    // Offered before the first claim, so the second is ready when the first is completed.
+    await hub.dispatcher.reconcileNow();
+    expect((await client.claim(5))?.id).toBe(first);
+
+    const { job, next } = await client.completeAndClaim(first, { total: 1 }, { attempt: 1 });
+
+    expect(job).toMatchObject({ id: first, status: "completed", result: { total: 1 } });
+    expect(next).toMatchObject({ id: second, status: "running", attempts: 1 });
+    expect((await client.completeAndClaim(second, {})).next).toBeNull();
+  });
+
+  it("when the job is no longer this worker's, then LeaseLostError and nothing is claimed", async () => {
+    const { automationId, client } = await newWorker();
+    const first = await createJob(hub, automationId, hub.adminToken);
+    const second = await createJob(hub, automationId, hub.adminToken);
+    await client.claim(5);
+    await client.complete(first, {});
+
+    const refused = await client.completeAndClaim(first, { again: true }).catch((error: unknown) => error);
+
+    expect(refused).toBeInstanceOf(LeaseLostError);
+    expect(await readJob(hub, second)).toMatchObject({ status: "queued" });
+  });
+
+  it("when the hub has no complete-and-claim route (404 Not Found), then it completes and claims with two requests, and from then on skips the route", async () => {
+    const { automationId, workerKey } = await createAutomationWithWorker(hub);
+    const proxy = await startFaultProxy(hub.api.url);
+    proxies.push(proxy);
+    proxy.outage = { paths: /\/complete-and-claim$/, retryAfterSeconds: 0, status: 404, detail: "Not Found" };
+    const client = new HubWorkerClient({ baseUrl: proxy.url, apiKey: workerKey });
+    const [first, second, third] = [
+      await createJob(hub, automationId, hub.adminToken),
+      await createJob(hub, automationId, hub.adminToken),
+      await createJob(hub, automationId, hub.adminToken),
+    ];
+    await hub.dispatcher.reconcileNow();
+    expect((await client.claim(5))?.id).toBe(first);
+
+    const once = await client.completeAndClaim(first, { n: 1 }, { attempt: 1 });
+    const twice = await client.completeAndClaim(second, { n: 2 });
+
+    expect(once.job).toMatchObject({ id: first, status: "completed", result: { n: 1 } });
+    expect(once.next).toMatchObject({ id: second, status: "running" });
+    expect(twice.next).toMatchObject({ id: third, status: "running" });
+    expect(await readJob(hub, second)).toMatchObject({ status: "completed", result: { n: 2 } });
+    const paths = proxy.requests.map((request) => request.path.replace(/[0-9a-f-]{36}/, ":id"));
+    expect(paths).toEqual(["/jobs/claim", "/jobs/:id/complete-and-claim", "/jobs/:id/complete", "/jobs/claim", "/jobs/:id/complete", "/jobs/claim"]);
+  });
+});
+
+describe("createWorker with one job per claim", () => {
+  it("when jobs wait, then each result goes with complete-and-claim, whose next job the slot works without a claim request", async () => {
+    const { automationId, workerKey } = await createAutomationWithWorker(hub);
+    const proxy = await startFaultProxy(hub.api.url);
+    const jobIds = [await createJob(hub, automationId, hub.adminToken), await createJob(hub, automationId, hub.adminToken), await createJob(hub, automationId, hub.adminToken)];
+    await hub.dispatcher.reconcileNow();
+    const completed: string[] = [];
+    const worker = createWorker({
+      url: proxy.url,
+      apiKey: workerKey,
+      handleSignals: false,
+      logger: pino({ level: "silent" }),
+      waitSeconds: 1,
+      concurrency: 1,
+      handler: async () => ({}),
+      onEvent: (event) => {
+        if (event.type !== "completed") return;
+        completed.push(event.job.id);
+        if (completed.length === jobIds.length) void worker.stop();
+      },
+    });
+    try {
+      await worker.run();
+    } finally {
+      await proxy.close();
+    }
+
+    expect(completed).toEqual(jobIds);
+    const jobCalls = proxy.requests.filter((request) => request.path.startsWith("/jobs")).map((request) => request.path.replace(/[0-9a-f-]{36}/, ":id"));
+    expect(jobCalls).toEqual(["/jobs/claim", "/jobs/:id/complete-and-claim", "/jobs/:id/complete-and-claim", "/jobs/:id/complete-and-claim"]);
   });
 });

@@ -43,7 +43,7 @@ export interface FaultProxy {
    * While set, requests whose path matches answer `status` (default 503, as the hub does when
    * PostgreSQL is down; 429 as it does at a stream cap) with this Retry-After (seconds).
    */
-  outage: { paths: RegExp; retryAfterSeconds: number; status?: number } | undefined;
+  outage: { paths: RegExp; retryAfterSeconds: number; status?: number; detail?: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       recorded.answeredStatus = outage.status ?? 503;
       req.resume();
       res.writeHead(recorded.answeredStatus, { "content-type": "application/json", "retry-after": String(outage.retryAfterSeconds) });
-      res.end(JSON.stringify({ detail: recorded.answeredStatus === 429 ? "Too many open streams" : "Service temporarily unavailable" }));
+      res.end(JSON.stringify({ detail: outage.detail ?? (recorded.answeredStatus === 429 ? "Too many open streams" : "Service temporarily unavailable") }));
       return;
     }
     const upstream = httpRequest(

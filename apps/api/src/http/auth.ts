@@ -123,9 +123,14 @@ export class Authenticator {
   private readonly workersByKeyHash = new CredentialCache<WorkerKeyRow>();
   private readonly apiKeysByDigest = new CredentialCache<ApiKeyLookupRow>();
 
+  /**
+   * @param onEventsWritten called after a worker call recorded an event on its own (the worker came
+   *   back to `running`): the relays are told at once, not when the call, perhaps a long-poll, ends.
+   */
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
+    private readonly onEventsWritten: () => void = () => undefined,
   ) {
     this.lookups = auth.prepareLookups(db);
     this.apiKeyLookup = apiKeys.prepareLookup(db);
@@ -309,9 +314,9 @@ export class Authenticator {
       await inFlight;
     } else {
       const write = (async () => {
-        if (await workers.markSeen(this.db, worker)) {
-          this.workersByKeyHash.update(keyHash, { ...worker, status: "running", lastSeenAt: new Date() });
-        }
+        const wrote = await workers.markSeen(this.db, worker);
+        if (wrote) this.workersByKeyHash.update(keyHash, { ...worker, status: "running", lastSeenAt: new Date() });
+        if (wrote === "started") this.onEventsWritten();
       })();
       this.workerSeenWritesInFlight.set(worker.id, write);
       try {

@@ -22,7 +22,7 @@ import { settleWithin } from "@hub/shared";
 import type { ReadyJobKey, WakeReason } from "@hub/shared/dispatch";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { withdrawClaimed, withdrawOffers } from "../dispatch/signals";
+import { wakeClaims, withdrawClaimed, withdrawOffers } from "../dispatch/signals";
 
 /**
  * Ready ids read beyond the jobs a claim may take: enough to tell whether more are ready after it,
@@ -39,22 +39,29 @@ const READY_READ_TIMEOUT_MS = 1000;
  */
 const claimedBeingWithdrawn = new Set<string>();
 
+export interface ClaimRequest {
+  maxJobs: number;
+  waitSeconds: number;
+  /**
+   * The caller has just freed one of the automation's slots and sent no wake-up for it (POST
+   * /jobs/{job_id}/complete-and-claim): the claim uses the slot itself. Its first look is then not
+   * queued behind claims waiting for room (it is the room they wait for), and when that look takes
+   * nothing the slot's wake-up is sent as POST /jobs/{job_id}/complete sends it.
+   */
+  freedSlot?: boolean;
+}
+
 /**
  * Claims up to `maxJobs` available jobs of the worker's automation in claim order, waiting up to
  * `waitSeconds` for at least one. Returns [] when none became available in time, when `signal`
  * aborts (the client went away) or when the process is shutting down.
  */
-export async function claimNextJobs(
-  ctx: AppContext,
-  worker: AuthenticatedWorker,
-  request: { maxJobs: number; waitSeconds: number },
-  signal: AbortSignal,
-): Promise<Job[]> {
+export async function claimNextJobs(ctx: AppContext, worker: AuthenticatedWorker, request: ClaimRequest, signal: AbortSignal): Promise<Job[]> {
   const { metrics } = ctx;
   const stopTimer = metrics.jobs.claimDuration.startTimer();
   metrics.jobs.claimsWaiting.inc();
   try {
-    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal);
+    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal, request.freedSlot ?? false);
     const outcome = jobs.length > 0 ? "claimed" : "empty";
     metrics.jobs.claims.inc({ outcome });
     stopTimer({ outcome });
@@ -66,9 +73,15 @@ export async function claimNextJobs(
   }
 }
 
-/** The single-job form (POST /jobs/claim). */
-export async function claimNextJob(ctx: AppContext, worker: AuthenticatedWorker, waitSeconds: number, signal: AbortSignal): Promise<Job | null> {
-  const [job] = await claimNextJobs(ctx, worker, { maxJobs: 1, waitSeconds }, signal);
+/** The single-job form (POST /jobs/claim, and the claim of POST /jobs/{job_id}/complete-and-claim). */
+export async function claimNextJob(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  waitSeconds: number,
+  signal: AbortSignal,
+  options: Pick<ClaimRequest, "freedSlot"> = {},
+): Promise<Job | null> {
+  const [job] = await claimNextJobs(ctx, worker, { maxJobs: 1, waitSeconds, ...options }, signal);
   return job ?? null;
 }
 
@@ -102,12 +115,29 @@ interface Look {
   outcome: jobs.ClaimOutcome;
 }
 
-async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs: number, deadline: number, signal: AbortSignal): Promise<Job[]> {
+async function pollForJobs(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  maxJobs: number,
+  deadline: number,
+  signal: AbortSignal,
+  freedSlot: boolean,
+): Promise<Job[]> {
   const { automationId } = worker;
   let firstLook = true;
+  // The wake-up a freed slot is owed unless this claim takes the slot at its first look.
+  let owesSlotWake = freedSlot;
+  const payOwedSlotWake = async () => {
+    if (!owesSlotWake) return;
+    owesSlotWake = false;
+    await wakeClaims(ctx, automationId);
+  };
   for (;;) {
     // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
-    if (signal.aborted) return [];
+    if (signal.aborted) {
+      await payOwedSlotWake();
+      return [];
+    }
     // Registered before looking, so a wake-up between the look and the wait is not lost.
     const waiter = ctx.dispatch.wakes.register(automationId);
     // A wake-up wakes one claim (WakeListener.wakeOne), so one that reached a claim which leaves
@@ -122,7 +152,7 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
         // behind it without looking: its look could only find the limit full, or take the slot the
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
         // lost wake-up still costs at most WAKE_RECHECK_INTERVAL_MS.
-        if (signal.aborted || (firstLook && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
+        if (signal.aborted || (firstLook && !freedSlot && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
           return { candidates: [], outcome: { kind: "blocked" } };
         }
         const candidates = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
@@ -142,6 +172,8 @@ async function pollForJobs(ctx: AppContext, worker: AuthenticatedWorker, maxJobs
         return { candidates, outcome: claimed };
       });
       firstLook = false;
+      if (outcome.kind === "claimed") owesSlotWake = false;
+      else await payOwedSlotWake();
       const staleOffers = (staleIds: string[]) => candidates.filter(({ id }) => staleIds.includes(id));
       switch (outcome.kind) {
         case "claimed": {

@@ -265,6 +265,27 @@ export const attemptFence = int32()
 
 export const completeJobBody = z.object({ result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
 
+/** POST /jobs/{job_id}/complete-and-claim: a complete's body, and how long to wait for the next job. */
+export const completeAndClaimJobBody = z
+  .object({
+    result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"),
+    attempt: attemptFence,
+    wait_seconds: z
+      .int()
+      .min(0)
+      .max(CLAIM_MAX_WAIT_SECONDS)
+      .default(0)
+      .describe("Long-poll for the next job once the result is recorded: how long to wait before answering with `next: null`"),
+  })
+  .meta({ id: "CompleteAndClaimJobRequest" });
+
+export const completeAndClaimJobResponse = z
+  .object({
+    job: jobRecord.describe("The job whose result was recorded, now completed"),
+    next: jobRecord.nullable().describe("The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds"),
+  })
+  .meta({ id: "CompletedAndClaimedJobs" });
+
 export const failJobBody = z.object({
   error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
   retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),

@@ -1,8 +1,20 @@
 import type { Request, Response } from "express";
 import { jobNotLeasedResponse } from "../http/common-schemas";
+import { noteNoEventsWritten } from "../http/outbox-writes";
+import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
-import { claimJobBody, completeJobBody, failJobBody, heartbeatJobBody, heartbeatResponse, jobIdParams, jobRecord } from "./jobs.schemas";
+import {
+  claimJobBody,
+  completeAndClaimJobBody,
+  completeAndClaimJobResponse,
+  completeJobBody,
+  failJobBody,
+  heartbeatJobBody,
+  heartbeatResponse,
+  jobIdParams,
+  jobRecord,
+} from "./jobs.schemas";
 import { toJobRecord } from "./jobs.service";
 import {
   claimBatchBody,
@@ -12,7 +24,7 @@ import {
   heartbeatBatchBody,
   heartbeatBatchResponse,
 } from "./worker-protocol.schemas";
-import { completeJobAsWorker, completeJobsAsWorker, failJobAsWorker, heartbeatJob, heartbeatJobsAsWorker } from "./worker-protocol.service";
+import { completeJobAndClaimNext, completeJobAsWorker, completeJobsAsWorker, failJobAsWorker, heartbeatJob, heartbeatJobsAsWorker } from "./worker-protocol.service";
 
 const TAG = "worker protocol";
 const notYours = { description: "Unknown job, or a job of another automation" };
@@ -53,6 +65,7 @@ export const workerProtocolRoutes = [
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
+      if (!job) noteNoEventsWritten(res);
       return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
     },
   }),
@@ -73,6 +86,7 @@ export const workerProtocolRoutes = [
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
+      if (jobs.length === 0) noteNoEventsWritten(res);
       return jobs.length > 0 ? { status: 200, body: { jobs: jobs.map(toJobRecord) } } : { status: 204 };
     },
   }),
@@ -136,6 +150,36 @@ export const workerProtocolRoutes = [
       status: 200,
       body: await completeJobAsWorker(ctx, caller.worker, params.job_id, body.result, body.attempt),
     }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/{job_id}/complete-and-claim",
+    operationId: "completeJobAndClaimNext",
+    summary: "Report a job's result and claim the next job (long-poll)",
+    description:
+      "POST /jobs/{job_id}/complete and POST /jobs/claim in one request, for a worker that takes its next job as soon as it finishes one. The result is recorded exactly as complete records it: a job not running under this worker's current lease is refused with 409 (404 for a job of another automation), nothing changes and nothing is claimed. Once it is recorded, the next job is claimed as POST /jobs/claim claims it (claim order, max_concurrent_jobs, the limits per key and rate limits), waiting up to wait_seconds; `next` is null when none came. A client that goes away while waiting claims nothing, but its result stays recorded; a claim that cannot run once the result is recorded (PostgreSQL unavailable) answers `next: null`, not an error.",
+    tag: TAG,
+    auth: "worker",
+    params: jobIdParams,
+    body: completeAndClaimJobBody,
+    example: { result: { rows: 42 }, attempt: 1, wait_seconds: 0 },
+    responses: {
+      200: { description: "The completed job, and the next job now running under a lease (or null)", schema: completeAndClaimJobResponse },
+      404: notYours,
+      409: notLeased,
+    },
+    handler: async ({ params, body, caller, ctx, req, res }) => {
+      const answer = await completeJobAndClaimNext(
+        ctx,
+        caller.worker,
+        params.job_id,
+        { result: body.result, attempt: body.attempt, waitSeconds: body.wait_seconds },
+        clientGone(req, res),
+      );
+      // The job handed out is followed in the logs by its id, as POST /jobs/claim's is.
+      if (answer.next) addRequestLogFields(req, { next_job_id: answer.next.id });
+      return { status: 200, body: answer };
+    },
   }),
   defineRoute({
     method: "post",

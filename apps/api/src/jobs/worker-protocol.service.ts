@@ -8,6 +8,7 @@ import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-e
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
+import { claimNextJob } from "./claim";
 import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
@@ -81,6 +82,14 @@ export async function heartbeatJob(
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
 
+/** Records the result once (the lease fence of complete); refused: 404 or 409, nothing changed. */
+async function recordResult(ctx: AppContext, worker: AuthenticatedWorker, jobId: string, result: Record<string, unknown>, attempt: number | undefined): Promise<Job> {
+  const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
+  if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
+  observeFinishedRun(ctx, outcome.job);
+  return outcome.job;
+}
+
 /** POST /jobs/{job_id}/complete: records the result once; the freed slot lets the next claim in. */
 export async function completeJobAsWorker(
   ctx: AppContext,
@@ -89,11 +98,35 @@ export async function completeJobAsWorker(
   result: Record<string, unknown>,
   attempt?: number,
 ): Promise<JobRecord> {
-  const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
-  if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
-  observeFinishedRun(ctx, outcome.job);
-  await wakeClaims(ctx, outcome.job.automationId);
-  return toJobRecord(outcome.job);
+  const job = await recordResult(ctx, worker, jobId, result, attempt);
+  await wakeClaims(ctx, job.automationId);
+  return toJobRecord(job);
+}
+
+/**
+ * POST /jobs/{job_id}/complete-and-claim: complete, then POST /jobs/claim in the same request.
+ * The claim is the claim path itself (claim order, limits, keys, rate limits); the slot the result
+ * freed is this claim's first, so no other claim is woken for it unless this one leaves it unused.
+ * A refused complete claims nothing; a claim that fails (PostgreSQL unavailable) answers `next: null`.
+ */
+export async function completeJobAndClaimNext(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  jobId: string,
+  request: { result: Record<string, unknown>; attempt?: number | undefined; waitSeconds: number },
+  signal: AbortSignal,
+): Promise<{ job: JobRecord; next: JobRecord | null }> {
+  const job = await recordResult(ctx, worker, jobId, request.result, request.attempt);
+  let next: Job | null = null;
+  try {
+    next = await claimNextJob(ctx, worker, request.waitSeconds, signal, { freedSlot: true });
+  } catch (error) {
+    // The result is recorded: the answer must say so, or a worker retrying it would be told 409.
+    // Nothing was claimed (the claim is one statement); the freed slot is announced as complete does.
+    ctx.logger.warn({ err: error, jobId, automationId: worker.automationId }, "complete-and-claim: the claim failed after the result was recorded");
+    await wakeClaims(ctx, job.automationId);
+  }
+  return { job: toJobRecord(job), next: next ? toJobRecord(next) : null };
 }
 
 /**

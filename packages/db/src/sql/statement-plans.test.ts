@@ -185,6 +185,7 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
       async (done) => {
         expect(await jobs.retry(client, subject.userId, [done])).toHaveLength(1);
         await jobs.expireLapsedLeases(client, { maxAttempts: 3, batchSize: 100 });
+        await jobs.expireOverdue(client, { maxAttempts: 3, batchSize: 100 });
       },
     );
     expect(measured).toEqual(NO_SCANS);

@@ -32,6 +32,12 @@ const RUNNING_TRANSACTIONS = {
  where l.locktype = 'virtualxid' and l.granted and a.datname = current_database()`,
 };
 
+/** The last position handed out (0 before the first event): while it stays the same, no event can appear. */
+export async function lastOutboxPosition(db: Executor): Promise<number> {
+  const { rows } = await db.query<{ lastPosition: number | null }>(LAST_POSITION);
+  return Number(rows[0]?.lastPosition ?? 0);
+}
+
 /**
  * Reads an {@link OutboxHorizon}. Two statements, in this order: a transaction that drew a
  * position before the first one is still running during the second (and is listed) or has ended.

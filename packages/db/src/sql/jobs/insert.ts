@@ -10,6 +10,9 @@
  *   queues behind them;
  * - checks every context against the parameters it read (each parameter a string), so a PUT
  *   that changed them counts from the moment it committed — no cache to go stale;
+ * - sets each job's `key_value` from the `concurrency_key` it read (CONTRACT §6.13). A PUT that
+ *   changes the key locks the row `FOR UPDATE` before rewriting the jobs, so the key cannot change
+ *   between this read and the commit (migration 0019, `key-value.test.ts`);
  * - remembers the Idempotency-Key, inserts the job(s) and their `job.created` events.
  * When it creates nothing, it returns what the caller needs to say why: the automations' parameters
  * (the caller derives the exact 422 issues from them), whether they are active (409), or the job an
@@ -77,12 +80,12 @@ export interface NewJob {
 // foreign key to its job since migration 0010: retention may remove the job after the binding's window).
 const CREATE_ONE = `
 with automation as (
-  select id, parameters, is_active from automations where id = $1 for key share
+  select id, parameters, is_active, concurrency_key from automations where id = $1 for key share
 ), earlier as (
   select job_id from idempotency_keys
   where user_id = $3 and key = $5 and created_at > now() - ${IDEMPOTENCY_WINDOW}
 ), accepted as (
-  select id from automation
+  select id, concurrency_key from automation
   where is_active and not exists (select 1 from earlier)
     and ${contextFitsParameters("$2::jsonb", "automation.parameters")}
 ), bound as (
@@ -93,8 +96,8 @@ with automation as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at)
-  select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()) from accepted
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value)
+  select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()), hub_job_key_value_of($2::jsonb, concurrency_key) from accepted
   where $5::text is null or exists (select 1 from bound where job_id = $4)
   returning id, automation_id, created_at, available_at, seq, priority
 ), event as (
@@ -155,7 +158,7 @@ with item as (
   select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]), unnest($6::timestamptz[]), unnest($7::int[]))
     with ordinality as item(automation_id, context, job_id, run_at, priority, position)
 ), automation as (
-  select id, parameters, is_active from automations
+  select id, parameters, is_active, concurrency_key from automations
   where id = any(array(select distinct automation_id from item)) order by id for key share
 ), earlier as (
   select job_id from idempotency_keys
@@ -173,11 +176,13 @@ with item as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at)
-  select job_id, automation_id, context, $4, run_at, priority, greatest(run_at, now()) from item
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value)
+  select item.job_id, item.automation_id, item.context, $4, item.run_at, item.priority, greatest(item.run_at, now()),
+         hub_job_key_value_of(item.context, automation.concurrency_key)
+  from item join automation on automation.id = item.automation_id
   where exists (select 1 from accepted)
     and ($5::text is null or exists (select 1 from bound where job_id = ($3::uuid[])[1]))
-  order by position
+  order by item.position
   returning id, automation_id, context, created_at, available_at, seq, priority
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)

@@ -130,3 +130,43 @@ describe("expireLapsedLeases", () => {
     expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "running" });
   });
 });
+
+describe("expireOverdue", () => {
+  it("when one job's lease lapsed and another ran past its timeout, then one statement ends both, each with its own reason, error and event", async () => {
+    const subject = await stageAutomation(hub(), { maxAttempts: 3, retryBackoffSeconds: 0, maxConcurrentJobs: 3 });
+    const lapsedId = await runningJob(subject);
+    const timedOutId = await runningJob(subject);
+    const runningId = await runningJob(subject);
+    await hub().db.update(schema.automations).set({ timeoutSeconds: 60 }).where(eq(schema.automations.id, subject.automationId));
+    await hub().db.update(schema.jobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(schema.jobs.id, lapsedId));
+    await hub().db.update(schema.jobs).set({ startedAt: sql`now() - interval '2 minutes'` }).where(eq(schema.jobs.id, timedOutId));
+
+    const swept = await jobs.expireOverdue(hub().pool, { maxAttempts: 3, batchSize: 100 });
+
+    expect(swept.leases.requeued.map((job) => job.id)).toEqual([lapsedId]);
+    expect(swept.timeouts.requeued.map((job) => job.id)).toEqual([timedOutId]);
+    expect([...swept.leases.failed, ...swept.timeouts.failed]).toEqual([]);
+    expect(await jobs.find(hub().db, timedOutId)).toMatchObject({ status: "queued", error: "timeout" });
+    expect(await jobs.find(hub().db, runningId)).toMatchObject({ status: "running" });
+    const reasonOf = async (jobId: string) => (await catalogueCheckedEvents(hub(), jobId)).find((event) => event.eventType === "job.requeued")?.payload;
+    expect(await reasonOf(lapsedId)).toMatchObject({ reason: "lease_expired", attempts: 1 });
+    expect(await reasonOf(timedOutId)).toMatchObject({ reason: "timeout", attempts: 1 });
+  });
+
+  it("when a job both lapsed and ran past its timeout, then it ends once, as a lapsed lease", async () => {
+    const subject = await stageAutomation(hub(), { maxAttempts: 1 });
+    const jobId = await runningJob(subject);
+    await hub().db.update(schema.automations).set({ timeoutSeconds: 60 }).where(eq(schema.automations.id, subject.automationId));
+    await hub()
+      .db.update(schema.jobs)
+      .set({ leaseExpiresAt: sql`now() - interval '1 second'`, startedAt: sql`now() - interval '2 minutes'` })
+      .where(eq(schema.jobs.id, jobId));
+
+    const swept = await jobs.expireOverdue(hub().pool, { maxAttempts: 3, batchSize: 100 });
+
+    expect(swept.leases.failed.map((job) => job.id)).toEqual([jobId]);
+    expect([...swept.timeouts.requeued, ...swept.timeouts.failed]).toEqual([]);
+    expect(await jobs.find(hub().db, jobId)).toMatchObject({ status: "failed", error: "lease expired" });
+    expect((await eventTypesOf(jobId)).filter((type) => type === "job.failed")).toHaveLength(1);
+  });
+});

@@ -213,6 +213,61 @@ const expireTimedOutJobsStatement = sweep(
   "'timeout'",
 );
 
+/**
+ * Both sweeps in one statement, for the dispatcher's one timer: a sweep that finds nothing costs
+ * one round trip, not two. The two selections are disjoint (a lapsed job is the lease branch's,
+ * even past its timeout, as when the sweeps ran one after the other), each oldest first and at most
+ * `$2`; each ended row says which ended it (`sweep_reason`).
+ */
+const expireOverdueStatement: NamedStatement = {
+  name: "hub_jobs_expire_overdue",
+  text: `
+  with lapsed as (
+    select j.id, j.worker_id, j.attempts, 'lease_expired'::text as reason from jobs j
+    where j.status = 'running' and j.lease_expires_at <= now()
+    order by j.lease_expires_at limit $2 for update of j skip locked
+  ), timed_out as (
+    select j.id, j.worker_id, j.attempts, 'timeout'::text as reason from jobs j join automations a on a.id = j.automation_id
+    where j.status = 'running' and a.timeout_seconds is not null and j.started_at <= now() - make_interval(secs => a.timeout_seconds)
+      and (j.lease_expires_at <= now()) is not true
+    order by j.started_at limit $2 for update of j skip locked
+  ), due as (
+    select * from lapsed union all select * from timed_out
+  ), ended as (
+    update jobs j set ${endFailedAttempt(
+      attemptsLeft("$1"),
+      `case when due.reason = 'timeout' then 'timeout' when ${attemptsLeft("$1")} then j.error else 'lease expired' end`,
+    )}
+    from due, automations a where j.id = due.id and a.id = j.automation_id
+    returning j.*, due.reason as sweep_reason
+  ), ended_event as (${endedAttemptEvent("ended", "sweep_reason")}),
+  signalled as (
+    select count(${signalNotifySql("due.worker_id", "due.id", "due.attempts", "due.reason")}) as sent
+    from due join ended on ended.id = due.id where due.worker_id is not null
+  )
+  -- signalled is one row (an aggregate), read so that its notifications are sent.
+  select ended.* from ended, signalled`,
+};
+
+/** What {@link expireOverdue} did, by sweep. */
+export interface OverdueSweep {
+  leases: SweptJobs;
+  timeouts: SweptJobs;
+}
+
+/**
+ * {@link expireLapsedLeases} and {@link expireTimedOut} in one statement (same effects, events and
+ * signals): at most `batchSize` of each; a sweep that got a full batch of either should run again.
+ */
+export async function expireOverdue(db: Executor, input: { maxAttempts: number; batchSize: number }): Promise<OverdueSweep> {
+  const rows = await runStatement<Record<string, unknown>>(db, expireOverdueStatement, [input.maxAttempts, input.batchSize]);
+  const swept = (reason: string): SweptJobs => {
+    const ended = rows.filter((row) => row.sweep_reason === reason).map(fromRow);
+    return { requeued: ended.filter((job) => job.status === "queued"), failed: ended.filter((job) => job.status === "failed") };
+  };
+  return { leases: swept("lease_expired"), timeouts: swept("timeout") };
+}
+
 /** What a sweep did: jobs back in `queued` (offer them) and jobs now `failed` (their slots are free). */
 export interface SweptJobs {
   requeued: Job[];

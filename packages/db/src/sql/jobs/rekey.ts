@@ -6,16 +6,15 @@ import { sql } from "drizzle-orm";
 import type { Tx } from "../../client";
 
 /**
- * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE, so no job insert
- * reads the old key and commits after this): its queued and running jobs take their value under the
+ * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE before this, so no
+ * job insert reads the old key and commits after this: migration 0019, `key-value.test.ts`): its queued and running jobs take their value under the
  * new key, and the fair-sharing history of the old key's values is dropped (those values mean
  * something else now): the new values start as never started. The automation's own window is
  * kept: starts before a change count.
  */
 export async function rekey(tx: Tx, automationId: string, concurrencyKey: string | null): Promise<void> {
   await tx.execute(sql`
-    update jobs set key_value = case when ${concurrencyKey}::text is null then null
-      else coalesce(context -> ${concurrencyKey}::text, 'null'::jsonb) end
+    update jobs set key_value = hub_job_key_value_of(context, ${concurrencyKey}::text)
     where automation_id = ${automationId} and status in ('queued', 'running')`);
   await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
   // The new values wait, never started (the claim walks only waiting values: see migration 0017).

@@ -14,18 +14,19 @@ import { contextFitsParameters } from "./insert";
 // `retry_of` = that id, and its `job.created` event; the retry runs now: its `run_at`,
 // `schedule_id` and `fire_time` stay null (CONTRACT §6.8). One statement for any number of ids, so
 // bulk-retry runs it per batch. The automations are read FOR KEY SHARE, as POST /jobs does, so a
-// deactivation either waits and cancels the new jobs or committed first and is seen here. The
+// deactivation either waits and cancels the new jobs or committed first and is seen here, and the
+// key value is set from the concurrency_key read (migration 0019). The
 // source jobs need no lock: `failed` and `cancelled` are final.
 const RETRY_JOBS = `
 with source as (
   select j.id, j.automation_id, j.context, j.priority from jobs j
   where j.id = any($1::uuid[]) and j.status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)})
 ), automation as (
-  select id from automations
+  select id, concurrency_key from automations
   where id = any(array(select distinct automation_id from source)) and is_active order by id for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of)
-  select source.automation_id, source.context, source.priority, $2, source.id
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value)
+  select source.automation_id, source.context, source.priority, $2, source.id, hub_job_key_value_of(source.context, automation.concurrency_key)
   from source join automation on automation.id = source.automation_id
   order by source.id
   returning id, automation_id, context, retry_of, available_at, seq, priority
@@ -74,10 +75,10 @@ const RETRY_WITH_CONTEXT = `
 with source as (
   select id, automation_id, priority, status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)}) as retryable from jobs where id = $1
 ), automation as (
-  select id, parameters, is_active from automations where id = (select automation_id from source) for key share
+  select id, parameters, is_active, concurrency_key from automations where id = (select automation_id from source) for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of)
-  select source.automation_id, $3::jsonb, source.priority, $2, source.id
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value)
+  select source.automation_id, $3::jsonb, source.priority, $2, source.id, hub_job_key_value_of($3::jsonb, automation.concurrency_key)
   from source join automation on automation.id = source.automation_id
   where source.retryable and automation.is_active and ${contextFitsParameters("$3::jsonb", "automation.parameters")}
   returning id, automation_id, retry_of, available_at, seq, priority

@@ -92,7 +92,8 @@ interface DueRow extends pg.QueryResultRow {
 
 // The fires as parallel arrays zipped WITH ORDINALITY (input order kept); the schedules' new
 // positions likewise. Jobs are created as POST /jobs would (the schedule's context and priority,
-// no creator), each job.created carrying schedule_id and fire_time (CONTRACT §4).
+// no creator), each job.created carrying schedule_id and fire_time (CONTRACT §4). The key value comes
+// from the automation row the pass has held FOR KEY SHARE since its first statement (migration 0019).
 const recordFiresStatement: NamedStatement = {
   name: "schedules_record_fires",
   text: `
@@ -100,9 +101,10 @@ with fire as (
   select * from rows from (unnest($1::uuid[]), unnest($2::text[]), unnest($3::text[]), unnest($4::uuid[]))
     with ordinality as fire(schedule_id, fire_time, outcome, job_id, position)
 ), created as (
-  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time)
-  select fire.job_id, s.automation_id, s.context, s.priority, null, s.id, fire.fire_time::timestamptz
-  from fire join schedules s on s.id = fire.schedule_id
+  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time, key_value)
+  select fire.job_id, s.automation_id, s.context, s.priority, null, s.id, fire.fire_time::timestamptz,
+    hub_job_key_value_of(s.context, a.concurrency_key)
+  from fire join schedules s on s.id = fire.schedule_id join automations a on a.id = s.automation_id
   where fire.outcome = 'created'
   order by fire.position
   returning id, automation_id, context, schedule_id, created_at, available_at, seq, priority
