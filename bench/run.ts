@@ -8,6 +8,7 @@
  * `pnpm bench claim-plan` — the claim statement's generic plan at 1k, 80k and 500k rows in jobs: fails on a sequential scan.
  * `pnpm bench keys` — one automation, 1,000 key values at 2 each, one 20,000-job backlog: jobs/s against plain, small keys' p99 wait.
  * `pnpm bench logs` — jobs/s with and without log lines, cancel-to-signal latency, memory per signals stream, log-stream latency.
+ * `pnpm bench console` — the console in headless Chromium: time to the first rows of the Jobs and Automations pages, the bundle's size.
  * Every mode runs on a private PostgreSQL with production settings that it starts itself (BENCH_POSTGRES=shared: the DATABASE_URL server).
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
@@ -119,6 +120,8 @@ async function runMode(): Promise<boolean> {
       return (await import("./keys")).runKeysMode(config);
     case "logs":
       return (await import("./logs")).runLogsMode(config);
+    case "console":
+      return (await import("./console")).runConsoleMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

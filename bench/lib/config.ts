@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
@@ -85,6 +85,8 @@ export interface BenchConfig {
   keys: KeysConfig;
   /** `logs` mode (job logs, cancel signals, log streams): see {@link LogsConfig}. */
   logs: LogsConfig;
+  /** `console` mode (the console in headless Chromium), and the scale mode's console measurement: see {@link ConsoleConfig}. */
+  console: ConsoleConfig;
   /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
   claimPlanRows: number[];
   /**
@@ -133,6 +135,20 @@ export interface KeysConfig {
    */
   roundMs: number | null;
   loadFraction: number;
+}
+
+/**
+ * The `console` mode (issue 28): the console in headless Chromium over a seeded hub — time to the
+ * first rendered rows of the Jobs and Automations pages, and the bundle's size. The scale mode
+ * measures the Jobs page too, over its own history.
+ */
+export interface ConsoleConfig {
+  /** BENCH_CONSOLE_AUTOMATIONS: automations seeded (each with a worker) for the Automations page. */
+  automations: number;
+  /** BENCH_CONSOLE_JOBS: finished jobs seeded with seedHistory (spread over those automations). */
+  jobs: number;
+  /** BENCH_CONSOLE_LOADS: page loads timed per case, cold and warm each. */
+  loads: number;
 }
 
 /** The `timed` mode: jobs that wait for their time, and schedules, on one hub. */
@@ -274,9 +290,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
                   ? "keys"
                   : argv.includes("logs")
                     ? "logs"
-                    : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs] [--smoke])`);
+                    : argv.includes("console")
+                      ? "console"
+                      : "e2e";
+  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs", "console"].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs|console] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -341,6 +359,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       loadFraction: numberVar(env, "BENCH_KEYS_LOAD_FRACTION", 0.5, 0.01, 1),
     },
     logs: loadLogsConfig(env, smoke),
+    console: {
+      automations: intVar(env, "BENCH_CONSOLE_AUTOMATIONS", smoke ? 50 : 1000, 1),
+      jobs: intVar(env, "BENCH_CONSOLE_JOBS", smoke ? 2000 : 200_000, 1),
+      loads: intVar(env, "BENCH_CONSOLE_LOADS", smoke ? 2 : 7, 1),
+    },
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
       const value = Number(item);
       if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);

@@ -10,6 +10,8 @@
  *   `context.invoice_id=…` (one job each); the size of the context index (`job_context_values`)
  *   and its cost per insert (the batch job-creating statement with and without its trigger,
  *   alternating in rolled-back transactions);
+ * - the console's Jobs page in headless Chromium (bench/console): time to the first rendered rows,
+ *   unfiltered and with a context and a status filter, cold and warm;
  * - the retention sweep (HUB_RETENTION_DAYS=30, so about half the history goes) in a dispatcher of
  *   its own: rows per second;
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
@@ -34,6 +36,7 @@ import {
   seedHistoryAutomations,
   type ManagedProcess,
 } from "@hub/testing";
+import { firstRowsLine, measureJobsPage, type FirstRows } from "../console";
 import { HubHttpTarget, seedHub } from "../hub/hub-target";
 import type { BenchConfig } from "../lib/config";
 import { JsonClient } from "../lib/http";
@@ -147,6 +150,8 @@ export interface ScaleReport {
   listJobs: LatencySummary;
   contextFilters: { customerAll: LatencySummary; customerOneAutomation: LatencySummary; invoiceAll: LatencySummary };
   contextIndex: ContextIndexCost;
+  /** The console's Jobs page over the whole history (absent when the browser could not run: the reason is logged). */
+  consoleJobsPage?: FirstRows[];
   listEvents: LatencySummary;
   metricsScrape: LatencySummary;
   sweep: { rows: Record<string, number>; seconds: number; rowsPerSecond: number; sizesAfter: Record<"jobs" | "events", TableSize> };
@@ -343,6 +348,7 @@ function render(report: ScaleReport): string {
       invoiceAll: report.contextFilters.invoiceAll,
     }),
     contextIndexLine(report.contextIndex),
+    ...(report.consoleJobsPage ?? []).map((figure) => `console: ${firstRowsLine(figure)}`),
     `GET /metrics (uncached)      ${latency(report.metricsScrape)}`,
     "",
     `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows).map(([table, rows]) => `${table} ${rows}`).join(", ")} ` +
@@ -451,6 +457,14 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       await time(contextTimes.invoiceAll, () => http.send("GET", `/jobs?context[invoice_id]=${row.invoice}&limit=100`, { token: adminToken, expected: 200 }));
     }
     for (const line of contextFilterLines(contextTimes)) step(line);
+    // Before the sweep removes half the history. A browser that cannot run costs this figure only.
+    let consoleJobsPage: FirstRows[] | undefined;
+    try {
+      step(`the console's Jobs page in headless Chromium: ${config.console.loads} cold and ${config.console.loads} warm loads of each`);
+      consoleJobsPage = await measureJobsPage(`${hub.apiUrl}/console`, hub.admin, config.console.loads);
+    } catch (error) {
+      step(`the console's Jobs page was not measured: ${(error as Error).message}`);
+    }
     for (let i = 0; i < config.scale.scrapes; i += 1) {
       await sleep(2100);
       await time(scrapeTimes, async () => {
@@ -560,6 +574,7 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
         invoiceAll: summarize(contextTimes.invoiceAll),
       },
       contextIndex,
+      consoleJobsPage,
       listEvents: summarize(eventsTimes),
       metricsScrape: summarize(scrapeTimes),
       sweep,

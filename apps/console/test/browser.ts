@@ -1,31 +1,15 @@
 /**
- * Headless Chromium for the console's tests: Debian's `chromium` package (scripts/ensure-browser.sh
- * installs it) driven by playwright-core, with a fresh profile per run. Pages carry the checks
- * every test wants: no Content-Security-Policy violation or uncaught error, an axe-core scan with
- * no serious or critical violation, and a screenshot.
+ * The checks every console test wants on top of the shared headless Chromium (@hub/testing/browser,
+ * which the console benchmark launches too): no Content-Security-Policy violation or uncaught
+ * error (its `problems`), an axe-core scan with no serious or critical violation, and a screenshot.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "@hub/testing/browser";
 
-/** Where Debian's package puts the browser; CHROMIUM_PATH overrides it. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-/** A laptop screen. */
-const VIEWPORT = { width: 1280, height: 800 };
+export { launchBrowser, type Browser } from "@hub/testing/browser";
 
 /**
  * Where screenshots go: HUB_CONSOLE_SCREENSHOT_DIR (`pnpm --filter @hub/console screenshots` sets
@@ -36,55 +20,6 @@ const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const SCREENSHOT_DIR = path.resolve(CONSOLE_DIR, process.env.HUB_CONSOLE_SCREENSHOT_DIR ?? "test-results/screenshots");
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-export interface Browser {
-  context: BrowserContext;
-  /** A new tab: its own sessionStorage, so its own console session. Problems it reports are collected. */
-  newPage(): Promise<Page>;
-  /** CSP violations, uncaught page errors and failed console messages seen so far. */
-  problems: string[];
-  close(): Promise<void>;
-}
-
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (bash scripts/ensure-browser.sh), or set CHROMIUM_PATH`);
-  }
-  const profile = mkdtempSync(path.join(tmpdir(), "hub-console-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: VIEWPORT,
-    locale: "en-GB",
-    timezoneId: "UTC",
-  });
-  context.setDefaultTimeout(30_000);
-  const problems: string[] = [];
-  const watch = (page: Page) => {
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      // Refused scripts, styles or connections show up here (and a network error as "Failed to load").
-      if (message.type() === "error" && !/Failed to load resource: the server responded with a status of (401|404|409|422)/.test(message.text())) {
-        problems.push(`console error: ${message.text()}`);
-      }
-    });
-  };
-  for (const page of context.pages()) watch(page);
-  return {
-    context,
-    problems,
-    async newPage() {
-      const page = await context.newPage();
-      watch(page);
-      return page;
-    },
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 export interface AxeViolation {
   id: string;

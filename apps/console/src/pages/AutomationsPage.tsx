@@ -3,7 +3,7 @@
  * its jobs re-reads that automation's row (its stats, and its record when the automation or
  * worker changed); a burst of events costs one read per row, and nothing is polled.
  */
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { call, hub, nextCursor, type Automation, type AutomationStats } from "../api";
 import { ago, duration } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
@@ -27,6 +27,50 @@ export function readStats(automationId: string): Promise<AutomationStats> {
   return call(hub.GET("/automations/{automation_id}/stats", { params: { path: { automation_id: automationId } } }));
 }
 
+/** Stats read at once: about the browser's connections to one host (more only queue, and thousands fail with ERR_INSUFFICIENT_RESOURCES). */
+const STATS_READS_AT_ONCE = 6;
+/** Stats handed to the rows together (each hand-over renders the table again). */
+const STATS_BATCH = 50;
+
+/** Reads the stats of `ids`, {@link STATS_READS_AT_ONCE} at a time, handing them over in batches while `current()` holds (a failed read gives undefined). */
+async function readEveryStats(ids: string[], current: () => boolean, apply: (read: Map<string, AutomationStats | undefined>) => void): Promise<void> {
+  let next = 0;
+  let read = new Map<string, AutomationStats | undefined>();
+  const handOver = () => {
+    if (read.size === 0 || !current()) return;
+    apply(read);
+    read = new Map();
+  };
+  const reader = async () => {
+    while (next < ids.length && current()) {
+      const id = ids[next++]!;
+      read.set(id, await readStats(id).catch(() => undefined));
+      if (read.size >= STATS_BATCH) handOver();
+    }
+  };
+  await Promise.all(Array.from({ length: STATS_READS_AT_ONCE }, reader));
+  handOver();
+}
+
+/** Rows rendered first; the rest follow once those are painted (1,000 rows take seconds to render on a busy machine). */
+const FIRST_ROWS = 100;
+
+/** How many of `total` rows to render: {@link FIRST_ROWS} until the frame after they are painted, then all. */
+function useRowsToRender(total: number): number {
+  const [all, setAll] = useState(false);
+  useEffect(() => {
+    if (all || total <= FIRST_ROWS) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // After the next frame is painted, not before it.
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setAll(true), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [all, total]);
+  return all ? total : FIRST_ROWS;
+}
+
 interface Row {
   automation: Automation;
   stats: AutomationStats | undefined;
@@ -38,10 +82,26 @@ export function AutomationsPage() {
   const [showInactive, setShowInactive] = useState(false);
   const [rows, setRows] = useState<Map<string, Row>>(new Map());
 
+  /** Bumped by each read of the list: the stats reads of an older one stop. */
+  const statsGeneration = useRef(0);
   const list = useResource(async () => {
     const automations = await listAllAutomations();
-    const stats = await Promise.all(automations.map((automation) => readStats(automation.id).catch(() => undefined)));
-    setRows(new Map(automations.map((automation, index) => [automation.id, { automation, stats: stats[index] }])));
+    const generation = ++statsGeneration.current;
+    // The rows show at once (a row keeps the stats it had); their stats follow as they are read.
+    setRows((previous) => new Map(automations.map((automation) => [automation.id, { automation, stats: previous.get(automation.id)?.stats }])));
+    void readEveryStats(
+      automations.map((automation) => automation.id),
+      () => generation === statsGeneration.current,
+      (read) =>
+        setRows((previous) => {
+          const next = new Map(previous);
+          for (const [id, stats] of read) {
+            const row = next.get(id);
+            if (row) next.set(id, { ...row, stats });
+          }
+          return next;
+        }),
+    );
     return automations.length;
   }, []);
 
@@ -83,6 +143,7 @@ export function AutomationsPage() {
   });
 
   const shown = [...rows.values()].filter((row) => showInactive || row.automation.is_active);
+  const rendered = useRowsToRender(shown.length);
   const inactive = rows.size - [...rows.values()].filter((row) => row.automation.is_active).length;
 
   return (
@@ -129,7 +190,7 @@ export function AutomationsPage() {
                 </tr>
               </thead>
               <tbody>
-                {shown.map(({ automation, stats }) => (
+                {shown.slice(0, rendered).map(({ automation, stats }) => (
                   <tr key={automation.id} data-automation={automation.slug}>
                     <th scope="row">
                       <Link to={`/automations/${automation.id}`}>{automation.name}</Link>
