@@ -69,10 +69,13 @@ export function createPartitionOwnership(options: {
 
   async function openSession(): Promise<DedicatedSession> {
     if (session && !session.lost) return session;
-    const opened = await openDedicatedSession(options.databaseUrl, {
+    // `onLost` can fire while the session is still connecting (before `openDedicatedSession`
+    // returns); such a session was never ours, so there is nothing to forget.
+    let opened: DedicatedSession | undefined = undefined;
+    opened = await openDedicatedSession(options.databaseUrl, {
       applicationName: LOCK_SESSION_APPLICATION_NAME,
       onLost: (reason) => {
-        if (session !== opened) return;
+        if (opened === undefined || session !== opened) return;
         session = undefined;
         forget(`lock session ${reason}`);
         // Take partitions again soon; the first attempt may well find PostgreSQL back already.
