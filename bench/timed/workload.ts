@@ -3,6 +3,7 @@
  * (POST /jobs/batch with `run_at` when the API takes it, else seeded into the database), the
  * workers that take them once due, and the figures read back from the database.
  */
+import { setMaxListeners } from "node:events";
 import type pg from "pg";
 import { openDatabase, jobs } from "@hub/db";
 import type { HubBatchTarget, HubSeed } from "../hub/hub-target";
@@ -132,6 +133,8 @@ export async function createTimedSchedules(http: JsonClient, adminToken: string,
  */
 export function startTimedWorkers(target: HubBatchTarget, automations: number, maxJobs: number, loops: number) {
   const stop = new AbortController();
+  // Every open long-poll listens on this one signal (fetch adds a listener per request).
+  setMaxListeners(loops + 8, stop.signal);
   let completed = 0;
   const loop = async (automation: number) => {
     while (!stop.signal.aborted) {
