@@ -3,7 +3,7 @@
  * after what the caller holds (`pool`, `client`, `session`).
  */
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
-import pg from "pg";
+import type pg from "pg";
 
 /**
  * Where a statement runs: the pool (one statement, its own implicit transaction), a client checked
@@ -68,7 +68,7 @@ const transactionDepths = new WeakMap<Executor, number>();
  * - On any other connection (a dedicated session): `begin` … `commit` on it.
  */
 export async function withTransaction<T>(executor: Executor, work: (client: Executor) => Promise<T>): Promise<T> {
-  if (!(executor instanceof pg.Pool)) return onConnection(executor, work, () => undefined);
+  if (!isPool(executor)) return onConnection(executor, work, () => undefined);
   const client = await executor.connect();
   let broken: Error | undefined;
   try {
@@ -78,6 +78,16 @@ export async function withTransaction<T>(executor: Executor, work: (client: Exec
   } finally {
     client.release(broken);
   }
+}
+
+/**
+ * A pool, told by its shape rather than `instanceof`: a pool from another copy of `pg` (a bench or a
+ * tool resolving its own) must still get a checked-out connection, never `begin` on the pool, which
+ * would send the transaction's statements to whichever connections are free.
+ */
+function isPool(executor: Executor): executor is pg.Pool {
+  const candidate = executor as Partial<pg.Pool>;
+  return typeof candidate.connect === "function" && typeof candidate.totalCount === "number" && typeof candidate.idleCount === "number";
 }
 
 async function onConnection<T>(connection: Executor, work: (client: Executor) => Promise<T>, onBroken: (error: Error) => void): Promise<T> {
