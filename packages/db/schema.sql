@@ -723,6 +723,7 @@ CREATE TABLE public.jobs (
     key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
+ALTER TABLE ONLY public.jobs ALTER COLUMN key_value SET (n_distinct=-0.05);
 
 --
 -- Name: jobs_seq_seq; Type: SEQUENCE; Schema: public; Owner: -
