@@ -466,6 +466,57 @@ CREATE FUNCTION public.hub_claim_order_precedes(p1 integer, a1 timestamp with ti
     AS $$ SELECT p1 > p2 OR (p1 = p2 AND (a1, s1) < (a2, s2)) $$;
 
 --
+-- Name: hub_complete_and_claim_v1(uuid, uuid, uuid, integer, jsonb, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_complete_and_claim_v1(p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(row_kind text, owner_automation_id uuid, outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, progress jsonb, log_seq bigint, log_bytes bigint, log_truncated boolean)
+    LANGUAGE plpgsql ROWS 2
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_done jobs%ROWTYPE;
+BEGIN
+  PERFORM 1 FROM automations a WHERE a.id = p_automation_id FOR NO KEY UPDATE;
+
+  UPDATE jobs j SET status = 'completed', result = p_result, finished_at = now(), lease_expires_at = NULL
+  WHERE j.id = p_job_id AND j.automation_id = p_automation_id
+    AND ((j.status = 'running') IS TRUE AND j.worker_id = p_worker_id AND (j.lease_expires_at > now()) IS TRUE
+         AND (p_attempt IS NULL OR j.attempts = p_attempt))
+  RETURNING j.* INTO v_done;
+
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'refused'::text, (SELECT j.automation_id FROM jobs j WHERE j.id = p_job_id),
+      NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::text, NULL::jsonb, NULL::jsonb, NULL::text, NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
+      NULL::timestamptz, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::uuid,
+      NULL::timestamptz, NULL::uuid, NULL::timestamptz,
+      NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean;
+    RETURN;
+  END IF;
+
+  INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+  VALUES (v_done.id, 'job.completed', NULL,
+    jsonb_build_object('automation_id', v_done.automation_id, 'worker_id', v_done.worker_id, 'result', v_done.result));
+
+  RETURN QUERY SELECT 'completed'::text, v_done.automation_id,
+    NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+    v_done.id, v_done.automation_id, v_done.status, v_done.context, v_done.result, v_done.error, v_done.attempts,
+    v_done.created_by, v_done.worker_id, v_done.created_at::timestamptz, v_done.started_at::timestamptz,
+    v_done.finished_at::timestamptz, v_done.lease_expires_at::timestamptz, v_done.priority,
+    v_done.available_at::timestamptz, v_done.seq, v_done.retry_of, v_done.run_at::timestamptz, v_done.schedule_id,
+    v_done.fire_time::timestamptz, v_done.progress, v_done.log_seq, v_done.log_bytes, v_done.log_truncated;
+
+  RETURN QUERY SELECT 'claim'::text, p_automation_id,
+    c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
+    c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
+    c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
+    c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean
+  FROM hub_claim_jobs_v3(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
+END;
+$$;
+
+--
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
 --
 
