@@ -24,6 +24,7 @@
  */
 import pg from "pg";
 import type { BenchConfig, KeysConfig } from "../lib/config";
+import { enableStatementCounts, snapshotStatements, topStatements } from "../lib/counters";
 import { cpuSecondsBetween, snapshotCpu } from "../lib/cpu";
 import { databaseName } from "../lib/drive";
 import { JsonClient } from "../lib/http";
@@ -41,6 +42,8 @@ const CLAIM_WAIT_SECONDS = 1;
 const HUB_CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
 /** The small customers' jobs per POST /jobs/batch: a round is sent in chunks spread over its interval. */
 const ARRIVAL_CHUNK = 25;
+/** Statements shown per run: where PostgreSQL's time went in the arrivals window (pg_stat_statements, nested included). */
+const TOP_STATEMENTS = 8;
 /** How long the plain run samples its throughput with the backlog alone, to space the rounds. */
 const CAPACITY_SAMPLE_MS = 5000;
 
@@ -74,6 +77,8 @@ export interface KeysRun {
   /** CPU ms per job of the hub (HUB_CPU_LABELS) over the arrivals window (÷ the jobs completed in it), and by process. */
   cpuMsPerJob: number;
   cpuMsPerJobBy: Record<string, number>;
+  /** The statements PostgreSQL spent the arrivals window on, most time first, per job completed in it (empty without pg_stat_statements). */
+  statements: Array<{ query: string; callsPerJob: number; msPerJob: number }>;
   /** Every small customer's job completed, every claimed job exactly once, the rest of the backlog cancelled unstarted. */
   allCompleted: boolean;
 }
@@ -205,6 +210,7 @@ async function runOnce(config: BenchConfig, name: KeysRunName, roundMs: number |
       // The small customers' rounds, open loop and spread evenly: chunk c of round k is sent at
       // windowStart + (k + c ÷ chunks) × spacing whatever the answers took, so a round is not a burst of 999 jobs
       // (whose last would wait for the 998 before it however fair the order).
+      const statementsBefore = (await enableStatementCounts(databaseUrl)) ? await snapshotStatements(databaseUrl) : undefined;
       const cpuBefore = snapshotCpu(pids, databaseName(databaseUrl));
       const windowStart = Date.now();
       const chunks = Math.ceil(round.length / ARRIVAL_CHUNK);
@@ -216,6 +222,7 @@ async function runOnce(config: BenchConfig, name: KeysRunName, roundMs: number |
       }
       await smallDone;
       const cpu = cpuSecondsBetween(cpuBefore, snapshotCpu(pids, databaseName(databaseUrl)));
+      const profile = statementsBefore ? topStatements(statementsBefore, await snapshotStatements(databaseUrl), TOP_STATEMENTS) : [];
       const completedInWindow = completions.filter((completion) => completion.at >= windowStart).length;
       // What is left of the backlog (with a key it drains 2 at a time, as the limit says, for minutes) is cancelled
       // once the workers have stopped (each completes what it holds): the figures are about the window, and the run
@@ -269,6 +276,11 @@ async function runOnce(config: BenchConfig, name: KeysRunName, roundMs: number |
         bigWaitP99: percentile(sortedWaits(bigJobs), 99),
         cpuMsPerJob: Object.values(cpuMsPerJobBy).reduce((sum, value) => sum + value, 0),
         cpuMsPerJobBy,
+        statements: profile.map((statement) => ({
+          query: statement.query.replace(/\s+/g, " ").slice(0, 160),
+          callsPerJob: statement.calls / completedInWindow,
+          msPerJob: statement.totalMs / completedInWindow,
+        })),
         allCompleted:
           smallCompleted === smallTotal &&
           completed === claimed.length &&
@@ -342,6 +354,11 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
       `(the keyed run holds the backlog to ${sizes.perKeyLimit} at a time, as its limit says); ` +
       `jobs per hub CPU second ${formatRatio(plain.cpuMsPerJob, keys.cpuMsPerJob)} (issue 27's target ≥ 0.8×)`,
   );
+  for (const run of runs) {
+    if (run.statements.length === 0) continue;
+    console.log(`\nwhere PostgreSQL's time went, ${run.name} run (pg_stat_statements over the arrivals window, per job completed in it; a function's statements inside its call):`);
+    console.log(table([["ms / job", "calls / job", "statement"], ...run.statements.map((statement) => [statement.msPerJob.toFixed(3), statement.callsPerJob.toFixed(2), statement.query])]));
+  }
   if (config.smoke) console.log("(--smoke: sizes too small for the figures to mean anything)");
   console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "keys-smoke" : "keys", report, startedAt)}`);
   return report.passed;

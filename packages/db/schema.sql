@@ -152,6 +152,14 @@ DECLARE
   v_never_started_priorities integer[];
   v_never_started_next integer := 1;
   v_key_head integer;
+  v_pending_ids uuid[];
+  v_pending_keys jsonb[];
+  v_pending_priorities integer[];
+  v_pending_available_ats timestamptz[];
+  v_pending_seqs bigint[];
+  v_head_available_at timestamptz;
+  v_head_seq bigint;
+  v_at integer;
 BEGIN
   SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
     a.rate_limit_per_key
@@ -229,27 +237,64 @@ BEGIN
         LIMIT 1;
         EXIT WHEN NOT FOUND;
         -- Values that never started come first, in the claim order of their first due job: read once per call (the
-        -- p_max_jobs best), since a pick takes one of them out and changes none of the others.
+        -- p_max_jobs best), since a pick takes one of them out and changes none of the others. Each such value's row
+        -- holds a lower bound of its first queued job's place in claim order (its head; NULL: unknown, before any
+        -- job), so the values are read in head order and each one's first due job probed: a probed job is final
+        -- once the next value's head comes after it (nothing after can offer an earlier job). With exact heads (the
+        -- usual case) that is one probe per value taken, whatever the number of values waiting.
         IF v_never_started IS NULL THEN
-          SELECT coalesce(array_agg(c.id ORDER BY c.n), '{}'), coalesce(array_agg(c.key_value ORDER BY c.n), '{}'),
-            coalesce(array_agg(c.priority ORDER BY c.n), '{}')
-          INTO v_never_started, v_never_started_keys, v_never_started_priorities
-          FROM (
-            SELECT h.id, ks.key_value, h.priority, row_number() OVER (ORDER BY h.priority DESC NULLS LAST, h.available_at, h.seq) AS n
-            FROM job_key_states ks
-            CROSS JOIN LATERAL (
-              SELECT j.id, j.priority, j.available_at, j.seq FROM jobs j
-              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = ks.key_value
-                AND j.available_at <= now()
-              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
-              LIMIT 1
-            ) h
+          v_never_started := '{}';
+          v_never_started_keys := '{}';
+          v_never_started_priorities := '{}';
+          v_pending_ids := '{}';
+          v_pending_keys := '{}';
+          v_pending_priorities := '{}';
+          v_pending_available_ats := '{}';
+          v_pending_seqs := '{}';
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head, ks.head_priority, ks.head_available_at, ks.head_seq FROM job_key_states ks
             WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NULL
-              AND coalesce((v_running ->> (ks.key_value::text))::integer, 0) < v_per_key
-              AND (NOT v_rate_per_key OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
-            ORDER BY n
-            LIMIT p_max_jobs
-          ) c;
+            ORDER BY ks.head_priority DESC NULLS FIRST, ks.head_available_at NULLS FIRST, ks.head_seq NULLS FIRST
+          LOOP
+            IF v_state_row.head_seq IS NOT NULL THEN
+              WHILE cardinality(v_pending_ids) > 0 AND cardinality(v_never_started) < p_max_jobs
+                AND hub_claim_order_precedes(v_pending_priorities[1], v_pending_available_ats[1], v_pending_seqs[1],
+                  v_state_row.head_priority, v_state_row.head_available_at, v_state_row.head_seq) LOOP
+                v_never_started := v_never_started || v_pending_ids[1];
+                v_never_started_keys := v_never_started_keys || v_pending_keys[1];
+                v_never_started_priorities := v_never_started_priorities || v_pending_priorities[1];
+                v_pending_ids := v_pending_ids[2:];
+                v_pending_keys := v_pending_keys[2:];
+                v_pending_priorities := v_pending_priorities[2:];
+                v_pending_available_ats := v_pending_available_ats[2:];
+                v_pending_seqs := v_pending_seqs[2:];
+              END LOOP;
+              EXIT WHEN cardinality(v_never_started) >= p_max_jobs;
+            END IF;
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority, j.available_at, j.seq INTO v_head_id, v_head_priority, v_head_available_at, v_head_seq FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now()
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            CONTINUE WHEN NOT FOUND;
+            -- Into the pending list, kept in claim order and to the p_max_jobs best still wanted.
+            v_at := 1;
+            WHILE v_at <= cardinality(v_pending_ids) AND hub_claim_order_precedes(v_pending_priorities[v_at], v_pending_available_ats[v_at],
+                v_pending_seqs[v_at], v_head_priority, v_head_available_at, v_head_seq) LOOP
+              v_at := v_at + 1;
+            END LOOP;
+            CONTINUE WHEN v_at > p_max_jobs - cardinality(v_never_started);
+            v_pending_ids := (v_pending_ids[:v_at - 1] || v_head_id || v_pending_ids[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_keys := (v_pending_keys[:v_at - 1] || v_state_row.key_value || v_pending_keys[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_priorities := (v_pending_priorities[:v_at - 1] || v_head_priority || v_pending_priorities[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_available_ats := (v_pending_available_ats[:v_at - 1] || v_head_available_at || v_pending_available_ats[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_seqs := (v_pending_seqs[:v_at - 1] || v_head_seq || v_pending_seqs[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+          END LOOP;
+          v_never_started := (v_never_started || v_pending_ids)[:p_max_jobs];
+          v_never_started_keys := (v_never_started_keys || v_pending_keys)[:p_max_jobs];
+          v_never_started_priorities := (v_never_started_priorities || v_pending_priorities)[:p_max_jobs];
           v_never_started_next := 1;
         END IF;
         IF v_never_started_next <= cardinality(v_never_started) THEN
@@ -365,6 +410,14 @@ END;
 $$;
 
 --
+-- Name: hub_claim_order_precedes(integer, timestamp with time zone, bigint, integer, timestamp with time zone, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_order_precedes(p1 integer, a1 timestamp with time zone, s1 bigint, p2 integer, a2 timestamp with time zone, s2 bigint) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT p1 > p2 OR (p1 = p2 AND (a1, s1) < (a2, s2)) $$;
+
+--
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -401,12 +454,23 @@ BEGIN
       RETURN NEW;
     END IF;
   END IF;
-  -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from marking the
-  -- value idle before this insert commits; a value not waiting yet is (re)marked.
-  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
+  -- Its value waits from now on. FOR SHARE keeps a claim from marking the value idle before this insert commits; a
+  -- value not waiting yet is (re)marked, its head this job; a head this job precedes moves to it.
+  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting
+    AND (ks.last_start IS NOT NULL OR ks.head_seq IS NULL
+      OR NOT hub_claim_order_precedes(NEW.priority, NEW.available_at, NEW.seq, ks.head_priority, ks.head_available_at, ks.head_seq))
+  FOR SHARE;
   IF NOT FOUND THEN
-    INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
-    ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
+    INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+    VALUES (NEW.automation_id, NEW.key_value, true, NEW.priority, NEW.available_at, NEW.seq)
+    ON CONFLICT (automation_id, key_value) DO UPDATE SET
+      waiting = true,
+      head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+      head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+      head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END;
   END IF;
   RETURN NEW;
 END;
@@ -674,7 +738,10 @@ CREATE TABLE public.job_key_states (
     waiting boolean DEFAULT true NOT NULL,
     last_start bigint,
     starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
-    head integer DEFAULT 1 NOT NULL
+    head integer DEFAULT 1 NOT NULL,
+    head_priority integer,
+    head_available_at timestamp with time zone,
+    head_seq bigint
 );
 
 --
@@ -723,6 +790,7 @@ CREATE TABLE public.jobs (
     key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
+ALTER TABLE ONLY public.jobs ALTER COLUMN key_value SET (n_distinct=-0.05);
 
 --
 -- Name: jobs_seq_seq; Type: SEQUENCE; Schema: public; Owner: -
@@ -1091,6 +1159,12 @@ CREATE INDEX idempotency_keys_created_idx ON public.idempotency_keys USING btree
 --
 
 CREATE INDEX job_context_values_pair_created_idx ON public.job_context_values USING btree (pair_hash, created_at, job_id) INCLUDE (automation_id);
+
+--
+-- Name: job_key_states_never_started_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_key_states_never_started_idx ON public.job_key_states USING btree (automation_id, head_priority DESC, head_available_at NULLS FIRST, head_seq NULLS FIRST) WHERE (waiting AND (last_start IS NULL));
 
 --
 -- Name: job_key_states_waiting_idx; Type: INDEX; Schema: public; Owner: -

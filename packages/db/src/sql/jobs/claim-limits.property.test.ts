@@ -11,7 +11,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase } from "../../test-kit";
+import { cancel } from "./cancel";
 import { claim } from "./claim";
+import { reschedule } from "./reschedule";
 
 const hub = useTestDatabase();
 
@@ -32,7 +34,7 @@ const KEY_VALUES = ["acme", "globex", "initech", "umbrella"];
 const scenarioJob = fc.record({ key: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KEY_VALUES) }, { weight: 1, arbitrary: fc.constant(null) }), priority: fc.constantFrom(-1, 0, 0, 1) });
 
 /** An automation with a `customer` key and `limits`, and `jobs` queued in order in one statement (one available_at, seq in order). */
-async function stage(limits: Limits, jobs: ScenarioJob[]): Promise<{ automationId: string; workerId: string; ids: string[] }> {
+async function stage(limits: Limits, jobs: ScenarioJob[]): Promise<{ automationId: string; workerId: string; userId: string; ids: string[] }> {
   const { pool } = hub();
   const staged = await stageAutomation(hub(), { parameters: [{ name: "customer", description: "" }] });
   await pool.query(
@@ -47,7 +49,7 @@ async function stage(limits: Limits, jobs: ScenarioJob[]): Promise<{ automationI
      returning id`,
     [staged.automationId, JSON.stringify(jobs)],
   );
-  return { automationId: staged.automationId, workerId: staged.worker.id, ids: rows.map((row) => row.id) };
+  return { automationId: staged.automationId, workerId: staged.worker.id, userId: staged.userId, ids: rows.map((row) => row.id) };
 }
 
 const claimFor = (automationId: string, workerId: string, maxJobs: number) =>
@@ -118,6 +120,20 @@ class ClaimModel {
     this.running.delete(index);
   }
 
+  /** The queued job at a (wrapped) position, or undefined when none is queued. */
+  queuedAt(position: number): number | undefined {
+    return this.queued.length === 0 ? undefined : this.queued[position % this.queued.length];
+  }
+
+  cancel(index: number): void {
+    this.queued.splice(this.queued.indexOf(index), 1);
+  }
+
+  /** A new priority for a queued job: its place in claim order moves, its available_at and seq stay. */
+  reprioritise(index: number, priority: number): void {
+    this.jobs[index] = { ...this.jobs[index]!, priority };
+  }
+
   runningJobs(): number[] {
     return [...this.running];
   }
@@ -125,20 +141,23 @@ class ClaimModel {
 
 const limitsArbitrary = fc.record({ maxConcurrentJobs: fc.integer({ min: 1, max: 5 }), maxConcurrentPerKey: fc.integer({ min: 1, max: 3 }) });
 /**
- * A step: a claim of up to n jobs, the completion of the running job at a (wrapped) position, or a
- * new job (so values go idle and come back).
+ * A step: a claim of up to n jobs, the completion of the running job at a (wrapped) position, a
+ * new job (so values go idle and come back), or the cancel or new priority of a queued job at a
+ * (wrapped) position (so a value's first job changes without an insert: migration 0021's heads).
  */
 const step = fc.oneof(
   { weight: 3, arbitrary: fc.record({ claim: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 3, arbitrary: fc.record({ complete: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ add: scenarioJob }) },
+  { weight: 1, arbitrary: fc.record({ cancel: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ reprioritise: fc.nat(), priority: fc.constantFrom(-1, 0, 1, 2) }) },
 );
 
 describe("hub_claim_jobs_v3 under §6.13", () => {
   it("when one claimer claims and completes at random, then every claim starts exactly the jobs the rules pick, in that order", async () => {
     await fc.assert(
       fc.asyncProperty(limitsArbitrary, fc.array(scenarioJob, { minLength: 1, maxLength: 16 }), fc.array(step, { minLength: 1, maxLength: 24 }), async (limits, jobs, steps) => {
-        const { automationId, workerId, ids } = await stage(limits, jobs);
+        const { automationId, workerId, userId, ids } = await stage(limits, jobs);
         const model = new ClaimModel([...jobs], limits);
         for (const next of steps) {
           if ("add" in next) {
@@ -148,6 +167,16 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
             );
             ids.push(rows[0]!.id);
             model.add(next.add);
+          } else if ("cancel" in next) {
+            const index = model.queuedAt(next.cancel);
+            if (index === undefined) continue;
+            expect(await cancel(hub().pool, ids[index]!, userId)).toMatchObject({ ok: true });
+            model.cancel(index);
+          } else if ("reprioritise" in next) {
+            const index = model.queuedAt(next.reprioritise);
+            if (index === undefined) continue;
+            expect(await reschedule(hub().pool, ids[index]!, { priority: next.priority }, { userId, mayRescheduleAnyJob: true })).toMatchObject({ ok: true });
+            model.reprioritise(index, next.priority);
           } else if ("claim" in next) {
             const outcome = await claimFor(automationId, workerId, next.claim);
             const started = outcome.kind === "claimed" ? outcome.jobs.map((job) => ids.indexOf(job.id)) : [];

@@ -47,6 +47,14 @@ export async function reschedule(executor: Executor, jobId: string, change: JobR
     .set({ ...runAt, ...priority })
     .where(eq(jobs.id, jobId))
     .returning();
+  // An earlier place in claim order moves its key value's head there while the value never started (the head is a
+  // lower bound the keyed claim reads values in: migration 0021).
+  await tx.execute(sql`
+    update job_key_states ks set head_priority = j.priority, head_available_at = j.available_at, head_seq = j.seq
+    from jobs j
+    where j.id = ${jobId} and j.key_value is not null and ks.automation_id = j.automation_id and ks.key_value = j.key_value
+      and ks.waiting and ks.last_start is null and ks.head_seq is not null
+      and hub_claim_order_precedes(j.priority, j.available_at, j.seq, ks.head_priority, ks.head_available_at, ks.head_seq)`);
   await events.record(executor, {
     eventType: "job.rescheduled",
     aggregateId: jobId,

@@ -1,0 +1,365 @@
+-- migration: additive. New nullable columns and an index on job_key_states, a new helper function, and new bodies (same signatures) for the key trigger and hub_claim_jobs_v3: builds before it call the same functions and insert the same rows.
+-- The keyed claim read every waiting value that never started, with a probe of its jobs each, on every call: with a
+-- month-end round of 999 customers' first jobs waiting, 5.5 ms of PostgreSQL per claim on average and tens of ms in
+-- that round (issue 27's keys bench: 2.4 ms of PostgreSQL per job of the 3.3 the claim cost), so the hub fell behind
+-- exactly when fairness matters. Now a value that never started keeps the place in claim order of its first queued
+-- job (its head) in its job_key_states row, and the claim reads those values in head order, stopping once it has its
+-- p_max_jobs: about one probe per value taken.
+--
+-- The head is a lower bound, never later in claim order than the value's first queued job:
+-- - the key trigger sets it when the value starts waiting and moves it earlier when a job inserted precedes it
+--   (under the row's lock, so concurrent inserts compose); an insert that rolls back leaves it earlier still;
+-- - a job leaving the queue (started, cancelled) only makes the value's first job later;
+-- - a reschedule (the only change of a queued job's priority or available_at) moves it earlier when the job precedes it
+--   (jobs.reschedule);
+-- - NULL means unknown (rows written by a rekey, or before this migration): read first, as earlier than everything.
+-- A probe reads the value's actual first due job. Reading values in head order, a probed job is final once the next
+-- value's head comes after it, which is why the claim order of CONTRACT §6.13 (never started first, among themselves
+-- in the order of their first due job) holds exactly, with heads exact or not; a value whose head is stale costs one
+-- probe more. hub_claim_jobs_v3 below is 0017's with only the never-started read replaced (0017's comment describes
+-- the rest); this file is now its source of truth.
+
+-- Whether a job at (p1, a1, s1) comes before one at (p2, a2, s2) in claim order (CONTRACT §6.8: priority descending,
+-- then available_at, then seq).
+CREATE FUNCTION "hub_claim_order_precedes"(p1 integer, a1 timestamptz, s1 bigint, p2 integer, a2 timestamptz, s2 bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT p1 > p2 OR (p1 = p2 AND (a1, s1) < (a2, s2)) $$;
+--> statement-breakpoint
+ALTER TABLE "job_key_states" ADD COLUMN "head_priority" integer;
+--> statement-breakpoint
+ALTER TABLE "job_key_states" ADD COLUMN "head_available_at" timestamptz;
+--> statement-breakpoint
+ALTER TABLE "job_key_states" ADD COLUMN "head_seq" bigint;
+--> statement-breakpoint
+-- The claim's read of the values that never started, in head order (unknown heads first).
+CREATE INDEX "job_key_states_never_started_idx" ON "job_key_states" USING btree
+  ("automation_id", "head_priority" DESC NULLS FIRST, "head_available_at" NULLS FIRST, "head_seq" NULLS FIRST)
+  WHERE "waiting" AND "last_start" IS NULL;
+--> statement-breakpoint
+-- 0019's trigger function, which also keeps the head of a value that never started (see above). The fast path stays a
+-- FOR SHARE read (concurrent inserts do not wait on each other) whenever the value waits and the job does not precede
+-- its head: every job of a started value, and every job of a backlog inserted in claim order but its first.
+CREATE OR REPLACE FUNCTION "hub_job_key_value"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  IF NEW.key_value = '{"hub": "key_value not set"}'::jsonb THEN
+    SELECT hub_job_key_value_of(NEW.context, a.concurrency_key) INTO NEW.key_value FROM automations a WHERE a.id = NEW.automation_id;
+    IF NEW.key_value IS NULL THEN
+      RETURN NEW;
+    END IF;
+  END IF;
+  -- Its value waits from now on. FOR SHARE keeps a claim from marking the value idle before this insert commits; a
+  -- value not waiting yet is (re)marked, its head this job; a head this job precedes moves to it.
+  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting
+    AND (ks.last_start IS NOT NULL OR ks.head_seq IS NULL
+      OR NOT hub_claim_order_precedes(NEW.priority, NEW.available_at, NEW.seq, ks.head_priority, ks.head_available_at, ks.head_seq))
+  FOR SHARE;
+  IF NOT FOUND THEN
+    INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+    VALUES (NEW.automation_id, NEW.key_value, true, NEW.priority, NEW.available_at, NEW.seq)
+    ON CONFLICT (automation_id, key_value) DO UPDATE SET
+      waiting = true,
+      head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+      head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+      head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+        ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END;
+  END IF;
+  RETURN NEW;
+END;
+$$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION "hub_claim_jobs_v3"(
+  p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]
+) RETURNS TABLE (
+  outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer,
+  id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer,
+  created_by uuid, worker_id uuid, created_at timestamptz, started_at timestamptz, finished_at timestamptz,
+  lease_expires_at timestamptz, priority integer, available_at timestamptz, seq bigint, retry_of uuid,
+  run_at timestamptz, schedule_id uuid, fire_time timestamptz
+) ROWS 1 LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  v_limit integer;
+  v_key text;
+  v_per_key integer;
+  v_rate_count integer;
+  v_rate_period integer;
+  v_rate_per_key boolean;
+  v_slots integer := 0;
+  v_open boolean := false;
+  v_stale uuid[] := '{}';
+  v_running jsonb := '{}';
+  v_state automation_start_states%ROWTYPE;
+  v_picked uuid[] := '{}';
+  v_passed uuid[] := '{}';
+  v_pick_id uuid;
+  v_pick_key jsonb;
+  v_opens timestamptz;
+  v_window timestamptz;
+  v_key_starts timestamptz[];
+  v_top integer;
+  v_best_priority integer;
+  v_head_id uuid;
+  v_head_priority integer;
+  v_state_row record;
+  v_never_started uuid[];
+  v_never_started_keys jsonb[];
+  v_never_started_priorities integer[];
+  v_never_started_next integer := 1;
+  v_key_head integer;
+  v_pending_ids uuid[];
+  v_pending_keys jsonb[];
+  v_pending_priorities integer[];
+  v_pending_available_ats timestamptz[];
+  v_pending_seqs bigint[];
+  v_head_available_at timestamptz;
+  v_head_seq bigint;
+  v_at integer;
+BEGIN
+  SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
+    a.rate_limit_per_key
+  INTO v_limit, v_key, v_per_key, v_rate_count, v_rate_period, v_rate_per_key
+  FROM automations a
+  WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
+  FOR NO KEY UPDATE;
+  IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
+    SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
+    v_open := v_slots > 0;
+  END IF;
+  IF v_open AND cardinality(p_candidate_ids) > 0 THEN
+    SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = c.id AND j.status = 'queued' AND j.automation_id = p_automation_id);
+  END IF;
+
+  IF v_key IS NULL AND v_rate_count IS NULL THEN
+    RETURN QUERY
+    WITH picked AS (
+      SELECT j.id FROM jobs j
+      WHERE v_open AND j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+      ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+      LIMIT least(greatest(v_slots, 0), p_max_jobs)
+      FOR UPDATE SKIP LOCKED
+    ), started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM picked WHERE j.id = picked.id
+      RETURNING j.*
+    ), started_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+      FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
+    )
+    SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+      greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer, v_stale, NULL::integer,
+      s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+      s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+      s.run_at, s.schedule_id, s.fire_time
+    FROM (SELECT 1) AS one LEFT JOIN started s ON true
+    ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
+    RETURN;
+  END IF;
+
+  IF v_open THEN
+    IF v_key IS NOT NULL THEN
+      SELECT coalesce(jsonb_object_agg(r.k, r.n), '{}') INTO v_running FROM (
+        SELECT coalesce(j.context -> v_key, 'null'::jsonb)::text AS k, count(*) AS n FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'running' GROUP BY 1
+      ) r;
+    END IF;
+    INSERT INTO automation_start_states (automation_id) VALUES (p_automation_id) ON CONFLICT DO NOTHING;
+    SELECT * INTO v_state FROM automation_start_states s WHERE s.automation_id = p_automation_id;
+
+    WHILE cardinality(v_picked) < least(v_slots, p_max_jobs) LOOP
+      IF v_rate_count IS NOT NULL AND NOT v_rate_per_key THEN
+        v_opens := hub_start_window_opens_at(v_state.starts, v_state.head, v_rate_count, v_rate_period);
+        IF v_opens > now() THEN
+          v_window := v_opens;
+          EXIT;
+        END IF;
+      END IF;
+
+      v_pick_id := NULL;
+      IF v_key IS NULL THEN
+        SELECT j.id INTO v_pick_id FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+        LIMIT 1;
+      ELSE
+        -- The highest priority due (an upper bound of what an allowed value can offer).
+        SELECT j.priority INTO v_top FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+        LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        -- Values that never started come first, in the claim order of their first due job: read once per call (the
+        -- p_max_jobs best), since a pick takes one of them out and changes none of the others. Each such value's row
+        -- holds a lower bound of its first queued job's place in claim order (its head; NULL: unknown, before any
+        -- job), so the values are read in head order and each one's first due job probed: a probed job is final
+        -- once the next value's head comes after it (nothing after can offer an earlier job). With exact heads (the
+        -- usual case) that is one probe per value taken, whatever the number of values waiting.
+        IF v_never_started IS NULL THEN
+          v_never_started := '{}';
+          v_never_started_keys := '{}';
+          v_never_started_priorities := '{}';
+          v_pending_ids := '{}';
+          v_pending_keys := '{}';
+          v_pending_priorities := '{}';
+          v_pending_available_ats := '{}';
+          v_pending_seqs := '{}';
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head, ks.head_priority, ks.head_available_at, ks.head_seq FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NULL
+            ORDER BY ks.head_priority DESC NULLS FIRST, ks.head_available_at NULLS FIRST, ks.head_seq NULLS FIRST
+          LOOP
+            IF v_state_row.head_seq IS NOT NULL THEN
+              WHILE cardinality(v_pending_ids) > 0 AND cardinality(v_never_started) < p_max_jobs
+                AND hub_claim_order_precedes(v_pending_priorities[1], v_pending_available_ats[1], v_pending_seqs[1],
+                  v_state_row.head_priority, v_state_row.head_available_at, v_state_row.head_seq) LOOP
+                v_never_started := v_never_started || v_pending_ids[1];
+                v_never_started_keys := v_never_started_keys || v_pending_keys[1];
+                v_never_started_priorities := v_never_started_priorities || v_pending_priorities[1];
+                v_pending_ids := v_pending_ids[2:];
+                v_pending_keys := v_pending_keys[2:];
+                v_pending_priorities := v_pending_priorities[2:];
+                v_pending_available_ats := v_pending_available_ats[2:];
+                v_pending_seqs := v_pending_seqs[2:];
+              END LOOP;
+              EXIT WHEN cardinality(v_never_started) >= p_max_jobs;
+            END IF;
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority, j.available_at, j.seq INTO v_head_id, v_head_priority, v_head_available_at, v_head_seq FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now()
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            CONTINUE WHEN NOT FOUND;
+            -- Into the pending list, kept in claim order and to the p_max_jobs best still wanted.
+            v_at := 1;
+            WHILE v_at <= cardinality(v_pending_ids) AND hub_claim_order_precedes(v_pending_priorities[v_at], v_pending_available_ats[v_at],
+                v_pending_seqs[v_at], v_head_priority, v_head_available_at, v_head_seq) LOOP
+              v_at := v_at + 1;
+            END LOOP;
+            CONTINUE WHEN v_at > p_max_jobs - cardinality(v_never_started);
+            v_pending_ids := (v_pending_ids[:v_at - 1] || v_head_id || v_pending_ids[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_keys := (v_pending_keys[:v_at - 1] || v_state_row.key_value || v_pending_keys[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_priorities := (v_pending_priorities[:v_at - 1] || v_head_priority || v_pending_priorities[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_available_ats := (v_pending_available_ats[:v_at - 1] || v_head_available_at || v_pending_available_ats[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_seqs := (v_pending_seqs[:v_at - 1] || v_head_seq || v_pending_seqs[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+          END LOOP;
+          v_never_started := (v_never_started || v_pending_ids)[:p_max_jobs];
+          v_never_started_keys := (v_never_started_keys || v_pending_keys)[:p_max_jobs];
+          v_never_started_priorities := (v_never_started_priorities || v_pending_priorities)[:p_max_jobs];
+          v_never_started_next := 1;
+        END IF;
+        IF v_never_started_next <= cardinality(v_never_started) THEN
+          v_pick_id := v_never_started[v_never_started_next];
+          v_pick_key := v_never_started_keys[v_never_started_next];
+          v_best_priority := v_never_started_priorities[v_never_started_next];
+        END IF;
+        -- Then the values that started, oldest last start first, until one offers the highest priority due.
+        IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+            ORDER BY ks.last_start
+          LOOP
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            IF v_head_id IS NULL THEN
+              -- Nothing due: with nothing queued and nothing running the value goes idle (see job_key_states).
+              -- SKIP LOCKED: an insert of this value holds its row FOR SHARE until it commits; it is not idle then.
+              IF coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) = 0 THEN
+                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value
+                FOR UPDATE SKIP LOCKED;
+                IF FOUND AND NOT EXISTS (
+                  SELECT 1 FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
+                    AND j.key_value = v_state_row.key_value
+                ) THEN
+                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value;
+                END IF;
+              END IF;
+              CONTINUE;
+            END IF;
+            IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+              v_pick_id := v_head_id;
+              v_pick_key := v_state_row.key_value;
+              v_best_priority := v_head_priority;
+            END IF;
+            EXIT WHEN v_best_priority >= v_top;
+          END LOOP;
+        END IF;
+      END IF;
+      EXIT WHEN v_pick_id IS NULL;
+      -- A never-started value's job is taken out of the list whether it starts or is found locked.
+      IF v_never_started_next <= cardinality(v_never_started) AND v_never_started[v_never_started_next] = v_pick_id THEN
+        v_never_started_next := v_never_started_next + 1;
+      END IF;
+
+      PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND j.status = 'queued' FOR UPDATE SKIP LOCKED;
+      IF NOT FOUND THEN
+        v_passed := v_passed || v_pick_id;
+        CONTINUE;
+      END IF;
+
+      -- Locked and picked; it is started with the others after the loop (the probes above pass over v_picked).
+      v_state.start_count := v_state.start_count + 1;
+      v_picked := v_picked || v_pick_id;
+
+      IF v_rate_count IS NOT NULL THEN
+        SELECT r.p_starts, r.p_head INTO v_state.starts, v_state.head FROM hub_start_ring_push(v_state.starts, v_state.head, v_rate_count) r;
+      END IF;
+      IF v_key IS NOT NULL THEN
+        v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
+        IF v_rate_count IS NULL THEN
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start) VALUES (p_automation_id, v_pick_key, v_state.start_count)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+        ELSE
+          SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
+          WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
+          IF NOT FOUND THEN
+            v_key_starts := '{}';
+            v_key_head := 1;
+          END IF;
+          SELECT r.p_starts, r.p_head INTO v_key_starts, v_key_head FROM hub_start_ring_push(v_key_starts, v_key_head, v_rate_count) r;
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start, starts, head)
+          VALUES (p_automation_id, v_pick_key, v_state.start_count, v_key_starts, v_key_head)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start, starts = excluded.starts, head = excluded.head;
+        END IF;
+      END IF;
+    END LOOP;
+
+    -- The picked jobs start in one statement, their job.started events in pick order.
+    WITH started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM unnest(v_picked) WITH ORDINALITY AS p(id, n)
+      WHERE j.id = p.id
+      RETURNING j.id, j.automation_id, j.worker_id, j.attempts, p.n
+    )
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.n;
+
+    UPDATE automation_start_states s SET start_count = v_state.start_count, starts = v_state.starts, head = v_state.head
+    WHERE s.automation_id = p_automation_id;
+  END IF;
+
+  RETURN QUERY
+  SELECT CASE WHEN NOT v_open OR (s.id IS NULL AND v_window IS NOT NULL) THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+    CASE WHEN v_window IS NOT NULL THEN 0 ELSE greatest(v_slots, 0) - cardinality(v_picked) END, v_stale,
+    CASE WHEN v_window IS NULL THEN NULL
+      ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
+    s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+    s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+    s.run_at, s.schedule_id, s.fire_time
+  FROM (SELECT 1) AS one
+  LEFT JOIN (unnest(v_picked) WITH ORDINALITY AS p(id, n) JOIN jobs s ON s.id = p.id) ON true
+  ORDER BY p.n;
+END;
+$$;
