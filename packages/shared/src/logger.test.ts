@@ -31,6 +31,15 @@ describe("createLogger", () => {
     expect(read().trim().split("\n")).toHaveLength(2);
   });
 
+  it("writes a short line logged right after a full chunk went out", async () => {
+    const { fd, read } = logFile();
+    const logger = createLogger("test", "info", fd);
+    for (let i = 0; i < 60; i++) logger.info({ filler: "x".repeat(60) }, "chunk");
+    logger.info("last");
+    await sleep(LOG_FLUSH_INTERVAL_MS * 2 + 100);
+    expect(read()).toContain('"msg":"last"');
+  });
+
   it("does not write while nothing is logged", async () => {
     const { fd } = logFile();
     const logger = createLogger("test", "info", fd);

@@ -34,17 +34,32 @@ export const LOG_FLUSH_INTERVAL_MS = 250;
  */
 export function bufferedDestination(fd: number): ReturnType<typeof pino.destination> {
   const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES });
+  // sonic-boom 4's own state: a write in flight, and the bytes it holds. Without them (another
+  // version), every armed flush just flushes, as its periodic flush did.
+  const state = destination as unknown as { _writing?: boolean; _len?: number };
   const write = destination.write.bind(destination);
   let flushTimer: NodeJS.Timeout | undefined;
+  const armFlush = () => {
+    if (flushTimer) return;
+    flushTimer = setTimeout(flushHeld, LOG_FLUSH_INTERVAL_MS);
+    flushTimer.unref();
+  };
+  function flushHeld(): void {
+    flushTimer = undefined;
+    if (destination.destroyed) return;
+    // A flush during a write does nothing, and what that write leaves below the chunk size stays
+    // held: look again once it is done rather than leave the last lines unwritten.
+    if (state._writing) {
+      armFlush();
+      return;
+    }
+    // A full chunk already went out with the line that armed this flush.
+    if (state._len === 0) return;
+    destination.flush();
+  }
   destination.write = (line: string) => {
     const accepted = write(line);
-    if (!flushTimer) {
-      flushTimer = setTimeout(() => {
-        flushTimer = undefined;
-        if (!destination.destroyed) destination.flush();
-      }, LOG_FLUSH_INTERVAL_MS);
-      flushTimer.unref();
-    }
+    armFlush();
     return accepted;
   };
   return destination;
