@@ -34,9 +34,9 @@ export const LOG_FLUSH_INTERVAL_MS = 250;
  */
 export function bufferedDestination(fd: number): ReturnType<typeof pino.destination> {
   const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES });
-  // sonic-boom 4's own state: a write in flight, and the bytes it holds. Without them (another
-  // version), every armed flush just flushes, as its periodic flush did.
-  const state = destination as unknown as { _writing?: boolean; _len?: number };
+  // sonic-boom 4's own state (not in its types): closed, a write in flight, the bytes it holds.
+  // Without them (another version), every armed flush just flushes, as its periodic flush did.
+  const state = destination as unknown as { destroyed?: boolean; _writing?: boolean; _len?: number };
   const write = destination.write.bind(destination);
   let flushTimer: NodeJS.Timeout | undefined;
   const armFlush = () => {
@@ -46,7 +46,7 @@ export function bufferedDestination(fd: number): ReturnType<typeof pino.destinat
   };
   function flushHeld(): void {
     flushTimer = undefined;
-    if (destination.destroyed) return;
+    if (state.destroyed) return;
     // A flush during a write does nothing, and what that write leaves below the chunk size stays
     // held: look again once it is done rather than leave the last lines unwritten.
     if (state._writing) {
