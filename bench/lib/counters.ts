@@ -185,8 +185,12 @@ export async function snapshotStatements(databaseUrl: string): Promise<Map<strin
   });
 }
 
-/** The `limit` statements that took the most execution time between two snapshots. */
-export function topStatements(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>, limit: number): StatementShare[] {
+/** Every statement's counters between two snapshots, most calls first. */
+export function statementCalls(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>): StatementCounters[] {
+  return statementDeltas(before, after).sort((a, b) => b.calls - a.calls);
+}
+
+function statementDeltas(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>): StatementCounters[] {
   const deltas: StatementCounters[] = [];
   for (const [key, now] of after) {
     const earlier = before.get(key);
@@ -202,6 +206,12 @@ export function topStatements(before: ReadonlyMap<string, StatementCounters>, af
       blocksRead: now.blocksRead - (earlier?.blocksRead ?? 0),
     });
   }
+  return deltas;
+}
+
+/** The `limit` statements that took the most execution time between two snapshots. */
+export function topStatements(before: ReadonlyMap<string, StatementCounters>, after: ReadonlyMap<string, StatementCounters>, limit: number): StatementShare[] {
+  const deltas = statementDeltas(before, after);
   const topLevelMs = deltas.filter((delta) => delta.toplevel).reduce((sum, delta) => sum + delta.totalMs, 0);
   return deltas
     .sort((a, b) => b.totalMs - a.totalMs)

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchConfig } from "./config";
 import { ConcurrencySampler } from "@hub/testing";
 import { auditRun, relayLag, samplerReport, waitForRelayDrain, type AuditCheck } from "./audit";
-import { countPg, enableStatementCounts, redisCommandCounts, redisDelta, type PgCounts } from "./counters";
+import { countPg, enableStatementCounts, redisCommandCounts, redisDelta, snapshotStatements, statementCalls, type PgCounts, type StatementCounters } from "./counters";
 import { cpuSecondsBetween, snapshotCpu } from "./cpu";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type ClaimCounts, type JobTarget, type PhaseRecorder, type PhaseSummary, type Workers } from "./load";
 import type { WorkloadPlan } from "./plan";
@@ -33,10 +33,19 @@ export interface RunCosts {
   rolledBackPerJob: number;
   /** pg_stat_statements calls in the target's database, less the benchmark's own; null when not loaded. */
   statementsPerJob: number | null;
+  /**
+   * Of those, the top-level ones: what clients sent (each a round trip, unless pipelined); the rest run inside
+   * functions and triggers (`pg_stat_statements.track = all`). Null when not loaded.
+   */
+  topLevelStatementsPerJob: number | null;
+  /** The most frequent statements, per job (top-level and nested), for finding where the count comes from. */
+  statementsByCalls: Array<{ query: string; toplevel: boolean; callsPerJob: number; msPerJob: number }>;
   /** Redis commands (server-wide `INFO commandstats`, Lua-internal ones included); null for targets without Redis. */
   redisCommandsPerJob: number | null;
   /** The most frequent Redis commands, per job. */
   redisTopCommands: Record<string, number>;
+  /** Every Redis command, per job, most frequent first. */
+  redisCommandsByName: Record<string, number>;
   /** Claim requests per job, and those answered 204 (found nothing); pull targets only. */
   claimsPerJob?: number;
   emptyClaimsPerJob?: number;
@@ -90,33 +99,45 @@ class CostMeter {
     private readonly redisUrl: string | undefined,
     private readonly statements: boolean,
     private readonly pgBefore: PgCounts | undefined,
+    private readonly statementsBefore: Map<string, StatementCounters> | undefined,
     private readonly redisBefore: Record<string, number> | undefined,
   ) {}
 
   static async start(databaseUrl: string | undefined, redisUrl: string | undefined): Promise<CostMeter> {
     const statements = databaseUrl ? await enableStatementCounts(databaseUrl) : false;
+    const statementsBefore = databaseUrl && statements ? await snapshotStatements(databaseUrl) : undefined;
     const pgBefore = databaseUrl ? await countPg(databaseUrl, statements) : undefined;
     const redisBefore = redisUrl ? await redisCommandCounts(redisUrl) : undefined;
-    return new CostMeter(databaseUrl, redisUrl, statements, pgBefore, redisBefore);
+    return new CostMeter(databaseUrl, redisUrl, statements, pgBefore, statementsBefore, redisBefore);
   }
 
   async settle(jobs: number): Promise<RunCosts> {
     // A backend publishes its counts as it exits, a moment after its client disconnected.
     if (this.databaseUrl) await sleep(300);
     const pgAfter = this.databaseUrl ? await countPg(this.databaseUrl, this.statements) : undefined;
+    const byStatement = this.databaseUrl && this.statementsBefore ? statementCalls(this.statementsBefore, await snapshotStatements(this.databaseUrl)) : undefined;
     const redis = this.redisUrl && this.redisBefore ? redisDelta(this.redisBefore, await redisCommandCounts(this.redisUrl)) : undefined;
     // The two counting connections ran one statement each (in a transaction of its own).
     const own = this.ownStatements + 2;
     const before = this.pgBefore;
     const perJob = (value: number) => value / jobs;
     const redisTotal = redis ? Object.values(redis).reduce((sum, calls) => sum + calls, 0) : null;
-    const top = redis ? Object.entries(redis).sort((a, b) => b[1] - a[1]).slice(0, 6) : [];
+    const byName = redis ? Object.entries(redis).sort((a, b) => b[1] - a[1]) : [];
     return {
       transactionsPerJob: pgAfter && before ? perJob(pgAfter.committed + pgAfter.rolledBack - before.committed - before.rolledBack - own) : Number.NaN,
       rolledBackPerJob: pgAfter && before ? perJob(pgAfter.rolledBack - before.rolledBack) : Number.NaN,
       statementsPerJob: pgAfter?.statements != null && before?.statements != null ? perJob(pgAfter.statements - before.statements - own) : null,
+      // Less the benchmark's own, as above (its few counting statements are within a rounding of a long run).
+      topLevelStatementsPerJob: byStatement ? perJob(byStatement.filter((statement) => statement.toplevel).reduce((sum, statement) => sum + statement.calls, 0) - own) : null,
+      statementsByCalls: (byStatement ?? []).slice(0, 20).map((statement) => ({
+        query: statement.query.replace(/\s+/g, " ").slice(0, 160),
+        toplevel: statement.toplevel,
+        callsPerJob: perJob(statement.calls),
+        msPerJob: perJob(statement.totalMs),
+      })),
       redisCommandsPerJob: redisTotal === null ? null : perJob(redisTotal),
-      redisTopCommands: Object.fromEntries(top.map(([command, calls]) => [command, perJob(calls)])),
+      redisTopCommands: Object.fromEntries(byName.slice(0, 6).map(([command, calls]) => [command, perJob(calls)])),
+      redisCommandsByName: Object.fromEntries(byName.map(([command, calls]) => [command, perJob(calls)])),
       ...(this.claims ? { claimsPerJob: perJob(this.claims.claims), emptyClaimsPerJob: perJob(this.claims.empty) } : {}),
     };
   }

@@ -304,7 +304,7 @@ export function renderE2e(report: E2eReport): string {
       `statements (pg_stat_statements${statementsKnown ? "" : ": n/a, the server does not preload it"}), Redis commands (server-wide INFO commandstats,`,
       "Lua-internal included), claim requests and those answered 204",
     );
-    const costRows: string[][] = [["", "xacts", "(rolled back)", "statements", "redis cmds", "claims", "204s", "top redis commands"]];
+    const costRows: string[][] = [["", "xacts", "(rolled back)", "statements", "(top-level)", "redis cmds", "claims", "204s", "top redis commands"]];
     for (const [name, result] of ran) {
       const costs = result.costs;
       if (!costs) continue;
@@ -313,6 +313,7 @@ export function renderE2e(report: E2eReport): string {
         formatNumber(costs.transactionsPerJob),
         formatNumber(costs.rolledBackPerJob),
         costs.statementsPerJob === null ? "n/a" : formatNumber(costs.statementsPerJob),
+        costs.topLevelStatementsPerJob == null ? "n/a" : formatNumber(costs.topLevelStatementsPerJob),
         costs.redisCommandsPerJob === null ? "–" : formatNumber(costs.redisCommandsPerJob),
         formatNumber(costs.claimsPerJob),
         formatNumber(costs.emptyClaimsPerJob),
@@ -322,6 +323,14 @@ export function renderE2e(report: E2eReport): string {
       ]);
     }
     lines.push(table(costRows));
+    for (const name of hubs) {
+      const frequent = report.results[name]?.costs?.statementsByCalls?.slice(0, 10) ?? [];
+      if (frequent.length === 0) continue;
+      lines.push(`  ${TITLES[name]}: most frequent statements per job (calls, ms; * = inside a function or trigger)`);
+      for (const statement of frequent) {
+        lines.push(`    ${formatNumber(statement.callsPerJob).padStart(6)} ${formatNumber(statement.msPerJob).padStart(6)} ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 110)}`);
+      }
+    }
   }
 
   for (const name of hubs) {

@@ -160,6 +160,10 @@ DECLARE
   v_head_available_at timestamptz;
   v_head_seq bigint;
   v_at integer;
+  v_walked_all boolean;
+  v_lap_key jsonb;
+  v_picked_keys jsonb[] := '{}';
+  v_pick_counts bigint[] := '{}';
 BEGIN
   SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
     a.rate_limit_per_key
@@ -230,12 +234,15 @@ BEGIN
         ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
       ELSE
-        -- The highest priority due (an upper bound of what an allowed value can offer).
-        SELECT j.priority INTO v_top FROM jobs j
-        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
-        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
-        LIMIT 1;
-        EXIT WHEN NOT FOUND;
+        -- The highest priority due: an upper bound of what an allowed value can offer, read once per call (picks only
+        -- take jobs away) and lowered below to what a whole walk found allowed.
+        IF v_top IS NULL THEN
+          SELECT j.priority INTO v_top FROM jobs j
+          WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+          ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+          LIMIT 1;
+          EXIT WHEN NOT FOUND;
+        END IF;
         -- Values that never started come first, in the claim order of their first due job: read once per call (the
         -- p_max_jobs best), since a pick takes one of them out and changes none of the others. Each such value's row
         -- holds a lower bound of its first queued job's place in claim order (its head; NULL: unknown, before any
@@ -302,11 +309,15 @@ BEGIN
           v_pick_key := v_never_started_keys[v_never_started_next];
           v_best_priority := v_never_started_priorities[v_never_started_next];
         END IF;
-        -- Then the values that started, oldest last start first, until one offers the highest priority due.
+        -- Then the values that started, oldest last start first, until one offers the highest priority due. Without a
+        -- rate limit the last starts of this call's picks are written after the loop, so the walk passes over the
+        -- values picked in this call and they come after it (below), in the order of their last pick.
         IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          v_walked_all := true;
           FOR v_state_row IN
             SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
             WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+              AND (v_rate_count IS NOT NULL OR ks.key_value <> ALL (v_picked_keys))
             ORDER BY ks.last_start
           LOOP
             CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
@@ -336,8 +347,37 @@ BEGIN
               v_pick_key := v_state_row.key_value;
               v_best_priority := v_head_priority;
             END IF;
-            EXIT WHEN v_best_priority >= v_top;
+            IF v_best_priority >= v_top THEN
+              v_walked_all := false;
+              EXIT;
+            END IF;
           END LOOP;
+          IF v_walked_all AND v_rate_count IS NULL THEN
+            FOR v_lap_key IN
+              SELECT p.k FROM unnest(v_picked_keys) WITH ORDINALITY AS p(k, n) GROUP BY p.k ORDER BY max(p.n)
+            LOOP
+              CONTINUE WHEN coalesce((v_running ->> (v_lap_key::text))::integer, 0) >= v_per_key;
+              SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_lap_key
+                AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1;
+              CONTINUE WHEN v_head_id IS NULL;
+              IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+                v_pick_id := v_head_id;
+                v_pick_key := v_lap_key;
+                v_best_priority := v_head_priority;
+              END IF;
+              IF v_best_priority >= v_top THEN
+                v_walked_all := false;
+                EXIT;
+              END IF;
+            END LOOP;
+          END IF;
+          -- Every allowed value was read: what the best of them offers bounds every later pick of this call.
+          IF v_walked_all AND v_pick_id IS NOT NULL THEN
+            v_top := v_best_priority;
+          END IF;
         END IF;
       END IF;
       EXIT WHEN v_pick_id IS NULL;
@@ -361,9 +401,10 @@ BEGIN
       END IF;
       IF v_key IS NOT NULL THEN
         v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
+        v_picked_keys := v_picked_keys || v_pick_key;
+        v_pick_counts := v_pick_counts || v_state.start_count;
         IF v_rate_count IS NULL THEN
-          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start) VALUES (p_automation_id, v_pick_key, v_state.start_count)
-          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+          NULL; -- written after the loop, one statement for the call
         ELSE
           SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
           WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
@@ -378,6 +419,13 @@ BEGIN
         END IF;
       END IF;
     END LOOP;
+
+    -- Each value's last start of this call (without a rate limit; with one, written at each pick).
+    IF v_rate_count IS NULL AND cardinality(v_picked_keys) > 0 THEN
+      INSERT INTO job_key_states AS ks (automation_id, key_value, last_start)
+      SELECT DISTINCT ON (p.k) p_automation_id, p.k, p.c FROM unnest(v_picked_keys, v_pick_counts) AS p(k, c) ORDER BY p.k, p.c DESC
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+    END IF;
 
     -- The picked jobs start in one statement, their job.started events in pick order.
     WITH started AS (
@@ -416,6 +464,57 @@ $$;
 CREATE FUNCTION public.hub_claim_order_precedes(p1 integer, a1 timestamp with time zone, s1 bigint, p2 integer, a2 timestamp with time zone, s2 bigint) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT p1 > p2 OR (p1 = p2 AND (a1, s1) < (a2, s2)) $$;
+
+--
+-- Name: hub_complete_and_claim_v1(uuid, uuid, uuid, integer, jsonb, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_complete_and_claim_v1(p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(row_kind text, owner_automation_id uuid, outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, progress jsonb, log_seq bigint, log_bytes bigint, log_truncated boolean)
+    LANGUAGE plpgsql ROWS 2
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_done jobs%ROWTYPE;
+BEGIN
+  PERFORM 1 FROM automations a WHERE a.id = p_automation_id FOR NO KEY UPDATE;
+
+  UPDATE jobs j SET status = 'completed', result = p_result, finished_at = now(), lease_expires_at = NULL
+  WHERE j.id = p_job_id AND j.automation_id = p_automation_id
+    AND ((j.status = 'running') IS TRUE AND j.worker_id = p_worker_id AND (j.lease_expires_at > now()) IS TRUE
+         AND (p_attempt IS NULL OR j.attempts = p_attempt))
+  RETURNING j.* INTO v_done;
+
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'refused'::text, (SELECT j.automation_id FROM jobs j WHERE j.id = p_job_id),
+      NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::text, NULL::jsonb, NULL::jsonb, NULL::text, NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
+      NULL::timestamptz, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::uuid,
+      NULL::timestamptz, NULL::uuid, NULL::timestamptz,
+      NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean;
+    RETURN;
+  END IF;
+
+  INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+  VALUES (v_done.id, 'job.completed', NULL,
+    jsonb_build_object('automation_id', v_done.automation_id, 'worker_id', v_done.worker_id, 'result', v_done.result));
+
+  RETURN QUERY SELECT 'completed'::text, v_done.automation_id,
+    NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+    v_done.id, v_done.automation_id, v_done.status, v_done.context, v_done.result, v_done.error, v_done.attempts,
+    v_done.created_by, v_done.worker_id, v_done.created_at::timestamptz, v_done.started_at::timestamptz,
+    v_done.finished_at::timestamptz, v_done.lease_expires_at::timestamptz, v_done.priority,
+    v_done.available_at::timestamptz, v_done.seq, v_done.retry_of, v_done.run_at::timestamptz, v_done.schedule_id,
+    v_done.fire_time::timestamptz, v_done.progress, v_done.log_seq, v_done.log_bytes, v_done.log_truncated;
+
+  RETURN QUERY SELECT 'claim'::text, p_automation_id,
+    c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
+    c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
+    c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
+    c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean
+  FROM hub_claim_jobs_v3(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
+END;
+$$;
 
 --
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -

@@ -80,6 +80,31 @@ describe("POST /jobs/{job_id}/complete-and-claim", () => {
     expect(answer.body.next).toMatchObject({ id: created, status: "running" });
   });
 
+  it("when the client goes away while it long-polls, then its result stays recorded and a job created afterwards is not claimed for it", async () => {
+    const subject = await createAutomationWithWorker(hub);
+    const [first] = await queueJobs(hub, subject.automationId, 1);
+    expect((await claim(hub, subject.workerKey, 0)).body.id).toBe(first);
+    const abort = new AbortController();
+
+    const abandoned = fetch(`${hub.api.url}/jobs/${first}/complete-and-claim`, {
+      method: "POST",
+      headers: { "x-worker-api-key": subject.workerKey, "content-type": "application/json" },
+      body: JSON.stringify({ result: { rows: 7 }, wait_seconds: 30 }),
+      signal: abort.signal,
+    }).catch(() => "aborted");
+    // The result is recorded at the claim's first look, before it waits.
+    while ((await readJob(hub, first!)).status !== "completed") await sleep(20);
+    abort.abort();
+    expect(await abandoned).toBe("aborted");
+    await sleep(100);
+    const later = await createJob(hub, subject.automationId);
+    await sleep(300);
+
+    expect(await readJob(hub, first!)).toMatchObject({ status: "completed", result: { rows: 7 } });
+    expect(await readJob(hub, later)).toMatchObject({ status: "queued" });
+    expect((await claim(hub, subject.workerKey, 1)).body.id).toBe(later);
+  });
+
   it("when jobs of several priorities wait, then next follows the claim order of POST /jobs/claim", async () => {
     const subject = await createAutomationWithWorker(hub);
     const [running] = await queueJobs(hub, subject.automationId, 1);

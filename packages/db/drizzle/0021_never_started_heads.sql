@@ -115,6 +115,10 @@ DECLARE
   v_head_available_at timestamptz;
   v_head_seq bigint;
   v_at integer;
+  v_walked_all boolean;
+  v_lap_key jsonb;
+  v_picked_keys jsonb[] := '{}';
+  v_pick_counts bigint[] := '{}';
 BEGIN
   SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
     a.rate_limit_per_key
@@ -185,12 +189,15 @@ BEGIN
         ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
         LIMIT 1;
       ELSE
-        -- The highest priority due (an upper bound of what an allowed value can offer).
-        SELECT j.priority INTO v_top FROM jobs j
-        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
-        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
-        LIMIT 1;
-        EXIT WHEN NOT FOUND;
+        -- The highest priority due: an upper bound of what an allowed value can offer, read once per call (picks only
+        -- take jobs away) and lowered below to what a whole walk found allowed.
+        IF v_top IS NULL THEN
+          SELECT j.priority INTO v_top FROM jobs j
+          WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+          ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+          LIMIT 1;
+          EXIT WHEN NOT FOUND;
+        END IF;
         -- Values that never started come first, in the claim order of their first due job: read once per call (the
         -- p_max_jobs best), since a pick takes one of them out and changes none of the others. Each such value's row
         -- holds a lower bound of its first queued job's place in claim order (its head; NULL: unknown, before any
@@ -257,11 +264,15 @@ BEGIN
           v_pick_key := v_never_started_keys[v_never_started_next];
           v_best_priority := v_never_started_priorities[v_never_started_next];
         END IF;
-        -- Then the values that started, oldest last start first, until one offers the highest priority due.
+        -- Then the values that started, oldest last start first, until one offers the highest priority due. Without a
+        -- rate limit the last starts of this call's picks are written after the loop, so the walk passes over the
+        -- values picked in this call and they come after it (below), in the order of their last pick.
         IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          v_walked_all := true;
           FOR v_state_row IN
             SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
             WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+              AND (v_rate_count IS NOT NULL OR ks.key_value <> ALL (v_picked_keys))
             ORDER BY ks.last_start
           LOOP
             CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
@@ -291,8 +302,37 @@ BEGIN
               v_pick_key := v_state_row.key_value;
               v_best_priority := v_head_priority;
             END IF;
-            EXIT WHEN v_best_priority >= v_top;
+            IF v_best_priority >= v_top THEN
+              v_walked_all := false;
+              EXIT;
+            END IF;
           END LOOP;
+          IF v_walked_all AND v_rate_count IS NULL THEN
+            FOR v_lap_key IN
+              SELECT p.k FROM unnest(v_picked_keys) WITH ORDINALITY AS p(k, n) GROUP BY p.k ORDER BY max(p.n)
+            LOOP
+              CONTINUE WHEN coalesce((v_running ->> (v_lap_key::text))::integer, 0) >= v_per_key;
+              SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_lap_key
+                AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1;
+              CONTINUE WHEN v_head_id IS NULL;
+              IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+                v_pick_id := v_head_id;
+                v_pick_key := v_lap_key;
+                v_best_priority := v_head_priority;
+              END IF;
+              IF v_best_priority >= v_top THEN
+                v_walked_all := false;
+                EXIT;
+              END IF;
+            END LOOP;
+          END IF;
+          -- Every allowed value was read: what the best of them offers bounds every later pick of this call.
+          IF v_walked_all AND v_pick_id IS NOT NULL THEN
+            v_top := v_best_priority;
+          END IF;
         END IF;
       END IF;
       EXIT WHEN v_pick_id IS NULL;
@@ -316,9 +356,10 @@ BEGIN
       END IF;
       IF v_key IS NOT NULL THEN
         v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
+        v_picked_keys := v_picked_keys || v_pick_key;
+        v_pick_counts := v_pick_counts || v_state.start_count;
         IF v_rate_count IS NULL THEN
-          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start) VALUES (p_automation_id, v_pick_key, v_state.start_count)
-          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+          NULL; -- written after the loop, one statement for the call
         ELSE
           SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
           WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
@@ -333,6 +374,13 @@ BEGIN
         END IF;
       END IF;
     END LOOP;
+
+    -- Each value's last start of this call (without a rate limit; with one, written at each pick).
+    IF v_rate_count IS NULL AND cardinality(v_picked_keys) > 0 THEN
+      INSERT INTO job_key_states AS ks (automation_id, key_value, last_start)
+      SELECT DISTINCT ON (p.k) p_automation_id, p.k, p.c FROM unnest(v_picked_keys, v_pick_counts) AS p(k, c) ORDER BY p.k, p.c DESC
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+    END IF;
 
     -- The picked jobs start in one statement, their job.started events in pick order.
     WITH started AS (

@@ -39,16 +39,29 @@ const READY_READ_TIMEOUT_MS = 1000;
  */
 const claimedBeingWithdrawn = new Set<string>();
 
+/**
+ * A result the claim records at its first look (POST /jobs/{job_id}/complete-and-claim), before it
+ * claims: in the claim's own statement when the look goes to PostgreSQL (jobs.completeAndClaim: one
+ * round trip and one commit), else alone (jobs.complete: nothing offered, or the client went away).
+ */
+export interface PendingCompletion {
+  jobId: string;
+  result: Record<string, unknown>;
+  attempt: number | undefined;
+  /** How the fence answered, once the first look recorded the result or was refused. */
+  outcome?: jobs.LeasedJobResult;
+}
+
 export interface ClaimRequest {
   maxJobs: number;
   waitSeconds: number;
   /**
-   * The caller has just freed one of the automation's slots and sent no wake-up for it (POST
-   * /jobs/{job_id}/complete-and-claim): the claim uses the slot itself. Its first look is then not
-   * queued behind claims waiting for room (it is the room they wait for), and when that look takes
-   * nothing the slot's wake-up is sent as POST /jobs/{job_id}/complete sends it.
+   * A result of the worker's to record first: the slot it frees is this claim's, with no wake-up
+   * sent for it. Its first look is then not queued behind claims waiting for room (it is the room
+   * they wait for), and when that look takes nothing the slot's wake-up is sent as POST
+   * /jobs/{job_id}/complete sends it. A refused result (404, 409) claims nothing.
    */
-  freedSlot?: boolean;
+  completing?: PendingCompletion;
 }
 
 /**
@@ -61,7 +74,9 @@ export async function claimNextJobs(ctx: AppContext, worker: AuthenticatedWorker
   const stopTimer = metrics.jobs.claimDuration.startTimer();
   metrics.jobs.claimsWaiting.inc();
   try {
-    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal, request.freedSlot ?? false);
+    const jobs = await pollForJobs(ctx, worker, request.maxJobs, Date.now() + request.waitSeconds * 1000, signal, request.completing);
+    // A refused result started no claim.
+    if (request.completing?.outcome?.ok === false) return jobs;
     const outcome = jobs.length > 0 ? "claimed" : "empty";
     metrics.jobs.claims.inc({ outcome });
     stopTimer({ outcome });
@@ -79,7 +94,7 @@ export async function claimNextJob(
   worker: AuthenticatedWorker,
   waitSeconds: number,
   signal: AbortSignal,
-  options: Pick<ClaimRequest, "freedSlot"> = {},
+  options: Pick<ClaimRequest, "completing"> = {},
 ): Promise<Job | null> {
   const [job] = await claimNextJobs(ctx, worker, { maxJobs: 1, waitSeconds, ...options }, signal);
   return job ?? null;
@@ -121,9 +136,15 @@ async function pollForJobs(
   maxJobs: number,
   deadline: number,
   signal: AbortSignal,
-  freedSlot: boolean,
+  completing: PendingCompletion | undefined,
 ): Promise<Job[]> {
   const { automationId } = worker;
+  const freedSlot = completing !== undefined;
+  const fence = { id: worker.id, automationId, attempt: completing?.attempt };
+  /** Records the pending result on its own statement (a look that does not go to PostgreSQL). */
+  const completeAlone = async () => {
+    if (completing && !completing.outcome) completing.outcome = await jobs.complete(ctx.database.pool, completing.jobId, fence, completing.result);
+  };
   let firstLook = true;
   // The wake-up a freed slot is owed unless this claim takes the slot at its first look.
   let owesSlotWake = freedSlot;
@@ -134,8 +155,10 @@ async function pollForJobs(
   };
   for (;;) {
     // A client that hung up gets nothing: a job claimed now would sit running until its lease lapsed.
+    // Its result is recorded all the same, as POST /jobs/{job_id}/complete would record it.
     if (signal.aborted) {
-      await payOwedSlotWake();
+      await completeAlone();
+      if (completing?.outcome?.ok) await payOwedSlotWake();
       return [];
     }
     // Registered before looking, so a wake-up between the look and the wait is not lost.
@@ -153,18 +176,25 @@ async function pollForJobs(
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
         // lost wake-up still costs at most about twice WAKE_RECHECK_INTERVAL_MS.
         if (signal.aborted || (firstLook && !freedSlot && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
+          await completeAlone();
           return { candidates: [], outcome: { kind: "blocked" } };
         }
         const candidates = await readyCandidates(ctx, automationId, maxJobs + EXTRA_CANDIDATES);
         // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
-        if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
-        const claimed = await jobs.claim(ctx.database.pool, {
-          automationId,
-          workerId: worker.id,
-          maxJobs,
-          leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS,
-          candidateIds: candidates.map(({ id }) => id),
-        });
+        if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) {
+          await completeAlone();
+          return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
+        }
+        const request = { maxJobs, leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS, candidateIds: candidates.map(({ id }) => id) };
+        let claimed: jobs.ClaimOutcome;
+        if (completing && !completing.outcome) {
+          const both = await jobs.completeAndClaim(ctx.database.pool, completing.jobId, fence, completing.result, request);
+          completing.outcome = both.completed;
+          if (!both.claimed) return { candidates, outcome: { kind: "blocked" } };
+          claimed = both.claimed;
+        } else {
+          claimed = await jobs.claim(ctx.database.pool, { automationId, workerId: worker.id, ...request });
+        }
         ctx.metrics.jobs.claimStatements.inc({ outcome: claimed.kind });
         if (claimed.kind === "claimed") for (const job of claimed.jobs) claimedBeingWithdrawn.add(job.id);
         // Seen by the next claim's turn: it should queue behind this one rather than look.
@@ -172,6 +202,8 @@ async function pollForJobs(
         return { candidates, outcome: claimed };
       });
       firstLook = false;
+      // A refused result freed no slot and starts no claim.
+      if (completing?.outcome?.ok === false) return [];
       if (outcome.kind === "claimed") owesSlotWake = false;
       else await payOwedSlotWake();
       const staleOffers = (staleIds: string[]) => candidates.filter(({ id }) => staleIds.includes(id));

@@ -8,7 +8,7 @@ import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-e
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
-import { claimNextJob } from "./claim";
+import { claimNextJob, type PendingCompletion } from "./claim";
 import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
@@ -107,7 +107,9 @@ export async function completeJobAsWorker(
  * POST /jobs/{job_id}/complete-and-claim: complete, then POST /jobs/claim in the same request.
  * The claim is the claim path itself (claim order, limits, keys, rate limits); the slot the result
  * freed is this claim's first, so no other claim is woken for it unless this one leaves it unused.
- * A refused complete claims nothing; a claim that fails (PostgreSQL unavailable) answers `next: null`.
+ * The result is recorded at the claim's first look, in the claim's statement when that look goes
+ * to PostgreSQL (one round trip and one commit for both; claim.ts, PendingCompletion). A refused
+ * complete claims nothing; a claim that fails once the result is recorded answers `next: null`.
  */
 export async function completeJobAndClaimNext(
   ctx: AppContext,
@@ -116,17 +118,23 @@ export async function completeJobAndClaimNext(
   request: { result: Record<string, unknown>; attempt?: number | undefined; waitSeconds: number },
   signal: AbortSignal,
 ): Promise<{ job: JobRecord; next: JobRecord | null }> {
-  const job = await recordResult(ctx, worker, jobId, request.result, request.attempt);
+  const completing: PendingCompletion = { jobId, result: request.result, attempt: request.attempt };
   let next: Job | null = null;
   try {
-    next = await claimNextJob(ctx, worker, request.waitSeconds, signal, { freedSlot: true });
+    next = await claimNextJob(ctx, worker, request.waitSeconds, signal, { completing });
   } catch (error) {
+    // Not recorded (the statement that records it failed): the request fails as complete would.
+    if (!completing.outcome?.ok) throw error;
     // The result is recorded: the answer must say so, or a worker retrying it would be told 409.
     // Nothing was claimed (the claim is one statement); the freed slot is announced as complete does.
     ctx.logger.warn({ err: error, jobId, automationId: worker.automationId }, "complete-and-claim: the claim failed after the result was recorded");
-    await wakeClaims(ctx, job.automationId);
+    await wakeClaims(ctx, worker.automationId);
   }
-  return { job: toJobRecord(job), next: next ? toJobRecord(next) : null };
+  const completed = completing.outcome;
+  if (!completed) throw new Error("complete-and-claim: the claim ended without recording the result");
+  if (!completed.ok) throw await refused(ctx, "complete", jobId, completed.refusal);
+  observeFinishedRun(ctx, completed.job);
+  return { job: toJobRecord(completed.job), next: next ? toJobRecord(next) : null };
 }
 
 /**

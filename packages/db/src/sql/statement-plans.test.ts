@@ -173,6 +173,22 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     expect(measured.plans.filter((plan) => plan.includes("jobs_running_lease_idx"))).toEqual([]);
   });
 
+  it("when a worker completes a job and claims the next in one statement, then jobs and events are never scanned and the fence probes the key", async () => {
+    const measured = await sequentialScansOf(
+      async () => [...(await runningJobs(1)), await queuedJob()],
+      async ([running, queued]) => {
+        const outcome = await jobs.completeAndClaim(client, running!, worker(), { ok: true }, { maxJobs: 1, leaseSeconds: 60, candidateIds: [queued!] });
+        // The claim takes the automation's first job in claim order, which an earlier test may have left queued.
+        expect(outcome).toMatchObject({ completed: { ok: true }, claimed: { kind: "claimed", jobs: [{}] } });
+      },
+    );
+    expect(measured).toEqual(NO_SCANS);
+    // As complete's fence above (the claim's own count of running jobs is the claim's plan, not a fence).
+    const fencePlans = measured.plans.filter((plan) => plan.includes("UPDATE jobs j SET status = 'completed'"));
+    expect(fencePlans).toHaveLength(RUNS);
+    expect(fencePlans.filter((plan) => plan.includes("jobs_running_lease_idx"))).toEqual([]);
+  });
+
   it("when finished jobs are retried and lapsed leases swept, then jobs and events are never scanned", async () => {
     const measured = await sequentialScansOf(
       async () => {

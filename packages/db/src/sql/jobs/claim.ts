@@ -46,7 +46,7 @@ export const claimStatement: NamedStatement = {
   text: "select * from hub_claim_jobs_v3($1, $2, $3, $4, $5::uuid[])",
 };
 
-interface ClaimRow extends Record<string, unknown> {
+export interface ClaimRow extends Record<string, unknown> {
   outcome: "claimed" | "none" | "blocked";
   slots_left: number;
   stale_ids: string[];
@@ -62,6 +62,11 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimO
     request.leaseSeconds,
     request.candidateIds,
   ]);
+  return claimOutcomeOf(rows);
+}
+
+/** What hub_claim_jobs_v3's rows say (also the claim rows of hub_complete_and_claim_v1). */
+export function claimOutcomeOf(rows: readonly ClaimRow[]): ClaimOutcome {
   const first = rows[0];
   if (!first) throw new Error("hub_claim_jobs returned no row");
   switch (first.outcome) {

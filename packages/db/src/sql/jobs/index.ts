@@ -14,3 +14,4 @@ export * from "./dispatch-scan";
 export * from "./waiting";
 export * from "./log-state";
 export * from "./rekey";
+export * from "./complete-and-claim";

@@ -29,7 +29,7 @@ export type LeaseRefusal = "not_found" | "not_leased";
 export type LeasedJobResult = { ok: true; job: Job } | { ok: false; refusal: LeaseRefusal };
 
 /** `owner_automation_id` is the job's automation (null: no such job); the other columns are the changed row, if any. */
-type FencedRow = Record<string, unknown> & { owner_automation_id: string | null; id: string | null };
+export type FencedRow = Record<string, unknown> & { owner_automation_id: string | null; id: string | null };
 
 /** Wraps a single-job UPDATE (`$1` job, `$2` automation, `$3` worker, `$4` attempt) so its verdict comes back with it. */
 const fenced = (changed: string, changedEvent = "") => `
@@ -42,7 +42,8 @@ const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY
 
 const singleJobFence = `j.id = $1 and j.automation_id = $2 and ${leasedBy("$3", "$4::int")}`;
 
-function verdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {
+/** What a fenced statement's row says: the changed job, or why the call was refused. */
+export function fencedVerdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {
   if (!row || row.owner_automation_id !== automationId) return { ok: false, refusal: "not_found" };
   if (!row.id) return { ok: false, refusal: "not_leased" };
   return { ok: true, job: fromRow(row) };
@@ -80,7 +81,7 @@ export async function extendLease(
     progress?.percent ?? null,
     progress?.message ?? null,
   ]);
-  return verdict(row, worker.automationId);
+  return fencedVerdict(row, worker.automationId);
 }
 
 const completeStatement: NamedStatement = {
@@ -98,7 +99,7 @@ const completeStatement: NamedStatement = {
 /** Records the job's result once. */
 export async function complete(db: Executor, jobId: string, worker: LeaseHolder, result: Record<string, unknown>): Promise<LeasedJobResult> {
   const [row] = await runStatement<FencedRow>(db, completeStatement, [jobId, worker.automationId, worker.id, worker.attempt ?? null, JSON.stringify(result)]);
-  return verdict(row, worker.automationId);
+  return fencedVerdict(row, worker.automationId);
 }
 
 /** Longest back-off after a failed attempt (CONTRACT §6.4), in seconds. */
@@ -167,7 +168,7 @@ export async function fail(
     failure.retryable,
     failure.maxAttempts,
   ]);
-  const outcome = verdict(row, worker.automationId);
+  const outcome = fencedVerdict(row, worker.automationId);
   return outcome.ok ? { ...outcome, requeued: outcome.job.status === "queued" } : outcome;
 }
 
