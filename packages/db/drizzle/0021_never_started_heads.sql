@@ -116,6 +116,8 @@ DECLARE
   v_head_seq bigint;
   v_at integer;
   v_walked_all boolean;
+  v_walk_after bigint;
+  v_walk_rows integer;
   v_lap_key jsonb;
   v_picked_keys jsonb[] := '{}';
   v_pick_counts bigint[] := '{}';
@@ -268,13 +270,22 @@ BEGIN
         -- rate limit the last starts of this call's picks are written after the loop, so the walk passes over the
         -- values picked in this call and they come after it (below), in the order of their last pick.
         IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          -- Read 16 values at a time (keyset on last_start, unique per automation): a plan for the whole list would
+          -- sort every waiting value on each pick, where the walk usually stops at the first.
           v_walked_all := true;
+          v_walk_after := NULL;
+          <<walk>>
+          LOOP
+          v_walk_rows := 0;
           FOR v_state_row IN
-            SELECT ks.key_value, ks.starts, ks.head FROM job_key_states ks
-            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NOT NULL
+            SELECT ks.key_value, ks.starts, ks.head, ks.last_start FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start > coalesce(v_walk_after, -1)
               AND (v_rate_count IS NOT NULL OR ks.key_value <> ALL (v_picked_keys))
             ORDER BY ks.last_start
+            LIMIT 16
           LOOP
+            v_walk_rows := v_walk_rows + 1;
+            v_walk_after := v_state_row.last_start;
             CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
             CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
             SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
@@ -304,9 +315,11 @@ BEGIN
             END IF;
             IF v_best_priority >= v_top THEN
               v_walked_all := false;
-              EXIT;
+              EXIT walk;
             END IF;
           END LOOP;
+          EXIT walk WHEN v_walk_rows < 16;
+          END LOOP walk;
           IF v_walked_all AND v_rate_count IS NULL THEN
             FOR v_lap_key IN
               SELECT p.k FROM unnest(v_picked_keys) WITH ORDINALITY AS p(k, n) GROUP BY p.k ORDER BY max(p.n)

@@ -1,6 +1,6 @@
 /**
  * A new `concurrency_key` (CONTRACT §6.13) written into an automation's active jobs; the state it
- * resets is described in migration 0017 (`hub_claim_jobs_v3`).
+ * resets is described in migrations 0017 and 0021 (`hub_claim_jobs_v3`).
  */
 import { sql } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
@@ -18,7 +18,8 @@ export async function rekey(executor: Executor, automationId: string, concurrenc
     update jobs set key_value = hub_job_key_value_of(context, ${concurrencyKey}::text)
     where automation_id = ${automationId} and status in ('queued', 'running')`);
   await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
-  // The new values wait, never started (the claim walks only waiting values: see migration 0017).
+  // The new values wait, never started, their heads unknown (the claim walks only waiting values, and reads a
+  // value whose head is NULL first: migrations 0017, 0021).
   await tx.execute(sql`
     insert into job_key_states (automation_id, key_value, waiting)
     select distinct automation_id, key_value, true from jobs
