@@ -46,7 +46,7 @@ const PROFILER_PRELOAD = pathToFileURL(path.join(BENCH_DIR, "lib", "cpu-profile-
 
 /** The variables that make a hub process record a CPU profile (see lib/cpu-profile-preload.mjs). */
 export function profileEnv(config: BenchConfig, app: ProfiledApp): Record<string, string> {
-  if (!config.cpuProfile.includes(app)) return {};
+  if (!config.cpuProfile.includes(app)) return process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {};
   return {
     NODE_OPTIONS: `--import=${PROFILER_PRELOAD}`,
     BENCH_CPU_PROFILE_DIR: path.join(config.resultsDir, "profiles"),

@@ -170,7 +170,8 @@ interface Waiter {
 /**
  * How often a process makes one waiting claim per automation look again when no wake-up came: a
  * wake-up lost (Redis pub/sub drops messages while a subscriber reconnects; a process that died
- * between its commit and its PUBLISH) costs at most about this. One claim per automation, not every
+ * between its commit and its PUBLISH) costs at most about twice this (the claim must have waited
+ * this long, and the re-check runs once an interval). One claim per automation, not every
  * waiting claim, and only where the automation's ready set holds jobs (a claim can only take an
  * offered job, so an empty ready set is nothing to look at): 64 idle long-polls cost one pipelined
  * read of the ready sets' sizes a second, and no timer runs while no claim waits.
@@ -316,7 +317,13 @@ export class WakeListener {
     }
   }
 
-  /** Runs {@link recheck} every half WAKE_RECHECK_INTERVAL_MS while any claim waits (each automation at most once an interval). */
+  /**
+   * Runs {@link recheck} every WAKE_RECHECK_INTERVAL_MS while any claim waits. Every interval, not
+   * every half: each automation is re-checked at most once an interval anyway, so at half the pace
+   * the automations fell into two alternating groups, and an idle process woke and read Redis
+   * twice a second for what one read a second covers (issue 29). A claim is looked at after 1–2
+   * intervals of waiting instead of 1–1.5.
+   */
   private armRecheck(): void {
     if (this.recheckTimer || this.isStopped) return;
     this.recheckTimer = setTimeout(() => {
@@ -324,7 +331,7 @@ export class WakeListener {
         this.recheckTimer = undefined;
         if (this.waiters.size > 0) this.armRecheck();
       });
-    }, WAKE_RECHECK_INTERVAL_MS / 2);
+    }, WAKE_RECHECK_INTERVAL_MS);
     this.recheckTimer.unref();
   }
 

@@ -16,18 +16,57 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Log lines are written to stdout in chunks of at least this many bytes (about ten request lines),
- * or every {@link LOG_FLUSH_INTERVAL_MS}, rather than one write per line: under load the API wrote
- * a line per request, and those writes were ~8 % of its busy time (`BENCH_CPU_PROF=api pnpm bench`,
- * issue 9). pino writes what is held when the process exits (also after a crash guard's fatal
- * line); a SIGKILL loses at most this much.
+ * Log lines are written in chunks of at least this many bytes (about ten request lines), or
+ * {@link LOG_FLUSH_INTERVAL_MS} after the first line held, rather than one write per line: under
+ * load the API wrote a line per request, and those writes were ~8 % of its busy time
+ * (`BENCH_CPU_PROF=api pnpm bench`, issue 9). pino writes what is held when the process exits
+ * (also after a crash guard's fatal line); a SIGKILL loses at most this much.
  */
 const LOG_BUFFER_BYTES = 4096;
 /** Longest a log line waits in the buffer. */
-const LOG_FLUSH_INTERVAL_MS = 250;
+export const LOG_FLUSH_INTERVAL_MS = 250;
 
-/** One JSON-lines logger per process, named after the app, on stdout. */
-export function createLogger(app: string, level: string): Logger {
+/**
+ * A buffered destination on `fd` whose flush is armed by a write, not by a clock. sonic-boom's own
+ * `periodicFlush` flushes on an interval whether or not anything is held, and a flush of nothing
+ * is still an empty `write(2)` through libuv's thread pool: four wake-ups a second of an idle
+ * process plus a pool thread's, about 1 ms of CPU a second per process (issue 29, "idle is idle").
+ */
+export function bufferedDestination(fd: number): ReturnType<typeof pino.destination> {
+  const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES });
+  // sonic-boom 4's own state (not in its types): closed, a write in flight, the bytes it holds.
+  // Without them (another version), every armed flush just flushes, as its periodic flush did.
+  const state = destination as unknown as { destroyed?: boolean; _writing?: boolean; _len?: number };
+  const write = destination.write.bind(destination);
+  let flushTimer: NodeJS.Timeout | undefined;
+  const armFlush = () => {
+    if (flushTimer) return;
+    flushTimer = setTimeout(flushHeld, LOG_FLUSH_INTERVAL_MS);
+    flushTimer.unref();
+  };
+  function flushHeld(): void {
+    flushTimer = undefined;
+    if (state.destroyed) return;
+    // A flush during a write does nothing, and what that write leaves below the chunk size stays
+    // held: look again once it is done rather than leave the last lines unwritten.
+    if (state._writing) {
+      armFlush();
+      return;
+    }
+    // A full chunk already went out with the line that armed this flush.
+    if (state._len === 0) return;
+    destination.flush();
+  }
+  destination.write = (line: string) => {
+    const accepted = write(line);
+    armFlush();
+    return accepted;
+  };
+  return destination;
+}
+
+/** One JSON-lines logger per process, named after the app, on stdout (`fd` 1 unless told). */
+export function createLogger(app: string, level: string, fd = 1): Logger {
   return pino(
     {
       name: app,
@@ -36,7 +75,7 @@ export function createLogger(app: string, level: string): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     },
-    pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS }),
+    bufferedDestination(fd),
   );
 }
 

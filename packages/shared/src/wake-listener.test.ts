@@ -104,6 +104,28 @@ describe("WakeListener", () => {
     expect([oldest.wokenBy, younger.wokenBy, elsewhere.wokenBy]).toEqual(["slot", null, "slot"]);
   });
 
+  it("when no wake-up comes, then the process's own re-check makes a waiting claim look again within two intervals, reading Redis at most once an interval", async () => {
+    const other = "5d1f7a10-2b1c-4c55-9f00-1a2b3c4d5e6f";
+    const reads: number[] = [];
+    const { wakes } = listener(async (automationIds) => {
+      reads.push(Date.now());
+      return automationIds.map(() => 1);
+    });
+    const started = Date.now();
+    const first = wakes.register(AUTOMATION);
+    const firstWait = first.wait(10_000).then(() => Date.now() - started);
+    // Registered half an interval later: the two must not make the process read Redis on a second timer.
+    await new Promise((resolve) => setTimeout(resolve, WAKE_RECHECK_INTERVAL_MS / 2));
+    const second = wakes.register(other);
+    const secondWait = second.wait(10_000).then(() => Date.now() - started - WAKE_RECHECK_INTERVAL_MS / 2);
+
+    const waited = await Promise.all([firstWait, secondWait]);
+
+    expect([first.wokenBy, second.wokenBy]).toEqual(["slot", "slot"]);
+    for (const ms of waited) expect(ms).toBeLessThan(2 * WAKE_RECHECK_INTERVAL_MS + 300);
+    for (let i = 1; i < reads.length; i++) expect(reads[i]! - reads[i - 1]!).toBeGreaterThanOrEqual(WAKE_RECHECK_INTERVAL_MS - 50);
+  });
+
   it("when a claim is still looking, then the re-check leaves it alone (it is looking already)", async () => {
     const { wakes } = listener();
     const looking = wakes.register(AUTOMATION);

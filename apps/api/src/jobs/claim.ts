@@ -15,7 +15,7 @@
  * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
  * wake-up, not for new jobs; and a claim that took the last free slot passes no wake-up on. Without
  * any wake-up, one waiting claim per automation is made to look again every second
- * (WakeListener.recheck), so a lost wake-up costs at most that.
+ * (WakeListener.recheck), so a lost wake-up costs at most about two seconds.
  */
 import { type Job, jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
@@ -174,7 +174,7 @@ async function pollForJobs(
         // A claim that may wait and arrives while another of this process waits for room queues
         // behind it without looking: its look could only find the limit full, or take the slot the
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
-        // lost wake-up still costs at most WAKE_RECHECK_INTERVAL_MS.
+        // lost wake-up still costs at most about twice WAKE_RECHECK_INTERVAL_MS.
         if (signal.aborted || (firstLook && !freedSlot && mayWait && ctx.dispatch.wakes.someoneWaitsForRoom(automationId))) {
           await completeAlone();
           return { candidates: [], outcome: { kind: "blocked" } };
