@@ -117,7 +117,7 @@ DECLARE
   v_at integer;
   v_walked_all boolean;
   v_walk_after bigint;
-  v_walk_rows integer;
+  v_walk_key jsonb;
   v_lap_key jsonb;
   v_picked_keys jsonb[] := '{}';
   v_pick_counts bigint[] := '{}';
@@ -270,56 +270,56 @@ BEGIN
         -- rate limit the last starts of this call's picks are written after the loop, so the walk passes over the
         -- values picked in this call and they come after it (below), in the order of their last pick.
         IF v_pick_id IS NULL OR v_best_priority < v_top THEN
-          -- Read 16 values at a time (keyset on last_start, unique per automation): a plan for the whole list would
-          -- sort every waiting value on each pick, where the walk usually stops at the first.
+          -- One statement per value read: the next allowed value by last start (keyset on last_start, unique per
+          -- automation) with its first due job. Values at their limit or outside their window are passed over inside
+          -- it, and the walk usually stops at the first value it reads. (A plan for the whole list sorted every
+          -- waiting value on each pick; a value's row and its probe as two statements cost one more round of
+          -- executor start-up per value, the keyed claim's largest cost after its statements' own work.)
           v_walked_all := true;
           v_walk_after := NULL;
-          <<walk>>
           LOOP
-          v_walk_rows := 0;
-          FOR v_state_row IN
-            SELECT ks.key_value, ks.starts, ks.head, ks.last_start FROM job_key_states ks
+            SELECT ks.key_value, ks.last_start, h.id, h.priority
+            INTO v_walk_key, v_walk_after, v_head_id, v_head_priority
+            FROM job_key_states ks
+            LEFT JOIN LATERAL (
+              SELECT j.id, j.priority FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = ks.key_value
+                AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1
+            ) h ON true
             WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start > coalesce(v_walk_after, -1)
               AND (v_rate_count IS NOT NULL OR ks.key_value <> ALL (v_picked_keys))
+              AND coalesce((v_running ->> (ks.key_value::text))::integer, 0) < v_per_key
+              AND (NOT v_rate_per_key OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
             ORDER BY ks.last_start
-            LIMIT 16
-          LOOP
-            v_walk_rows := v_walk_rows + 1;
-            v_walk_after := v_state_row.last_start;
-            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
-            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
-            SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
-            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
-              AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
-            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
             LIMIT 1;
+            EXIT WHEN NOT FOUND;
             IF v_head_id IS NULL THEN
               -- Nothing due: with nothing queued and nothing running the value goes idle (see job_key_states).
               -- SKIP LOCKED: an insert of this value holds its row FOR SHARE until it commits; it is not idle then.
-              IF coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) = 0 THEN
-                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value
+              IF coalesce((v_running ->> (v_walk_key::text))::integer, 0) = 0 THEN
+                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_walk_key
                 FOR UPDATE SKIP LOCKED;
                 IF FOUND AND NOT EXISTS (
                   SELECT 1 FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
-                    AND j.key_value = v_state_row.key_value
+                    AND j.key_value = v_walk_key
                 ) THEN
-                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_state_row.key_value;
+                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_walk_key;
                 END IF;
               END IF;
               CONTINUE;
             END IF;
             IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
               v_pick_id := v_head_id;
-              v_pick_key := v_state_row.key_value;
+              v_pick_key := v_walk_key;
               v_best_priority := v_head_priority;
             END IF;
             IF v_best_priority >= v_top THEN
               v_walked_all := false;
-              EXIT walk;
+              EXIT;
             END IF;
           END LOOP;
-          EXIT walk WHEN v_walk_rows < 16;
-          END LOOP walk;
           IF v_walked_all AND v_rate_count IS NULL THEN
             FOR v_lap_key IN
               SELECT p.k FROM unnest(v_picked_keys) WITH ORDINALITY AS p(k, n) GROUP BY p.k ORDER BY max(p.n)
