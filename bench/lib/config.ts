@@ -69,6 +69,8 @@ export interface BenchConfig {
   apiRoutes: string[];
   /** BENCH_CPU_PROF: hub apps started with `--cpu-prof` (profiles land in bench/results/profiles). */
   cpuProfile: ProfiledApp[];
+  /** BENCH_CPU_PROF_PHASE: record the e2e profiles over this phase only ("peak" or "paced"; default the whole run). */
+  cpuProfilePhase: "peak" | "paced" | null;
   /** BENCH_HUB_LOG_LEVEL: LOG_LEVEL of the hub's processes (default info, as in production). */
   hubLogLevel: string;
   /** `timed` mode (delayed jobs and schedules): see {@link TimedConfig}. */
@@ -335,6 +337,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     apiConnections: intVar(env, "BENCH_API_CONNECTIONS", smoke ? 4 : 32, 1),
     apiRoutes: (env.BENCH_API_ROUTES ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0),
     cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
+    cpuProfilePhase: env.BENCH_CPU_PROF_PHASE === "peak" || env.BENCH_CPU_PROF_PHASE === "paced" ? env.BENCH_CPU_PROF_PHASE : null,
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
     footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),

@@ -24,6 +24,12 @@ export interface PhaseResult extends PhaseSummary {
    * rest of the machine (`other`), over the phase.
    */
   cpuMsPerJob: Record<string, number>;
+  /**
+   * Redis commands per job over the phase (server-wide `INFO commandstats`, Lua-internal ones
+   * included), most frequent first; absent for targets without Redis. Peak against paced shows
+   * which commands a job costs more of when fewer share each message.
+   */
+  redisCommandsPerJob?: Record<string, number>;
 }
 
 /** The servers' work and the claims over a target's whole run (idle window, both phases, drain), per job. */
@@ -169,9 +175,11 @@ export interface PullTargetRun {
   batch?: number;
 }
 
+type MeasuredPhase = PhaseSummary & Pick<PhaseResult, "cpuMsPerJob" | "redisCommandsPerJob">;
+
 interface PhasesOutcome {
-  peak: PhaseSummary & { cpuMsPerJob: Record<string, number> };
-  paced: (PhaseSummary & { cpuMsPerJob: Record<string, number> }) | null;
+  peak: MeasuredPhase;
+  paced: MeasuredPhase | null;
   recorders: PhaseRecorder[];
 }
 
@@ -196,26 +204,57 @@ export async function withCpu<T extends PhaseSummary>(
   return { ...summary, cpuMsPerJob };
 }
 
+/** {@link withCpu}, and the Redis commands per job over the phase when `redisUrl` is given. */
+async function measured<T extends PhaseSummary>(
+  pids: Record<string, number | undefined>,
+  database: string | undefined,
+  redisUrl: string | undefined,
+  phase: () => Promise<T>,
+): Promise<T & Pick<PhaseResult, "cpuMsPerJob" | "redisCommandsPerJob">> {
+  const before = redisUrl ? await redisCommandCounts(redisUrl) : undefined;
+  const summary = await withCpu(pids, database, phase);
+  if (!redisUrl || !before) return summary;
+  const delta = Object.entries(redisDelta(before, await redisCommandCounts(redisUrl))).sort((a, b) => b[1] - a[1]);
+  return { ...summary, redisCommandsPerJob: Object.fromEntries(delta.map(([command, calls]) => [command, calls / summary.created])) };
+}
+
+/**
+ * With BENCH_CPU_PROF_PHASE, the profiled hub processes record that phase only: the preload
+ * (cpu-profile-preload.mjs) restarts its profile on the first SIGUSR2 and writes it on the second.
+ */
+function signalProfiled(config: BenchConfig, pids: Record<string, number | undefined>, kind: "peak" | "paced"): void {
+  if (config.cpuProfilePhase !== kind) return;
+  // Only profiled processes handle SIGUSR2; it would end any other.
+  for (const app of config.cpuProfile) {
+    const pid = pids[app];
+    if (pid) process.kill(pid, "SIGUSR2");
+  }
+}
+
 /** The peak phase, then the latency phase at the rate the peak decides (none when null). */
 async function runPhases(
   target: JobTarget,
   tracker: PhaseTracker,
   plan: WorkloadPlan,
   config: BenchConfig,
-  accounting: { pids: Record<string, number | undefined>; database: string | undefined; batch: number | undefined },
+  accounting: { pids: Record<string, number | undefined>; database: string | undefined; redisUrl?: string; batch: number | undefined },
   pacedRate: (peak: PhaseSummary) => number | null,
 ): Promise<PhasesOutcome> {
   const accounted = { ...accounting.pids, bench: process.pid };
   const peakRecorder = tracker.begin("peak", config.jobs);
-  const peak = await withCpu(accounted, accounting.database, () =>
+  signalProfiled(config, accounting.pids, "peak");
+  const peak = await measured(accounted, accounting.database, accounting.redisUrl, () =>
     runPeakPhase(target, plan, peakRecorder, { creators: config.creators, stallMs: stallMs(config), batch: accounting.batch }),
   );
+  signalProfiled(config, accounting.pids, "peak");
   const rate = pacedRate(peak);
   if (rate === null) return { peak, paced: null, recorders: [peakRecorder] };
   const pacedRecorder = tracker.begin("paced", config.latencyJobs);
-  const paced = await withCpu(accounted, accounting.database, () =>
+  signalProfiled(config, accounting.pids, "paced");
+  const paced = await measured(accounted, accounting.database, accounting.redisUrl, () =>
     runPacedPhase(target, plan, pacedRecorder, { creators: config.creators, rate, stallMs: stallMs(config) }),
   );
+  signalProfiled(config, accounting.pids, "paced");
   return { peak, paced, recorders: [peakRecorder, pacedRecorder] };
 }
 
@@ -240,7 +279,7 @@ export async function drivePullTarget(
     sampler.start();
     workers.start();
     const idleCpuPercent = await measureIdleCpu({ ...run.pids, bench: process.pid }, database, config.smoke ? 1000 : 3000);
-    const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, { pids: run.pids, database, batch: run.batch }, pacedRate);
+    const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, { pids: run.pids, database, redisUrl: run.redisUrl, batch: run.batch }, pacedRate);
     await workers.stop();
     const drain = run.relays ? await waitForRelayDrain(auditPool, 10_000) : null;
     const sampled = samplerReport(await sampler.stop(), automationsById);
@@ -248,7 +287,7 @@ export async function drivePullTarget(
     // The sampler's statements, the drain polls, the audit's and the relay-lag queries.
     meter.ownStatements = sampled.samples + (drain?.polls ?? 0) + AUDIT_QUERIES + recorders.length;
     meter.claims = workers.claimCounts;
-    const withLag = async (summary: PhaseSummary & { cpuMsPerJob: Record<string, number> }, recorder: PhaseRecorder): Promise<PhaseResult> => ({
+    const withLag = async (summary: MeasuredPhase, recorder: PhaseRecorder): Promise<PhaseResult> => ({
       ...summary,
       relayLagMs: run.relays ? await relayLag(auditPool, [...recorder.createdAt.keys()]) : null,
     });
@@ -299,7 +338,7 @@ export function pushTargetAudit(recorders: readonly PhaseRecorder[]): AuditCheck
 export async function drivePushTarget(run: PushTargetRun, plan: WorkloadPlan, config: BenchConfig, rate: number | null): Promise<TargetResult> {
   const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
   const database = run.databaseUrl ? databaseName(run.databaseUrl) : undefined;
-  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, batch: run.batch }, () => rate);
+  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, redisUrl: run.redisUrl, batch: run.batch }, () => rate);
   const result: TargetResult = {
     name: run.name,
     peak: { ...peak, relayLagMs: null },

@@ -292,6 +292,15 @@ export function renderE2e(report: E2eReport): string {
     }
     lines.push(table(cpuRows));
     for (const [name, result] of ran) {
+      for (const phase of [result.peak, result.paced]) {
+        if (!phase?.redisCommandsPerJob) continue;
+        const commands = Object.entries(phase.redisCommandsPerJob);
+        const total = commands.reduce((sum, [, calls]) => sum + calls, 0);
+        const top = commands.slice(0, 8).map(([command, calls]) => `${command} ${formatNumber(calls)}`);
+        lines.push(`  ${TITLES[name]} ${phase.kind}: Redis commands per job ${formatNumber(total)} (${top.join(", ")})`);
+      }
+    }
+    for (const [name, result] of ran) {
       if (!result.idleCpuPercent) continue;
       const idle = Object.entries(result.idleCpuPercent).map(([processName, percent]) => `${processName} ${percent.toFixed(0)}%`);
       lines.push(`  ${TITLES[name]} idle: ${idle.join(", ")} (% of a core, before the phases: polling, sweeps, long-polls)`);
