@@ -116,6 +116,21 @@ const PROMOTE_RETRY_MS = 200;
  */
 const OFFER_WORKER_CLOSE_TIMEOUT_MS = 5000;
 
+/**
+ * The member of a BullMQ queue's marker set (`<prefix>:<queue>:marker`) that says "a job waits":
+ * `Queue.add` puts it there, and a worker blocked in `BZPOPMIN` on the set wakes up. BullMQ's
+ * `moveToActive` also puts it back after every job it activates (`addBaseMarkerIfNeeded`), so that
+ * another worker looks for a next job. With one message in flight per dispatcher, the next job is
+ * fetched by `moveToFinished` (`fetchNext`) anyway, and when the queue is empty that marker only
+ * sends this worker into one more `BZPOPMIN` and one more empty `moveToActive`: 2 of the 6 round
+ * trips of a message at low rates, where each message carries one job (issue 29, bench/README.md).
+ * The offer's pipeline removes it. A job added meanwhile is not missed: one added before the
+ * removal is in the wait list, which `moveToFinished` reads next; one added after it puts its own
+ * marker back. Another dispatcher blocked on the set has taken the marker already (Redis serves a
+ * blocked `BZPOPMIN` when the script ends), so removing it costs that replica nothing either.
+ */
+const BULLMQ_WAIT_MARKER = "0";
+
 export function createDispatcher(deps: DispatcherDeps) {
   const { database, redis, keys, logger, config } = deps;
   const settings = {
@@ -324,14 +339,18 @@ export function createDispatcher(deps: DispatcherDeps) {
     },
     async start(): Promise<void> {
       // One BullMQ worker per shard's queue (its own blocking connection): every dispatcher serves every shard.
+      // Only while one message at a time is in flight: with more, the next job is not always
+      // fetched by the message that ends (BullMQ fetches next only within its concurrency).
+      const clearWaitMarker = settings.offerConcurrency === 1;
       offerWorkers = shards.map((shard) => {
-        const worker = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
+        const worker: BullWorker<DispatchPayload | SingleJobDispatchPayload> = new BullWorker<DispatchPayload | SingleJobDispatchPayload>(
           keys.dispatchQueue,
           async (message) => {
             // One message carries every job an API process committed within a couple of
             // milliseconds: all of them go to their ready sets in one pipeline.
             const batch = jobsOfDispatchPayload(message.id, message.data);
-            await ready.offer(batch);
+            const marker = clearWaitMarker ? worker.keys.marker : undefined;
+            await ready.offer(batch, marker ? { shard, add: (pipeline) => pipeline.zrem(marker, BULLMQ_WAIT_MARKER) } : undefined);
             metrics.jobsOffered.inc({ path: "queue" }, batch.length);
           },
           {

@@ -76,6 +76,58 @@ describe("dispatcher", () => {
     expect(await eventually("the second automation's 2 jobs in its ready set", () => readyIds(ready, second.id), (ids) => ids.length === 2)).toEqual(inClaimOrder(secondJobs));
   });
 
+  it("when messages arrive one at a time, then the dispatcher waits for each with one BZPOPMIN and activates it with one script, and offers every job", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const queued = await seedQueuedJobs(env.database.db, automation.id, 8);
+    const queue = new DispatchQueue(env.redis, env.keys);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const markerKey = `${env.keys.bullPrefix(0)}:${env.keys.dispatchQueue}:marker`;
+    const monitor = await env.redis.duplicate().monitor();
+    const blockingWaits: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "bzpopmin" && args[1] === markerKey) blockingWaits.push(args[1]);
+    });
+    try {
+      // One job per message, each sent once the one before is offered: the trickle of a hub at low load.
+      for (const [index, job] of queued.entries()) {
+        await queue.enqueue([jobs.toJobRef(job)]);
+        await eventually(`job ${index + 1} in the ready set`, () => readyIds(ready, automation.id), (ids) => ids.length === index + 1);
+      }
+      // The wait after the last message starts once that message is finished.
+      await eventually("the dispatcher waiting again", async () => blockingWaits.length, (count) => count >= queued.length);
+    } finally {
+      monitor.disconnect();
+      await queue.close();
+    }
+    // BullMQ's moveToActive puts a wake-up marker back after each job; left there, every message
+    // costs a second BZPOPMIN (and an empty moveToActive): 16 waits for 8 messages.
+    expect(blockingWaits.length).toBeLessThanOrEqual(queued.length + 1);
+    expect(await readyIds(ready, automation.id)).toEqual(inClaimOrder(queued));
+  });
+
+  it("when a message arrives while another is being offered, then it is offered at once, not after the dispatcher's blocking read times out", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const queued = await seedQueuedJobs(env.database.db, automation.id, 10);
+    const queue = new DispatchQueue(env.redis, env.keys);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const slowest: number[] = [];
+    try {
+      for (let round = 0; round < queued.length / 2; round++) {
+        const pair = queued.slice(2 * round, 2 * round + 2);
+        const startedAt = Date.now();
+        // Two messages at once: the second lands while the first is activated or offered, when the
+        // offer clears BullMQ's marker; the message's end must fetch it from the wait list.
+        await Promise.all(pair.map((job) => queue.enqueue([jobs.toJobRef(job)])));
+        await eventually(`round ${round + 1} offered`, () => readyIds(ready, automation.id), (ids) => ids.length === 2 * round + 2);
+        slowest.push(Date.now() - startedAt);
+      }
+    } finally {
+      await queue.close();
+    }
+    // A job left in BullMQ's wait list with no marker would wait for the blocking read's 5 s timeout.
+    expect(Math.max(...slowest)).toBeLessThan(4000);
+  });
+
   it("when a one-job message of an older API process is in the queue, then its job is offered too", async () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);

@@ -34,7 +34,7 @@ import { groupByShard, parseWakeMessage, type WakeReason } from "./ready-jobs";
 import type { RedisConnection, RedisKeys } from "./redis";
 
 export { MicroBatcher, type MicroBatcherOptions } from "./micro-batcher";
-export { DELAYED_HOLD_MS, DELAYED_HORIZON_MS, parseWakeMessage, ReadyJobs, type WakeReason } from "./ready-jobs";
+export { DELAYED_HOLD_MS, DELAYED_HORIZON_MS, parseWakeMessage, ReadyJobs, type AlongsideCommands, type WakeReason } from "./ready-jobs";
 export { readyMember, readyScore, type DispatchableJob, type ReadyJobKey } from "./claim-order";
 
 /**

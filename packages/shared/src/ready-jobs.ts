@@ -143,6 +143,19 @@ interface ReadyScripts {
 /** Where an offered job goes: its ready set (due), the delayed set (due soon), or nowhere yet (later). */
 type Placement = "ready" | "delayed" | "later";
 
+/**
+ * Commands sent in the same round trip as an offer, on the pipeline of the offer's dispatch shard
+ * `shard` (their keys must share its slot); sent only when the offer has due jobs of that shard.
+ * The dispatcher uses it to clear BullMQ's wake-up marker along with each message's offer.
+ */
+export interface AlongsideCommands {
+  shard: number;
+  add: (pipeline: ChainablePipeline) => void;
+}
+
+/** What {@link AlongsideCommands} may add to: an ioredis pipeline. */
+export type ChainablePipeline = ReturnType<RedisConnection["pipeline"]>;
+
 /** Jobs grouped by a key of theirs, in first-seen order. */
 function groupBy<K>(jobs: DispatchableJob[], keyOf: (job: DispatchableJob) => K): Map<K, DispatchableJob[]> {
   const groups = new Map<K, DispatchableJob[]>();
@@ -209,8 +222,8 @@ export class ReadyJobs {
    * may be claimed before its offer arrives: ids claimed in the last minute ({@link markClaimed})
    * are not added, else each would send a claim into PostgreSQL for nothing.
    */
-  async offer(jobs: DispatchableJob[]): Promise<void> {
-    await this.place(jobs, "offer", false);
+  async offer(jobs: DispatchableJob[], alongside?: AlongsideCommands): Promise<void> {
+    await this.place(jobs, "offer", false, alongside);
   }
 
   /**
@@ -238,7 +251,7 @@ export class ReadyJobs {
     );
   }
 
-  private async place(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
+  private async place(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean, alongside?: AlongsideCommands): Promise<void> {
     const now = Date.now();
     const due: DispatchableJob[] = [];
     const delayed: DispatchableJob[] = [];
@@ -271,7 +284,7 @@ export class ReadyJobs {
       }
       await Promise.all(pipelines.map((pipeline) => pipeline.exec()));
     }
-    await this.offerByAutomation(due, reason, evenIfClaimed);
+    await this.offerByAutomation(due, reason, evenIfClaimed, alongside);
   }
 
   /** The delayed script's arguments: the channel, then score/member pairs. */
@@ -322,12 +335,18 @@ export class ReadyJobs {
   }
 
   /** One script call per automation, in one pipeline per dispatch shard (one pipeline with one shard). */
-  private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
-    await Promise.all([...groupByShard(this.keys, jobs).values()].map((ofShard) => this.offerInOnePipeline(ofShard, reason, evenIfClaimed)));
+  private async offerByAutomation(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean, alongside?: AlongsideCommands): Promise<void> {
+    await Promise.all(
+      [...groupByShard(this.keys, jobs)].map(([shard, ofShard]) =>
+        this.offerInOnePipeline(ofShard, reason, evenIfClaimed, alongside?.shard === shard ? alongside.add : undefined),
+      ),
+    );
   }
 
-  private async offerInOnePipeline(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean): Promise<void> {
-    const pipeline = this.redis.pipeline() as unknown as ReadyScripts & { exec(): Promise<unknown> };
+  private async offerInOnePipeline(jobs: DispatchableJob[], reason: WakeReason, evenIfClaimed: boolean, alongside?: AlongsideCommands["add"]): Promise<void> {
+    const redisPipeline = this.redis.pipeline();
+    alongside?.(redisPipeline);
+    const pipeline = redisPipeline as unknown as ReadyScripts & { exec(): Promise<unknown> };
     const queuedAgain = evenIfClaimed ? "1" : "0";
     for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {
       const pairs = ofAutomation.flatMap((job) => [readyScore(job), readyMember(job)]);
