@@ -213,6 +213,24 @@ describe("dispatcher", () => {
     expect(await readyIds(ready, automation.id)).toEqual([]);
   });
 
+  it("when a job is queued again, then a claim waiting for an offer and one waiting for room are both woken: an offer and a slot wake-up", async () => {
+    const { automation } = await seedAutomation(env.database.db);
+    const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
+    const ready = new ReadyJobs(env.redis, env.keys);
+    const subscriber = env.redis.duplicate();
+    const wakes: string[] = [];
+    subscriber.on("message", (_channel: string, message: string) => wakes.push(message));
+    await subscriber.subscribe(env.keys.wakeChannel);
+    try {
+      await ready.offerAgain([jobs.toJobRef(job!)]);
+      expect(await readyIds(ready, automation.id)).toEqual([job!.id]);
+      const received = await eventually("two wake-ups", async () => wakes, (messages) => messages.length >= 2);
+      expect([...received].sort()).toEqual([automation.id, `slot:${automation.id}`].sort());
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+
   it("when a delayed job comes due, then the dispatcher's timer moves it to its ready set and wakes a claim", async () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);

@@ -158,10 +158,12 @@ export class DispatchQueue {
 
 interface Waiter {
   /**
-   * `looking`: registered, checking for work (may end up waiting for either kind); `waiting`:
-   * found nothing ready; `waitingForRoom`: found the automation blocked (limit full, paused).
+   * `looking`: registered, checking for work (may end up waiting for either kind);
+   * `waitingForOffer`: found nothing offered that it could take (only a new job helps);
+   * `waiting`: found offers it could not take (key values at their limit: a job or a slot helps);
+   * `waitingForRoom`: found the automation blocked (limit full, paused).
    */
-  state: "looking" | "waiting" | "waitingForRoom";
+  state: "looking" | "waitingForOffer" | "waiting" | "waitingForRoom";
   /** When the claim registered, just before it last looked (ms since the epoch). */
   registeredAt: number;
   wake(reason: WakeReason): void;
@@ -180,8 +182,11 @@ export const WAKE_RECHECK_INTERVAL_MS = 1000;
 
 /** Which waiters a wake-up may go to, best first; a wake-up goes to none of the others. */
 const WAKE_PREFERENCE: Record<WakeReason, ReadonlyArray<Waiter["state"]>> = {
+  // Not to a claim waiting for an offer: it found nothing offered, and a freed slot offers nothing.
+  // (At low load every completion's slot wake-up found only such claims, and sent one into a look
+  // bound to find the ready set empty: one look per job, issue 29.)
   slot: ["waitingForRoom", "looking", "waiting"],
-  offer: ["waiting", "looking"],
+  offer: ["waitingForOffer", "waiting", "looking"],
 };
 
 /** A claim's registration for wake-ups of one automation (see {@link WakeListener.register}). */
@@ -189,9 +194,11 @@ export interface WakeRegistration {
   /**
    * Resolves on a wake-up, after `timeoutMs`, or when `signal` aborts. With `roomOnly`, offers
    * do not wake it: the claim found no room, so a new job alone would only send it into a claim
-   * bound to find the limit full; the wake-up that frees room comes as a `slot` wake.
+   * bound to find the limit full; the wake-up that frees room comes as a `slot` wake. With
+   * `offerOnly`, slots do not: the claim found nothing offered that it could take, so only a new
+   * offer (an `offer` wake, or the re-check) can help it.
    */
-  wait(timeoutMs: number, signal?: AbortSignal, options?: { roomOnly?: boolean }): Promise<void>;
+  wait(timeoutMs: number, signal?: AbortSignal, options?: { roomOnly?: boolean; offerOnly?: boolean }): Promise<void>;
   cancel(): void;
   /**
    * Marks the claim as waiting for room before it calls `wait`: it found no room, and claims
@@ -387,11 +394,20 @@ export class WakeListener {
             wokenBy = null;
             enlist();
           }
+          // Likewise a slot that freed while it looked and found nothing offered: it goes to the
+          // claim it may help, if one is here now (slot wake-ups never go to claims waiting for an offer).
+          let slotToPassOn = false;
+          if (options?.offerOnly && !options.roomOnly && wokenBy === "slot") {
+            wokenBy = null;
+            enlist();
+            slotToPassOn = true;
+          }
           if (wokenBy || signal?.aborted || this.isStopped) {
             cancel();
             return resolve();
           }
-          waiter.state = options?.roomOnly ? "waitingForRoom" : "waiting";
+          waiter.state = options?.roomOnly ? "waitingForRoom" : options?.offerOnly ? "waitingForOffer" : "waiting";
+          if (slotToPassOn) this.wakeOne(automationId, "slot");
           const finish = () => {
             clearTimeout(timer);
             signal?.removeEventListener("abort", finish);

@@ -229,7 +229,7 @@ export class ReadyJobs {
   /**
    * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
    * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
-   * freed) or re-offered (`offer`). Jobs not due yet are placed as {@link offer} places them (their
+   * freed, sent with the `offer` of the jobs) or re-offered (`offer`). Jobs not due yet are placed as {@link offer} places them (their
    * automations' claims are still woken once for the slot they freed).
    */
   async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
@@ -350,14 +350,17 @@ export class ReadyJobs {
     const queuedAgain = evenIfClaimed ? "1" : "0";
     for (const [automationId, ofAutomation] of groupByAutomation(jobs)) {
       const pairs = ofAutomation.flatMap((job) => [readyScore(job), readyMember(job)]);
+      // Offered jobs wake a claim with `offer`; jobs queued again also freed the slots they ran in,
+      // which claims waiting for room need, and which never wake a claim waiting for an offer: both.
       void pipeline.hubOfferJobs(
         this.keys.readyJobs(automationId),
         this.claimedKey(automationId),
         this.keys.wakeChannel,
-        wakeMessage(reason, automationId),
+        wakeMessage("offer", automationId),
         queuedAgain,
         ...pairs,
       );
+      if (reason === "slot") redisPipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
     }
     await pipeline.exec();
   }

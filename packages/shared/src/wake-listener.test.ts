@@ -70,6 +70,55 @@ describe("WakeListener", () => {
     expect(looking.wokenBy).toBe("slot");
   });
 
+  it("when a slot frees and the only claims wait for an offer (they found nothing offered), then none is woken; an offer wakes one", async () => {
+    const { wakes, publish } = listener();
+    const forOffer = wakes.register(AUTOMATION);
+    let woken = false;
+    const offerWait = forOffer.wait(10_000, undefined, { offerOnly: true }).then(() => (woken = true));
+
+    publish(`slot:${AUTOMATION}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woken).toBe(false);
+
+    publish(AUTOMATION);
+    await offerWait;
+    expect(forOffer.wokenBy).toBe("offer");
+  });
+
+  it("when an offer comes, then a claim waiting for an offer gets it before one that was refused the offers it saw", async () => {
+    const { wakes, publish } = listener();
+    const refused = wakes.register(AUTOMATION);
+    const forOffer = wakes.register(AUTOMATION);
+    const refusedWait = refused.wait(50);
+    const offerWait = forOffer.wait(10_000, undefined, { offerOnly: true });
+
+    publish(AUTOMATION);
+    await Promise.all([refusedWait, offerWait]);
+
+    expect(forOffer.wokenBy).toBe("offer");
+    expect(refused.wokenBy).toBeNull();
+  });
+
+  it("when a slot frees while a claim looks and the look finds nothing offered, then the slot goes to a claim waiting for room and the looking claim waits for an offer", async () => {
+    const { wakes, publish } = listener();
+    const looking = wakes.register(AUTOMATION);
+    publish(`slot:${AUTOMATION}`);
+    expect(looking.wokenBy).toBe("slot");
+    const forRoom = wakes.register(AUTOMATION);
+    const roomWait = forRoom.wait(10_000, undefined, { roomOnly: true });
+
+    let woken = false;
+    const offerWait = looking.wait(10_000, undefined, { offerOnly: true }).then(() => (woken = true));
+    await roomWait;
+    expect(forRoom.wokenBy).toBe("slot");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woken).toBe(false);
+
+    publish(AUTOMATION);
+    await offerWait;
+    expect(looking.wokenBy).toBe("offer");
+  });
+
   it("when a claim marked itself waiting for room, then others see it", () => {
     const { wakes } = listener();
     const claim = wakes.register(AUTOMATION);

@@ -12,8 +12,9 @@
  * wake-up), so a refused offer never makes a claim spin.
  *
  * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
- * opens no transaction; a claim that found no room (limit full, paused) waits for a `slot`
- * wake-up, not for new jobs; and a claim that took the last free slot passes no wake-up on. Without
+ * opens no transaction and waits for an `offer` wake-up, not for freed slots; a claim that found no
+ * room (limit full, paused) waits for a `slot` wake-up, not for new jobs; and a claim that took the
+ * last free slot passes no wake-up on. Without
  * any wake-up, one waiting claim per automation is made to look again every second
  * (WakeListener.recheck), so a lost wake-up costs at most about two seconds.
  */
@@ -128,6 +129,8 @@ async function inTurn<T>(automationId: string, work: () => Promise<T>): Promise<
 interface Look {
   candidates: ReadyJobKey[];
   outcome: jobs.ClaimOutcome;
+  /** The look found nothing offered that it could take (nothing in the ready set but jobs being claimed here): only a new offer helps it. */
+  nothingOffered?: boolean;
 }
 
 async function pollForJobs(
@@ -170,7 +173,7 @@ async function pollForJobs(
     let leaving = true;
     try {
       const mayWait = deadline > Date.now();
-      const { candidates, outcome } = await inTurn(automationId, async (): Promise<Look> => {
+      const { candidates, outcome, nothingOffered } = await inTurn(automationId, async (): Promise<Look> => {
         // A claim that may wait and arrives while another of this process waits for room queues
         // behind it without looking: its look could only find the limit full, or take the slot the
         // other is being woken for. Only the first look is skipped: re-checks always look, so a
@@ -183,7 +186,7 @@ async function pollForJobs(
         // Jobs this process just claimed may still sit in the ready set; on their own they are no reason to try.
         if (!candidates.some(({ id }) => !claimedBeingWithdrawn.has(id))) {
           await completeAlone();
-          return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] } };
+          return { candidates, outcome: { kind: "none", slotsLeft: 0, staleIds: [] }, nothingOffered: true };
         }
         const request = { maxJobs, leaseSeconds: ctx.env.HUB_JOB_LEASE_SECONDS, candidateIds: candidates.map(({ id }) => id) };
         let claimed: jobs.ClaimOutcome;
@@ -243,7 +246,7 @@ async function pollForJobs(
       // A rate limit's window (CONTRACT §6.13) opens without any wake-up: look again when it does.
       const windowOpensInMs = outcome.kind === "blocked" && outcome.retryAfterMs !== undefined ? outcome.retryAfterMs + 1 : Infinity;
       // Until a wake-up, the deadline, the window, or this process's re-check (WakeListener.recheck) wakes it.
-      await waiter.wait(Math.min(remainingMs, windowOpensInMs), signal, { roomOnly: outcome.kind === "blocked" });
+      await waiter.wait(Math.min(remainingMs, windowOpensInMs), signal, { roomOnly: outcome.kind === "blocked", offerOnly: nothingOffered === true });
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
