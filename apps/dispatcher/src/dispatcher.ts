@@ -127,7 +127,11 @@ const OFFER_WORKER_CLOSE_TIMEOUT_MS = 5000;
  * The offer's pipeline removes it. A job added meanwhile is not missed: one added before the
  * removal is in the wait list, which `moveToFinished` reads next; one added after it puts its own
  * marker back. Another dispatcher blocked on the set has taken the marker already (Redis serves a
- * blocked `BZPOPMIN` when the script ends), so removing it costs that replica nothing either.
+ * blocked `BZPOPMIN` when the script ends), so removing it costs that replica nothing either. A
+ * worker that is closing does not fetch next, so it leaves the marker; one that starts closing
+ * between the removal and the message's end leaves a job in the wait list without a marker, which
+ * another dispatcher's blocking read finds when it times out (BullMQ's `drainDelay`, 5 s) and the
+ * reconciler offers from PostgreSQL anyway.
  */
 const BULLMQ_WAIT_MARKER = "0";
 
@@ -349,7 +353,8 @@ export function createDispatcher(deps: DispatcherDeps) {
             // One message carries every job an API process committed within a couple of
             // milliseconds: all of them go to their ready sets in one pipeline.
             const batch = jobsOfDispatchPayload(message.id, message.data);
-            const marker = clearWaitMarker ? worker.keys.marker : undefined;
+            // A closing worker does not fetch next (the marker then tells another dispatcher).
+            const marker = clearWaitMarker && !worker.closing ? worker.keys.marker : undefined;
             await ready.offer(batch, marker ? { shard, add: (pipeline) => pipeline.zrem(marker, BULLMQ_WAIT_MARKER) } : undefined);
             metrics.jobsOffered.inc({ path: "queue" }, batch.length);
           },
