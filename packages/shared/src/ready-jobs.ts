@@ -229,8 +229,9 @@ export class ReadyJobs {
   /**
    * Makes jobs that PostgreSQL shows queued claimable even if they were claimed before: jobs
    * queued again (retry, lapsed lease, unregistered worker: `slot`, the wake-up for the slot they
-   * freed, sent with the `offer` of the jobs) or re-offered (`offer`). Jobs not due yet are placed as {@link offer} places them (their
-   * automations' claims are still woken once for the slot they freed).
+   * freed, sent with the `offer` of the jobs) or re-offered (`offer`). Jobs not due yet are placed
+   * as {@link offer} places them (their automations' claims are still woken once for the slot they
+   * freed).
    */
   async offerAgain(jobs: DispatchableJob[], reason: WakeReason = "slot"): Promise<void> {
     await this.place(jobs, reason, true);

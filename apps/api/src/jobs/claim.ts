@@ -14,9 +14,9 @@
  * So that claims cost PostgreSQL nothing when they can only fail: a claim whose ready set is empty
  * opens no transaction and waits for an `offer` wake-up, not for freed slots; a claim that found no
  * room (limit full, paused) waits for a `slot` wake-up, not for new jobs; and a claim that took the
- * last free slot passes no wake-up on. Without
- * any wake-up, one waiting claim per automation is made to look again every second
- * (WakeListener.recheck), so a lost wake-up costs at most about two seconds.
+ * last free slot passes no wake-up on. Without any wake-up, one waiting claim per automation is made
+ * to look again every second (WakeListener.recheck), so a lost wake-up costs at most about two
+ * seconds.
  */
 import { type Job, jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
