@@ -15,6 +15,15 @@ async function readyIds(ready: ReadyJobs, automationId: string): Promise<string[
   return (await ready.candidates(automationId, 100)).map((job) => job.id);
 }
 
+/** The wake-up messages published from now on, as a claim's process receives them. */
+async function listenForWakes(): Promise<{ subscriber: ReturnType<TestEnvironment["redis"]["duplicate"]>; wakes: string[] }> {
+  const subscriber = env.redis.duplicate();
+  const wakes: string[] = [];
+  subscriber.on("message", (_channel: string, message: string) => wakes.push(message));
+  await subscriber.subscribe(env.keys.wakeChannel);
+  return { subscriber, wakes };
+}
+
 /** Claim order (CONTRACT §6.8): priority desc, then available_at, then creation (seq). */
 function inClaimOrder(rows: Job[]): string[] {
   return [...rows].sort((a, b) => b.priority - a.priority || a.availableAt.getTime() - b.availableAt.getTime() || a.seq - b.seq).map((job) => job.id);
@@ -217,10 +226,7 @@ describe("dispatcher", () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const subscriber = env.redis.duplicate();
-    const wakes: string[] = [];
-    subscriber.on("message", (_channel: string, message: string) => wakes.push(message));
-    await subscriber.subscribe(env.keys.wakeChannel);
+    const { subscriber, wakes } = await listenForWakes();
     try {
       await ready.offerAgain([jobs.toJobRef(job!)]);
       expect(await readyIds(ready, automation.id)).toEqual([job!.id]);
@@ -235,10 +241,7 @@ describe("dispatcher", () => {
     const { automation } = await seedAutomation(env.database.db);
     const [job] = await seedQueuedJobs(env.database.db, automation.id, 1);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const subscriber = env.redis.duplicate();
-    const wakes: string[] = [];
-    subscriber.on("message", (_channel: string, message: string) => wakes.push(message));
-    await subscriber.subscribe(env.keys.wakeChannel);
+    const { subscriber, wakes } = await listenForWakes();
     try {
       const availableAt = new Date(Date.now() + 700);
       await ready.offerAgain([{ ...jobs.toJobRef(job!), availableAt }], "offer");
