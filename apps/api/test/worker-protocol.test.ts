@@ -1,5 +1,5 @@
 import { jobs } from "@hub/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { countAllEvents, eventsOf } from "./automation-fixtures";
 import {
   claim,
@@ -224,6 +224,23 @@ describe("worker protocol", () => {
       // Bounded by the test timeout (30 s), well below the claim's own 30 s wait plus start-up.
       while ((await gauge()) !== 0) await sleep(50);
       expect(await gauge()).toBe(0);
+    });
+
+    it("when a long-poll's wait runs out with no wake-up, then it answers 204 after a single look at the ready set", async () => {
+      const subject = await createAutomationWithWorker(hub);
+      const looks = vi.spyOn(hub.api.ctx.dispatch.ready, "candidates");
+      try {
+        const started = Date.now();
+        const answer = await claim(hub, subject.workerKey, 1);
+
+        expect(answer.status).toBe(204);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+        // One look when the claim arrived; the deadline itself reads nothing (an idle worker's
+        // renewal used to read the ready set twice).
+        expect(looks.mock.calls.filter(([automationId]) => automationId === subject.automationId)).toHaveLength(1);
+      } finally {
+        looks.mockRestore();
+      }
     });
 
     it("when claims are answered, then /metrics counts them by outcome", async () => {

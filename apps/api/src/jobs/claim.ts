@@ -247,6 +247,11 @@ async function pollForJobs(
       const windowOpensInMs = outcome.kind === "blocked" && outcome.retryAfterMs !== undefined ? outcome.retryAfterMs + 1 : Infinity;
       // Until a wake-up, the deadline, the window, or this process's re-check (WakeListener.recheck) wakes it.
       await waiter.wait(Math.min(remainingMs, windowOpensInMs), signal, { roomOnly: outcome.kind === "blocked", offerOnly: nothingOffered === true });
+      // The deadline passed with no wake-up: answer now, without one more look. Nothing told this
+      // claim that anything changed; a wake-up that was lost is the re-check's to find, and the
+      // worker's next claim looks first thing (issue 29: an idle long-poll's renewal read the ready
+      // set twice).
+      if (!waiter.wokenBy && !signal.aborted && deadline <= Date.now()) return [];
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
