@@ -133,8 +133,9 @@ export async function createTimedSchedules(http: JsonClient, adminToken: string,
  */
 export function startTimedWorkers(target: HubBatchTarget, automations: number, maxJobs: number, loops: number) {
   const stop = new AbortController();
-  // Every open long-poll listens on this one signal (fetch adds a listener per request).
-  setMaxListeners(loops + 8, stop.signal);
+  // Every open long-poll listens on this one signal (fetch adds a listener per request, and a loop's
+  // next request can add its own before the last one's is removed).
+  setMaxListeners(2 * loops + 8, stop.signal);
   let completed = 0;
   const loop = async (automation: number) => {
     while (!stop.signal.aborted) {
