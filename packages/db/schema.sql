@@ -492,7 +492,7 @@ BEGIN
   PERFORM 1 FROM automations a WHERE a.id = p_automation_id FOR NO KEY UPDATE;
 
   UPDATE jobs j SET status = 'completed', result = p_result, finished_at = now(), lease_expires_at = NULL
-  WHERE j.id = p_job_id AND j.automation_id = p_automation_id
+  WHERE j.id = p_job_id AND (j.automation_id = p_automation_id) IS TRUE
     AND ((j.status = 'running') IS TRUE AND j.worker_id = p_worker_id AND (j.lease_expires_at > now()) IS TRUE
          AND (p_attempt IS NULL OR j.attempts = p_attempt))
   RETURNING j.* INTO v_done;

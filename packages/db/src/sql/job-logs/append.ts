@@ -12,7 +12,7 @@
  */
 import { JOB_LOG_LEVEL_CODES, jobLogLimitMessage, type JobLogLevel } from "@hub/shared";
 import { runStatement, type Executor, type NamedStatement } from "../../executor";
-import { leasedBy } from "../jobs/row";
+import { leasedBy, ofAutomation } from "../jobs/row";
 import type { LeaseHolder, LeaseRefusal } from "../jobs/lease";
 
 /** One line as a worker sends it. */
@@ -53,7 +53,7 @@ const appendStatement: NamedStatement = {
   text: `
   with held as (
     select j.id, j.attempts, j.log_seq, j.log_bytes, j.log_truncated from jobs j
-    where j.id = $1 and j.automation_id = $2 and ${leasedBy("$3", "$4::int")}
+    where j.id = $1 and ${ofAutomation("$2")} and ${leasedBy("$3", "$4::int")}
     for no key update of j
   ), input as (
     select l.ord, l.message, l.level, l.ts, sum(octet_length(l.message)) over (order by l.ord) as upto

@@ -4,7 +4,7 @@
  * to each item on its own. Rows are locked in id order, as unregistering does (requeue.ts),
  * so two batches, or a batch and an unregistration, never deadlock.
  */
-import { leasedBy } from "./row";
+import { leasedBy, ofAutomation } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
 import type { LeaseHolder, LeaseRefusal } from "./lease";
 
@@ -15,6 +15,10 @@ export type BatchItemVerdict = { id: string; refusal: LeaseRefusal | null };
 function uniqueIds(ids: string[]): string[] {
   return [...new Set(ids)];
 }
+
+/** The items' rows that are the automation's, locked in id order (by primary key only: see ofAutomation). */
+const lockedItems = (idsParam: string, automationParam: string) =>
+  `select j.id from jobs j where j.id = any(${idsParam}::uuid[]) and ${ofAutomation(automationParam)} order by j.id for update`;
 
 /**
  * Whether the job `idExpr` belongs to the automation `automationParam`, as a scalar subquery: one
@@ -31,7 +35,7 @@ const completeBatchStatement: NamedStatement = {
   with item as (
     select * from unnest($1::uuid[], $2::jsonb[], $3::int[]) as i(id, result, attempt)
   ), locked as (
-    select j.id from jobs j where j.id = any($1::uuid[]) and j.automation_id = $4 order by j.id for update
+    ${lockedItems("$1", "$4")}
   ), completed as (
     update jobs j set status = 'completed', result = item.result, finished_at = now(), lease_expires_at = null
     from item join locked on locked.id = item.id
@@ -86,7 +90,7 @@ const heartbeatBatchStatement: NamedStatement = {
   name: "hub_jobs_heartbeat_batch",
   text: `
   with locked as (
-    select j.id from jobs j where j.id = any($1::uuid[]) and j.automation_id = $2 order by j.id for update
+    ${lockedItems("$1", "$2")}
   ), extended as (
     update jobs j set lease_expires_at = now() + make_interval(secs => $4::int)
     from locked where j.id = any($1::uuid[]) and j.id = locked.id and ${leasedBy("$3", "null::int")}

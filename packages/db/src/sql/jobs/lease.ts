@@ -11,7 +11,7 @@
  * of them never deadlock; none locks an automation row, so none can deadlock with a claim.
  */
 import type { Job } from "../../schema";
-import { fromRow, leasedBy } from "./row";
+import { fromRow, leasedBy, ofAutomation } from "./row";
 import { runStatement, type NamedStatement, type Executor } from "../../executor";
 import { signalNotifySql } from "../workers/signals";
 
@@ -40,7 +40,7 @@ const fenced = (changed: string, changedEvent = "") => `
 /** ISO 8601 in UTC with milliseconds and `Z`, as the API writes times. */
 const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const singleJobFence = `j.id = $1 and j.automation_id = $2 and ${leasedBy("$3", "$4::int")}`;
+const singleJobFence = `j.id = $1 and ${ofAutomation("$2")} and ${leasedBy("$3", "$4::int")}`;
 
 /** What a fenced statement's row says: the changed job, or why the call was refused. */
 export function fencedVerdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {

@@ -52,3 +52,15 @@ export function fromRow(row: Record<string, unknown>): Job {
  */
 export const leasedBy = (workerParam: string, attemptExpr: string) =>
   `((j.status = 'running') is true and j.worker_id = ${workerParam} and (j.lease_expires_at > now()) is true and (${attemptExpr} is null or j.attempts = ${attemptExpr}))`;
+
+/**
+ * A worker call's test that the `jobs` row aliased `j` is its automation's, written `(…) is true`
+ * for the same reason as {@link leasedBy}'s checks: the statements name their jobs by id, and only
+ * the primary key may find them. Written plainly, a custom plan (a prepared statement's first five
+ * executions, and every one where PostgreSQL finds them cheaper than its generic plan) walked an
+ * index leading with `automation_id` whenever the statistics said the automation had few jobs — as
+ * they do for a burst's automation until autovacuum analyses the table again — reading every entry
+ * of the automation, dead versions included, on each call: 8 ms and 1,700 buffers for a batch of 8
+ * in a 40,000-job burst, growing with it (issue 29; jobs/batch-fence-plans.test.ts).
+ */
+export const ofAutomation = (automationParam: string) => `(j.automation_id = ${automationParam}) is true`;

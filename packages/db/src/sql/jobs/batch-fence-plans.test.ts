@@ -1,0 +1,138 @@
+/**
+ * complete-batch and heartbeat-batch lock their items by primary key, whatever the planner believes
+ * of the automation (issue 29). A prepared statement runs custom plans first — the automation id
+ * is then a constant the planner estimates from the statistics — and during a burst those
+ * statistics say the automation has few jobs long after it has thousands: a plan that intersected
+ * the automation's index with the primary key (a BitmapAnd) read every index entry of the
+ * automation, dead versions included, for each batch. In a 40,000-job burst that made a batch
+ * completion cost 8 ms and 1,700 buffers instead of about 1 ms (bench/README.md). Statement-plans
+ * tests run generic plans, which did not show it; this one forces custom plans on statistics that
+ * are out of date in exactly that way. No timing is asserted.
+ */
+import { sql } from "drizzle-orm";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobLogs, jobs, withTransaction } from "../../index";
+import { stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
+
+const hub = useTestDatabase();
+/** Indexes of `jobs` that lead with automation_id: reading one reads every job of the automation. */
+const AUTOMATION_INDEXES = /jobs_automation_\w+_idx/;
+
+let client: pg.PoolClient;
+let burst: StagedAutomation;
+const plans: string[] = [];
+
+beforeAll(async () => {
+  const busy = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+  burst = await stageAutomation(hub(), { maxConcurrentJobs: 100 });
+  const history = (automationId: string, count: number) =>
+    hub().db.execute(sql`
+      insert into jobs (automation_id, status, attempts, context, result, created_at, available_at, started_at, finished_at)
+      select ${automationId}, 'completed', 1, '{}'::jsonb, '{}'::jsonb, t, t, t, t
+      from generate_series(1, ${count}) as i, lateral (select now() - interval '1 day' + i * interval '1 millisecond' as t) as at`);
+  // Analysed while the burst's automation had no job at all, as autovacuum last saw it...
+  await history(busy.automationId, 20_000);
+  await hub().db.execute(sql`analyze jobs`);
+  // ...then its burst: thousands of jobs the statistics do not know of.
+  await history(burst.automationId, 5_000);
+  client = await hub().pool.connect();
+  await client.query("set plan_cache_mode = force_custom_plan");
+  client.on("notice", (notice) => plans.push(notice.message ?? ""));
+  await client.query("load 'auto_explain'");
+  await client.query("set auto_explain.log_min_duration = 0");
+  await client.query("set auto_explain.log_nested_statements = on");
+  await client.query("set auto_explain.log_level = 'notice'");
+}, 120_000);
+
+afterAll(() => client?.release());
+
+async function runningJobsOfBurst(count: number): Promise<string[]> {
+  for (let i = 0; i < count; i++) {
+    const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+    if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
+  }
+  const claim = await jobs.claim(client, { automationId: burst.automationId, workerId: burst.worker.id, maxJobs: count, leaseSeconds: 60, candidateIds: [] });
+  if (claim.kind !== "claimed") throw new Error(`jobs not claimed: ${claim.kind}`);
+  return claim.jobs.map((job) => job.id);
+}
+
+/** The plans of `work`'s statements, run in a transaction that is rolled back. */
+async function plansOf(work: () => Promise<void>): Promise<string[]> {
+  const captured: string[] = [];
+  await withTransaction(client, async () => {
+    plans.length = 0;
+    await work();
+    captured.push(...plans);
+    throw new RollBack();
+  }).catch((error: unknown) => {
+    if (!(error instanceof RollBack)) throw error;
+  });
+  return captured;
+}
+class RollBack extends Error {}
+
+describe("batch fences on an automation whose statistics are out of date", () => {
+  it("when a worker completes a batch, then its jobs are locked by primary key, never through the automation's index", async () => {
+    const ids = await runningJobsOfBurst(8);
+
+    const captured = await plansOf(async () => {
+      const completed = await jobs.completeBatch(client, burst.worker, ids.map((id) => ({ id, result: {} })));
+      expect(completed.map((item) => item.refusal)).toEqual(ids.map(() => null));
+    });
+
+    const batchPlans = captured.filter((plan) => plan.includes("UPDATE jobs j SET status = 'completed'") || plan.includes("update jobs j set status = 'completed'"));
+    expect(batchPlans).toHaveLength(1);
+    expect(batchPlans[0]).toContain("jobs_pkey");
+    expect(batchPlans[0]).not.toMatch(AUTOMATION_INDEXES);
+  });
+
+  it("when a worker heartbeats and completes one job, then the fence probes the primary key, never the automation's index", async () => {
+    const [id] = await runningJobsOfBurst(1);
+
+    const captured = await plansOf(async () => {
+      expect((await jobs.extendLease(client, id!, burst.worker, 60)).ok).toBe(true);
+      expect((await jobs.complete(client, id!, burst.worker, { ok: true })).ok).toBe(true);
+    });
+
+    const fencePlans = captured.filter((plan) => /update jobs j set/i.test(plan));
+    expect(fencePlans).toHaveLength(2);
+    for (const plan of fencePlans) {
+      expect(plan).toContain("jobs_pkey");
+      expect(plan).not.toMatch(AUTOMATION_INDEXES);
+    }
+  });
+
+  it("when a worker sends log lines and completes a job while claiming the next, then each fence probes the primary key, never the automation's index", async () => {
+    const [running] = await runningJobsOfBurst(1);
+    const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+    if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
+
+    const captured = await plansOf(async () => {
+      expect((await jobLogs.append(client, running!, burst.worker, [{ level: "info", message: "step 1" }], 1_000_000)).ok).toBe(true);
+      const outcome = await jobs.completeAndClaim(client, running!, burst.worker, { ok: true }, { maxJobs: 1, leaseSeconds: 60, candidateIds: [created.jobs[0]!.id] });
+      expect(outcome.completed.ok).toBe(true);
+    });
+
+    const fencePlans = captured.filter((plan) => /from jobs j\s+where j\.id = \$1|UPDATE jobs j SET status = 'completed'/i.test(plan));
+    expect(fencePlans).toHaveLength(2);
+    for (const plan of fencePlans) {
+      expect(plan).toContain("jobs_pkey");
+      expect(plan).not.toMatch(AUTOMATION_INDEXES);
+    }
+  });
+
+  it("when a worker heartbeats a batch, then its jobs are locked by primary key, never through the automation's index", async () => {
+    const ids = await runningJobsOfBurst(8);
+
+    const captured = await plansOf(async () => {
+      const extended = await jobs.extendLeaseBatch(client, burst.worker, ids, 60);
+      expect(extended.map((item) => item.refusal)).toEqual(ids.map(() => null));
+    });
+
+    const batchPlans = captured.filter((plan) => /update jobs j set lease_expires_at/i.test(plan));
+    expect(batchPlans).toHaveLength(1);
+    expect(batchPlans[0]).toContain("jobs_pkey");
+    expect(batchPlans[0]).not.toMatch(AUTOMATION_INDEXES);
+  });
+});
