@@ -180,14 +180,15 @@ describe("the relay's statements over a large outbox", () => {
     const ids = all.filter((event) => event.dispatchedAt === null).map((event) => event.id);
     const nodes = await explainPlain((db) => events.markDispatched(db, ids), { analyze: false });
 
-    // Assert: by primary key, or through the (smaller) partial index of undispatched rows. The same
-    // statement joins the stamped rows with the webhook subscriptions (a table of a few rows) to
-    // queue their deliveries: `events` itself is never scanned.
+    // Assert: by primary key only. Never through the partial index of undispatched rows as well
+    // (a BitmapAnd of the two): in a 40,000-job burst that read the whole backlog, 19,000 entries
+    // and the dead ones, on every stamp (issue 29). The same statement joins the stamped rows with
+    // the webhook subscriptions (a table of a few rows) to queue their deliveries: `events` itself
+    // is never scanned.
     const onEvents = nodes.filter((node) => node["Relation Name"] === "events" || String(node["Index Name"] ?? "").startsWith("events_"));
     expect(onEvents.map((node) => node["Node Type"])).not.toContain("Seq Scan");
     const indexes = onEvents.map((node) => node["Index Name"]).filter(Boolean);
-    expect(indexes).toHaveLength(1);
-    expect(["events_pkey", "events_undispatched_idx"]).toContain(indexes[0]);
+    expect(indexes).toEqual(["events_pkey"]);
     const scanned = nodes.filter((node) => node["Node Type"] === "Seq Scan").map((node) => node["Relation Name"]);
     expect(scanned.filter((relation) => relation !== "webhooks")).toEqual([]);
   });
