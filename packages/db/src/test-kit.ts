@@ -1,9 +1,11 @@
 /**
  * For @hub/db's own tests (the hub's fixtures live in @hub/testing, which depends on this package
  * and so cannot serve it): a migrated database per test file, rows staged through the package's
- * own queries, and the events of an aggregate checked against the event catalogue.
+ * own queries, the events of an aggregate checked against the event catalogue, and a connection
+ * that reports the plan of every statement it runs.
  */
 import { randomBytes } from "node:crypto";
+import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { EVENT_CATALOGUE, isEventType } from "@hub/shared";
 import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services";
@@ -76,4 +78,25 @@ export async function catalogueCheckedEvents(database: Database, aggregateId: st
     if (!parsed.success) throw new Error(`${event.eventType} payload ${JSON.stringify(event.payload)} breaks the catalogue: ${parsed.error.message}`);
   }
   return recorded;
+}
+
+/**
+ * A connection of `database` whose every plan, the statements inside functions included, arrives
+ * as a notice and is pushed onto `plans` (auto_explain). `planCacheMode` picks the plans a named
+ * prepared statement runs: `force_generic_plan` as after its fifth execution, `force_custom_plan`
+ * as in its first five (and whenever PostgreSQL finds them cheaper), planned for the values sent.
+ */
+export async function connectReportingPlans(
+  database: Database,
+  planCacheMode: "force_generic_plan" | "force_custom_plan",
+  plans: string[],
+): Promise<pg.PoolClient> {
+  const client = await database.pool.connect();
+  await client.query(`set plan_cache_mode = ${planCacheMode}`);
+  client.on("notice", (notice) => plans.push(notice.message ?? ""));
+  await client.query("load 'auto_explain'");
+  await client.query("set auto_explain.log_min_duration = 0");
+  await client.query("set auto_explain.log_nested_statements = on");
+  await client.query("set auto_explain.log_level = 'notice'");
+  return client;
 }

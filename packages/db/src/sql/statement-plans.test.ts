@@ -13,7 +13,7 @@ import { sql } from "drizzle-orm";
 import { jobs, webhookDeliveries, withTransaction, type Executor } from "../index";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stageAutomation, useTestDatabase, type StagedAutomation } from "../test-kit";
+import { connectReportingPlans, stageAutomation, useTestDatabase, type StagedAutomation } from "../test-kit";
 
 const hub = useTestDatabase();
 const SIZES = [1_000, 80_000, 500_000];
@@ -35,16 +35,9 @@ beforeAll(async () => {
     )
   ).rows;
   webhookId = webhook!.id;
-  client = await hub().pool.connect();
-  // As the prepared statement runs once PostgreSQL has settled on a generic plan.
-  await client.query("set plan_cache_mode = force_generic_plan");
-  // Every plan the client runs, nested ones inside functions included, arrives as a notice: a
-  // failing test names the statement that scanned.
-  client.on("notice", (notice) => plans.push(notice.message ?? ""));
-  await client.query("load 'auto_explain'");
-  await client.query("set auto_explain.log_min_duration = 0");
-  await client.query("set auto_explain.log_nested_statements = on");
-  await client.query("set auto_explain.log_level = 'notice'");
+  // As the prepared statement runs once PostgreSQL has settled on a generic plan; every plan,
+  // nested ones inside functions included, is reported: a failing test names the statement that scanned.
+  client = await connectReportingPlans(hub(), "force_generic_plan", plans);
 });
 
 afterAll(() => client?.release());

@@ -14,7 +14,7 @@ import { sql } from "drizzle-orm";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobLogs, jobs, withTransaction } from "../../index";
-import { stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
+import { connectReportingPlans, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
 
 const hub = useTestDatabase();
 /** Indexes of `jobs` that lead with automation_id: reading one reads every job of the automation. */
@@ -37,13 +37,7 @@ beforeAll(async () => {
   await hub().db.execute(sql`analyze jobs`);
   // ...then its burst: thousands of jobs the statistics do not know of.
   await history(burst.automationId, 5_000);
-  client = await hub().pool.connect();
-  await client.query("set plan_cache_mode = force_custom_plan");
-  client.on("notice", (notice) => plans.push(notice.message ?? ""));
-  await client.query("load 'auto_explain'");
-  await client.query("set auto_explain.log_min_duration = 0");
-  await client.query("set auto_explain.log_nested_statements = on");
-  await client.query("set auto_explain.log_level = 'notice'");
+  client = await connectReportingPlans(hub(), "force_custom_plan", plans);
 }, 120_000);
 
 afterAll(() => client?.release());

@@ -15,7 +15,7 @@
 import { sql } from "drizzle-orm";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
+import { connectReportingPlans, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
 import { claim } from "./claim";
 
 const hub = useTestDatabase();
@@ -37,13 +37,7 @@ beforeAll(async () => {
     insert into jobs (automation_id, context)
     select ${subject.automationId}, jsonb_build_object('customer', 'small-' || i) from generate_series(1, ${SMALL_VALUES}) as i`);
 
-  client = await hub().pool.connect();
-  await client.query("set plan_cache_mode = force_generic_plan");
-  client.on("notice", (notice) => plans.push(notice.message ?? ""));
-  await client.query("load 'auto_explain'");
-  await client.query("set auto_explain.log_min_duration = 0");
-  await client.query("set auto_explain.log_nested_statements = on");
-  await client.query("set auto_explain.log_level = 'notice'");
+  client = await connectReportingPlans(hub(), "force_generic_plan", plans);
 }, 120_000);
 
 afterAll(() => client?.release());
