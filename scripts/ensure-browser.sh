@@ -31,6 +31,8 @@ else
 fi
 
 log "apt-get install -y chromium (the console's browser tests run in it)"
+# An install interrupted earlier (a run killed mid-way) leaves dpkg asking for this before any other.
+as_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a
 as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 [[ -x $CHROMIUM ]] || {

@@ -79,6 +79,8 @@ apt_install() {
     fail "cannot install $* (not root, and sudo is unavailable). Run: sudo apt-get update && sudo apt-get install -y $*; then run this again."
   fi
   if [[ $APT_UPDATED == false ]]; then
+    # An install interrupted earlier (a run killed mid-way) leaves dpkg asking for this before any other.
+    as_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a
     log "apt-get update"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     APT_UPDATED=true
