@@ -179,7 +179,7 @@ BEGIN
   END IF;
   IF v_open AND cardinality(p_candidate_ids) > 0 THEN
     SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
-    WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = c.id AND j.status = 'queued' AND j.automation_id = p_automation_id);
+    WHERE (SELECT j.status = 'queued' AND j.automation_id = p_automation_id FROM jobs j WHERE j.id = c.id) IS NOT TRUE;
   END IF;
 
   IF v_key IS NULL AND v_rate_count IS NULL THEN
@@ -399,7 +399,7 @@ BEGIN
         v_never_started_next := v_never_started_next + 1;
       END IF;
 
-      PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND j.status = 'queued' FOR UPDATE SKIP LOCKED;
+      PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND (j.status = 'queued') IS TRUE FOR UPDATE SKIP LOCKED;
       IF NOT FOUND THEN
         v_passed := v_passed || v_pick_id;
         CONTINUE;

@@ -1,7 +1,9 @@
 /**
  * Worker fences find their jobs by primary key only, whatever the planner believes of the
  * automation (issue 29): complete-batch, heartbeat-batch, complete, heartbeat, the log append and
- * complete-and-claim. A prepared statement (and a PL/pgSQL function's statement) runs custom plans
+ * complete-and-claim; so do the claim's check of the candidates the ready set offered and the keyed
+ * claim's lock of the job it picked (migration 0024: a custom plan of the check had read the
+ * automation's whole stretch of jobs_claim_idx, every queued job, on each claim). A prepared statement (and a PL/pgSQL function's statement) runs custom plans
  * first — the automation id is then a constant the planner estimates from the statistics — and
  * during a burst those statistics say the automation has few jobs long after it has thousands: a
  * plan that walked the automation's index, alone or intersected with the primary key (a BitmapAnd),
@@ -67,7 +69,7 @@ async function plansOf(work: () => Promise<void>): Promise<string[]> {
 }
 class RollBack extends Error {}
 
-describe("worker fences on an automation whose statistics are out of date", () => {
+describe("statements that name jobs by id, on an automation whose statistics are out of date", () => {
   it("when a worker completes a batch, then its jobs are locked by primary key, never through the automation's index", async () => {
     const ids = await runningJobsOfBurst(8);
 
@@ -129,5 +131,46 @@ describe("worker fences on an automation whose statistics are out of date", () =
     expect(batchPlans).toHaveLength(1);
     expect(batchPlans[0]).toContain("jobs_pkey");
     expect(batchPlans[0]).not.toMatch(AUTOMATION_INDEXES);
+  });
+
+  it("when a claim checks the candidates the ready set offered, then each is found by primary key, never through an index of the automation's", async () => {
+    const candidateIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+      if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
+      candidateIds.push(created.jobs[0]!.id);
+    }
+    const [running] = await runningJobsOfBurst(1);
+
+    const captured = await plansOf(async () => {
+      // A stale candidate (running now) among offered ones: the check must tell them apart.
+      const claim = await jobs.claim(client, { automationId: burst.automationId, workerId: burst.worker.id, maxJobs: 1, leaseSeconds: 60, candidateIds: [running!, ...candidateIds] });
+      expect(claim.kind).toBe("claimed");
+      if (claim.kind === "claimed") expect(claim.staleIds).toEqual([running]);
+    });
+
+    const checkPlans = captured.filter((plan) => /FROM unnest\(p_candidate_ids\)/i.test(plan));
+    expect(checkPlans).toHaveLength(1);
+    expect(checkPlans[0]).toContain("jobs_pkey");
+    expect(checkPlans[0]).not.toMatch(/jobs_automation_\w+_idx|jobs_claim_idx|jobs_key_claim_idx|jobs_queued_available_idx|BitmapAnd/);
+  });
+
+  it("when a keyed claim locks the job it picked, then it finds it by primary key, never through an index of the automation's", async () => {
+    const keyed = await stageAutomation(hub(), { maxConcurrentJobs: 8, parameters: [{ name: "customer", description: "" }] });
+    await hub().pool.query(`update automations set concurrency_key = 'customer', max_concurrent_per_key = 2 where id = $1`, [keyed.automationId]);
+    await hub().db.execute(sql`
+      insert into jobs (automation_id, context) select ${keyed.automationId}, jsonb_build_object('customer', 'c-' || (i % 50)) from generate_series(1, 2000) as i`);
+
+    const captured = await plansOf(async () => {
+      const claim = await jobs.claim(client, { automationId: keyed.automationId, workerId: keyed.worker.id, maxJobs: 4, leaseSeconds: 60, candidateIds: [] });
+      expect(claim.kind).toBe("claimed");
+    });
+
+    const lockPlans = captured.filter((plan) => /j\.id = v_pick_id/i.test(plan));
+    expect(lockPlans.length).toBeGreaterThan(0);
+    for (const plan of lockPlans) {
+      expect(plan).toContain("jobs_pkey");
+      expect(plan).not.toMatch(/jobs_automation_\w+_idx|jobs_claim_idx|jobs_key_claim_idx|jobs_queued_available_idx|BitmapAnd/);
+    }
   });
 });
