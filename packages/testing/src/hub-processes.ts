@@ -72,21 +72,30 @@ export interface AppProcessOptions {
   runBuilt?: boolean | undefined;
 }
 
+/** The line a dispatcher or relay logs once it serves ("dispatcher started", "event relay started"). */
+const STARTED_LINE = /"msg":"[^"]*started"/;
+/** The line the API logs once it listens. */
+const LISTENING_LINE = /"msg":"api listening"/;
+
 /**
  * One hub app as a {@link ManagedProcess}, not started yet, and the port it serves on. Ready when
- * the API's /readyz or a dispatcher's or relay's /healthz answers 200.
+ * the API's /readyz or a dispatcher's or relay's /healthz answers 200 and (at LOG_LEVEL info or
+ * lower) its log says it serves.
  */
 export async function createAppProcess(app: HubApp, options: AppProcessOptions): Promise<{ process: ManagedProcess; port: string }> {
   const name = options.name ?? app;
   const portVariable = PORT_VARIABLE[app];
   const port = options.env[portVariable] ?? String(await freePort());
   const entryPoint = options.runBuilt ? nodeBundleEntryPoint(builtBundleOf(app)) : nodeEntryPoint(ENTRY_POINTS[app]);
+  // Where the child logs at info, readiness also waits for its own line saying it serves, so that
+  // another process holding the port cannot pass for it.
+  const logsInfo = ["trace", "debug", "info", undefined].includes(options.env.LOG_LEVEL);
   const readiness =
     app === "api"
-      ? ({ kind: "http", url: `http://127.0.0.1:${port}/readyz` } as const)
+      ? ({ kind: "http", url: `http://127.0.0.1:${port}/readyz`, log: logsInfo ? LISTENING_LINE : undefined } as const)
       : port === "0"
-        ? ({ kind: "log", pattern: /"msg":"[^"]*started"/ } as const)
-        : ({ kind: "http", url: `http://127.0.0.1:${port}/healthz` } as const);
+        ? ({ kind: "log", pattern: STARTED_LINE } as const)
+        : ({ kind: "http", url: `http://127.0.0.1:${port}/healthz`, log: logsInfo ? STARTED_LINE : undefined } as const);
   const child = new ManagedProcess({
     name,
     command: entryPoint.command,

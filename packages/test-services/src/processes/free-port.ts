@@ -1,7 +1,27 @@
 import { createServer } from "node:net";
 
-/** A TCP port that was free a moment ago (the usual listen-on-0 probe). */
+/**
+ * Ports this process handed out already. The listen-on-0 probe releases its port at once, so the
+ * kernel may offer it again to the next probe before the child it was meant for has bound it: a
+ * hub's API and one of its own dispatchers started together were once given the same port, and
+ * the API's readiness check and the tests' requests then reached the dispatcher's metrics server.
+ */
+const handedOut = new Set<number>();
+/** Probes before giving up on finding a port not handed out yet (each is one listen on port 0). */
+const MAX_PROBES = 20;
+
+/** A TCP port that was free a moment ago and that no earlier call in this process returned. */
 export async function freePort(): Promise<number> {
+  for (let probe = 0; probe < MAX_PROBES; probe++) {
+    const port = await listenOnZero();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port found that was not handed out before (${MAX_PROBES} probes)`);
+}
+
+function listenOnZero(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -44,7 +44,12 @@ export interface ExitInfo {
 
 /** How to tell that a started child is ready to serve. */
 export type Readiness =
-  | { kind: "http"; url: string }
+  /**
+   * `url` answers 200 and, with `log`, the child's own output since it started matches `log`: an
+   * answer from another process that holds the port (it was taken before the child bound it) does
+   * not count, and the child's failure to listen shows as its exit instead.
+   */
+  | { kind: "http"; url: string; log?: RegExp }
   | { kind: "log"; pattern: RegExp }
   /** Ready as soon as it is spawned. */
   | { kind: "spawned" };
@@ -217,6 +222,7 @@ export class ManagedProcess {
       case "log":
         return readiness.pattern.test(readTail(this.logFile, Number.MAX_SAFE_INTEGER, logOffset));
       case "http":
+        if (readiness.log && !readiness.log.test(readTail(this.logFile, Number.MAX_SAFE_INTEGER, logOffset))) return false;
         try {
           const response = await fetch(readiness.url, { signal: AbortSignal.timeout(1000) });
           await response.arrayBuffer();
