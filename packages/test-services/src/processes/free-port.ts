@@ -2,9 +2,9 @@ import { createServer } from "node:net";
 
 /**
  * Ports this process handed out already. The listen-on-0 probe releases its port at once, so the
- * kernel may offer it again to the next probe before the child it was meant for has bound it: a
- * hub's API and one of its own dispatchers started together were once given the same port, and
- * the API's readiness check and the tests' requests then reached the dispatcher's metrics server.
+ * kernel may offer it again to the next probe before the child it was meant for has bound it. A
+ * CI run once failed that way, as far as its answers tell (the logs were gone): the tests' login
+ * to a hub started with three dispatchers got a dispatcher metrics server's 404.
  */
 const handedOut = new Set<number>();
 /** Probes before giving up on finding a port not handed out yet (each is one listen on port 0). */

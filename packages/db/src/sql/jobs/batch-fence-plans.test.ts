@@ -4,8 +4,9 @@
  * complete-and-claim; so do the claim's check of the candidates the ready set offered and the keyed
  * claim's lock of the job it picked (migration 0024: a custom plan of the check had read the
  * automation's whole stretch of jobs_claim_idx, every queued job, on each claim). A prepared
- * statement (and a PL/pgSQL function's statement) runs custom plans first — the automation id is then a constant the planner estimates from the statistics — and
- * during a burst those statistics say the automation has few jobs long after it has thousands: a
+ * statement (and a PL/pgSQL function's statement) runs custom plans first — the automation id is
+ * then a constant the planner estimates from the statistics — and during a burst those statistics
+ * say the automation has few jobs long after it has thousands: a
  * plan that walked the automation's index, alone or intersected with the primary key (a BitmapAnd),
  * read every index entry of the automation, dead versions included, on each call. In a 40,000-job
  * burst that made a batch completion cost 8 ms and 1,700 buffers instead of about 1 ms
