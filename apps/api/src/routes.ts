@@ -10,7 +10,7 @@ import { eventRoutes } from "./events/events.routes";
 import { automationRoutes } from "./automations/automations.routes";
 import { workerRoutes } from "./workers/workers.routes";
 import { workerSelfRoutes } from "./workers/worker-self.routes";
-import { workerProtocolRoutes } from "./jobs/worker-protocol.routes";
+import { workerProtocolRoutes } from "./worker-protocol/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";

@@ -7,7 +7,7 @@ import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { NotFoundError } from "../http/http-errors";
 import type { AppendJobLogsBody, AppendJobLogsResponse, JobLogLineRecord, ListJobLogsQuery } from "./job-logs.schemas";
-import { refused } from "./worker-protocol.service";
+import { refused } from "../worker-protocol/worker-protocol.service";
 
 /** A stored line as the API shows it. */
 export function toJobLogLineRecord(line: jobLogs.Line): JobLogLineRecord {

@@ -29,7 +29,7 @@ const SCHEDULING_DESCRIPTION =
   "PostgreSQL's clock). `priority` (−100 to 100, default 0) orders the due jobs of an automation: higher first, " +
   "then earlier `available_at`, then creation order (a batch in input order).";
 
-/** The jobs API of hub users (bearer). The worker's side is in ./worker-protocol.routes.ts. */
+/** The jobs API of hub users (bearer). The worker's side is in ../worker-protocol/worker-protocol.routes.ts. */
 export const jobRoutes = [
   defineRoute({
     method: "post",

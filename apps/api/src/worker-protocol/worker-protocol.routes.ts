@@ -14,8 +14,8 @@ import {
   heartbeatResponse,
   jobIdParams,
   jobRecord,
-} from "./jobs.schemas";
-import { toJobRecord } from "./jobs.service";
+} from "../jobs/jobs.schemas";
+import { toJobRecord } from "../jobs/jobs.service";
 import {
   claimBatchBody,
   claimBatchResponse,

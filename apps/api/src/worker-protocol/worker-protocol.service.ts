@@ -9,8 +9,8 @@ import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
 import { claimNextJob, type PendingCompletion } from "./claim";
-import { toJobRecord } from "./jobs.service";
-import type { JobRecord } from "./jobs.schemas";
+import { toJobRecord } from "../jobs/jobs.service";
+import type { JobRecord } from "../jobs/jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
 
 export type WorkerCall = "heartbeat" | "complete" | "fail" | "logs";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { jobResultField } from "../http/payload-limits";
 import { uuid } from "@hub/shared";
-import { CLAIM_MAX_WAIT_SECONDS, jobRecord } from "./jobs.schemas";
+import { CLAIM_MAX_WAIT_SECONDS, jobRecord } from "../jobs/jobs.schemas";
 
 export const CLAIM_BATCH_MAX_JOBS = 100;
 export const CLAIM_BATCH_DEFAULT_JOBS = 10;
