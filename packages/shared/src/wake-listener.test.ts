@@ -2,7 +2,8 @@
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { parseWakeMessage, WAKE_RECHECK_INTERVAL_MS, WakeListener } from "./dispatch";
+import { parseWakeMessage } from "./ready-jobs";
+import { WAKE_RECHECK_INTERVAL_MS, WakeListener } from "./wake-listener";
 import { redisKeys } from "./redis";
 
 const keys = redisKeys("test");
@@ -119,16 +120,25 @@ describe("WakeListener", () => {
     expect(looking.wokenBy).toBe("offer");
   });
 
-  it("when a claim marked itself waiting for room, then others see it", () => {
+  it("when another claim of the automation looked less than an interval ago, then the re-check wakes none, however long the oldest has waited", async () => {
     const { wakes } = listener();
-    const claim = wakes.register(AUTOMATION);
-    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(false);
+    const oldest = wakes.register(AUTOMATION);
+    const oldestWait = oldest.wait(10_000);
+    const registered = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const younger = wakes.register(AUTOMATION);
+    const youngerWait = younger.wait(10_000);
+    const youngerLooked = Date.now();
 
-    claim.waitingForRoom();
+    await wakes.recheck(youngerLooked + WAKE_RECHECK_INTERVAL_MS - 10);
+    expect([oldest.wokenBy, younger.wokenBy]).toEqual([null, null]);
+    expect(youngerLooked + WAKE_RECHECK_INTERVAL_MS - 10 - registered).toBeGreaterThanOrEqual(WAKE_RECHECK_INTERVAL_MS);
 
-    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(true);
-    claim.cancel();
-    expect(wakes.someoneWaitsForRoom(AUTOMATION)).toBe(false);
+    await wakes.recheck(youngerLooked + WAKE_RECHECK_INTERVAL_MS + 10);
+    await oldestWait;
+    expect([oldest.wokenBy, younger.wokenBy]).toEqual(["slot", null]);
+    younger.cancel();
+    await Promise.race([youngerWait, new Promise((resolve) => setTimeout(resolve, 20))]);
   });
 
   it("when a wake-up message is read, then its automation and reason come back", () => {
