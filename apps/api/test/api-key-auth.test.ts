@@ -171,7 +171,7 @@ describe("last_used_at", () => {
 
     const results = await Promise.all(Array.from({ length: 100 }, () => hub.client.get("/identity/me", { token: created.key })));
 
-    expect(results.every((result) => result.status === 200)).toBe(true);
+    expect(results.filter((result) => result.status !== 200).map((result) => [result.status, result.body])).toEqual([]);
     expect(await writes()).toBe(1);
     expect((await storedApiKey(hub, created.id)).lastUsedAt).toBeInstanceOf(Date);
   });

@@ -14,14 +14,17 @@
 import {
   delayedMember,
   jobOfDelayedMember,
-  READY_MEMBER_ID_START,
   readyKeyOfMember,
   readyMember,
   readyScore,
   type DispatchableJob,
   type ReadyJobKey,
 } from "./claim-order";
+import { CLAIMED_MEMORY_MS, CLAIMED_SCRIPT, DELAY_SCRIPT, OFFER_SCRIPT, RESCHEDULE_SCRIPT, TAKE_DUE_SCRIPT, type ReadyScripts } from "./ready-jobs.scripts";
 import type { RedisConnection, RedisKeys } from "./redis";
+import { wakeMessage, type WakeReason } from "./wake-messages";
+
+export { parseWakeMessage, type WakeReason } from "./wake-messages";
 
 /**
  * How far ahead the dispatchers' horizon pass brings queued jobs from PostgreSQL into the delayed
@@ -37,108 +40,8 @@ export const DELAYED_HORIZON_MS = 60_000;
  */
 export const DELAYED_HOLD_MS = DELAYED_HORIZON_MS + 10_000;
 
-/** How long a claimed id stays refused by {@link ReadyJobs.offer}: longer than any offer can lag its claim. */
-const CLAIMED_MEMORY_MS = 60_000;
-
-/**
- * KEYS: ready set, claimed ids; ARGV: wake channel, wake message, "1" to offer even recently
- * claimed ids (they were queued again), then score/member pairs. Adds the members whose job was not
- * recently claimed and wakes one claim when it added any.
- */
-const OFFER_SCRIPT = `
-local added = 0
-for i = 4, #ARGV, 2 do
-  local id = string.sub(ARGV[i + 1], ${READY_MEMBER_ID_START})
-  if ARGV[3] == '1' then redis.call('ZREM', KEYS[2], id) end
-  if not redis.call('ZSCORE', KEYS[2], id) then
-    added = added + redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1])
-  end
-end
-if added > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
-return added`;
-
-/**
- * KEYS: ready set, claimed ids; ARGV: now (ms), memory (ms), "1" to forget ids older than the
- * memory, then members. Withdraws the members and remembers their job ids.
- */
-const CLAIMED_SCRIPT = `
-for i = 4, #ARGV do
-  redis.call('ZREM', KEYS[1], ARGV[i])
-  redis.call('ZADD', KEYS[2], ARGV[1], string.sub(ARGV[i], ${READY_MEMBER_ID_START}))
-end
-if ARGV[3] == '1' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
-return 0`;
-
-/**
- * KEYS: delayed set; ARGV: now (ms), most to move. Removes and returns the members due by now with
- * their scores, earliest first: whoever removed a member offers it (one dispatcher per job). Also
- * returns the earliest score left (false when the set is empty): when to look next.
- */
-const TAKE_DUE_SCRIPT = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-for i = 1, #due, 2 do redis.call('ZREM', KEYS[1], due[i]) end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {due, first[2] or false}`;
-
-/**
- * Lua: publishes on ARGV[1] when `earliest` (a number, or nil) comes before the score the
- * delayed set KEYS[1] started with (`first`, its ZRANGE 0 0 WITHSCORES before the change): the
- * dispatchers sleep until the earliest job is due, so an earlier one must wake them.
- */
-const WAKE_IF_EARLIER = `
-local function wakeIfEarlier(first, earliest)
-  if earliest ~= nil and (first[2] == nil or earliest < tonumber(first[2])) then redis.call('PUBLISH', ARGV[1], '') end
-end`;
-
-/**
- * KEYS: delayed set; ARGV: delayed channel, then score/member pairs. Adds (or moves) the members,
- * waking the dispatchers when one of them is now the earliest.
- */
-const DELAY_SCRIPT = `${WAKE_IF_EARLIER}
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local earliest = nil
-for i = 2, #ARGV, 2 do
-  local score = tonumber(ARGV[i])
-  redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1])
-  if earliest == nil or score < earliest then earliest = score end
-end
-wakeIfEarlier(first, earliest)
-return 0`;
-
-/**
- * KEYS: ready set, claimed ids, delayed set; ARGV: delayed channel, ready member, previous delayed
- * member, where the job goes now ("ready" | "delayed" | "later"), its score there, its delayed
- * member, wake channel, wake message. Takes a rescheduled job out of both sets and puts it where
- * its new time says.
- */
-const RESCHEDULE_SCRIPT = `${WAKE_IF_EARLIER}
-redis.call('ZREM', KEYS[1], ARGV[2])
-redis.call('ZREM', KEYS[3], ARGV[3])
-if ARGV[4] == 'ready' then
-  redis.call('ZREM', KEYS[2], string.sub(ARGV[2], ${READY_MEMBER_ID_START}))
-  redis.call('ZADD', KEYS[1], ARGV[5], ARGV[2])
-  redis.call('PUBLISH', ARGV[7], ARGV[8])
-elseif ARGV[4] == 'delayed' then
-  local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-  wakeIfEarlier(first, tonumber(ARGV[5]))
-end
-return 0`;
-
 /** How often one process trims an automation's claimed ids (two Redis commands) rather than on every claim. */
 const CLAIMED_TRIM_INTERVAL_MS = 1000;
-
-/** The scripts, defined on the connection once (ioredis sends EVALSHA, falling back to EVAL). */
-interface ReadyScripts {
-  hubOfferJobs(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
-  hubMarkClaimed(readyKey: string, claimedKey: string, ...args: Array<string | number>): Promise<number>;
-  hubTakeDueJobs(delayedKey: string, now: number, max: number): Promise<[string[], string | null]>;
-  hubDelayJobs(delayedKey: string, ...args: Array<string | number>): Promise<number>;
-  hubRescheduleJob(readyKey: string, claimedKey: string, delayedKey: string, ...args: Array<string | number>): Promise<number>;
-}
 
 /** Where an offered job goes: its ready set (due), the delayed set (due soon), or nowhere yet (later). */
 type Placement = "ready" | "delayed" | "later";
@@ -434,33 +337,4 @@ export class ReadyJobs {
     for (const automationId of automationIds) pipeline.publish(this.keys.wakeChannel, wakeMessage("slot", automationId));
     await pipeline.exec();
   }
-}
-
-/**
- * Why a claim may now succeed: `offer` — a job became claimable; `slot` — room appeared (a slot
- * freed, a limit raised, a pause ended).
- */
-export type WakeReason = "offer" | "slot";
-
-const SLOT_WAKE_PREFIX = "slot:";
-
-/** The pub/sub message for a wake-up; an offer is the bare automation id. */
-function wakeMessage(reason: WakeReason, automationId: string): string {
-  switch (reason) {
-    case "offer":
-      return automationId;
-    case "slot":
-      return SLOT_WAKE_PREFIX + automationId;
-    default: {
-      const exhaustive: never = reason;
-      throw new Error(`unknown wake reason ${String(exhaustive)}`);
-    }
-  }
-}
-
-/** Reads a wake-up message: which automation, and why. */
-export function parseWakeMessage(message: string): { automationId: string; reason: WakeReason } {
-  return message.startsWith(SLOT_WAKE_PREFIX)
-    ? { automationId: message.slice(SLOT_WAKE_PREFIX.length), reason: "slot" }
-    : { automationId: message, reason: "offer" };
 }

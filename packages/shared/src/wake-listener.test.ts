@@ -2,7 +2,7 @@
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { parseWakeMessage } from "./ready-jobs";
+import { parseWakeMessage } from "./wake-messages";
 import { WAKE_RECHECK_INTERVAL_MS, WakeListener } from "./wake-listener";
 import { redisKeys } from "./redis";
 

@@ -20,7 +20,7 @@
  * On a Redis Cluster the subscriber listens on one node (PUBLISH reaches every node) and ioredis
  * subscribes again on reconnecting or when it moves to another node.
  */
-import { parseWakeMessage, type WakeReason } from "./ready-jobs";
+import { parseWakeMessage, type WakeReason } from "./wake-messages";
 import type { RedisConnection, RedisKeys } from "./redis";
 
 interface Waiter {
