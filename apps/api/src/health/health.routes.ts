@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { pingDatabase } from "@hub/db";
 import { settleWithin } from "@hub/shared";
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/http-errors";
 import { defineRoute } from "../http/route";
 
 /** Each probe's bound: both run at once, so /readyz answers within this (plus a little). */

@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isDatabaseUnavailable, loggableDatabaseError } from "@hub/db";
 import { boundedValidationIssues, isRedisUnavailable } from "@hub/shared";
-import { HttpError, RequestValidationError } from "./http-errors";
+import { HttpError, RequestValidationError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./http-errors";
 import type { AnyRoute } from "./route";
 import { toExpressPath } from "./route";
 
@@ -33,12 +33,6 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
   req.log.error({ err: loggableDatabaseError(error) }, "unhandled error");
   res.status(500).json({ detail: "Internal Server Error" });
 };
-
-/**
- * Seconds a client is asked to wait after a 503. PostgreSQL restarts in a few seconds and the hub
- * reconnects within a second of its return (pool on demand, Redis at most every second).
- */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * PostgreSQL or Redis is unreachable, restarting or cut the connection: the request may succeed

@@ -5,6 +5,12 @@
  */
 import type { JobStatus, ValidationIssue } from "@hub/shared";
 
+/**
+ * Seconds a client is asked to wait after a 503. PostgreSQL restarts in a few seconds and the hub
+ * reconnects within a second of its return (pool on demand, Redis at most every second).
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,

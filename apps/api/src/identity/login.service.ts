@@ -14,7 +14,7 @@
 import { loginThrottle, users } from "@hub/db";
 import { HttpError, RateLimitedError, UnauthorizedError } from "../http/http-errors";
 import type { AppContext } from "../context";
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/http-errors";
 import type { LoginInput } from "./identity.schemas";
 import { LOGIN_HASH_MAX_WAIT_MS, PasswordHashingBusyError, verifyPassword } from "./passwords";
 import type { AccessTokenClaims } from "./tokens";

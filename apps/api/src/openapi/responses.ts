@@ -5,7 +5,7 @@
 import { errorResponse, validationErrorResponse } from "../http/common-schemas";
 import { MAX_BODY_BYTES } from "../http/body";
 import type { AnyRoute } from "../http/route";
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/http-errors";
 import type { ComponentSchemas, JsonSchema } from "./components";
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });

@@ -13,8 +13,7 @@ import type { Request, Response } from "express";
 import { workers } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/errors";
-import { ServiceUnavailableError } from "../http/http-errors";
+import { ServiceUnavailableError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/http-errors";
 import { openEventStream, sseMessage } from "../http/sse";
 import type { Metrics } from "../metrics";
 
