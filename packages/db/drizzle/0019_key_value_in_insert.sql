@@ -19,33 +19,11 @@
 --   value waiting (job_key_states), as before.
 -- - hub_job_context_pair_hash is declared STABLE, which it is at least, so it is inlined into
 --   the triggers' and GET /jobs's statements; its results are unchanged.
-
-CREATE FUNCTION "hub_job_key_value_of"(context jsonb, concurrency_key text) RETURNS jsonb
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $$ SELECT CASE WHEN concurrency_key IS NULL THEN NULL ELSE coalesce(context -> concurrency_key, 'null'::jsonb) END $$;
+-- hub_job_key_value_of: packages/db/functions/hub_job_key_value_of.sql holds its body, applied after the migrations.
 --> statement-breakpoint
 ALTER TABLE "jobs" ALTER COLUMN "key_value" SET DEFAULT '{"hub": "key_value not set"}'::jsonb;
 --> statement-breakpoint
--- Each statement of a VOLATILE function takes a fresh snapshot, so the key read for a row inserted without key_value is
--- the one committed when the row is inserted (0017's reasoning holds for those rows).
-CREATE OR REPLACE FUNCTION "hub_job_key_value"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
-BEGIN
-  IF NEW.key_value = '{"hub": "key_value not set"}'::jsonb THEN
-    SELECT hub_job_key_value_of(NEW.context, a.concurrency_key) INTO NEW.key_value FROM automations a WHERE a.id = NEW.automation_id;
-    IF NEW.key_value IS NULL THEN
-      RETURN NEW;
-    END IF;
-  END IF;
-  -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from marking the
-  -- value idle before this insert commits; a value not waiting yet is (re)marked.
-  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
-  IF NOT FOUND THEN
-    INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
-    ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
-  END IF;
-  RETURN NEW;
-END;
-$$;
+-- hub_job_key_value: packages/db/functions/hub_job_key_value.sql holds its body, applied after the migrations.
 --> statement-breakpoint
 DROP TRIGGER "jobs_key_value" ON "jobs";
 --> statement-breakpoint

@@ -1,0 +1,8 @@
+CREATE OR REPLACE FUNCTION hub_forget_job_context_values() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM job_context_values v
+  USING old_jobs j CROSS JOIN LATERAL jsonb_each(j.context) AS pair
+  WHERE jsonb_typeof(pair.value) = 'string'
+    AND v.pair_hash = hub_job_context_pair_hash(pair.key, pair.value) AND v.created_at = j.created_at AND v.job_id = j.id;
+  RETURN NULL;
+END $$;

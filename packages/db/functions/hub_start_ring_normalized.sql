@@ -1,0 +1,12 @@
+-- [from 0017_key_limits_rate_limits.sql]
+-- A ring's start times oldest first, resized to p_count entries: the newest kept, NULLs (no start) in front.
+CREATE OR REPLACE FUNCTION "hub_start_ring_normalized"(p_starts timestamptz[], p_head integer, p_count integer)
+RETURNS timestamptz[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT array_fill(NULL::timestamptz, ARRAY[greatest(p_count - count(*), 0)::integer])
+    || coalesce((array_agg(r.t ORDER BY r.n))[greatest(count(*) - p_count, 0) + 1:], '{}')
+  FROM (
+    SELECT s.t, CASE WHEN s.n >= p_head THEN s.n - p_head ELSE s.n + cardinality(p_starts) END AS n
+    FROM unnest(p_starts) WITH ORDINALITY AS s(t, n)
+  ) r
+  WHERE r.t IS NOT NULL
+$$;
