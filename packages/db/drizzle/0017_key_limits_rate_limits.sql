@@ -1,28 +1,7 @@
 -- migration: additive. Limits per key, rate limits and fair sharing (CONTRACT §6.13): new nullable automation columns, a job key column set by a trigger, start-state tables and hub_claim_jobs_v3; builds before it keep calling hub_claim_jobs_v2, which stays.
---
--- This file is the source of truth of hub_claim_jobs_v3 and its helpers (packages/db/schema.sql shows the schema a
--- fresh migrate produces).
---
--- Where the state lives:
--- - jobs.key_value: the job's value of its automation's concurrency_key, as JSON (`context -> key`, JSON null when the
---   context lacks it), NULL when the automation has no key. Set on insert by the trigger below, whatever statement
---   inserts; rewritten for queued and running jobs by the PUT that changes the key (which locks the automation row
---   FOR UPDATE, so no insert reads the old key and commits after that rewrite). jobs_key_claim_idx orders a key
---   value's queued jobs in claim order; it holds only jobs of automations with a key.
--- - automation_start_states: per automation, the start counter of fair sharing (incremented by each start, never a
---   clock) and the ring of the last rate_limit.count start times.
--- - job_key_states: per automation and key value, the counter value of its last start (NULL: never started), its own
---   ring, and `waiting`: set by the insert trigger when a job of the value is queued, cleared by a claim that finds the
---   value with nothing queued and nothing running. A claim walks only waiting values, never started first, then by
---   last start, and stops at the first that offers the highest priority due: in the usual case (one priority, values
---   at their limit skipped by a look-up in the running counts) a few index probes per start, whatever the backlog.
--- A ring is an array of `count` start times and `head`, the index of the oldest: the start after it overwrites it.
--- A start is allowed when the oldest is at least period_seconds old (fewer than `count` starts since), one array read.
--- Times pushed are greatest(now(), the newest entry), so a ring stays in time order although a claim whose
--- transaction began earlier may take the lock later; then for any two starts `count` apart in lock order the later
--- one's now() is at least period_seconds after the earlier one's, which is the limit, exactly, on job.started times.
--- Starts are recorded while a rate limit is set (so the claim without one costs what it did); a ring whose length
--- differs from the current count is resized at the next start, keeping its newest entries.
+-- The state the claim keeps (jobs.key_value, automation_start_states, job_key_states) and the rules it follows are
+-- described beside the claim, packages/db/functions/hub_claim_jobs_v3.sql. The key trigger's function is created here
+-- as it was then, because the trigger names it; packages/db/functions/hub_job_key_value.sql holds its current body.
 
 ALTER TABLE "automations" ADD COLUMN "concurrency_key" text;
 ALTER TABLE "automations" ADD COLUMN "max_concurrent_per_key" integer;
@@ -65,8 +44,6 @@ CREATE TABLE "job_key_states" (
 -- The claim's walk: the waiting values of an automation, never started (NULL) apart, the others by last start.
 CREATE INDEX "job_key_states_waiting_idx" ON "job_key_states" USING btree ("automation_id", "last_start") WHERE "waiting";
 
--- The job's key value under its automation's key (see above). Each statement of a VOLATILE function takes a fresh
--- snapshot, so the key read here is the one committed when the row is inserted.
 CREATE FUNCTION "hub_job_key_value"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_key text;

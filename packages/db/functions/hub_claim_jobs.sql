@@ -1,26 +1,7 @@
--- [from 0003_stats_index_claim_order_index_use.sql]
--- One claim in one round trip (CONTRACT §3 "Worker protocol", §6.8): up to p_max_jobs jobs of the
--- automation, in claim order, started under a lease for p_worker_id, each with its job.started
--- event. The automation row is locked FOR NO KEY UPDATE only for this call, which serialises the
--- claims of one automation (job inserts take FOR KEY SHARE and do not wait). Each statement of a
--- VOLATILE function takes a fresh snapshot, so the running count below is read after the lock
--- was granted: it sees every claim that held the lock before, and a completion committed meanwhile
--- only makes it conservative — the limit holds whatever the number of processes. Lock order is
--- the automation row, then job rows (SKIP LOCKED: a claim never waits on a job row), as for
--- deactivation and unregistering; completions, fails, cancels and the lease sweeper never lock
--- the automation row, so none of them can deadlock with a claim.
---
--- Returns one row per started job, in claim order, or one row with null job columns: outcome
--- 'claimed' | 'none' (a slot was free but nothing claimable) | 'blocked' (inactive, development
--- mode, worker not registered, or no slot free); slots_left after this claim; stale_ids, those of
--- p_candidate_ids (ids the dispatch layer offered) that were no longer queued before this claim.
---
--- Defined here, once every column it returns exists (priority, available_at, seq: 0001; retry_of:
--- 0002). Its ORDER BY says `priority DESC NULLS LAST` because jobs_claim_idx is built that way and
--- PostgreSQL matches an ORDER BY to an index only when the NULLS order matches too (a NOT NULL
--- column does not help): `priority DESC` alone is NULLS FIRST and made every claim sort all of the
--- automation's due queued jobs (6.5 ms at 20,000 queued) instead of reading the first few index
--- entries (0.05 ms).
+-- The first version of the claim, kept for builds that still call it (none of this build's code does). It returns
+-- no run_at, schedule_id or fire_time; hub_claim_jobs_v3 is the claim (its comment explains the lock, the snapshot
+-- of each statement and the outcomes, which hold here too). A numbered migration drops it, and this file goes, when
+-- no supported build calls it.
 CREATE OR REPLACE FUNCTION "hub_claim_jobs"(
   p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]
 ) RETURNS TABLE (

@@ -1,28 +1,7 @@
--- [from 0013_claim_returns_whole_job.sql]
--- The claim of CONTRACT §3 "Worker protocol" and §6.8: the hub's concurrency limit is enforced here, and this is
--- the function's source of truth (packages/db/schema.sql shows the schema a fresh migrate produces).
---
--- Why a second version: hub_claim_jobs (0003) does not return run_at, schedule_id and fire_time, so the claim
--- statement joined its rows back to jobs. A set-returning function is estimated at 1,000 rows, and as a generic plan
--- (a prepared statement after five runs) that join became a hash join over a sequential scan of the whole jobs
--- table whenever it held roughly 10,000 to 300,000 rows: 29 ms of a 32.7 ms claim at 80,000 rows (issue 31).
--- This version returns every column itself and declares ROWS 1 (a claim starts a handful of jobs), so the
--- statement reads no table but through the function. hub_claim_jobs is dropped by the next breaking migration.
---
--- What it does: up to p_max_jobs jobs of the automation, in claim order, started under a lease for p_worker_id,
--- each with its job.started event. The automation row is locked FOR NO KEY UPDATE only for this call, which
--- serialises the claims of one automation (job inserts take FOR KEY SHARE and do not wait). Each statement of a
--- VOLATILE function takes a fresh snapshot, so the running count below is read after the lock was granted: it sees
--- every claim that held the lock before, and a completion committed meanwhile only makes it conservative — the
--- limit holds whatever the number of processes. Lock order is the automation row, then job rows (SKIP LOCKED: a
--- claim never waits on a job row), as for deactivation and unregistering; completions, fails, cancels and the lease
--- sweeper never lock the automation row, so none of them can deadlock with a claim.
---
--- Returns one row per started job, in claim order, or one row with null job columns: outcome 'claimed' | 'none'
--- (a slot was free but nothing claimable) | 'blocked' (inactive, development mode, worker not registered, or no slot
--- free); slots_left after this claim; stale_ids, those of p_candidate_ids (ids the dispatch layer offered) that were
--- no longer queued before this claim. Its ORDER BY says `priority DESC NULLS LAST` because jobs_claim_idx is built
--- that way and PostgreSQL matches an ORDER BY to an index only when the NULLS order matches too.
+-- The second version of the claim, kept for builds that still call it (none of this build's code does): the claim
+-- without limits per key, rate limits or fair sharing. hub_claim_jobs_v3 is the claim (its comment explains the
+-- lock, the snapshot of each statement, the outcomes and why it returns every column with ROWS 1, all of which hold
+-- here too). A numbered migration drops it, and this file goes, when no supported build calls it.
 CREATE OR REPLACE FUNCTION "hub_claim_jobs_v2"(
   p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]
 ) RETURNS TABLE (

@@ -1,10 +1,21 @@
--- [from 0017_key_limits_rate_limits.sql]
--- Limits per key, rate limits and fair sharing on top of hub_claim_jobs_v2 (migration 0013, whose comment explains
--- the lock, the snapshot of each statement and the outcomes; all of it holds here).
+-- The claim (CONTRACT §3 "Worker protocol", §6.8, §6.13): the hub's concurrency limit, limits per key, rate limits
+-- and fair sharing are enforced here. Called by the claim statement (packages/db/src/sql/jobs/claim.ts) and by
+-- hub_complete_and_claim_v1.
 --
--- An automation with neither a concurrency_key nor a rate_limit takes the first branch, v2's statement unchanged (its
--- only addition is the NULL retry_after_ms column). Otherwise jobs are picked one at a time, each under the rules of
--- CONTRACT §6.13, in this transaction and under the automation's lock, so every start sees the ones before it:
+-- What it does: up to p_max_jobs jobs of the automation, in claim order, started under a lease for p_worker_id,
+-- each with its job.started event. The automation row is locked FOR NO KEY UPDATE only for this call, which
+-- serialises the claims of one automation (job inserts take FOR KEY SHARE and do not wait). Each statement of a
+-- VOLATILE function takes a fresh snapshot, so the running count below is read after the lock was granted: it sees
+-- every claim that held the lock before, and a completion committed meanwhile only makes it conservative — the
+-- limit holds whatever the number of processes. Lock order is the automation row, then job rows (SKIP LOCKED: a
+-- claim never waits on a job row), as for deactivation and unregistering; completions, fails, cancels and the lease
+-- sweeper never lock the automation row, so none of them can deadlock with a claim.
+--
+-- An automation with neither a concurrency_key nor a rate_limit takes the first branch: one statement that starts
+-- the first due jobs in claim order. Its ORDER BY says `priority DESC NULLS LAST` because jobs_claim_idx is built
+-- that way and PostgreSQL matches an ORDER BY to an index only when the NULLS order matches too. Otherwise jobs are
+-- picked one at a time, each under the rules of §6.13, in this transaction and under the automation's lock, so every
+-- start sees the ones before it:
 -- - the automation's window (rate_limit without per_key) full: stop, retry_after_ms says when it opens;
 -- - without a key: the first due job in claim order;
 -- - with a key: among the waiting key values whose running count is below max_concurrent_per_key (running counted
@@ -12,19 +23,62 @@
 --   claim order (jobs_key_claim_idx); among those the highest priority, then the value whose last start is oldest by
 --   the start counter (never started first, among themselves by that job's claim order).
 -- The picked job is locked SKIP LOCKED (a cancel may hold it); a job found locked is passed over for this call.
--- Returns the jobs in the order they were picked; slots_left is 0 when a window stopped the claim, so no claim is
--- woken for a start that the window would refuse, and retry_after_ms (from clock_timestamp(), rounded up) says when
--- to look again; NULL when no window stopped it.
--- [from 0024_claim_candidates_by_primary_key.sql]
--- Two statements of the claim name their jobs by id, and now only the primary key can find them (issue 29;
--- jobs/batch-fence-plans.test.ts). Written plainly, a custom plan (PL/pgSQL plans its statements as a prepared
--- statement's: custom plans first) took the automation's stretch of jobs_claim_idx as cheap whenever the statistics
--- said the automation had few queued jobs, as they do for a burst's automation until autovacuum analyses the table
--- again, and read every queued job of the automation, dead versions included, on each claim:
--- - the check of the candidates the ready set offered is now a subquery per candidate that looks its job up by id
---   alone (an anti-join on the same tests could still be planned as a hash join over a scan of jobs);
--- - the keyed path's lock of the job it picked tests `(j.status = 'queued') IS TRUE`, as the worker fences of 0023 do.
--- The body is 0021's with those two statements changed.
+--
+-- Where the state lives:
+-- - jobs.key_value: the job's value of its automation's concurrency_key, as JSON (`context -> key`, JSON null when the
+--   context lacks it), NULL when the automation has no key. Set by the statements that insert jobs, or by the key
+--   trigger (hub_job_key_value) for an insert that leaves it out; rewritten for queued and running jobs by the PUT
+--   that changes the key (which locks the automation row FOR UPDATE, so no insert reads the old key and commits after
+--   that rewrite). jobs_key_claim_idx orders a key value's queued jobs in claim order; it holds only jobs of
+--   automations with a key.
+-- - automation_start_states: per automation, the start counter of fair sharing (incremented by each start, never a
+--   clock) and the ring of the last rate_limit.count start times.
+-- - job_key_states: per automation and key value, the counter value of its last start (NULL: never started), its own
+--   ring, `waiting` (set by the key trigger when a job of the value is queued, cleared by a claim that finds the value
+--   with nothing queued and nothing running) and, for a value that never started, its head (below). A claim walks
+--   only waiting values: those that never started in head order, stopping once it has its p_max_jobs (about one
+--   probe per value taken), then the others by last start, stopping at the first that offers the highest priority
+--   due: in the usual case (one priority, values at their limit skipped by a look-up in the running counts) a few
+--   index probes per start, whatever the backlog.
+-- A ring is an array of `count` start times and `head`, the index of the oldest: the start after it overwrites it
+-- (hub_start_ring_push). A start is allowed when the oldest is at least period_seconds old (fewer than `count` starts
+-- since), one array read (hub_start_window_opens_at). Times pushed are greatest(now(), the newest entry), so a ring
+-- stays in time order although a claim whose transaction began earlier may take the lock later; then for any two
+-- starts `count` apart in lock order the later one's now() is at least period_seconds after the earlier one's, which
+-- is the limit, exactly, on job.started times. Starts are recorded while a rate limit is set (so the claim without one
+-- costs nothing more); a ring whose length differs from the current count is resized at the next start, keeping its
+-- newest entries.
+--
+-- The head of a value that never started (job_key_states.head_priority, head_available_at, head_seq) is a lower
+-- bound, never later in claim order than the value's first queued job:
+-- - the key trigger sets it when the value starts waiting and moves it earlier when a job inserted precedes it
+--   (under the row's lock, so concurrent inserts compose); an insert that rolls back leaves it earlier still;
+-- - a job leaving the queue (started, cancelled) only makes the value's first job later;
+-- - a reschedule (the only change of a queued job's priority or available_at) moves it earlier when the job precedes
+--   it (jobs.reschedule);
+-- - NULL means unknown (rows written by a rekey, or before heads were kept): read first, as earlier than everything.
+-- A probe reads the value's actual first due job. Reading values in head order, a probed job is final once the next
+-- value's head comes after it, which is why the claim order of §6.13 (never started first, among themselves in the
+-- order of their first due job) holds exactly, with heads exact or not; a value whose head is stale costs one probe
+-- more.
+--
+-- Two statements name their jobs by id, and only the primary key can find them (jobs/batch-fence-plans.test.ts):
+-- the check of the candidates the ready set offered is a subquery per candidate that looks its job up by id alone
+-- (an anti-join on the same tests could be planned as a hash join over a scan of jobs), and the keyed path's lock of
+-- the job it picked tests `(j.status = 'queued') IS TRUE`, as the worker fences do. Written plainly, a custom plan
+-- (PL/pgSQL plans its statements as a prepared statement's: custom plans first) took the automation's stretch of
+-- jobs_claim_idx as cheap whenever the statistics said the automation had few queued jobs, as they do for a burst's
+-- automation until autovacuum analyses the table again, and read every queued job of the automation, dead versions
+-- included, on each claim.
+--
+-- Returns one row per started job, in the order they were picked, or one row with null job columns: outcome
+-- 'claimed' | 'none' (a slot was free but nothing claimable) | 'blocked' (inactive, development mode, worker not
+-- registered, or no slot free); slots_left after this claim (0 when a window stopped the claim, so no claim is woken
+-- for a start the window would refuse); stale_ids, those of p_candidate_ids (ids the dispatch layer offered) that
+-- were no longer queued before this claim; retry_after_ms (from clock_timestamp(), rounded up), when to look again,
+-- NULL when no window stopped it. It returns every column itself and declares ROWS 1 (a claim starts a handful of
+-- jobs), so the claim statement reads no table but through the function: a set-returning function is estimated at
+-- 1,000 rows, and a join back to jobs became, as a generic plan, a hash join over a sequential scan of jobs.
 CREATE OR REPLACE FUNCTION "hub_claim_jobs_v3"(
   p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]
 ) RETURNS TABLE (

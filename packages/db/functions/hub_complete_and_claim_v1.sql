@@ -1,33 +1,29 @@
--- [from 0022_complete_and_claim.sql]
 -- POST /jobs/{job_id}/complete-and-claim (CONTRACT §6.12) in one round trip and one transaction, where it took two of
 -- each: the fenced complete of packages/db/src/sql/jobs/lease.ts (hub_jobs_complete) with its job.completed event,
 -- then, when it was recorded, the claim of hub_claim_jobs_v3 for the slot it freed. One commit less per job, and one
 -- statement the API sends and waits for less.
 --
--- Why it is safe: both commit together or not at all. A result that is not recorded claims nothing, as before; a
--- claim that fails fails the completion with it, which is then not recorded either (the request answers as a failed
--- complete does and the worker may send it again), so nothing is recorded twice or half. A process that dies after
--- the commit leaves a job running under a lease nobody holds, as a plain claim whose answer was lost does: the lease
--- sweeper queues it again.
+-- Why it is safe: both commit together or not at all. A result that is not recorded claims nothing; a claim that
+-- fails fails the completion with it, which is then not recorded either (the request answers as a failed complete
+-- does and the worker may send it again), so nothing is recorded twice or half. A process that dies after the commit
+-- leaves a job running under a lease nobody holds, as a plain claim whose answer was lost does: the lease sweeper
+-- queues it again.
 --
 -- Lock order: the automation row first (FOR NO KEY UPDATE, as the claim takes it anyway), then the job's row, the
 -- house order (packages/db/src/sql/jobs/cancel.ts): deactivating (FOR UPDATE on the automation, then its jobs) waits
 -- for this call or this call waits for it, never both. Completions alone still never lock the automation row.
 --
--- The fence is hub_jobs_complete's (`leasedBy` in packages/db/src/sql/jobs/row.ts), its status and lease checks
--- written `(…) is true` for the same reason: PostgreSQL then probes the primary key, never jobs_running_lease_idx.
+-- The fence is hub_jobs_complete's (`ofAutomation` and `leasedBy` in packages/db/src/sql/jobs/row.ts), each test
+-- written `(…) IS TRUE` so that the primary key alone finds the job (jobs/batch-fence-plans.test.ts): written
+-- plainly, a custom plan of the UPDATE (PL/pgSQL plans its statements as a prepared statement's: custom plans first)
+-- walked jobs_automation_created_idx whenever the statistics said the automation had few jobs, as they do for a
+-- burst's automation until autovacuum analyses the table again, or jobs_running_lease_idx: every entry of the
+-- automation, dead versions included, on each completion.
 --
 -- Returns, first, one row for the completion: row_kind 'completed' with the completed job's columns, or 'refused'
 -- with owner_automation_id alone (the job's automation, NULL when there is no such job: the caller tells not_found
 -- from not_leased by it) and nothing claimed. After 'completed', the rows of hub_claim_jobs_v3, row_kind 'claim'.
 -- ROWS 2: the completion and, under load, the one job claimed.
--- [from 0023_fence_by_primary_key.sql]
--- The fence's test that the job is the caller's automation's is written `(…) IS TRUE`, as the status and lease checks
--- already were (`ofAutomation` and `leasedBy` in packages/db/src/sql/jobs/row.ts), so the primary key alone finds the
--- job. Written plainly, a custom plan of the function's UPDATE (PL/pgSQL plans its statements as a prepared
--- statement's: custom plans first) walked jobs_automation_created_idx whenever the statistics said the automation had
--- few jobs, as they do for a burst's automation until autovacuum analyses the table again: every entry of the
--- automation, dead versions included, on each completion (issue 29; jobs/batch-fence-plans.test.ts).
 CREATE OR REPLACE FUNCTION "hub_complete_and_claim_v1"(
   p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb,
   p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]

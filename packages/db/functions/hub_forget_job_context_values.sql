@@ -1,3 +1,4 @@
+-- AFTER DELETE on jobs, per statement: forgets the deleted jobs' pairs in job_context_values.
 CREATE OR REPLACE FUNCTION hub_forget_job_context_values() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM job_context_values v

@@ -1,13 +1,15 @@
--- [from 0017_key_limits_rate_limits.sql]
--- The job's key value under its automation's key (see above). Each statement of a VOLATILE function takes a fresh
--- snapshot, so the key read here is the one committed when the row is inserted.
--- [from 0019_key_value_in_insert.sql]
--- Each statement of a VOLATILE function takes a fresh snapshot, so the key read for a row inserted without key_value is
--- the one committed when the row is inserted (0017's reasoning holds for those rows).
--- [from 0021_never_started_heads.sql]
--- 0019's trigger function, which also keeps the head of a value that never started (see above). The fast path stays a
--- FOR SHARE read (concurrent inserts do not wait on each other) whenever the value waits and the job does not precede
--- its head: every job of a started value, and every job of a backlog inserted in claim order but its first.
+-- The key trigger on jobs (BEFORE INSERT, for rows whose key_value is not NULL): marks the job's key value waiting in
+-- job_key_states and keeps the head of a value that never started (hub_claim_jobs_v3's comment says what both are
+-- for). The statements that insert jobs (packages/db/src/sql/jobs/insert.ts, retry.ts, sql/schedules/fire.ts) set
+-- key_value themselves, hub_job_key_value_of(context, concurrency_key) of the automation row they hold FOR KEY SHARE.
+-- key_value's default is a marker, '{"hub": "key_value not set"}': an insert that leaves the column out (an older
+-- build, a fixture) has the key computed here. Each statement of a VOLATILE function takes a fresh snapshot, so the
+-- key read for such a row is the one committed when the row is inserted. A statement that computes a value equal to
+-- the marker (a context could hold that object) only has it computed again, the same way.
+--
+-- The fast path stays a FOR SHARE read (concurrent inserts do not wait on each other; it keeps a claim from marking
+-- the value idle before this insert commits) whenever the value waits and the job does not precede its head: every
+-- job of a started value, and every job of a backlog inserted in claim order but its first.
 CREATE OR REPLACE FUNCTION "hub_job_key_value"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
   IF NEW.key_value = '{"hub": "key_value not set"}'::jsonb THEN

@@ -1,3 +1,4 @@
+-- AFTER INSERT on jobs, per statement: records each string pair of the new jobs' contexts in job_context_values.
 CREATE OR REPLACE FUNCTION hub_record_job_context_values() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO job_context_values (pair_hash, created_at, job_id, automation_id)

@@ -1,3 +1,4 @@
+-- AFTER UPDATE of a job's context, created_at or automation_id: rewrites its pairs in job_context_values.
 CREATE OR REPLACE FUNCTION hub_rewrite_job_context_values() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM job_context_values v

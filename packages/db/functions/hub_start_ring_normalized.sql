@@ -1,5 +1,5 @@
--- [from 0017_key_limits_rate_limits.sql]
--- A ring's start times oldest first, resized to p_count entries: the newest kept, NULLs (no start) in front.
+-- A ring's start times oldest first, resized to p_count entries: the newest kept, NULLs (no start) in front. The
+-- rings of rate limits are described in hub_claim_jobs_v3's comment.
 CREATE OR REPLACE FUNCTION "hub_start_ring_normalized"(p_starts timestamptz[], p_head integer, p_count integer)
 RETURNS timestamptz[] LANGUAGE sql IMMUTABLE AS $$
   SELECT array_fill(NULL::timestamptz, ARRAY[greatest(p_count - count(*), 0)::integer])

@@ -1,6 +1,5 @@
--- [from 0017_key_limits_rate_limits.sql]
 -- Records a start in a ring (resized first when its length is not p_count): the time pushed is the later of now()
--- and the newest entry, so the ring stays in time order.
+-- and the newest entry, so the ring stays in time order (hub_claim_jobs_v3's comment says why that is the limit).
 CREATE OR REPLACE FUNCTION "hub_start_ring_push"(INOUT p_starts timestamptz[], INOUT p_head integer, p_count integer)
 LANGUAGE plpgsql STABLE AS $$
 BEGIN

@@ -1,4 +1,3 @@
--- [from 0017_key_limits_rate_limits.sql]
 -- When the window next allows a start: the oldest of the last p_count starts plus the period; NULL when fewer than
 -- p_count starts were recorded (it allows one now). A start is allowed when this is NULL or not after now().
 CREATE OR REPLACE FUNCTION "hub_start_window_opens_at"(p_starts timestamptz[], p_head integer, p_count integer, p_period_seconds integer)
