@@ -115,7 +115,7 @@ describe("on 1M jobs and 10,000 automations", () => {
   });
 
   it("when a claim picks from a 20,000-job queue, then it reads the first entries of jobs_claim_idx without sorting the queue", async () => {
-    // The `picked` step of hub_claim_jobs_v2 (migration 0013), which EXPLAIN cannot see inside the
+    // The `picked` step of hub_claim_jobs_v2 (packages/db/functions/hub_claim_jobs_v2.sql), which EXPLAIN cannot see inside the
     // function: its ORDER BY must match jobs_claim_idx, NULLS order included, or every claim sorts
     // the whole queue.
     const text = await plan(sql`
