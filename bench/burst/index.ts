@@ -1,5 +1,5 @@
 /**
- * `pnpm bench burst` (issue 29): does a job cost the same whatever the backlog? On one fresh hub
+ * `pnpm bench burst`: does a job cost the same whatever the backlog? On one fresh hub
  * per protocol (8 automations × max_concurrent_jobs 8 by default), after a warm-up of a few
  * hundred jobs (its figures are printed, not used), three phases back to back:
  *
@@ -11,7 +11,7 @@
  * `claim-batch` of BENCH_BURST_CLAIM_BATCH (20), `complete-batch`; "single": `POST /jobs`,
  * `POST /jobs/claim`, `POST /jobs/{id}/complete`. Per phase: throughput, CPU per job (PostgreSQL,
  * the hub's processes, Redis, this driver), and what PostgreSQL's statistics say of `jobs` —
- * sequential scans per claim statement (issue 31), HOT updates — then the same-run ratios of
+ * sequential scans per claim statement, HOT updates — then the same-run ratios of
  * the large burst and of half load to the small burst. The jobs are audited as in the e2e mode.
  */
 import { randomBytes } from "node:crypto";
@@ -45,7 +45,7 @@ export interface BurstPhase extends PhaseSummary {
   /** Top-level claim statements (pg_stat_statements), or the claim function's calls when it is not loaded. */
   claims: number;
   claimsCountedBy: "pg_stat_statements" | "pg_stat_user_functions";
-  /** Sequential scans of `jobs` during the phase, and per claim (issue 31's target: 0). */
+  /** Sequential scans of `jobs` during the phase, and per claim (target: 0). */
   jobsSeqScans: number;
   seqScansPerClaim: number;
   /** Statements the audit's concurrency sampler ran on `jobs` in the phase: an upper bound of the sequential scans that are not the hub's. */
@@ -71,7 +71,7 @@ export interface BurstRatios {
   /** PostgreSQL CPU per job, large burst ÷ small burst, and half load ÷ small burst (targets ≤ 1.2). */
   postgresCpuLargeToSmall: number;
   postgresCpuHalfToSmall: number;
-  /** Machine CPU per job (hub, PostgreSQL, Redis), half load ÷ small burst (issue 29 target 3: ≤ 1.2). */
+  /** Machine CPU per job (hub, PostgreSQL, Redis), half load ÷ small burst (target: ≤ 1.2). */
   machineCpuHalfToSmall: number;
 }
 

@@ -10,7 +10,7 @@ import type { PostgresServerInfo } from "./postgres-server";
 export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console";
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
- * with a `*` webhook subscription to a local sink (issue 12: within 10 % of the plain hub), and the
+ * with a `*` webhook subscription to a local sink (target: within 10 % of the plain hub), and the
  * peers measured in the same run (the PostgreSQL ceiling, raw BullMQ, graphile-worker plain and
  * batched, pg-boss).
  */
@@ -115,7 +115,7 @@ export interface BenchConfig {
 }
 
 /**
- * The `keys` mode (issue 27): one automation, `max_concurrent_jobs` BENCH_KEYS_LIMIT, BENCH_KEYS_VALUES
+ * The `keys` mode: one automation, `max_concurrent_jobs` BENCH_KEYS_LIMIT, BENCH_KEYS_VALUES
  * key values with `max_concurrent_per_key` BENCH_KEYS_PER_KEY; one value's backlog of BENCH_KEYS_BIG
  * jobs is queued first, then each other value submits one job per round, BENCH_KEYS_SMALL rounds
  * BENCH_KEYS_ROUND_MS apart; the same arrivals run once more without a key ("plain") on a fresh hub
@@ -140,7 +140,7 @@ export interface KeysConfig {
 }
 
 /**
- * The `console` mode (issue 28): the console in headless Chromium over a seeded hub — time to the
+ * The `console` mode: the console in headless Chromium over a seeded hub — time to the
  * first rendered rows of the Jobs and Automations pages, and the bundle's size. The scale mode
  * measures the Jobs page too, over its own history.
  */
@@ -173,7 +173,7 @@ export interface TimedConfig {
 }
 
 /**
- * The `logs` mode (issue 26): peak jobs/s with and without log lines, cancel-to-signal latency over
+ * The `logs` mode: peak jobs/s with and without log lines, cancel-to-signal latency over
  * many held signals streams, the API's memory per stream, and log-stream latency at half load.
  */
 export interface LogsConfig {
@@ -203,7 +203,7 @@ export const BURST_PROTOCOLS = ["batched", "single", "graphile"] as const;
 export type BurstProtocol = (typeof BURST_PROTOCOLS)[number];
 
 /**
- * The `burst` mode (issue 29): on one fresh hub, a small burst, a large burst and, right after it,
+ * The `burst` mode: on one fresh hub, a small burst, a large burst and, right after it,
  * a phase paced at a fraction (BENCH_LOAD_FRACTION) of the large burst's throughput; per protocol.
  */
 export interface BurstConfig {

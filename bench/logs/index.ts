@@ -1,5 +1,5 @@
 /**
- * `pnpm bench logs` (issue 26, CONTRACT §6.12): what job logs and live control cost and how fast
+ * `pnpm bench logs` (CONTRACT §6.12): what job logs and live control cost and how fast
  * they are, on fresh hubs run as processes, with worker-SDK workers in this driver:
  *
  * 1. peak jobs/s with BENCH_LOGS_LINES (20) lines per job written through `job.log`, against the

@@ -123,7 +123,7 @@ const OFFER_WORKER_CLOSE_TIMEOUT_MS = 5000;
  * another worker looks for a next job. With one message in flight per dispatcher, the next job is
  * fetched by `moveToFinished` (`fetchNext`) anyway, and when the queue is empty that marker only
  * sends this worker into one more `BZPOPMIN` and one more empty `moveToActive`: 2 of the 6 round
- * trips of a message at low rates, where each message carries one job (issue 29, bench/README.md).
+ * trips of a message at low rates, where each message carries one job (bench/README.md).
  * The offer's pipeline removes it. A job added meanwhile is not missed: one added before the
  * removal is in the wait list, which `moveToFinished` reads next; one added after it puts its own
  * marker back. Another dispatcher blocked on the set has taken the marker already (Redis serves a
