@@ -19,7 +19,7 @@ import { type Database, schedules } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import type { ReadyJobs } from "@hub/shared/dispatch";
-import type { DispatcherMetrics } from "./metrics";
+import type { DispatcherMetrics } from "../metrics";
 
 /** A fire not made within this long after its time is missed (CONTRACT §6.9). */
 export const MISSED_FIRE_AFTER_MS = 5000;
