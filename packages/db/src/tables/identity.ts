@@ -73,7 +73,7 @@ export const apiKeys = pgTable(
 /**
  * The login throttle's sliding windows (CONTRACT §6.15): one row per subject (`email:<digest>`,
  * `pair:<digest>:<address>`, `address:<address>`), its attempts within the window, newest last,
- * at most the limit's number of them. Written only by ./sql/login-throttle/throttle.ts.
+ * at most the limit's number of them. Written only by ../sql/login-throttle/throttle.ts.
  */
 export const loginAttemptWindows = pgTable(
   "login_attempt_windows",
