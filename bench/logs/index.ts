@@ -8,7 +8,7 @@
  * 3. cancel-to-signal of 1,000 running jobs over 50 workers holding `GET /workers/me/signals`,
  *    cancelled singly and in bulk (target p99 < 1 s), and the API's RSS per open signals stream.
  *
- * How it works and how to read it: bench/README.md, "The logs mode".
+ * How it works and how to read it: bench/MODES.md, "The logs mode".
  */
 import { randomBytes } from "node:crypto";
 import type { AuditCheck } from "../lib/audit";

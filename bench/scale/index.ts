@@ -17,7 +17,7 @@
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
  *   claiming and completing), without the sweep and while it runs.
  * It checks the free disk of PostgreSQL's data directory first and refuses to seed what would not
- * fit; it never runs in CI. How to read it: bench/README.md ("The scale mode").
+ * fit; it never runs in CI. How to read it: bench/MODES.md ("The scale mode").
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
