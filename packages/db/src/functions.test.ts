@@ -58,7 +58,10 @@ const answersChanged = (sql: string) => sql.replace("coalesce(context -> concurr
 
 /** xmin of each hub function's catalogue row: it moves whenever a transaction that rewrote the row commits. */
 async function catalogueVersions(url: string): Promise<Record<string, string>> {
-  const rows = await query<{ proname: string; xmin: string }>(url, "select proname, xmin::text from pg_proc where pronamespace = 'public'::regnamespace order by proname");
+  const rows = await query<{ proname: string; xmin: string }>(
+    url,
+    "select proname, xmin::text from pg_proc where pronamespace = 'public'::regnamespace order by proname",
+  );
   return Object.fromEntries(rows.map((r) => [r.proname, r.xmin]));
 }
 
@@ -96,7 +99,9 @@ describe("applying the function files", () => {
 
   it("when a file changes its function's return type, then migrating refuses, naming the file and saying to use a new name, and changes no function", async () => {
     const { url } = await migratedDatabase();
-    const edited = editedFunctions("hub_job_key_value_of", (sql) => answersChanged(sql).replace("RETURNS jsonb", "RETURNS text").replace(`'"changed"'::jsonb`, "'changed'"));
+    const edited = editedFunctions("hub_job_key_value_of", (sql) =>
+      answersChanged(sql).replace("RETURNS jsonb", "RETURNS text").replace(`'"changed"'::jsonb`, "'changed'"),
+    );
     const before = await catalogueVersions(url);
 
     const error = await prepareDatabase(url, { functionsFolder: edited }).catch((e: unknown) => e);
@@ -120,7 +125,10 @@ describe("applying the function files", () => {
   it("when a file's body does not parse, then migrating refuses naming the file, and the other files' changes are not applied either", async () => {
     const { url } = await migratedDatabase();
     const folder = editedFunctions("hub_job_key_value_of", answersChanged);
-    writeFileSync(path.join(folder, "hub_start_ring_push.sql"), readFileSync(path.join(folder, "hub_start_ring_push.sql"), "utf8").replace("END IF;", "END IFF;"));
+    writeFileSync(
+      path.join(folder, "hub_start_ring_push.sql"),
+      readFileSync(path.join(folder, "hub_start_ring_push.sql"), "utf8").replace("END IF;", "END IFF;"),
+    );
 
     const error = await prepareDatabase(url, { functionsFolder: folder }).catch((e: unknown) => e);
 
@@ -149,7 +157,8 @@ function migrationsOfTheBuildBefore(upTo: string): string {
   const folder = mkdtempSync(path.join(tmpdir(), "hub-old-build-"));
   scratchFolders.push(folder);
   mkdirSync(path.join(folder, "meta"));
-  const git = (spec: string) => execFileSync("git", ["show", `${LAST_COMMIT_WITH_BODIES_IN_MIGRATIONS}:packages/db/drizzle/${spec}`], { cwd: migrationsFolder, encoding: "utf8" });
+  const git = (spec: string) =>
+    execFileSync("git", ["show", `${LAST_COMMIT_WITH_BODIES_IN_MIGRATIONS}:packages/db/drizzle/${spec}`], { cwd: migrationsFolder, encoding: "utf8" });
   const journal = JSON.parse(git("meta/_journal.json")) as { entries: { tag: string }[] };
   const last = journal.entries.findIndex((e) => e.tag === upTo);
   expect(last, `${upTo} is a migration of ${LAST_COMMIT_WITH_BODIES_IN_MIGRATIONS}`).toBeGreaterThanOrEqual(0);

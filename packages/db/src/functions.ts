@@ -28,10 +28,7 @@ import type pg from "pg";
 type Client = Pick<pg.ClientBase, "query">;
 
 /** Folder of the function files, found through the package so bundled apps agree. */
-export const functionsFolder = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")),
-  "functions",
-);
+export const functionsFolder = path.join(path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")), "functions");
 
 /** One function file of a build. */
 export interface FunctionFile {

@@ -9,10 +9,7 @@ import { readMigrationCatalogue, type CatalogueMigration } from "./migration-cat
 import { listAppliedMigrations, recordMigrationKinds, type AppliedMigration } from "./sql/migrations/applied";
 
 /** Folder of the committed SQL migrations, found through the package so bundled apps agree. */
-export const migrationsFolder = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")),
-  "drizzle",
-);
+export const migrationsFolder = path.join(path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")), "drizzle");
 
 // Any constant works; every hub process takes the same lock so only one migrates at a time.
 const MIGRATION_LOCK_KEY = 727_001;
@@ -20,9 +17,7 @@ const MIGRATION_LOCK_KEY = 727_001;
 /** Thrown when PostgreSQL cannot be reached; the message says what to do. */
 export class DatabaseUnreachableError extends Error {
   constructor(url: string, cause: unknown) {
-    super(
-      `PostgreSQL at ${redactUrl(url)} is unreachable (${cause instanceof Error ? cause.message : String(cause)}): start PostgreSQL or set DATABASE_URL`,
-    );
+    super(`PostgreSQL at ${redactUrl(url)} is unreachable (${cause instanceof Error ? cause.message : String(cause)}): start PostgreSQL or set DATABASE_URL`);
     this.name = "DatabaseUnreachableError";
   }
 }
@@ -200,10 +195,7 @@ export async function prepareDatabase(url: string, options: PrepareDatabaseOptio
       );
     }
     if (newerAdditive.length > 0) {
-      options.logger?.warn(
-        { newerMigrations: newerAdditive.map((m) => m.tag) },
-        "the database has additive migrations of a newer build: running beside them",
-      );
+      options.logger?.warn({ newerMigrations: newerAdditive.map((m) => m.tag) }, "the database has additive migrations of a newer build: running beside them");
     }
     return { applied: appliedByThisCall, newerAdditive, functionsChanged };
   } finally {

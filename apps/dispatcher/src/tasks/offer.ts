@@ -80,7 +80,8 @@ export function createOfferWorkers({ redis, keys, logger, settings, metrics, rea
           ),
         )
       ).filter((shard) => shard !== null);
-      if (unclosed.length > 0) logger.warn({ shards: unclosed }, "dispatch queue workers did not close in time; leaving their messages to BullMQ's stalled check");
+      if (unclosed.length > 0)
+        logger.warn({ shards: unclosed }, "dispatch queue workers did not close in time; leaving their messages to BullMQ's stalled check");
     },
   };
 }

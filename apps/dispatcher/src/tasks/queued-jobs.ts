@@ -4,11 +4,7 @@ import { type Database, jobs } from "@hub/db";
 const RECONCILE_PAGE = 1000;
 
 /** Runs `handle` on each page of the queued jobs whose `available_at` lies in `window`; returns how many. */
-export async function forEachQueuedPage(
-  database: Database,
-  window: jobs.AvailableWindow,
-  handle: (page: jobs.JobRef[]) => Promise<void>,
-): Promise<number> {
+export async function forEachQueuedPage(database: Database, window: jobs.AvailableWindow, handle: (page: jobs.JobRef[]) => Promise<void>): Promise<number> {
   let cursor: jobs.QueuedJobCursor | null = null;
   let seen = 0;
   for (;;) {

@@ -102,10 +102,16 @@ export const workers = pgTable(
   },
   (t) => [
     // One registered worker per automation.
-    uniqueIndex("workers_one_per_automation").on(t.automationId).where(sql`${t.unregisteredAt} is null`),
+    uniqueIndex("workers_one_per_automation")
+      .on(t.automationId)
+      .where(sql`${t.unregisteredAt} is null`),
     uniqueIndex("workers_api_key_hash_key").on(t.apiKeyHash),
-    uniqueIndex("workers_previous_api_key_hash_key").on(t.previousApiKeyHash).where(sql`${t.previousApiKeyHash} is not null`),
-    index("workers_running_idx").on(t.lastSeenAt).where(sql`${t.status} = 'running' and ${t.unregisteredAt} is null`),
+    uniqueIndex("workers_previous_api_key_hash_key")
+      .on(t.previousApiKeyHash)
+      .where(sql`${t.previousApiKeyHash} is not null`),
+    index("workers_running_idx")
+      .on(t.lastSeenAt)
+      .where(sql`${t.status} = 'running' and ${t.unregisteredAt} is null`),
   ],
 );
 
@@ -129,7 +135,9 @@ export const schedules = pgTable(
     context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
     priority: integer("priority").notNull().default(0),
     enabled: boolean("enabled").notNull().default(true),
-    overlap: text("overlap", { enum: ["skip", "allow"] }).notNull().default("skip"),
+    overlap: text("overlap", { enum: ["skip", "allow"] })
+      .notNull()
+      .default("skip"),
     description: text("description").notNull().default(""),
     /** The next fire time; null while disabled or deleted, so "due" is `next_run_at <= now()` alone. */
     nextRunAt: tz("next_run_at"),
@@ -145,12 +153,20 @@ export const schedules = pgTable(
     deletedAt: tz("deleted_at"),
   },
   (t) => [
-    uniqueIndex("schedules_automation_key_key").on(t.automationId, t.key).where(sql`${t.key} is not null and ${t.deletedAt} is null`),
+    uniqueIndex("schedules_automation_key_key")
+      .on(t.automationId, t.key)
+      .where(sql`${t.key} is not null and ${t.deletedAt} is null`),
     // GET /schedules and GET /automations/{id}/schedules: oldest first, keyset-paged.
-    index("schedules_created_idx").on(t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
-    index("schedules_automation_created_idx").on(t.automationId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("schedules_created_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.deletedAt} is null`),
+    index("schedules_automation_created_idx")
+      .on(t.automationId, t.createdAt, t.id)
+      .where(sql`${t.deletedAt} is null`),
     // The dispatchers' timer: the earliest next fire, and the due schedules in fire order.
-    index("schedules_next_run_idx").on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`),
+    index("schedules_next_run_idx")
+      .on(t.nextRunAt)
+      .where(sql`${t.nextRunAt} is not null`),
     check("schedules_priority_check", sql`${t.priority} between -100 and 100`),
     check("schedules_overlap_check", sql`${t.overlap} in ('skip','allow')`),
   ],

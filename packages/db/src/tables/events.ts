@@ -23,7 +23,9 @@ export const events = pgTable(
   (t) => [
     uniqueIndex("events_position_key").on(t.position),
     // The relay's query: undispatched events in insertion order.
-    index("events_undispatched_idx").on(t.position).where(sql`${t.dispatchedAt} is null`),
+    index("events_undispatched_idx")
+      .on(t.position)
+      .where(sql`${t.dispatchedAt} is null`),
     // GET /events filters, each ordered by (created_at, id).
     index("events_created_idx").on(t.createdAt, t.id),
     index("events_aggregate_created_idx").on(t.aggregateId, t.createdAt, t.id),
@@ -60,7 +62,11 @@ export const webhooks = pgTable(
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
   },
   // GET /webhooks: subscriptions not deleted, oldest first, keyset-paged.
-  (t) => [index("webhooks_listed_idx").on(t.createdAt, t.id).where(sql`${t.deletedAt} is null`)],
+  (t) => [
+    index("webhooks_listed_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 /**
@@ -82,7 +88,9 @@ export const webhookDeliveries = pgTable(
     /** Copied from the event: per-aggregate order without a join. */
     aggregateId: uuid("aggregate_id").notNull(),
     eventPosition: bigint("event_position", { mode: "number" }).notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
     /** Every attempt ever made, redeliveries included. */
     attempts: integer("attempts").notNull().default(0),
     /** Attempts since the delivery was created or last redelivered: the step of the retry schedule. */
@@ -101,8 +109,12 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex("webhook_deliveries_webhook_event_key").on(t.webhookId, t.eventId),
     // The delivery loop: a subscription's pending deliveries in event order; also the order check.
-    index("webhook_deliveries_pending_idx").on(t.webhookId, t.eventPosition).where(sql`${t.status} = 'pending'`),
-    index("webhook_deliveries_pending_aggregate_idx").on(t.webhookId, t.aggregateId, t.eventPosition).where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_pending_idx")
+      .on(t.webhookId, t.eventPosition)
+      .where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_pending_aggregate_idx")
+      .on(t.webhookId, t.aggregateId, t.eventPosition)
+      .where(sql`${t.status} = 'pending'`),
     // The delivery loop's in-flight count per subscription: only leased deliveries, however long
     // the backlog of pending ones behind them.
     index("webhook_deliveries_leased_idx")

@@ -30,7 +30,9 @@ export const users = pgTable(
     // GET /identity/users?include_inactive=true: every user, oldest first, keyset-paged.
     index("users_created_idx").on(t.createdAt, t.id),
     // GET /identity/users: active users, oldest first, keyset-paged.
-    index("users_active_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive}`),
+    index("users_active_created_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.isActive}`),
     check("users_role_check", sql`${t.role} in (${sql.raw(sqlLiteralList(ROLES))})`),
   ],
 );
@@ -64,9 +66,15 @@ export const apiKeys = pgTable(
     // Every request authenticated by a key: one unique-index lookup.
     uniqueIndex("api_keys_digest_key").on(t.digest),
     // GET /identity/api-keys: newest first, a user's keys, everyone's, or by prefix.
-    index("api_keys_user_created_idx").on(t.userId, t.createdAt, t.id).where(sql`${t.revokedAt} is null`),
-    index("api_keys_created_idx").on(t.createdAt, t.id).where(sql`${t.revokedAt} is null`),
-    index("api_keys_prefix_idx").on(t.prefix).where(sql`${t.revokedAt} is null`),
+    index("api_keys_user_created_idx")
+      .on(t.userId, t.createdAt, t.id)
+      .where(sql`${t.revokedAt} is null`),
+    index("api_keys_created_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.revokedAt} is null`),
+    index("api_keys_prefix_idx")
+      .on(t.prefix)
+      .where(sql`${t.revokedAt} is null`),
   ],
 );
 
@@ -80,7 +88,10 @@ export const loginAttemptWindows = pgTable(
   {
     subject: text("subject").primaryKey(),
     // Microseconds, not milliseconds: a successful login takes back exactly the attempt it added.
-    attempts: timestamp("attempts", { withTimezone: true }).array().notNull().default(sql`'{}'`),
+    attempts: timestamp("attempts", { withTimezone: true })
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   // Rows whose window has passed are removed a few at a time, oldest first.
@@ -95,5 +106,8 @@ export const loginKnownAddresses = pgTable(
     address: text("address").notNull(),
     signedInAt: timestamp("signed_in_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ name: "login_known_addresses_pkey", columns: [t.emailDigest, t.address] }), index("login_known_addresses_signed_in_idx").on(t.signedInAt)],
+  (t) => [
+    primaryKey({ name: "login_known_addresses_pkey", columns: [t.emailDigest, t.address] }),
+    index("login_known_addresses_signed_in_idx").on(t.signedInAt),
+  ],
 );

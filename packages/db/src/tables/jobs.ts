@@ -3,7 +3,22 @@
  * The README of packages/db says what these declarations are for.
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, JOB_STATUSES, type JobProgress } from "@hub/shared";
 import { sqlLiteralList } from "../sql-literals";
 import { automations, schedules, workers } from "./automations";
@@ -23,9 +38,7 @@ export const jobs = pgTable(
     automationId: uuid("automation_id")
       .notNull()
       .references(() => automations.id),
-    status: text("status", { enum: JOB_STATUSES })
-      .notNull()
-      .default("queued"),
+    status: text("status", { enum: JOB_STATUSES }).notNull().default("queued"),
     context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
     result: jsonb("result").$type<Record<string, unknown>>(),
     error: text("error"),
@@ -68,14 +81,22 @@ export const jobs = pgTable(
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.
     index("jobs_automation_status_created_idx").on(t.automationId, t.status, t.createdAt, t.id),
     // Claim: the queued jobs of one automation in claim order (CONTRACT §6.8).
-    index("jobs_claim_idx").on(t.automationId, t.priority.desc(), t.availableAt, t.seq).where(sql`${t.status} = 'queued'`),
+    index("jobs_claim_idx")
+      .on(t.automationId, t.priority.desc(), t.availableAt, t.seq)
+      .where(sql`${t.status} = 'queued'`),
     // Lease sweeper: running jobs by lease expiry.
     // GET /automations/{id}/stats: jobs finished in the last hour, by outcome.
-    index("jobs_automation_finished_idx").on(t.automationId, t.status, t.finishedAt).where(sql`${t.finishedAt} is not null`),
-    index("jobs_running_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
+    index("jobs_automation_finished_idx")
+      .on(t.automationId, t.status, t.finishedAt)
+      .where(sql`${t.finishedAt} is not null`),
+    index("jobs_running_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'running'`),
     // Reconciliation and the dispatcher's horizon: the queued jobs that are due, or come due soon, by
     // when; a job set for next week is not read until it nears (CONTRACT §6.8).
-    index("jobs_queued_available_idx").on(t.availableAt, t.id).where(sql`${t.status} = 'queued'`),
+    index("jobs_queued_available_idx")
+      .on(t.availableAt, t.id)
+      .where(sql`${t.status} = 'queued'`),
     // GET /jobs: newest first, optionally by status.
     // Ascending, read backward for "newest first": an index built DESC NULLS LAST never matches
     // ORDER BY … DESC (which is NULLS FIRST), so the earlier DESC ones served no GET /jobs.
@@ -83,17 +104,23 @@ export const jobs = pgTable(
     index("jobs_status_created_idx").on(t.status, t.createdAt, t.id),
     index("jobs_automation_created_idx").on(t.automationId, t.createdAt, t.id),
     // Retention: finished jobs, oldest outcome first, so a sweep reads only what is due to go.
-    index("jobs_finished_idx").on(t.finishedAt).where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
+    index("jobs_finished_idx")
+      .on(t.finishedAt)
+      .where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
     check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),
     foreignKey({ name: "jobs_schedule_id_schedules_id_fk", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
     // Exactly one job per fire, however many dispatchers fire at once.
-    uniqueIndex("jobs_schedule_fire_key").on(t.scheduleId, t.fireTime).where(sql`${t.scheduleId} is not null`),
+    uniqueIndex("jobs_schedule_fire_key")
+      .on(t.scheduleId, t.fireTime)
+      .where(sql`${t.scheduleId} is not null`),
     // The claim's walk of one key value's queued jobs in claim order (key_value is not a column here: see below).
     index("jobs_key_claim_idx")
       .on(t.automationId, sql`key_value`, t.priority.desc().nullsLast(), t.availableAt, t.seq)
       .where(sql`${t.status} = 'queued' and key_value is not null`),
     // A schedule's overlap check: its jobs still queued or running.
-    index("jobs_schedule_active_idx").on(t.scheduleId).where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','running')`),
+    index("jobs_schedule_active_idx")
+      .on(t.scheduleId)
+      .where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','running')`),
   ],
 );
 
@@ -167,7 +194,10 @@ export const automationStartStates = pgTable("automation_start_states", {
     .primaryKey()
     .references(() => automations.id),
   startCount: bigint("start_count", { mode: "number" }).notNull().default(0),
-  starts: timestamp("starts", { withTimezone: true }).array().notNull().default(sql`'{}'`),
+  starts: timestamp("starts", { withTimezone: true })
+    .array()
+    .notNull()
+    .default(sql`'{}'`),
   head: integer("head").notNull().default(1),
 });
 
@@ -186,7 +216,10 @@ export const jobKeyStates = pgTable(
     waiting: boolean("waiting").notNull().default(true),
     /** The start counter's value at its last start; null: never started. */
     lastStart: bigint("last_start", { mode: "number" }),
-    starts: timestamp("starts", { withTimezone: true }).array().notNull().default(sql`'{}'`),
+    starts: timestamp("starts", { withTimezone: true })
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
     head: integer("head").notNull().default(1),
     headPriority: integer("head_priority"),
     headAvailableAt: timestamp("head_available_at", { withTimezone: true }),
@@ -195,7 +228,9 @@ export const jobKeyStates = pgTable(
   (t) => [
     primaryKey({ name: "job_key_states_pkey", columns: [t.automationId, t.keyValue] }),
     // The claim's walk: the waiting values of an automation, never started (NULL) apart, the others by last start.
-    index("job_key_states_waiting_idx").on(t.automationId, t.lastStart).where(sql`${t.waiting}`),
+    index("job_key_states_waiting_idx")
+      .on(t.automationId, t.lastStart)
+      .where(sql`${t.waiting}`),
     // The claim's read of the values that never started, in head order (unknown heads first).
     index("job_key_states_never_started_idx")
       .on(t.automationId, t.headPriority.desc().nullsFirst(), t.headAvailableAt.asc().nullsFirst(), t.headSeq.asc().nullsFirst())
