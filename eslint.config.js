@@ -87,16 +87,19 @@ const commentRules = {
 const MAX_LINES = 400;
 
 /**
- * Files that were over MAX_LINES when the limit came, each held at its length then so that it
- * cannot grow: remove a file's entry when it is split.
+ * Files over MAX_LINES when the limit came, each held at its length then (as `pnpm format` leaves
+ * it, hence drive.ts and cancel.ts, which formatting takes just over) so that it cannot grow:
+ * remove a file's entry when it is split.
  */
 const OVER_THE_LIMIT = {
-  "apps/console/src/pages/JobsSection.tsx": 551,
+  "apps/console/src/pages/JobsSection.tsx": 605,
   "packages/shared/src/ready-jobs.ts": 466,
-  "packages/shared/src/dispatch.ts": 431,
-  "bench/scale/index.ts": 604,
-  "bench/lib/load.ts": 480,
-  "bench/keys/index.ts": 450,
+  "packages/shared/src/dispatch.ts": 435,
+  "bench/scale/index.ts": 627,
+  "bench/lib/load.ts": 494,
+  "bench/keys/index.ts": 457,
+  "bench/lib/drive.ts": 406,
+  "bench/logs/cancel.ts": 415,
 };
 
 /** Files that still cite an issue number in a comment, until their owners reword them. */
