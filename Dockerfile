@@ -3,8 +3,8 @@
 # The build stage installs the whole workspace exactly as locked and bundles the app
 # (tooling/build-app.mjs: dist/main.js, and dist/migrate.js, the migrate command every image
 # carries); `pnpm deploy` then copies that app with only its production dependencies, including
-# @hub/db's package.json and drizzle/ migrations, which the app reads at run time to migrate or
-# check the database. Migrate once per release with the same image:
+# @hub/db's package.json, drizzle/ migrations and functions/ files, which the app reads at run
+# time to migrate or check the database. Migrate once per release with the same image:
 #   docker run --rm -e DATABASE_URL=… automation-hub-api node dist/migrate.js
 ARG NODE_VERSION=20
 

@@ -54,14 +54,66 @@ const workspaceBoundaries = {
   },
 };
 
+/**
+ * Comments explain the code as it is; what an issue asked and why lives in the issue, the commit
+ * and the bench docs. An issue number in a comment is a pointer a reader cannot follow from the code
+ * and that goes stale with the issue, so lint refuses it (docs/ may cite issues).
+ */
+const ISSUE_CITATION = /\bissues?\s*#?\d+/i;
+const commentRules = {
+  rules: {
+    "no-issue-numbers": {
+      meta: {
+        type: "suggestion",
+        docs: { description: "Forbid comments that cite an issue number" },
+        schema: [],
+        messages: { cited: "Comments say why in their own words; do not cite an issue number ('{{citation}}')." },
+      },
+      create(context) {
+        return {
+          Program() {
+            for (const comment of context.sourceCode.getAllComments()) {
+              const match = ISSUE_CITATION.exec(comment.value);
+              if (match) context.report({ loc: comment.loc, messageId: "cited", data: { citation: match[0] } });
+            }
+          },
+        };
+      },
+    },
+  },
+};
+
+/** Every source file stays under this many lines (tests and generated files aside). */
+const MAX_LINES = 400;
+
+/**
+ * Files over MAX_LINES when the limit came, each held at its length then (as `pnpm format` leaves
+ * it, hence drive.ts and cancel.ts, which formatting takes just over) so that it cannot grow:
+ * remove a file's entry when it is split.
+ */
+const OVER_THE_LIMIT = {
+  "apps/console/src/pages/JobsSection.tsx": 605,
+  "packages/shared/src/ready-jobs.ts": 466,
+  "packages/shared/src/dispatch.ts": 435,
+  "bench/scale/index.ts": 627,
+  "bench/lib/load.ts": 494,
+  "bench/keys/index.ts": 457,
+  "bench/lib/drive.ts": 406,
+  "bench/logs/cancel.ts": 415,
+};
+
+/** Files that still cite an issue number in a comment, until their owners reword them. */
+const ISSUE_CITATIONS_LEFT = ["apps/api/src/jobs/claim.ts", "packages/shared/src/dispatch.ts"];
+
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/.turbo/**", "**/drizzle/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { workspace: workspaceBoundaries },
+    plugins: { workspace: workspaceBoundaries, comments: commentRules },
     rules: {
       "workspace/no-relative-cross-package": "error",
+      "comments/no-issue-numbers": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
       "no-console": "error",
@@ -94,4 +146,11 @@ export default tseslint.config(
     files: ["scripts/**", "bench/**", "apps/*/bench/**", "examples/**", "**/*.config.*", "tooling/**"],
     rules: { "no-console": "off" },
   },
+  {
+    files: ["**/*.{ts,tsx,js,mjs,cjs}"],
+    ignores: ["**/*.test.ts", "**/*.test.tsx", "**/test/**", "packages/client/src/schema.ts"],
+    rules: { "max-lines": ["error", { max: MAX_LINES }] },
+  },
+  ...Object.entries(OVER_THE_LIMIT).map(([file, lines]) => ({ files: [file], rules: { "max-lines": ["error", { max: lines }] } })),
+  { files: ISSUE_CITATIONS_LEFT, rules: { "comments/no-issue-numbers": "off" } },
 );

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench burst` (issue 29): does a job cost the same whatever the backlog? On one fresh hub
+ * `pnpm bench burst`: does a job cost the same whatever the backlog? On one fresh hub
  * per protocol (8 automations × max_concurrent_jobs 8 by default), after a warm-up of a few
  * hundred jobs (its figures are printed, not used), three phases back to back:
  *
@@ -11,7 +11,7 @@
  * `claim-batch` of BENCH_BURST_CLAIM_BATCH (20), `complete-batch`; "single": `POST /jobs`,
  * `POST /jobs/claim`, `POST /jobs/{id}/complete`. Per phase: throughput, CPU per job (PostgreSQL,
  * the hub's processes, Redis, this driver), and what PostgreSQL's statistics say of `jobs` —
- * sequential scans per claim statement (issue 31), HOT updates — then the same-run ratios of
+ * sequential scans per claim statement, HOT updates — then the same-run ratios of
  * the large burst and of half load to the small burst. The jobs are audited as in the e2e mode.
  */
 import { randomBytes } from "node:crypto";
@@ -26,72 +26,12 @@ import { databaseName, pushTargetAudit, stallMs, withCpu } from "../lib/drive";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type JobTarget, type PhaseRecorder, type PhaseSummary } from "../lib/load";
 import { planWorkload, type PhaseKind, type WorkloadPlan } from "../lib/plan";
 import { onGraphileWorker } from "../baselines";
-import { auditLines, busyWarning, describeMachine, formatNumber, formatRatio, machineCpuMsPerJob, table, writeReport, type MachineInfo } from "../lib/report";
+import { auditLines, busyWarning, describeMachine, formatNumber, formatRatio, machineCpuMsPerJob, table, writeReport } from "../lib/report";
 import { hubProcessOptions, hubTarget, onFreshHub } from "../hub";
 import { seedHub } from "../hub/hub-target";
+import type { BurstPhase, BurstPhaseName, BurstRatios, BurstReport, BurstRun } from "./report-types";
 
-/** The warm-up (not in the ratios) lets the hub's processes reach their steady state before the small burst. */
-export type BurstPhaseName = "warm-up" | "small burst" | "large burst" | "half load";
-
-/** One phase's figures. */
-export interface BurstPhase extends PhaseSummary {
-  name: BurstPhaseName;
-  /** CPU ms per created job by process (api, dispatcher, relay, postgres, pg-shared, redis, bench, other: see lib/cpu.ts). */
-  cpuMsPerJob: Record<string, number>;
-  /** PostgreSQL's CPU per job: the run database's backends plus the server's own processes. */
-  postgresCpuMsPerJob: number;
-  /** Every accounted process but this driver and the rest of the machine: the hub, PostgreSQL, Redis. */
-  machineCpuMsPerJob: number;
-  /** Top-level claim statements (pg_stat_statements), or the claim function's calls when it is not loaded. */
-  claims: number;
-  claimsCountedBy: "pg_stat_statements" | "pg_stat_user_functions";
-  /** Sequential scans of `jobs` during the phase, and per claim (issue 31's target: 0). */
-  jobsSeqScans: number;
-  seqScansPerClaim: number;
-  /** Statements the audit's concurrency sampler ran on `jobs` in the phase: an upper bound of the sequential scans that are not the hub's. */
-  samplerStatements: number;
-  /** Updates of `jobs` rows, and how many of them were HOT. */
-  jobsUpdates: number;
-  jobsHotUpdates: number;
-  /** Rows of `jobs` (live, dead) when the phase ended, and autovacuums / autoanalyzes of it during the phase. */
-  jobsLiveRows: number;
-  jobsDeadRows: number;
-  autovacuums: number;
-  autoanalyzes: number;
-  /** The claim statement's generic plan on `jobs` as the phase ended (lib/claim-plan.ts); null for a peer. */
-  claimPlan: ClaimPlan | null;
-  /** The statements that took the most execution time in the phase (pg_stat_statements, nested ones included); empty without it. */
-  topStatements: StatementShare[];
-}
-
-/** The issue's targets, as same-run ratios to the small burst. */
-export interface BurstRatios {
-  /** Large-burst jobs/s ÷ small-burst jobs/s (target ≥ 0.9). */
-  throughputLargeToSmall: number;
-  /** PostgreSQL CPU per job, large burst ÷ small burst, and half load ÷ small burst (targets ≤ 1.2). */
-  postgresCpuLargeToSmall: number;
-  postgresCpuHalfToSmall: number;
-  /** Machine CPU per job (hub, PostgreSQL, Redis), half load ÷ small burst (issue 29 target 3: ≤ 1.2). */
-  machineCpuHalfToSmall: number;
-}
-
-export interface BurstRun {
-  protocol: BurstProtocol;
-  phases: BurstPhase[];
-  ratios: BurstRatios | null;
-  /** Jobs/s the half-load phase asked for. */
-  halfLoadRate: number | null;
-  audit: AuditCheck[];
-}
-
-export interface BurstReport {
-  mode: "burst";
-  startedAt: string;
-  machine: MachineInfo;
-  config: Omit<BenchConfig, "databaseServerUrl" | "redisUrl" | "resultsDir">;
-  runs: BurstRun[];
-  auditPassed: boolean;
-}
+export type { BurstPhase, BurstPhaseName, BurstRatios, BurstReport, BurstRun } from "./report-types";
 
 /**
  * Time for every backend to publish its table and function counts before they are read at a

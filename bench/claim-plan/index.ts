@@ -1,5 +1,5 @@
 /**
- * `pnpm bench claim-plan` (issue 31's proof): the generic plan of the hub's real claim statement
+ * `pnpm bench claim-plan`: the generic plan of the hub's real claim statement
  * on a migrated database whose `jobs` table holds 1,000, then 80,000, then 500,000 analysed rows
  * (finished jobs with their events, seeded with generate_series as the scale mode seeds them).
  * Fails (exit 1) when any plan reads `jobs` sequentially. Runs no hub: it plans, it never claims.

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench console` — the operator console in headless Chromium (issue 28), over a hub it seeds
+ * `pnpm bench console` — the operator console in headless Chromium, over a hub it seeds
  * itself (BENCH_CONSOLE_AUTOMATIONS automations with a worker each, BENCH_CONSOLE_JOBS finished
  * jobs with seedHistory), with the real API, a dispatcher and an event relay running:
  * - the time to the first rendered rows of the Jobs page (every automation's jobs; unfiltered, with

@@ -1,5 +1,5 @@
 /**
- * The `hub-webhooks` part (issue 12): the hub as in the `hub` part, plus one `*` subscription to a
+ * The `hub-webhooks` part: the hub as in the `hub` part, plus one `*` subscription to a
  * local sink, so every event the run writes is also delivered over HTTP. Its throughput is
  * compared with the plain hub's (target: within 10 %), and its audit checks that every event the
  * subscription should get reached the sink.

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench keys` (issue 27): does one customer's backlog delay another customer's jobs? On a
+ * `pnpm bench keys`: does one customer's backlog delay another customer's jobs? On a
  * fresh hub per run, one automation with `max_concurrent_jobs` 32, run twice on the same arrivals:
  *
  * - "plain": no `concurrency_key` (the small customers' jobs queue behind the backlog);
@@ -15,7 +15,7 @@
  * creating every small job up front instead would make the last of them wait for the 19,979 before
  * it, however fair the order.
  *
- * Then, on the same hub, the drain phase (issue 27's "jobs/s ≥ 0.8× plain"): the backlog again and
+ * Then, on the same hub, the drain phase (target: "jobs/s ≥ 0.8× plain"): the backlog again and
  * BENCH_KEYS_SMALL jobs of every other value, all queued before the workers start, drained until the
  * small customers' last job completes. Every claim finds full batches there, so its jobs/s and CPU per
  * job say what the claim costs at saturation, with a key or without; the arrivals window, below
@@ -87,7 +87,7 @@ export interface KeysRun {
   /** The statements PostgreSQL spent the drain phase on, most time first, per job completed in it (empty without pg_stat_statements). */
   statements: Array<{ query: string; callsPerJob: number; msPerJob: number }>;
   /**
-   * The drain phase, after the arrivals (issue 27's "jobs/s ≥ 0.8× plain"): the backlog again and every other value's
+   * The drain phase, after the arrivals (target: "jobs/s ≥ 0.8× plain"): the backlog again and every other value's
    * BENCH_KEYS_SMALL jobs, all queued before the workers start, drained until the small customers' last job completes:
    * jobs completed in that time ÷ its length, and the hub's CPU ms per job over it. Every claim finds full batches
    * here, so the figure is what the claim costs at saturation, keyed or not.
@@ -106,7 +106,7 @@ export interface KeysReport {
   startedAt: string;
   config: KeysConfig;
   runs: KeysRun[];
-  /** keys ÷ plain: jobs/s over the arrivals window; jobs per hub CPU second (plain's CPU per job ÷ keys'), issue 27's "≥ 0.8× plain". */
+  /** keys ÷ plain: jobs/s over the arrivals window; jobs per hub CPU second (plain's CPU per job ÷ keys'), target "≥ 0.8× plain". */
   windowThroughputRatio: number;
   cpuThroughputRatio: number;
   /** keys ÷ plain: jobs/s of the drain phase. */

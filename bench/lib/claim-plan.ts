@@ -1,5 +1,5 @@
 /**
- * The plan PostgreSQL uses for the hub's claim statement at this moment (issue 31): the statement
+ * The plan PostgreSQL uses for the hub's claim statement at this moment: the statement
  * exactly as @hub/db sends it, prepared and explained as a generic plan — as a named prepared
  * statement runs once its custom plans stop paying — without executing it. Says whether the plan
  * reads `jobs` sequentially, on the table as it is now. The function's own statements are planned

@@ -81,7 +81,7 @@ export function machineCpuMsPerJob(phase: Pick<PhaseResult, "cpuMsPerJob">): num
     .reduce((sum, [, ms]) => sum + ms, 0);
 }
 
-/** The issue's targets (issue 9; benchmark figures, never test assertions). */
+/** The benchmark's targets (figures, never test assertions). */
 export function checkTargets(results: E2eReport["results"]): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const ms = (value: number) => `${formatNumber(value)} ms`;

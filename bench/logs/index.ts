@@ -1,5 +1,5 @@
 /**
- * `pnpm bench logs` (issue 26, CONTRACT §6.12): what job logs and live control cost and how fast
+ * `pnpm bench logs` (CONTRACT §6.12): what job logs and live control cost and how fast
  * they are, on fresh hubs run as processes, with worker-SDK workers in this driver:
  *
  * 1. peak jobs/s with BENCH_LOGS_LINES (20) lines per job written through `job.log`, against the
@@ -8,7 +8,7 @@
  * 3. cancel-to-signal of 1,000 running jobs over 50 workers holding `GET /workers/me/signals`,
  *    cancelled singly and in bulk (target p99 < 1 s), and the API's RSS per open signals stream.
  *
- * How it works and how to read it: bench/README.md, "The logs mode".
+ * How it works and how to read it: bench/MODES.md, "The logs mode".
  */
 import { randomBytes } from "node:crypto";
 import type { AuditCheck } from "../lib/audit";

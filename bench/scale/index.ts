@@ -1,5 +1,5 @@
 /**
- * `pnpm bench scale` — the hub on a large history (issue 17, docs/CAPACITY.md): BENCH_SCALE ×
+ * `pnpm bench scale` — the hub on a large history (docs/CAPACITY.md): BENCH_SCALE ×
  * (10,000 automations, 5,000,000 finished jobs, 20,000,000 events) seeded with generate_series over
  * the last 60 days, then, with the real API, a dispatcher and an event relay running on it:
  * - the plans of `GET /jobs?automation_id=…`, `GET /events?aggregate_id=…`, the /metrics gauges and
@@ -17,7 +17,7 @@
  * - create→claim p50/p99 of jobs flowing through the hub (POST /jobs at BENCH_SCALE_RATE, workers
  *   claiming and completing), without the sweep and while it runs.
  * It checks the free disk of PostgreSQL's data directory first and refuses to seed what would not
- * fit; it never runs in CI. How to read it: bench/README.md ("The scale mode").
+ * fit; it never runs in CI. How to read it: bench/MODES.md ("The scale mode").
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -44,7 +44,7 @@ import { planWorkload } from "../lib/plan";
 import { busyWarning, describeMachine, writeReport, type MachineInfo } from "../lib/report";
 import { summarize, type LatencySummary } from "../lib/stats";
 
-/** The counts at BENCH_SCALE=1 (issue 17). */
+/** The counts at BENCH_SCALE=1. */
 const FULL = { automations: 10_000, jobs: 5_000_000, events: 20_000_000 };
 /** Each seeded job has 3 events; the rest of the events are the self-growing kinds. */
 const EVENTS_PER_JOB = 3;

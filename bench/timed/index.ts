@@ -24,7 +24,7 @@ import { createTimedJobs, createTimedSchedules, probeRunAt, readTimedFigures, st
 /** Processes whose CPU the report shows; `hub` sums the first five. */
 const CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis", "pg-shared", "bench", "other"] as const;
 const HUB_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
-/** Issue 29's "idle is idle": the whole hub, PostgreSQL and Redis included, at most 1 % of one core. */
+/** The "idle is idle" target: the whole hub, PostgreSQL and Redis included, at most 1 % of one core. */
 const IDLE_TARGET_MS_PER_SECOND = 20;
 /** Longest wait for the last due job to be completed after the window closed. */
 const DRAIN_TIMEOUT_MS = 180_000;

@@ -21,6 +21,9 @@ const ENV_SCHEMAS = [
     .filter((file) => existsSync(path.join(REPO_ROOT, file))),
 ];
 
+/** Beside the docs, the benchmark pages a reader reaches from README.md: their links are checked too. */
+const BENCH_DOCS = ["bench/README.md", "bench/MODES.md", "bench/runs/README.md"];
+
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), "utf8");
 
 /** Markdown without fenced code blocks and inline code spans, whose brackets are not links. */
@@ -49,7 +52,7 @@ function anchors(markdown: string): Set<string> {
 }
 
 describe("the documentation's links", () => {
-  it.each(DOCS)("when the relative links of %s are followed, then each reaches an existing file and heading", (file) => {
+  it.each([...DOCS, ...BENCH_DOCS])("when the relative links of %s are followed, then each reaches an existing file and heading", (file) => {
     const broken: string[] = [];
     for (const link of relativeLinks(read(file))) {
       const [target, anchor] = link.split("#") as [string, string | undefined];
@@ -70,6 +73,12 @@ describe("the documentation's links", () => {
 
     expect(readme.split("\n").length).toBeLessThanOrEqual(300);
     expect(DOCS.filter((file) => file !== "README.md" && !linked.has(file))).toEqual([]);
+  });
+});
+
+describe("bench/README.md", () => {
+  it("when it is measured, then it stays a front door (under 400 lines): what each mode prints is bench/MODES.md, each dated run a file of bench/runs/", () => {
+    expect(read("bench/README.md").split("\n").length).toBeLessThan(400);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * deploy/kubernetes (the kustomize base) and deploy/kubernetes-example (an overlay), rendered with
- * kubectl and checked against the Kubernetes API's schemas and what issue 17 asks of them. No
+ * kubectl and checked against the Kubernetes API's schemas and what the deployment docs promise of them. No
  * cluster: static checks only.
  */
 import { readFileSync } from "node:fs";

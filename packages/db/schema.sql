@@ -1,5 +1,6 @@
 -- The schema a fresh migrate produces (pg_dump --schema-only, session settings left out).
--- Generated: do not edit. The migrations in drizzle/ are the source of truth; after adding one, run
+-- Generated: do not edit. Tables, indexes and triggers come from the migrations in drizzle/, each
+-- function from its file in functions/; after adding a migration or editing a function, run
 --   pnpm --filter @hub/db db:schema
 -- (src/schema-sql.test.ts fails while this file and a fresh migrate differ).
 --

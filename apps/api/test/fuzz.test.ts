@@ -1,5 +1,5 @@
 /**
- * Property-based fuzz of every endpoint (issue 10): for each route of `allRoutes`, arbitrary path
+ * Property-based fuzz of every endpoint: for each route of `allRoutes`, arbitrary path
  * values, query strings, headers and bodies (field-aware objects, arbitrary JSON, malformed text,
  * deep nesting, over-size bodies, other media types), sent as an admin, an employee (each with a
  * login token or an api key), a worker or nobody. Whatever arrives:

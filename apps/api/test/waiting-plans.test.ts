@@ -1,6 +1,6 @@
 /**
- * The queue-depth and list statements stay index-backed on a large hub (CONTRACT §6.2, §6.3;
- * issue 11 "Done when"): on 1,000,000 jobs over 10,000 automations, EXPLAIN of the stats, gauges,
+ * The queue-depth and list statements stay index-backed on a large hub (CONTRACT §6.2, §6.3): on
+ * 1,000,000 jobs over 10,000 automations, EXPLAIN of the stats, gauges,
  * GET /jobs/{id}, the claim's pick, the dispatcher's scans and every GET /jobs page (first and cursor, each filter) shows
  * index scans on `jobs`, never a sequential scan or a sort of the table. The plans are printed for
  * the closing note. No timing is asserted (speed lives in benchmarks).
@@ -70,7 +70,7 @@ async function plan(query: SQL): Promise<string> {
 }
 
 function expectIndexBacked(text: string, indexes: string[]): void {
-  // Printed for the closing note of issue 11 (the plans on 1M jobs).
+  // Printed so that a run shows the plans on 1M jobs, not only whether they passed.
   process.stdout.write(`${text}\n\n`);
   expect(text).not.toMatch(/Seq Scan on jobs/);
   for (const index of indexes) expect(text).toContain(index);
@@ -115,7 +115,7 @@ describe("on 1M jobs and 10,000 automations", () => {
   });
 
   it("when a claim picks from a 20,000-job queue, then it reads the first entries of jobs_claim_idx without sorting the queue", async () => {
-    // The `picked` step of hub_claim_jobs_v2 (migration 0013), which EXPLAIN cannot see inside the
+    // The `picked` step of hub_claim_jobs_v2 (packages/db/functions/hub_claim_jobs_v2.sql), which EXPLAIN cannot see inside the
     // function: its ORDER BY must match jobs_claim_idx, NULLS order included, or every claim sorts
     // the whole queue.
     const text = await plan(sql`

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { commonEnvShape, envHelpers, parseEnv } from "@hub/shared";
-import { DISPATCHER_DEFAULTS } from "./dispatcher";
+import { DISPATCHER_DEFAULTS } from "./config";
 
 const { intFromEnv } = envHelpers;
 

@@ -8,7 +8,7 @@ import { withTransaction, retention } from "@hub/db";
 import { seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 import { createDispatcher, createDispatcherMetrics } from "../src/dispatcher";
-import { createRetentionSweeper } from "../src/retention";
+import { createRetentionSweeper } from "../src/tasks/retention";
 
 let env: TestEnvironment;
 

@@ -182,7 +182,7 @@ describe("the relay's statements over a large outbox", () => {
 
     // Assert: by primary key only. Never through the partial index of undispatched rows as well
     // (a BitmapAnd of the two): in a 40,000-job burst that read the whole backlog, 19,000 entries
-    // and the dead ones, on every stamp (issue 29). The same statement joins the stamped rows with
+    // and the dead ones, on every stamp. The same statement joins the stamped rows with
     // the webhook subscriptions (a table of a few rows) to queue their deliveries: `events` itself
     // is never scanned.
     const onEvents = nodes.filter((node) => node["Relation Name"] === "events" || String(node["Index Name"] ?? "").startsWith("events_"));

@@ -1,51 +1,15 @@
 -- migration: additive. Builds before it insert jobs without key_value: the column's new default makes the trigger compute it for them as before, and the context-values triggers do what they did.
--- A job insert of an automation without a concurrency_key cost two lookups per row more than before
--- migration 0017 (CONTRACT §6.13 wants that path to cost what it did): the key trigger read the
--- automation for every row, and 0018's hash of a context pair, a SQL function PostgreSQL would not
--- inline (declared IMMUTABLE around the STABLE jsonb_build_object), ran as a statement of its own
--- per string pair. Now:
--- - The statements that insert jobs (packages/db/src/sql/jobs/insert.ts, retry.ts,
---   sql/schedules/fire.ts) set key_value themselves, hub_job_key_value_of(context, concurrency_key)
---   of the automation row they hold FOR KEY SHARE. A PUT that changes the key takes that row FOR
---   UPDATE before it rewrites the jobs (jobs.rekey), so an insert either read the key and commits
---   before the rewrite, which then covers its jobs, or waits and reads the new key: the key cannot
---   change between the read and the commit (sql/jobs/key-value.test.ts shows both orders).
--- - key_value's default is a marker, '{"hub": "key_value not set"}': an insert that leaves the
---   column out (a build before this one, a fixture) gets the key computed by the trigger as 0017
---   did. A statement that computes a value equal to the marker (a context could hold that object)
---   only has it computed again, the same way.
--- - The trigger fires only for rows whose key_value is not NULL (WHEN, evaluated without calling
---   the function): jobs of automations without a key cost nothing more. For keyed rows it marks the
---   value waiting (job_key_states), as before.
--- - hub_job_context_pair_hash is declared STABLE, which it is at least, so it is inlined into
---   the triggers' and GET /jobs's statements; its results are unchanged.
-
-CREATE FUNCTION "hub_job_key_value_of"(context jsonb, concurrency_key text) RETURNS jsonb
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $$ SELECT CASE WHEN concurrency_key IS NULL THEN NULL ELSE coalesce(context -> concurrency_key, 'null'::jsonb) END $$;
+-- A job insert of an automation without a concurrency_key cost two lookups per row more than before 0017: the key
+-- trigger read the automation for every row, and the context-pair hash, a SQL function PostgreSQL would not inline,
+-- ran as a statement of its own per string pair. Now the statements that insert jobs set key_value themselves
+-- (hub_job_key_value_of), the column's default is a marker that has the trigger compute it for inserts that leave it
+-- out, the trigger fires only for rows whose key_value is not NULL, and the pair hash is declared STABLE. The
+-- functions' comments in packages/db/functions/ say how each works.
+-- hub_job_key_value_of: packages/db/functions/hub_job_key_value_of.sql holds its body, applied after the migrations.
 --> statement-breakpoint
 ALTER TABLE "jobs" ALTER COLUMN "key_value" SET DEFAULT '{"hub": "key_value not set"}'::jsonb;
 --> statement-breakpoint
--- Each statement of a VOLATILE function takes a fresh snapshot, so the key read for a row inserted without key_value is
--- the one committed when the row is inserted (0017's reasoning holds for those rows).
-CREATE OR REPLACE FUNCTION "hub_job_key_value"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
-BEGIN
-  IF NEW.key_value = '{"hub": "key_value not set"}'::jsonb THEN
-    SELECT hub_job_key_value_of(NEW.context, a.concurrency_key) INTO NEW.key_value FROM automations a WHERE a.id = NEW.automation_id;
-    IF NEW.key_value IS NULL THEN
-      RETURN NEW;
-    END IF;
-  END IF;
-  -- Its value waits from now on. FOR SHARE (concurrent inserts do not wait on each other) keeps a claim from marking the
-  -- value idle before this insert commits; a value not waiting yet is (re)marked.
-  PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = NEW.automation_id AND ks.key_value = NEW.key_value AND ks.waiting FOR SHARE;
-  IF NOT FOUND THEN
-    INSERT INTO job_key_states (automation_id, key_value, waiting) VALUES (NEW.automation_id, NEW.key_value, true)
-    ON CONFLICT (automation_id, key_value) DO UPDATE SET waiting = true;
-  END IF;
-  RETURN NEW;
-END;
-$$;
+-- hub_job_key_value: packages/db/functions/hub_job_key_value.sql holds its body, applied after the migrations.
 --> statement-breakpoint
 DROP TRIGGER "jobs_key_value" ON "jobs";
 --> statement-breakpoint

@@ -1,6 +1,7 @@
 export * from "./client";
 export * from "./errors";
 export * from "./migrate";
+export * from "./functions";
 export * from "./migration-catalogue";
 export * from "./session";
 export * from "./credential-changes";

@@ -1,7 +1,8 @@
 /**
  * The `migrate` command: creates the database named by DATABASE_URL if needed, applies every
- * pending migration (under the same advisory lock the apps take, so it may run beside them), checks
- * the schema fits this build, and exits: 0 when done, 1 with one line on stderr saying why not.
+ * pending migration and then the function files of packages/db/functions (under the same advisory
+ * lock the apps take, so it may run beside them), checks the schema fits this build, and exits: 0
+ * when done, 1 with one line on stderr saying why not.
  *
  * `--wait` applies nothing: it waits until the database has every migration of this build (someone
  * else runs the migrations: the Kubernetes Job), checking every 2 s and saying what it waits for
@@ -47,8 +48,10 @@ try {
   } else {
     const status = await prepareDatabase(env.DATABASE_URL, { migrate: true, logger });
     logger.info(
-      { database: redactUrl(env.DATABASE_URL), applied: status.applied },
-      status.applied.length > 0 ? `applied ${status.applied.length} migration(s)` : "the database was up to date",
+      { database: redactUrl(env.DATABASE_URL), applied: status.applied, functionsChanged: status.functionsChanged },
+      status.applied.length > 0 || status.functionsChanged.length > 0
+        ? `applied ${status.applied.length} migration(s) and ${status.functionsChanged.length} changed function(s)`
+        : "the database was up to date",
     );
   }
 } catch (error) {

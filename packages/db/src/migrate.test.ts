@@ -14,6 +14,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createScratchDatabase, type ScratchDatabase } from "@hub/test-services";
 import { testServiceUrls } from "@hub/test-services/vitest";
+import { functionsFolder } from "./functions";
 import { migrationsFolder, prepareDatabase, SchemaMismatchError } from "./migrate";
 import { parseMigrationKind, readMigrationCatalogue, type MigrationKind } from "./migration-catalogue";
 
@@ -139,7 +140,7 @@ describe("an app with migrate-on-start off (only the check)", () => {
   it("when the database is at this build's schema, then it starts", async () => {
     const { url } = await database({ migratedBy: migrationsFolder });
 
-    await expect(prepareDatabase(url, { migrate: false })).resolves.toEqual({ applied: [], newerAdditive: [] });
+    await expect(prepareDatabase(url, { migrate: false })).resolves.toEqual({ applied: [], newerAdditive: [], functionsChanged: [] });
   });
 
   it("when the database lacks a migration of this build, then it refuses, naming the migration and how to apply it", async () => {
@@ -220,7 +221,21 @@ describe("an app with migrate-on-start on, older than the database", () => {
 
     const status = await prepareDatabase(url);
 
-    expect(status).toEqual({ applied: [], newerAdditive: [{ tag: "9001_next_additive", createdAt: expect.any(Number) }] });
+    expect(status).toEqual({ applied: [], newerAdditive: [{ tag: "9001_next_additive", createdAt: expect.any(Number) }], functionsChanged: [] });
+  });
+
+  it("when its function files differ from the newer build's, then it leaves the newer build's functions in place", async () => {
+    const { url } = await database({ migratedBy: nextBuild("additive") });
+    const olderFunctions = mkdtempSync(path.join(tmpdir(), "hub-older-functions-"));
+    scratchFolders.push(olderFunctions);
+    cpSync(functionsFolder, olderFunctions, { recursive: true });
+    const file = path.join(olderFunctions, "hub_job_key_value_of.sql");
+    writeFileSync(file, readFileSync(file, "utf8").replace("coalesce(context -> concurrency_key, 'null'::jsonb)", `'"older"'::jsonb`));
+
+    const status = await prepareDatabase(url, { functionsFolder: olderFunctions });
+
+    expect(status.functionsChanged).toEqual([]);
+    expect(await query(url, `select hub_job_key_value_of('{"k": 1}'::jsonb, 'k') as key`)).toEqual([{ key: 1 }]);
   });
 
   it("when a newer migration is breaking, then it refuses like a check alone", async () => {

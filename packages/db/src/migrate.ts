@@ -4,14 +4,12 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import pg from "pg";
 import { redactUrl, type Logger } from "@hub/shared";
+import { applyFunctions, functionsFolder, listMissingFunctions, readFunctionFiles } from "./functions";
 import { readMigrationCatalogue, type CatalogueMigration } from "./migration-catalogue";
 import { listAppliedMigrations, recordMigrationKinds, type AppliedMigration } from "./sql/migrations/applied";
 
 /** Folder of the committed SQL migrations, found through the package so bundled apps agree. */
-export const migrationsFolder = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")),
-  "drizzle",
-);
+export const migrationsFolder = path.join(path.dirname(createRequire(import.meta.url).resolve("@hub/db/package.json")), "drizzle");
 
 // Any constant works; every hub process takes the same lock so only one migrates at a time.
 const MIGRATION_LOCK_KEY = 727_001;
@@ -19,9 +17,7 @@ const MIGRATION_LOCK_KEY = 727_001;
 /** Thrown when PostgreSQL cannot be reached; the message says what to do. */
 export class DatabaseUnreachableError extends Error {
   constructor(url: string, cause: unknown) {
-    super(
-      `PostgreSQL at ${redactUrl(url)} is unreachable (${cause instanceof Error ? cause.message : String(cause)}): start PostgreSQL or set DATABASE_URL`,
-    );
+    super(`PostgreSQL at ${redactUrl(url)} is unreachable (${cause instanceof Error ? cause.message : String(cause)}): start PostgreSQL or set DATABASE_URL`);
     this.name = "DatabaseUnreachableError";
   }
 }
@@ -78,6 +74,11 @@ export interface SchemaStatus {
   applied: string[];
   /** Migrations of a newer build, every one additive: this build runs beside them. */
   newerAdditive: { tag: string; createdAt: number }[];
+  /**
+   * Functions (`functions/<name>.sql`) whose definition this call changed, by name: none when it only
+   * checked, when the database already had them as written, or when the schema is a newer build's.
+   */
+  functionsChanged: string[];
 }
 
 export interface PrepareDatabaseOptions {
@@ -88,6 +89,8 @@ export interface PrepareDatabaseOptions {
   migrate?: boolean;
   /** Default: this package's `drizzle/` folder; tests stand in for other builds with their own. */
   migrationsFolder?: string;
+  /** Default: this package's `functions/` folder; tests stand in for a changed function with their own. */
+  functionsFolder?: string;
   /** Warned when the schema has newer additive migrations. */
   logger?: Pick<Logger, "warn">;
 }
@@ -141,13 +144,16 @@ function checkSchema(databaseName: string, catalogue: CatalogueMigration[], appl
  * Makes the database fit this build, or says why it cannot. With `migrate` (the default): creates
  * the database if needed and applies every pending migration, under an advisory lock so that the
  * API, dispatchers, relays and a `migrate` job starting together do not race (drizzle applies the
- * pending ones in one transaction, so the others then find nothing to do), and records each
- * migration's kind. Then, migrated or not, checks the schema against the build: a missing
- * migration, or a newer one that is not additive, throws a {@link SchemaMismatchError}.
+ * pending ones in one transaction, so the others then find nothing to do), records each
+ * migration's kind, then applies the function files (`functions/`, see ./functions.ts) in one
+ * transaction of their own under the same lock. Then, migrated or not, checks the schema against
+ * the build: a missing migration or function, or a newer migration that is not additive, throws a
+ * {@link SchemaMismatchError}.
  */
 export async function prepareDatabase(url: string, options: PrepareDatabaseOptions = {}): Promise<SchemaStatus> {
   const migrationsFolderOfBuild = options.migrationsFolder ?? migrationsFolder;
   const catalogue = readMigrationCatalogue(migrationsFolderOfBuild);
+  const functionFiles = readFunctionFiles(options.functionsFolder ?? functionsFolder);
   const databaseName = decodeURIComponent(new URL(url).pathname.replace(/^\//, "")) || "postgres";
   const shouldMigrate = options.migrate ?? true;
   if (shouldMigrate) await ensureDatabaseExists(url);
@@ -161,6 +167,7 @@ export async function prepareDatabase(url: string, options: PrepareDatabaseOptio
   }
   try {
     let appliedByThisCall: string[] = [];
+    let functionsChanged: string[] = [];
     if (shouldMigrate) {
       await client.query("SET client_min_messages TO warning");
       await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
@@ -170,18 +177,27 @@ export async function prepareDatabase(url: string, options: PrepareDatabaseOptio
         await recordMigrationKinds(client, catalogue);
         const after = new Set((await listAppliedMigrations(client)).map((m) => m.createdAt));
         appliedByThisCall = catalogue.filter((m) => after.has(m.createdAt) && !before.has(m.createdAt)).map((m) => m.tag);
+        // A build older than the schema leaves the functions to the newer build that applied them:
+        // rewriting them would hand that build's processes this build's rules.
+        const knownAt = new Set(catalogue.map((m) => m.createdAt));
+        const schemaIsNewer = [...after].some((createdAt) => !knownAt.has(createdAt));
+        if (!schemaIsNewer) functionsChanged = await applyFunctions(client, functionFiles);
       } finally {
         await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
       }
     }
     const newerAdditive = checkSchema(databaseName, catalogue, await listAppliedMigrations(client), shouldMigrate);
-    if (newerAdditive.length > 0) {
-      options.logger?.warn(
-        { newerMigrations: newerAdditive.map((m) => m.tag) },
-        "the database has additive migrations of a newer build: running beside them",
+    const missingFunctions = await listMissingFunctions(client, functionFiles);
+    if (missingFunctions.length > 0) {
+      throw new SchemaMismatchError(
+        "missing",
+        `database "${databaseName}" lacks ${missingFunctions.length} of the ${functionFiles.length} functions this build calls (${missingFunctions.join(", ")}): ${MIGRATE_HINT}`,
       );
     }
-    return { applied: appliedByThisCall, newerAdditive };
+    if (newerAdditive.length > 0) {
+      options.logger?.warn({ newerMigrations: newerAdditive.map((m) => m.tag) }, "the database has additive migrations of a newer build: running beside them");
+    }
+    return { applied: appliedByThisCall, newerAdditive, functionsChanged };
   } finally {
     await client.end().catch(() => undefined);
   }

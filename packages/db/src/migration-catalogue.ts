@@ -14,9 +14,9 @@
  * new functions and triggers older code does not depend on. Breaking: anything a build before it
  * reads or writes differently — dropping or renaming a column or table, changing a type or a
  * function's signature, a NOT NULL without a default, a constraint old code's writes would break,
- * a trigger that changes what old code's statements do. `drizzle-kit generate` writes no such
- * line: add it (packages/db's migration-catalogue test fails until every migration has one). A
- * migration without a readable line counts as breaking.
+ * a trigger that changes what old code's statements do. Migrations are written by hand: add the
+ * line (packages/db's migration-catalogue test fails until every migration has one). A migration
+ * without a readable line counts as breaking.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";

@@ -1,8 +1,9 @@
 /**
  * `packages/db/schema.sql`: the schema a fresh migrate produces, as `pg_dump --schema-only` prints
- * it (every table, index, constraint and function), so a reader sees the current schema in one
- * file instead of replaying thirteen migrations in their head. The migrations stay the source of
- * truth; `schema-sql.test.ts` fails when the file and a fresh migrate differ, and
+ * it (every table, index, constraint, trigger and function), so a reader sees the current schema
+ * in one file instead of replaying the migrations in their head. It is generated: the numbered
+ * migrations (drizzle/) and the function files (functions/) are what is edited;
+ * `schema-sql.test.ts` fails when the file and a fresh migrate differ, and
  * `pnpm --filter @hub/db db:schema` rewrites it.
  */
 import { execFile } from "node:child_process";
@@ -13,7 +14,8 @@ import { promisify } from "node:util";
 export const schemaSqlPath = fileURLToPath(new URL("../schema.sql", import.meta.url));
 
 const HEADER = `-- The schema a fresh migrate produces (pg_dump --schema-only, session settings left out).
--- Generated: do not edit. The migrations in drizzle/ are the source of truth; after adding one, run
+-- Generated: do not edit. Tables, indexes and triggers come from the migrations in drizzle/, each
+-- function from its file in functions/; after adding a migration or editing a function, run
 --   pnpm --filter @hub/db db:schema
 -- (src/schema-sql.test.ts fails while this file and a fresh migrate differ).
 `;

@@ -46,7 +46,7 @@ describe("createLogger", () => {
     logger.info("one line");
     await sleep(LOG_FLUSH_INTERVAL_MS * 2 + 100);
     const writes = vi.spyOn(fs, "write");
-    // An idle process must not wake to write nothing (issue 29): no write at all for several intervals.
+    // An idle process must not wake to write nothing: no write at all for several intervals.
     await sleep(LOG_FLUSH_INTERVAL_MS * 4);
     expect(writes).not.toHaveBeenCalled();
   });

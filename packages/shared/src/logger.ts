@@ -19,7 +19,7 @@ export const REDACTED_PATHS = [
  * Log lines are written in chunks of at least this many bytes (about ten request lines), or
  * {@link LOG_FLUSH_INTERVAL_MS} after the first line held, rather than one write per line: under
  * load the API wrote a line per request, and those writes were ~8 % of its busy time
- * (`BENCH_CPU_PROF=api pnpm bench`, issue 9). pino writes what is held when the process exits
+ * (`BENCH_CPU_PROF=api pnpm bench`). pino writes what is held when the process exits
  * (also after a crash guard's fatal line); a SIGKILL loses at most this much.
  */
 const LOG_BUFFER_BYTES = 4096;
@@ -30,7 +30,7 @@ export const LOG_FLUSH_INTERVAL_MS = 250;
  * A buffered destination on `fd` whose flush is armed by a write, not by a clock. sonic-boom's own
  * `periodicFlush` flushes on an interval whether or not anything is held, and a flush of nothing
  * is still an empty `write(2)` through libuv's thread pool: four wake-ups a second of an idle
- * process plus a pool thread's, about 1 ms of CPU a second per process (issue 29, "idle is idle").
+ * process plus a pool thread's, about 1 ms of CPU a second per process ("idle is idle").
  */
 export function bufferedDestination(fd: number): ReturnType<typeof pino.destination> {
   const destination = pino.destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES });

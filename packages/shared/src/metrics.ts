@@ -17,7 +17,7 @@ export function createMetricsRegistry(app: string, options: { defaultMetrics?: b
  * How often the event-loop lag (`nodejs_eventloop_lag_*` percentiles) is sampled: each sample is a
  * timer that wakes the process. prom-client's default, 10 ms, woke an idle process 100 times a
  * second (about 5 ms of CPU a second); every 100 ms still cost 0.7 ms a second per process, a
- * tenth of the idle hub's target for three processes (issue 29). Every 500 ms costs a fifth of
+ * tenth of the idle hub's target for three processes. Every 500 ms costs a fifth of
  * that; a stall still shows in the percentiles in proportion to its length (a 100 ms stall in one
  * sample of five), and `nodejs_eventloop_lag_seconds`, measured at each scrape, is unaffected.
  */

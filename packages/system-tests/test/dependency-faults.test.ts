@@ -1,5 +1,5 @@
 /**
- * System tests of the hub's dependencies failing under load (issue 10, CONTRACT §6.1): the real
+ * System tests of the hub's dependencies failing under load (CONTRACT §6.1): the real
  * API, two dispatchers and an event relay run as processes on a PostgreSQL cluster and a
  * redis-server of the test's own, while a mixed load of creates, claims and completes runs:
  *

@@ -1,5 +1,5 @@
 /**
- * System test of retention (issue 17): a real hub (API, dispatcher, event relay as processes) with
+ * System test of retention: a real hub (API, dispatcher, event relay as processes) with
  * HUB_RETENTION_DAYS=30 sweeping every second. A sweep over 100,000 old rows runs while jobs flow
  * through the hub, and they keep flowing: jobs complete while the sweep is still removing rows, and
  * the audit passes. Jobs removed by retention answer 404, while the retry and the schedule that

@@ -2,7 +2,7 @@
  * GET /openapi.json — OpenAPI 3.1.0 built from the same zod schemas that validate requests
  * (zod 4 emits JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Named zod schemas become
  * components (./components.ts), the answers every route shares are ./responses.ts, tags
- * ./tags.ts. Spectral's OpenAPI ruleset finds nothing to report (apps/api/test/openapi-lint.test.ts).
+ * ./tags.ts. Spectral's OpenAPI ruleset finds nothing to report (apps/api/test/openapi.test.ts).
  */
 import { z } from "zod";
 import { FORM_CONTENT_TYPE } from "../http/body";

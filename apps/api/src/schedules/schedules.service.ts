@@ -1,6 +1,6 @@
 /**
  * Schedules (CONTRACT §6.9): the records people set up. The dispatcher fires them
- * (apps/dispatcher/src/schedules.ts); here they are checked, stored and changed, each change with
+ * (apps/dispatcher/src/tasks/schedules.ts); here they are checked, stored and changed, each change with
  * its event in the same transaction.
  *
  * Lock order (as everywhere): the automation row first — `FOR KEY SHARE`, which only keeps it from

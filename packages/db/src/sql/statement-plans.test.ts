@@ -1,6 +1,6 @@
 /**
  * The worker path's statements read `jobs` and `events` only through indexes, whatever the tables'
- * size (issue 31). A prepared statement runs a generic plan after its fifth execution, and a
+ * size. A prepared statement runs a generic plan after its fifth execution, and a
  * generic plan can flip with the table's statistics: the claim statement once joined its rows back
  * to `jobs` and planned a hash join over a sequential scan of the whole table between roughly
  * 10,000 and 300,000 analysed rows (at 1,000,000 it did not, which is why a large-table test missed

@@ -55,7 +55,7 @@ export async function selectUndispatched(
 // The stamp finds its events by primary key only: `(dispatched_at is null) is true` is not read as
 // implying events_undispatched_idx's predicate, so no plan walks that index too (a BitmapAnd with
 // the primary key), which read the whole backlog, dead entries included, on every stamp of a
-// 40,000-job burst (issue 29; apps/event-relay/test/outbox-indexes.test.ts). A row another relay
+// 40,000-job burst (apps/event-relay/test/outbox-indexes.test.ts). A row another relay
 // stamped meanwhile is still skipped: the condition is rechecked on the row's latest version.
 //
 // The stamp also queues the event's webhook deliveries, in the same statement: a delivery exists

@@ -1,5 +1,5 @@
 /**
- * The keyed claim's per-value probes read `jobs_key_claim_idx`, whatever the statistics say (issue 27).
+ * The keyed claim's per-value probes read `jobs_key_claim_idx`, whatever the statistics say.
  *
  * `hub_claim_jobs_v3` looks up a key value's first due job, and whether it has any queued, once per
  * value it considers. PL/pgSQL runs those statements on generic plans, which estimate

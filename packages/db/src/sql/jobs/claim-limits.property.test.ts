@@ -1,6 +1,6 @@
 /**
  * The claim's rules of CONTRACT §6.13 as properties, checked with fast-check against the real
- * PostgreSQL (`hub_claim_jobs_v3`, migration 0017):
+ * PostgreSQL (`hub_claim_jobs_v3`, packages/db/functions/hub_claim_jobs_v3.sql):
  * - one claimer at a time: every claim starts exactly the jobs a model of the rules picks (limits
  *   per key and in all, fair sharing by the start counter, §6.8's order within a key value);
  * - several claimers at once, with completions between claims: no committed state ever runs more
@@ -143,7 +143,7 @@ const limitsArbitrary = fc.record({ maxConcurrentJobs: fc.integer({ min: 1, max:
 /**
  * A step: a claim of up to n jobs, the completion of the running job at a (wrapped) position, a
  * new job (so values go idle and come back), or the cancel or new priority of a queued job at a
- * (wrapped) position (so a value's first job changes without an insert: migration 0021's heads).
+ * (wrapped) position (so a value's first job changes without an insert: the heads of hub_claim_jobs_v3.sql).
  */
 const step = fc.oneof(
   { weight: 3, arbitrary: fc.record({ claim: fc.integer({ min: 1, max: 4 }) }) },

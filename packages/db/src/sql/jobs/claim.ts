@@ -1,5 +1,5 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs_v3` (introduced by migration 0017, current body in 0021; on top of 0013's v2), which checks
+ * Claiming jobs: one round trip to `hub_claim_jobs_v3` (packages/db/functions/hub_claim_jobs_v3.sql), which checks
  * the automation (active, not in development mode, worker registered, a slot free) under a lock held only for
  * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) within the limits per key and rate limits
  * of §6.13 (fair sharing across key values) and writes their job.started events. POST /jobs/claim and POST
@@ -37,9 +37,9 @@ export interface ClaimRequest {
 }
 
 /**
- * The claim statement: the function's rows, in its order. `hub_claim_jobs_v3` (migrations 0017 and 0021), like 0013's v2,
- * returns every job column itself, so the statement reads `jobs` only through the function's index-backed queries, whatever the
- * table's size (issue 31: joining the rows back to `jobs` planned a sequential scan of the whole table).
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v3` returns every job column itself, so the
+ * statement reads `jobs` only through the function's index-backed queries, whatever the table's size (joining the rows
+ * back to `jobs` planned a sequential scan of the whole table).
  */
 export const claimStatement: NamedStatement = {
   name: "hub_claim_jobs",

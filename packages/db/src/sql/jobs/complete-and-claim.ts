@@ -1,6 +1,6 @@
 /**
  * POST /jobs/{job_id}/complete-and-claim's statement: {@link complete} and then {@link claim} for the slot it freed,
- * in one round trip and one transaction (`hub_complete_and_claim_v1`, migration 0022, which says why that is safe).
+ * in one round trip and one transaction (`hub_complete_and_claim_v1`, packages/db/functions/hub_complete_and_claim_v1.sql, which says why that is safe).
  * The completion is fenced exactly as {@link complete}'s; a refused one claims nothing.
  */
 import { runStatement, type Executor, type NamedStatement } from "../../executor";

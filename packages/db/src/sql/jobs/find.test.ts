@@ -1,6 +1,6 @@
 /**
- * GET /jobs's context filters find their jobs through job_context_values, which the triggers of
- * migration 0018 keep in step with every insert, delete and (should one happen) change of a job.
+ * GET /jobs's context filters find their jobs through job_context_values, which the triggers on jobs
+ * (packages/db/functions/hub_record_job_context_values.sql and its forget and rewrite siblings) keep in step with every insert, delete and (should one happen) change of a job.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";

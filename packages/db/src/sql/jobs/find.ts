@@ -51,7 +51,7 @@ export function jobFindConditions(filter: JobFindFilter): SQL[] {
 
 /**
  * One page of GET /jobs with context filters, newest first, in one statement: the first filter's
- * pair (its `hub_job_context_pair_hash`, migration 0018) names one range of
+ * pair (its `hub_job_context_pair_hash`, packages/db/functions/hub_job_context_pair_hash.sql) names one range of
  * `job_context_values_pair_created_idx`, already in the list's order, which the statement walks
  * newest first (from the cursor), joining each entry to its job by primary key and keeping the jobs
  * that pass every filter (`conditions`, the context ones included), until the page is full. So a

@@ -12,7 +12,7 @@
  *   that changed them counts from the moment it committed — no cache to go stale;
  * - sets each job's `key_value` from the `concurrency_key` it read (CONTRACT §6.13). A PUT that
  *   changes the key locks the row `FOR UPDATE` before rewriting the jobs, so the key cannot change
- *   between this read and the commit (migration 0019, `key-value.test.ts`);
+ *   between this read and the commit (packages/db/functions/hub_job_key_value.sql, `key-value.test.ts`);
  * - remembers the Idempotency-Key, inserts the job(s) and their `job.created` events.
  * When it creates nothing, it returns what the caller needs to say why: the automations' parameters
  * (the caller derives the exact 422 issues from them), whether they are active (409), or the job an

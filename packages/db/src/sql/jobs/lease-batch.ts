@@ -24,7 +24,7 @@ const lockedItems = (idsParam: string, automationParam: string) =>
  * Whether the job `idExpr` belongs to the automation `automationParam`, as a scalar subquery: one
  * primary-key probe per item. (A join of the items to `jobs` let a generic plan hash-join them
  * against a sequential scan of the table; `= any($1)` in the UPDATEs below does the same service
- * for the rows they change. Issue 31, statement-plans.test.ts.)
+ * for the rows they change: statement-plans.test.ts.)
  */
 const ownedBy = (idExpr: string, automationParam: string) =>
   `coalesce((select owner.automation_id from jobs owner where owner.id = ${idExpr}) = ${automationParam}, false)`;

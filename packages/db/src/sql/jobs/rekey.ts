@@ -1,13 +1,13 @@
 /**
  * A new `concurrency_key` (CONTRACT §6.13) written into an automation's active jobs; the state it
- * resets is described in migrations 0017 and 0021 (`hub_claim_jobs_v3`).
+ * resets is described in packages/db/functions/hub_claim_jobs_v3.sql.
  */
 import { sql } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
 
 /**
  * After a PUT changed an automation's `concurrency_key` (its row locked FOR UPDATE before this, so no
- * job insert reads the old key and commits after this: migration 0019, `key-value.test.ts`): its queued and running jobs take their value under the
+ * job insert reads the old key and commits after this: packages/db/functions/hub_job_key_value.sql, `key-value.test.ts`): its queued and running jobs take their value under the
  * new key, and the fair-sharing history of the old key's values is dropped (those values mean
  * something else now): the new values start as never started. The automation's own window is
  * kept: starts before a change count.
@@ -19,7 +19,7 @@ export async function rekey(executor: Executor, automationId: string, concurrenc
     where automation_id = ${automationId} and status in ('queued', 'running')`);
   await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
   // The new values wait, never started, their heads unknown (the claim walks only waiting values, and reads a
-  // value whose head is NULL first: migrations 0017, 0021).
+  // value whose head is NULL first: functions/hub_claim_jobs_v3.sql).
   await tx.execute(sql`
     insert into job_key_states (automation_id, key_value, waiting)
     select distinct automation_id, key_value, true from jobs

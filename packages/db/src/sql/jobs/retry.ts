@@ -15,7 +15,7 @@ import { contextFitsParameters } from "./insert";
 // `schedule_id` and `fire_time` stay null (CONTRACT §6.8). One statement for any number of ids, so
 // bulk-retry runs it per batch. The automations are read FOR KEY SHARE, as POST /jobs does, so a
 // deactivation either waits and cancels the new jobs or committed first and is seen here, and the
-// key value is set from the concurrency_key read (migration 0019). The
+// key value is set from the concurrency_key read (functions/hub_job_key_value.sql). The
 // source jobs need no lock: `failed` and `cancelled` are final.
 const RETRY_JOBS = `
 with source as (

@@ -61,6 +61,6 @@ export const leasedBy = (workerParam: string, attemptExpr: string) =>
  * index leading with `automation_id` whenever the statistics said the automation had few jobs — as
  * they do for a burst's automation until autovacuum analyses the table again — reading every entry
  * of the automation, dead versions included, on each call: 8 ms and 1,700 buffers for a batch of 8
- * in a 40,000-job burst, growing with it (issue 29; jobs/batch-fence-plans.test.ts).
+ * in a 40,000-job burst, growing with it (jobs/batch-fence-plans.test.ts).
  */
 export const ofAutomation = (automationParam: string) => `(j.automation_id = ${automationParam}) is true`;

@@ -2,7 +2,7 @@
  * Retention (docs/operations.md and docs/CAPACITY.md, "Retention"): the statements that remove what
  * the hub no longer needs once it is older than HUB_RETENTION_DAYS — finished jobs with their
  * events (and their log lines, which the delete of a job takes along by cascade), the events the hub repeats by itself about aggregates that live on, and webhook delivery
- * records. The dispatcher's sweep (apps/dispatcher/src/retention.ts) runs them in a loop.
+ * records. The dispatcher's sweep (apps/dispatcher/src/tasks/retention.ts) runs them in a loop.
  *
  * Each call is one bounded batch in one short transaction:
  * - under a transaction-level advisory lock taken with `try`, so however many dispatchers run, one

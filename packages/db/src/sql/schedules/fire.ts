@@ -92,7 +92,7 @@ interface DueRow extends pg.QueryResultRow {
 // The fires as parallel arrays zipped WITH ORDINALITY (input order kept); the schedules' new
 // positions likewise. Jobs are created as POST /jobs would (the schedule's context and priority,
 // no creator), each job.created carrying schedule_id and fire_time (CONTRACT §4). The key value comes
-// from the automation row the pass has held FOR KEY SHARE since its first statement (migration 0019).
+// from the automation row the pass has held FOR KEY SHARE since its first statement (functions/hub_job_key_value.sql says why).
 const recordFiresStatement: NamedStatement = {
   name: "schedules_record_fires",
   text: `

@@ -100,8 +100,8 @@ export interface DeliveredAttempt {
 
 // The statements that change deliveries by id say `d.id = any(<the ids>)` besides joining the
 // items: a generic plan estimates an unnest at 100 rows and could hash-join them against a
-// sequential scan of the table; the array condition gives it the primary key (issue 31,
-// @hub/db statement-plans.test.ts).
+// sequential scan of the table; the array condition gives it the primary key
+// (@hub/db statement-plans.test.ts).
 const RECORD_DELIVERED = {
   name: "webhooks_record_delivered",
   text: `with delivered as (

@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, retention } from "@hub/db";
 import { EVENT_TYPES_REMOVED_BY_AGE, type Logger } from "@hub/shared";
-import type { DispatcherMetrics } from "./metrics";
+import type { DispatcherMetrics } from "../metrics";
 
 export interface RetentionSettings {
   /** HUB_RETENTION_DAYS: 0 keeps everything. */

@@ -19,7 +19,7 @@ import { type Database, schedules } from "@hub/db";
 import type { Logger } from "@hub/shared";
 import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import type { ReadyJobs } from "@hub/shared/dispatch";
-import type { DispatcherMetrics } from "./metrics";
+import type { DispatcherMetrics } from "../metrics";
 
 /** A fire not made within this long after its time is missed (CONTRACT §6.9). */
 export const MISSED_FIRE_AFTER_MS = 5000;
@@ -48,7 +48,11 @@ export function planFires(schedule: schedules.DueSchedule, timetable: CronTimeta
   while (due && due <= now && fires.length < FIRES_PER_PASS_LIMIT) {
     // Missed: only the latest missed fire is made.
     const fireTime = due < missedBefore ? (timetable.latestBefore(missedBefore, due) ?? due) : due;
-    const outcome: schedules.ScheduleFire["outcome"] = !schedule.contextFits ? "invalid_context" : schedule.overlap === "skip" && jobActive ? "overlap" : "created";
+    const outcome: schedules.ScheduleFire["outcome"] = !schedule.contextFits
+      ? "invalid_context"
+      : schedule.overlap === "skip" && jobActive
+        ? "overlap"
+        : "created";
     if (outcome === "created") jobActive = true;
     fires.push({ fireTime, outcome });
     due = timetable.nextAfter(fireTime);
@@ -97,7 +101,10 @@ export function createScheduleFirer({ database, ready, logger, metrics, onEvents
       const timetable = timetableOf(schedule);
       if (!timetable) {
         // Only a row edited by hand gets here (the API checks every expression it stores).
-        logger.error({ schedule_id: schedule.id, cron: schedule.cron, timezone: schedule.timezone }, "schedule has an expression the hub cannot read; it fires no more");
+        logger.error(
+          { schedule_id: schedule.id, cron: schedule.cron, timezone: schedule.timezone },
+          "schedule has an expression the hub cannot read; it fires no more",
+        );
         return { scheduleId: schedule.id, fires: [], nextRunAt: null };
       }
       const plan = planFires(schedule, timetable, now);

@@ -86,7 +86,13 @@ describe("planFires", () => {
   });
 
   it("when the context no longer fits the parameters, then the fire is skipped for invalid_context", () => {
-    expect(plan(dueSchedule("2026-05-01T10:00:00Z", { contextFits: false, overlap: "skip", hasActiveJob: true }), timetable("* * * * *"), "2026-05-01T10:00:00.100Z")).toEqual({
+    expect(
+      plan(
+        dueSchedule("2026-05-01T10:00:00Z", { contextFits: false, overlap: "skip", hasActiveJob: true }),
+        timetable("* * * * *"),
+        "2026-05-01T10:00:00.100Z",
+      ),
+    ).toEqual({
       fires: [["2026-05-01T10:00:00.000Z", "invalid_context"]],
       nextRunAt: "2026-05-01T10:01:00.000Z",
     });
