@@ -66,6 +66,16 @@ describe("headers", () => {
     expect(list.headers.get("cache-control")).not.toBe("no-store");
   });
 
+  it("when a user changes their own password, then the new token comes with Cache-Control: no-store and Pragma: no-cache", async () => {
+    const user = await hub.createUser("employee");
+
+    const changed = await hub.client.put("/identity/me/password", { current_password: user.password, new_password: "a second long passphrase" }, { token: user.token });
+
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("cache-control")).toBe("no-store");
+    expect(changed.headers.get("pragma")).toBe("no-cache");
+  });
+
   it("when /docs is served, then it has a CSP with frame-ancestors 'none', X-Frame-Options DENY, no Referer, and Swagger UI does not persist what Authorize is given", async () => {
     const page = await fetch(`${hub.api.url}/docs`);
     const init = await (await fetch(`${hub.api.url}/docs/init.js`)).text();
