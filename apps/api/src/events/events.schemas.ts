@@ -23,10 +23,17 @@ export const LAST_EVENT_ID_HEADER = "last-event-id";
 
 const UINT64_MAX = 2n ** 64n - 1n;
 
-/** Whether `value` is a Redis stream entry id (`<ms>-<seq>`, each at most 2⁶⁴−1), which XRANGE accepts. */
+/**
+ * Whether `value` is a Redis stream entry id (`<ms>-<seq>`, each at most 2⁶⁴−1) that something can
+ * follow: the resume reads `XRANGE (<id> +`, which Redis refuses for the greatest id of all
+ * ("ERR invalid start ID"), so that one is out of range too.
+ */
 function isStreamId(value: string): boolean {
   const match = /^(\d{1,20})-(\d{1,20})$/.exec(value);
-  return match !== null && BigInt(match[1]!) <= UINT64_MAX && BigInt(match[2]!) <= UINT64_MAX;
+  if (match === null) return false;
+  const ms = BigInt(match[1]!);
+  const seq = BigInt(match[2]!);
+  return ms <= UINT64_MAX && seq <= UINT64_MAX && !(ms === UINT64_MAX && seq === UINT64_MAX);
 }
 
 export const eventStreamHeaders = z.object({
