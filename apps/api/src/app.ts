@@ -176,7 +176,14 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
         ctx.workerSignals.onSessionLost();
       },
     },
-    { [workers.SIGNALS_CHANNEL]: ctx.workerSignals.onNotification },
+    {
+      [workers.SIGNALS_CHANNEL]: (payload) => {
+        ctx.workerSignals.onNotification(payload);
+        // A job taken from its worker (timeout, lapsed lease, cancel, re-queue): its log streams look again.
+        const signal = workers.parseSignal(payload);
+        if (signal) ctx.jobLogs.changedHere(signal.jobId);
+      },
+    },
   );
   ctx.workerSignals.listenOn(() => credentialChanges.listening);
 

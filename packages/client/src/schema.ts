@@ -822,7 +822,7 @@ export interface paths {
         };
         /**
          * Follow a job's log live (server-sent events)
-         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` within a second of the job finishing, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` carries no id, `end` carries `id: end`, so a reconnecting EventSource sends `Last-Event-ID: end` and gets 204, on which it stops. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
          */
         get: operations["streamJobLogs"];
         put?: never;
@@ -5197,7 +5197,7 @@ export interface operations {
                 level?: "debug" | "info" | "warn" | "error";
             };
             header?: {
-                /** @description The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent */
+                /** @description The `id` of the last message received: a seq, and the stream starts with the lines after it; or `end`, and the answer is 204 (the client already saw `event: end`). Browsers' EventSource sends it when it reconnects. Any other value is read as absent */
                 "last-event-id"?: string;
             };
             path: {
@@ -5207,7 +5207,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats) */
+            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `id: end` + `event: end` (`{status}`), and `:` comments (heartbeats) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5223,11 +5223,19 @@ export interface operations {
                      *     event: progress
                      *     data: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}
                      *
+                     *     id: end
                      *     event: end
                      *     data: {"status":"completed"}
                      */
                     "text/event-stream": string;
                 };
+            };
+            /** @description `Last-Event-ID: end`: the client already received `event: end`; nothing follows (a standard EventSource stops reconnecting on a 204) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             /** @description Unknown job */

@@ -87,6 +87,7 @@ async function recordResult(ctx: AppContext, worker: AuthenticatedWorker, jobId:
   const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
+  ctx.jobLogs.announce(jobId);
   return outcome.job;
 }
 
@@ -134,6 +135,7 @@ export async function completeJobAndClaimNext(
   if (!completed) throw new Error("complete-and-claim: the claim ended without recording the result");
   if (!completed.ok) throw await refused(ctx, "complete", jobId, completed.refusal);
   observeFinishedRun(ctx, completed.job);
+  ctx.jobLogs.announce(jobId);
   return { job: toJobRecord(completed.job), next: next ? toJobRecord(next) : null };
 }
 
@@ -156,6 +158,8 @@ export async function failJobAsWorker(
   if (!outcome.ok) throw await refused(ctx, "fail", jobId, outcome.refusal);
   const { job, requeued } = outcome;
   observeFinishedRun(ctx, job);
+  // Its log streams end (failed) or show the progress reset (queued again).
+  ctx.jobLogs.announce(jobId);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
   // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
   if (requeued) await offerAgain(ctx, job.automationId, [jobs.toJobRef(job)]);
@@ -178,6 +182,7 @@ export async function completeJobsAsWorker(
       observeRun(ctx, "completed", verdict.startedAt);
     }
   }
+  ctx.jobLogs.announceAll(verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
   // One wake-up per freed slot: each wakes one waiting claim (WakeListener.wakeOne).
   if (completed > 0) await wakeClaims(ctx, worker.automationId, completed);
   return { results: verdicts.map(({ id, refusal }) => ({ id, status: refusal ? batchStatus(refusal) : "completed" })) };
