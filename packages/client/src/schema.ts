@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the worker's api key
-         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).
+         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap). A running job is held by the key that claimed it or last heartbeated it: when a key stops working (at once without overlap, within a second of the overlap's end), the jobs it holds go back to queued (job.requeued with reason worker_key_rotated) and its signal streams get `event: cancel` with that reason before they end.
          */
         post: operations["rotateWorkerApiKey"];
         delete?: never;
@@ -1042,7 +1042,7 @@ export interface paths {
         };
         /**
          * Hear at once when a running job is taken from this worker (server-sent events)
-         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, or `worker_unregistered` (sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
+         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, `worker_unregistered` or `worker_key_rotated` (both sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
          */
         get: operations["streamWorkerSignals"];
         put?: never;
@@ -1870,7 +1870,7 @@ export interface components {
                 /** Format: uuid */
                 automation_id: string;
                 /** @enum {string} */
-                reason: "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered";
+                reason: "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered" | "worker_key_rotated";
                 attempts: number;
                 /**
                  * Format: date-time

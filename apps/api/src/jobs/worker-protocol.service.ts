@@ -9,6 +9,7 @@ import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
 import { claimNextJob, type PendingCompletion } from "./claim";
+import { recordKeyHolds } from "../workers/key-holds.service";
 import { toJobRecord } from "./jobs.service";
 import type { JobRecord } from "./jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
@@ -78,6 +79,7 @@ export async function heartbeatJob(
   const progress: jobs.ProgressReport | undefined = body.progress && { percent: body.progress.percent ?? null, message: body.progress.message ?? null };
   const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, body.attempt), ctx.env.HUB_JOB_LEASE_SECONDS, progress);
   if (!outcome.ok) throw await refused(ctx, "heartbeat", jobId, outcome.refusal);
+  await recordKeyHolds(ctx, worker, [jobId]);
   if (progress) ctx.jobLogs.announce(jobId);
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
@@ -192,6 +194,7 @@ export async function completeJobsAsWorker(
 export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
   const verdicts = await jobs.extendLeaseBatch(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
   for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
+  await recordKeyHolds(ctx, worker, verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
   return {
     results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({
       id,
