@@ -85,6 +85,23 @@ describe("headers", () => {
     expect(page.headers.get("referrer-policy")).toBe("no-referrer");
     expect(init).not.toMatch(/persistAuthorization:\s*true/);
   });
+
+  it("when /docs/assets/ is asked for anything but what /docs loads, then 404; the stylesheet and the bundle are served", async () => {
+    const page = await (await fetch(`${hub.api.url}/docs`)).text();
+    const loaded = [...page.matchAll(/(?:href|src)="(\/docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+
+    const answers = await Promise.all(loaded.map((asset) => fetch(`${hub.api.url}${asset}`)));
+    const others = await Promise.all(
+      ["index.html", "", "swagger-initializer.js", "oauth2-redirect.html", "swagger-ui-standalone-preset.js", "package.json", "swagger-ui-bundle.js.map"].map(
+        (name) => fetch(`${hub.api.url}/docs/assets/${name}`),
+      ),
+    );
+
+    expect(loaded).toEqual(["/docs/assets/swagger-ui.css", "/docs/assets/swagger-ui-bundle.js"]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(answers[1]!.headers.get("content-type")).toContain("javascript");
+    expect(others.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+  });
 });
 
 describe("the OpenAPI document", () => {

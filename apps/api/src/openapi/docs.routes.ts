@@ -1,5 +1,5 @@
 /** GET /openapi.json and GET /docs (Swagger UI served from the swagger-ui-dist package, no CDN). */
-import express, { type Router } from "express";
+import type { Router } from "express";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { AnyRoute } from "../http/route";
@@ -8,12 +8,18 @@ import { buildOpenApiDocument } from "./document";
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
+/**
+ * The swagger-ui-dist files /docs loads, and nothing else of the package (CONTRACT §6.21): its
+ * stock index.html, the standalone preset and the OAuth2 redirect page are not served.
+ */
+const DOCS_ASSETS = ["swagger-ui.css", "swagger-ui-bundle.js"] as const;
+
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Automation Hub — API</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<link rel="stylesheet" href="/docs/assets/${DOCS_ASSETS[0]}"></head>
 <body><div id="swagger-ui"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/${DOCS_ASSETS[1]}"></script>
 <script src="/docs/init.js"></script>
 </body></html>`;
 
@@ -37,5 +43,11 @@ export function mountDocs(router: Router, routes: AnyRoute[]): void {
   router.get("/docs/init.js", (_req, res) => {
     res.type("application/javascript").send(DOCS_INIT);
   });
-  router.use("/docs/assets", express.static(swaggerUiDir, { index: false }));
+  for (const asset of DOCS_ASSETS) {
+    router.get(`/docs/assets/${asset}`, (_req, res, next) => {
+      // The bundle names a source map it does not ship with here: no browser asks for it unless its developer tools are open.
+      // dotfiles: the package sits under node_modules/.pnpm.
+      res.sendFile(path.join(swaggerUiDir, asset), { maxAge: "1h", dotfiles: "allow" }, (error) => error && next(error));
+    });
+  }
 }
