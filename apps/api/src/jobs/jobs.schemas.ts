@@ -118,8 +118,8 @@ const statusList = () =>
       }
       return [...new Set(statuses)];
     })
-    // What a client sends: text, not the list it is parsed into.
-    .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+    // What a client sends: a list, comma-separated in one parameter (style form, explode false).
+    .meta({ type: "array", items: { type: "string", enum: [...JOB_STATUSES] }, description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
 
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),

@@ -2,6 +2,7 @@
 import type { Router } from "express";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { RequestValidationError } from "../http/http-errors";
 import type { AnyRoute } from "../http/route";
 import { pageSecurityHeaders, sameOriginContentSecurityPolicy } from "../http/security-headers";
 import { buildOpenApiDocument } from "./document";
@@ -33,7 +34,10 @@ const DOCS_CONTENT_SECURITY_POLICY = sameOriginContentSecurityPolicy({ "style-sr
 
 export function mountDocs(router: Router, routes: AnyRoute[]): void {
   const document = buildOpenApiDocument(routes);
-  router.get("/openapi.json", (_req, res) => {
+  router.get("/openapi.json", (req, res) => {
+    // It takes no query parameter: an unknown one is refused as on every other endpoint.
+    const unknown = Object.keys(req.query);
+    if (unknown.length > 0) throw new RequestValidationError(unknown.map((name) => ({ loc: ["query", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" })));
     res.json(document);
   });
   router.use("/docs", pageSecurityHeaders(DOCS_CONTENT_SECURITY_POLICY));

@@ -58,7 +58,7 @@ function jobsQuery(filters: Filters) {
   const context = Object.fromEntries(filters.context.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value]));
   return {
     ...(filters.automationId ? { automation_id: filters.automationId } : {}),
-    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.status ? { status: [filters.status] } : {}),
     ...(filters.createdAfter ? { created_after: isoOfLocal(filters.createdAfter) } : {}),
     ...(filters.createdBefore ? { created_before: isoOfLocal(filters.createdBefore) } : {}),
     ...(filters.finishedAfter ? { finished_after: isoOfLocal(filters.finishedAfter) } : {}),
