@@ -13,6 +13,7 @@ import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, 
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
 import { SchedulesSection } from "./SchedulesSection";
+import { shown } from "../shown";
 
 export function AutomationPage({ automationId }: { automationId: string }) {
   const user = useUser();
@@ -62,7 +63,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         <Link to="/automations">Automations</Link> /
       </p>
       <div className="page-head">
-        <h1>{record.name}</h1>
+        <h1>{shown(record.name)}</h1>
         <span className="badges">
           {record.is_active ? <Badge tone="good">active</Badge> : <Badge tone="neutral">deactivated</Badge>}
           {record.is_development && <Badge tone="warn">development mode</Badge>}
@@ -74,8 +75,8 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         )}
       </div>
       <p className="sub">
-        {record.slug} · sector {record.sector.name}
-        {record.description && ` · ${record.description}`}
+        {record.slug} · sector {shown(record.sector.name)}
+        {record.description && ` · ${shown(record.description)}`}
       </p>
 
       {user.isAdmin && record.is_active && (
@@ -196,7 +197,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
               {record.parameters.map((parameter) => (
                 <tr key={parameter.name}>
                   <th scope="row">
-                    <code>{parameter.name}</code>
+                    <code>{shown(parameter.name)}</code>
                   </th>
                   <td>{parameter.description || <span className="muted">—</span>}</td>
                 </tr>

@@ -14,6 +14,7 @@ import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
+import { shown } from "../shown";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
 const TIMELINE_LIMIT = 1000;
@@ -74,7 +75,7 @@ export function JobPage({ jobId }: { jobId: string }) {
     <>
       <p className="crumbs">
         <Link to="/automations">Automations</Link> /{" "}
-        {automation.data ? <Link to={`/automations/${record.automation_id}`}>{automation.data.name}</Link> : "…"} /
+        {automation.data ? <Link to={`/automations/${record.automation_id}`}>{shown(automation.data.name)}</Link> : "…"} /
       </p>
       <div className="page-head">
         <h1>
@@ -174,7 +175,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         <section aria-labelledby="error-title">
           <h2 id="error-title">Error</h2>
           <pre className="json error-text" tabIndex={0}>
-            {record.error}
+            {shown(record.error)}
           </pre>
         </section>
       )}

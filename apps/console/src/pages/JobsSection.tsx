@@ -11,6 +11,7 @@ import { Link } from "../router";
 import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource, useSubmission } from "../ui";
 import { listAllUsers } from "./UsersPage";
+import { shown } from "../shown";
 
 const PAGE_SIZE = 20;
 const STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
@@ -226,7 +227,7 @@ export function JobsSection({
                 <option value="">Every automation</option>
                 {(automations ?? []).map((candidate) => (
                   <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
+                    {shown(candidate.name)}
                   </option>
                 ))}
               </select>
@@ -242,7 +243,7 @@ export function JobsSection({
                 .filter((candidate) => candidate.id !== user.id)
                 .map((candidate) => (
                   <option key={candidate.id} value={candidate.id}>
-                    {candidate.email}
+                    {shown(candidate.email)}
                   </option>
                 ))}
             </select>
@@ -350,7 +351,7 @@ export function JobsSection({
                         <CopyId id={job.id} what="job" />
                       </span>
                     </th>
-                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{owner.name}</Link> : <ShortId id={job.automation_id} />}</td>}
+                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{shown(owner.name)}</Link> : <ShortId id={job.automation_id} />}</td>}
                     <td data-label="Status">
                       <JobStatus status={job.status} />
                     </td>
@@ -370,7 +371,7 @@ export function JobsSection({
                             workerLastSeenAt: automation ? stats?.worker_last_seen_at : undefined,
                             now,
                           })
-                        : (job.error ?? "")}
+                        : shown(job.error ?? "")}
                       {job.status === "queued" && mayAct && <QueuedJobActions job={job} onDone={reloadPage} />}
                     </td>
                   </tr>
