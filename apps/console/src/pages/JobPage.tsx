@@ -6,7 +6,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type HubEvent, type Job } from "../api";
-import { ago, dateTime, localZone, relative, shortId, waitingExplanation } from "../format";
+import { ago, count, dateTime, errorText, localZone, noRetryReason, relative, shortId, waitingExplanation } from "../format";
 import { useJobLog } from "../job-log";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
@@ -174,8 +174,9 @@ export function JobPage({ jobId }: { jobId: string }) {
       {record.error !== null && (
         <section aria-labelledby="error-title">
           <h2 id="error-title">Error</h2>
+          {noRetryReason(record, automation.data?.max_attempts) && <p className="sub">{noRetryReason(record, automation.data?.max_attempts)}</p>}
           <pre className="json error-text" tabIndex={0}>
-            {shown(record.error)}
+            {shown(errorText(record.error))}
           </pre>
         </section>
       )}
@@ -220,7 +221,8 @@ function summarize(event: HubEvent): string {
     case "job.started":
       return `attempt ${String(payload.attempt)}`;
     case "job.failed":
-      return `${String(payload.error)} (after ${String(payload.attempts)} attempts)`;
+      // The error itself is shown once, in its own section above.
+      return `after ${count(Number(payload.attempts), "attempt")}`;
     case "job.requeued":
       return `${String(payload.reason)}; again ${payload.available_at ? `at ${new Date(String(payload.available_at)).toLocaleTimeString()}` : "soon"}`;
     case "job.cancelled":
