@@ -12,6 +12,7 @@ import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
+import { RotateWorkerKey } from "./RotateWorkerKey";
 import { SchedulesSection } from "./SchedulesSection";
 import { shown } from "../shown";
 
@@ -289,14 +290,10 @@ function WorkerSection({
           </dl>
           {user.isAdmin && (
             <div className="actions">
-              <ConfirmButton
-                label="Rotate key"
-                question="The worker's current key stops working at once. Rotate it?"
-                confirmLabel="Rotate the key"
-                keepLabel="Keep the current key"
-                onConfirm={async () => {
-                  const rotated = await call(hub.POST("/automations/{automation_id}/worker/api-key", path));
-                  setSecret({ title: "The worker's new api key", key: rotated.api_key });
+              <RotateWorkerKey
+                automationId={automation.id}
+                onRotated={(apiKey) => {
+                  setSecret({ title: "The worker's new api key", key: apiKey });
                   onChange();
                 }}
               />
