@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { call, describeError, hub, nextCursor, type Automation, type AutomationStats, type Job } from "../api";
-import { ago, dateTime, localZone, waitingExplanation } from "../format";
+import { ago, dateTime, errorText, localZone, waitingExplanation } from "../format";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource } from "../ui";
@@ -260,7 +260,7 @@ export function JobsSection({
                             workerLastSeenAt: automation ? stats?.worker_last_seen_at : undefined,
                             now,
                           })
-                        : shown(job.error ?? "")}
+                        : shown(errorText(job.error ?? ""))}
                       {job.status === "queued" && mayAct && <QueuedJobActions job={job} onDone={reloadPage} />}
                     </td>
                   </tr>

@@ -8,10 +8,10 @@ import { call, hub } from "../api";
 import { ConfirmButton } from "../ui";
 
 const OVERLAPS = [
-  { seconds: 600, label: "10 minutes (time to restart the worker with the new key)" },
+  { seconds: 600, label: "10 minutes" },
   { seconds: 3600, label: "1 hour" },
   { seconds: 86_400, label: "1 day" },
-  { seconds: 0, label: "None: the current key stops at once" },
+  { seconds: 0, label: "No overlap" },
 ] as const;
 
 export function RotateWorkerKey({ automationId, onRotated }: { automationId: string; onRotated: (apiKey: string) => void }) {
@@ -32,8 +32,8 @@ export function RotateWorkerKey({ automationId, onRotated }: { automationId: str
           </select>
           <span className="sub rotate-consequence">
             {overlapSeconds === 0
-              ? " The worker's current key stops working at once: the jobs it is running go back to the queue and run again, from the start, once a worker with the new key claims them."
-              : " Restart the worker with the new key before then: the jobs it runs stay with it. Jobs still held by the old key when the time is up go back to the queue."}
+              ? "The worker's current key stops working at once: the jobs it is running go back to the queue and run again, from the start, once a worker with the new key claims them."
+              : "Time to restart the worker with the new key: the jobs it runs stay with it. Jobs still held by the old key when the time is up go back to the queue."}
           </span>
         </>
       }
