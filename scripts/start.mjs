@@ -27,6 +27,7 @@ const DEV_WEBHOOK_KEY_FILE = ".hub-dev-webhook-key";
 // Documented in docs/configuration.md and README.md ("Quick start"); for a developer's machine only. The password is not a
 // default anyone could know: it is generated on the first start and kept in this git-ignored file.
 const DEV_ADMIN_EMAIL = "admin@hub.local";
+const DEV_PASSWORD_MIN_LENGTH = "12";
 const DEV_ADMIN_PASSWORD_FILE = ".hub-dev-admin-password";
 // Where the kept files live: the repository root, unless HUB_DEV_SECRETS_DIR names another
 // directory (the launcher's own setting, for a second checkout's hub or the launcher's test).
@@ -86,6 +87,8 @@ function appEnvironment() {
     env.HUB_WEBHOOK_ENCRYPTION_KEY = keptSecret(DEV_WEBHOOK_KEY_FILE, 32);
     say(`HUB_WEBHOOK_ENCRYPTION_KEY is not set: using the development key kept in ${DEV_WEBHOOK_KEY_FILE}`);
   }
+  // As docker-compose.yml does: the API's own default (1) suits tests, not a hub people sign in to.
+  if (!env.HUB_PASSWORD_MIN_LENGTH) env.HUB_PASSWORD_MIN_LENGTH = DEV_PASSWORD_MIN_LENGTH;
   if (!env.HUB_ADMIN_EMAIL) env.HUB_ADMIN_EMAIL = DEV_ADMIN_EMAIL;
   let passwordSource = "the password you set in HUB_ADMIN_PASSWORD";
   if (!env.HUB_ADMIN_PASSWORD) {

@@ -20,6 +20,7 @@ import { Job } from "kubernetes-models/batch/v1/Job";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Service } from "kubernetes-models/v1/Service";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 
 export const DEPLOY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_ROOT = path.resolve(DEPLOY_ROOT, "..");
@@ -28,6 +29,7 @@ export const REPO_ROOT = path.resolve(DEPLOY_ROOT, "..");
 export const MODELS = {
   "v1/ConfigMap": { model: ConfigMap, module: "kubernetes-models/v1/ConfigMap", type: "IConfigMap" },
   "v1/Service": { model: Service, module: "kubernetes-models/v1/Service", type: "IService" },
+  "networking.k8s.io/v1/NetworkPolicy": { model: NetworkPolicy, module: "kubernetes-models/networking.k8s.io/v1/NetworkPolicy", type: "INetworkPolicy" },
   "apps/v1/Deployment": { model: Deployment, module: "kubernetes-models/apps/v1/Deployment", type: "IDeployment" },
   "batch/v1/Job": { model: Job, module: "kubernetes-models/batch/v1/Job", type: "IJob" },
   "policy/v1/PodDisruptionBudget": { model: PodDisruptionBudget, module: "kubernetes-models/policy/v1/PodDisruptionBudget", type: "IPodDisruptionBudget" },

@@ -56,7 +56,15 @@ describe.each([
     const kinds = new Set(objects.map((o) => `${o.apiVersion} ${o.kind}`));
 
     expect([...kinds].sort()).toEqual(
-      ["apps/v1 Deployment", "autoscaling/v2 HorizontalPodAutoscaler", "batch/v1 Job", "policy/v1 PodDisruptionBudget", "v1 ConfigMap", "v1 Service"].sort(),
+      [
+        "apps/v1 Deployment",
+        "autoscaling/v2 HorizontalPodAutoscaler",
+        "batch/v1 Job",
+        "networking.k8s.io/v1 NetworkPolicy",
+        "policy/v1 PodDisruptionBudget",
+        "v1 ConfigMap",
+        "v1 Service",
+      ].sort(),
     );
   });
 
@@ -171,6 +179,30 @@ describe.each([
       expect(autoscaler.spec.minReplicas).toBeGreaterThanOrEqual(2);
       expect(autoscaler.spec.metrics).toContainEqual(expect.objectContaining({ type: "Resource", resource: expect.objectContaining({ name: "cpu" }) }));
       expect(find(objects, "Deployment", autoscaler.spec.scaleTargetRef.name)?.spec.replicas, autoscaler.metadata.name).toBeUndefined();
+    }
+  });
+
+  it("when the network policies are read, then from outside the hub's pods only the API's HTTP port is admitted, and every pod is covered", () => {
+    const policies = objects.filter((o) => o.kind === "NetworkPolicy");
+    const labelsOf = (o: KubernetesObject) => o.spec.template.metadata.labels as Record<string, string>;
+    const selects = (policy: KubernetesObject, labels: Record<string, string>) =>
+      Object.entries(policy.spec.podSelector.matchLabels as Record<string, string>).every(([key, value]) => labels[key] === value);
+    const hubPod = (peer: { podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: unknown; ipBlock?: unknown }) =>
+      peer.podSelector?.matchLabels?.["app.kubernetes.io/name"] === "automation-hub" && peer.namespaceSelector === undefined && peer.ipBlock === undefined;
+    /** What each policy admits from outside the hub's pods: `<pod labels' component>:<port>`, or "any" for no port list. */
+    const admittedFromOutside = (labels: Record<string, string>) =>
+      policies
+        .filter((policy) => selects(policy, labels))
+        .flatMap((policy) => policy.spec.ingress as Array<{ from?: Parameters<typeof hubPod>[0][]; ports?: Array<{ port: string | number }> }>)
+        .filter((rule) => rule.from === undefined || !rule.from.every(hubPod))
+        .flatMap((rule) => (rule.ports ?? [{ port: "any" }]).map((port) => String(port.port)));
+
+    for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
+      const labels = labelsOf(deployment);
+      expect(policies.some((policy) => selects(policy, labels) && policy.spec.policyTypes.includes("Ingress")), deployment.metadata.name).toBe(true);
+      const ports = deployment.spec.template.spec.containers.flatMap((container: { ports?: Array<{ name: string }> }) => container.ports ?? []);
+      const expected = labels["app.kubernetes.io/component"] === "api" ? ports.filter((port: { name: string }) => port.name === "http").map((port: { name: string }) => port.name) : [];
+      expect(admittedFromOutside(labels), deployment.metadata.name).toEqual(expected);
     }
   });
 

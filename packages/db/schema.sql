@@ -1034,6 +1034,16 @@ CREATE TABLE public.webhooks (
 );
 
 --
+-- Name: worker_key_holds; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.worker_key_holds (
+    job_id uuid NOT NULL,
+    worker_id uuid NOT NULL,
+    attempt integer NOT NULL
+);
+
+--
 -- Name: workers; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1181,6 +1191,13 @@ ALTER TABLE ONLY public.webhook_deliveries
 
 ALTER TABLE ONLY public.webhooks
     ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+--
+-- Name: worker_key_holds worker_key_holds_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.worker_key_holds
+    ADD CONSTRAINT worker_key_holds_pkey PRIMARY KEY (job_id);
 
 --
 -- Name: workers workers_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1460,6 +1477,12 @@ CREATE UNIQUE INDEX webhook_deliveries_webhook_event_key ON public.webhook_deliv
 CREATE INDEX webhooks_listed_idx ON public.webhooks USING btree (created_at, id) WHERE (deleted_at IS NULL);
 
 --
+-- Name: worker_key_holds_worker_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX worker_key_holds_worker_idx ON public.worker_key_holds USING btree (worker_id);
+
+--
 -- Name: workers_api_key_hash_key; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1470,6 +1493,12 @@ CREATE UNIQUE INDEX workers_api_key_hash_key ON public.workers USING btree (api_
 --
 
 CREATE UNIQUE INDEX workers_one_per_automation ON public.workers USING btree (automation_id) WHERE (unregistered_at IS NULL);
+
+--
+-- Name: workers_previous_api_key_expires_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX workers_previous_api_key_expires_idx ON public.workers USING btree (previous_api_key_expires_at) WHERE (previous_api_key_expires_at IS NOT NULL);
 
 --
 -- Name: workers_previous_api_key_hash_key; Type: INDEX; Schema: public; Owner: -
@@ -1622,6 +1651,20 @@ ALTER TABLE ONLY public.webhook_deliveries
 
 ALTER TABLE ONLY public.webhooks
     ADD CONSTRAINT webhooks_created_by_users_id_fk FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+--
+-- Name: worker_key_holds worker_key_holds_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.worker_key_holds
+    ADD CONSTRAINT worker_key_holds_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(id) ON DELETE CASCADE;
+
+--
+-- Name: worker_key_holds worker_key_holds_worker_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.worker_key_holds
+    ADD CONSTRAINT worker_key_holds_worker_id_fkey FOREIGN KEY (worker_id) REFERENCES public.workers(id) ON DELETE CASCADE;
 
 --
 -- Name: workers workers_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -14,6 +14,7 @@ import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
 import type { AppContext } from "./context";
 import type { ApiEnv } from "./env";
 import { Authenticator } from "./http/auth";
+import { KeyOverlapSweeper } from "./workers/key-holds.service";
 import { OpenStreams } from "./http/open-streams";
 import { mayHaveWrittenEvents } from "./http/outbox-writes";
 import { StreamSlots } from "./http/stream-slots";
@@ -176,9 +177,18 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
         ctx.workerSignals.onSessionLost();
       },
     },
-    { [workers.SIGNALS_CHANNEL]: ctx.workerSignals.onNotification },
+    {
+      [workers.SIGNALS_CHANNEL]: (payload) => {
+        ctx.workerSignals.onNotification(payload);
+        // A job taken from its worker (timeout, lapsed lease, cancel, re-queue): its log streams look again.
+        const signal = workers.parseSignal(payload);
+        if (signal) ctx.jobLogs.changedHere(signal.jobId);
+      },
+    },
   );
   ctx.workerSignals.listenOn(() => credentialChanges.listening);
+  const keyOverlaps = new KeyOverlapSweeper(ctx);
+  keyOverlaps.start();
 
   const app = createApp(ctx);
   const consoleDir = resolveConsoleDir(env.HUB_CONSOLE_DIR);
@@ -217,6 +227,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
       stopping = true;
+      keyOverlaps.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Long-polling claims return 204 at once instead of holding shutdown for up to 30 s, and
       // event streams end (their clients reconnect to another process, resuming by Last-Event-ID).

@@ -55,7 +55,8 @@ describe("GET /jobs/{job_id}/logs/stream", () => {
     expect(stream.messages.map((message) => message.event)).toEqual(["message", "message", "progress", "message", "progress", "end"]);
     expect(messagesOf(stream)).toEqual(["one", "two", "three"]);
     for (const message of stream.messages.filter((candidate) => candidate.event === "message")) expect(message.id).toBe(String(JSON.parse(message.data).seq));
-    for (const message of stream.messages.filter((candidate) => candidate.event !== "message")) expect(message.id).toBeUndefined();
+    for (const message of stream.messages.filter((candidate) => candidate.event === "progress")) expect(message.id).toBeUndefined();
+    expect(stream.messages[5]!.id).toBe("end");
     expect(JSON.parse(stream.messages[2]!.data)).toEqual({ percent: 10, message: "started", updated_at: expect.any(String) });
     expect(JSON.parse(stream.messages[4]!.data)).toMatchObject({ percent: 90, message: null });
     expect(JSON.parse(stream.messages[5]!.data)).toEqual({ status: "completed" });
@@ -120,6 +121,44 @@ describe("GET /jobs/{job_id}/logs/stream", () => {
 
     expect(unknown.status).toBe(404);
     expect(stream.messages.map((message) => message.event)).toEqual(["message", "end"]);
+  });
+
+  it.each([
+    ["completes", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/complete`, { result: {} }, { workerKey: subject.workerKey }), "completed"],
+    ["fails for good", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/fail`, { error: "exit code 3", retryable: false }, { workerKey: subject.workerKey }), "failed"],
+    ["is cancelled", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/cancel`, undefined, { token: hub.adminToken }), "cancelled"],
+  ] as const)("when a followed job %s, then event: end with id: end comes within 1 s", async (_, finish, status) => {
+    const subject = await runningJob();
+    await sendLines(subject.workerKey, subject.jobId, ["working"]);
+    const stream = await follow(subject.jobId);
+    await stream.waitFor("the stored line", (client) => lines(client).length === 1);
+
+    const finished = await finish(subject);
+    const finishedAt = performance.now();
+    await stream.closed;
+    const endedAfterMs = performance.now() - finishedAt;
+
+    expect(finished.status).toBe(200);
+    expect(stream.messages.at(-1)).toEqual({ id: "end", event: "end", data: JSON.stringify({ status }) });
+    expect(endedAfterMs).toBeLessThan(1000);
+  });
+
+  it("when a client that saw end reconnects with Last-Event-ID: end, then 204 with no body, whatever the job's status; 404 and 401 come first", async () => {
+    const { workerKey, jobId } = await runningJob();
+    const request = (id: string, headers: Record<string, string> = { authorization: `Bearer ${hub.adminToken}` }) =>
+      fetch(`${hub.api.url}/jobs/${id}/logs/stream`, { headers: { ...headers, "last-event-id": "end" } });
+
+    const whileRunning = await request(jobId);
+    await hub.client.post(`/jobs/${jobId}/complete`, { result: {} }, { workerKey });
+    const afterEnd = await request(jobId);
+    const unknown = await request("00000000-0000-4000-8000-000000000000");
+    const anonymous = await request(jobId, {});
+
+    expect(whileRunning.status).toBe(204);
+    expect(afterEnd.status).toBe(204);
+    expect(await afterEnd.text()).toBe("");
+    expect(unknown.status).toBe(404);
+    expect(anonymous.status).toBe(401);
   });
 
   describe("across API processes", () => {

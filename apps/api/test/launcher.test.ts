@@ -120,6 +120,11 @@ describe("the development launcher across a restart", { timeout: 600_000 }, () =
     });
     expect(created.status).toBe(201);
     const { secret } = (await created.json()) as { secret: string };
+    // HUB_PASSWORD_MIN_LENGTH unset: the launcher sets 12, as docker-compose.yml does.
+    const shortPassword = await call(tokenBefore, "POST", "/identity/users", { email: "short@example.com", password: "five5", role: "employee" });
+    const longEnough = await call(tokenBefore, "POST", "/identity/users", { email: "long@example.com", password: "twelve-chars", role: "employee" });
+    expect(shortPassword.status).toBe(422);
+    expect(longEnough.status).toBe(201);
 
     // Act: a restart.
     await launcher.stop();

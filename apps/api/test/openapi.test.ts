@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { createApp } from "../src/app";
 import { MAX_BODY_BYTES } from "../src/http/body";
 import type { AnyRoute } from "../src/http/route";
@@ -21,7 +22,7 @@ import { createAutomationWithWorker, useHubWithDispatcher } from "./job-fixtures
 
 const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Served for people, not programs: the /docs page and its assets, and the root (a redirect to /console). */
-const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /docs/init.js"]);
+const UNDOCUMENTED = new Set(["GET /", "GET /docs", "GET /docs/init.js", "GET /docs/assets/swagger-ui.css", "GET /docs/assets/swagger-ui-bundle.js"]);
 
 const hub = useHubWithDispatcher();
 let document: any;
@@ -187,5 +188,57 @@ describe("Spectral's OpenAPI ruleset", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("Redocly's recommended ruleset", () => {
+  it("when the document is linted, then there are no errors or warnings", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config });
+
+    expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? "?"}`)).toEqual([]);
+  });
+});
+
+describe("what generated clients rely on (CONTRACT §6.21)", () => {
+  it("when the document is read, then public operations say security: [], 401s declare WWW-Authenticate, secrets Cache-Control and Pragma, and info a licence", () => {
+    const operation = (path: string, method: string) => document.paths[path][method];
+
+    for (const [path, method] of [["/healthz", "get"], ["/readyz", "get"], ["/identity/token", "post"], ["/openapi.json", "get"]] as const) {
+      expect(operation(path, method).security, `${method} ${path}`).toEqual([]);
+    }
+    expect(operation("/identity/token", "post").responses["401"].headers["WWW-Authenticate"]).toBeDefined();
+    expect(operation("/metrics", "get").responses["401"].headers["WWW-Authenticate"]).toBeDefined();
+    expect(document.components.responses.Unauthorized.headers["WWW-Authenticate"]).toBeDefined();
+    for (const [path, method] of [["/identity/token", "post"], ["/identity/me/password", "put"]] as const) {
+      expect(Object.keys(operation(path, method).responses["200"].headers), `${method} ${path}`).toEqual(["Cache-Control", "Pragma"]);
+    }
+    expect(Object.keys(operation("/identity/api-keys", "post").responses["201"].headers)).toEqual(["Cache-Control"]);
+    expect(document.info.license).toEqual({ name: expect.any(String), identifier: expect.any(String) });
+  });
+
+  it("when the status filter of GET /jobs is read, then it is an array of the job statuses, comma-separated (style form, explode false)", () => {
+    const status = document.paths["/jobs"].get.parameters.find((parameter: { name: string }) => parameter.name === "status");
+
+    expect(status).toMatchObject({ in: "query", style: "form", explode: false, schema: { type: "array", items: { type: "string", enum: ["queued", "running", "completed", "failed", "cancelled"] } } });
+  });
+
+  it("when the event record is read, then it is a oneOf of one schema per event type, with event_type as discriminator and a named payload", () => {
+    const event = document.components.schemas.Event;
+
+    expect(event.discriminator.propertyName).toBe("event_type");
+    expect(event.oneOf).toContainEqual({ $ref: "#/components/schemas/JobCreatedEvent" });
+    expect(event.discriminator.mapping["job.created"]).toBe("#/components/schemas/JobCreatedEvent");
+    expect(document.components.schemas.JobCreatedEvent.properties.payload).toEqual({ $ref: "#/components/schemas/JobCreatedPayload" });
+    expect(document.components.schemas.WorkerApiKeyRotatedPayload).toBeDefined();
+    expect(Object.keys(event.discriminator.mapping).length).toBe(event.oneOf.length);
+  });
+
+  it("when /openapi.json is asked with an unknown query parameter, then 422 extra_forbidden, as every endpoint", async () => {
+    const answer = await hub.client.get("/openapi.json?format=yaml");
+
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toEqual([{ loc: ["query", "format"], msg: "Extra inputs are not permitted", type: "extra_forbidden" }]);
   });
 });

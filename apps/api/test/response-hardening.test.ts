@@ -66,6 +66,16 @@ describe("headers", () => {
     expect(list.headers.get("cache-control")).not.toBe("no-store");
   });
 
+  it("when a user changes their own password, then the new token comes with Cache-Control: no-store and Pragma: no-cache", async () => {
+    const user = await hub.createUser("employee");
+
+    const changed = await hub.client.put("/identity/me/password", { current_password: user.password, new_password: "a second long passphrase" }, { token: user.token });
+
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("cache-control")).toBe("no-store");
+    expect(changed.headers.get("pragma")).toBe("no-cache");
+  });
+
   it("when /docs is served, then it has a CSP with frame-ancestors 'none', X-Frame-Options DENY, no Referer, and Swagger UI does not persist what Authorize is given", async () => {
     const page = await fetch(`${hub.api.url}/docs`);
     const init = await (await fetch(`${hub.api.url}/docs/init.js`)).text();
@@ -74,6 +84,23 @@ describe("headers", () => {
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(page.headers.get("referrer-policy")).toBe("no-referrer");
     expect(init).not.toMatch(/persistAuthorization:\s*true/);
+  });
+
+  it("when /docs/assets/ is asked for anything but what /docs loads, then 404; the stylesheet and the bundle are served", async () => {
+    const page = await (await fetch(`${hub.api.url}/docs`)).text();
+    const loaded = [...page.matchAll(/(?:href|src)="(\/docs\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+
+    const answers = await Promise.all(loaded.map((asset) => fetch(`${hub.api.url}${asset}`)));
+    const others = await Promise.all(
+      ["index.html", "", "swagger-initializer.js", "oauth2-redirect.html", "swagger-ui-standalone-preset.js", "package.json", "swagger-ui-bundle.js.map"].map(
+        (name) => fetch(`${hub.api.url}/docs/assets/${name}`),
+      ),
+    );
+
+    expect(loaded).toEqual(["/docs/assets/swagger-ui.css", "/docs/assets/swagger-ui-bundle.js"]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(answers[1]!.headers.get("content-type")).toContain("javascript");
+    expect(others.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
   });
 });
 

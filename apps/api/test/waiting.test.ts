@@ -99,6 +99,39 @@ describe("waiting_reason, in the contract's order", () => {
     ]);
   });
 
+  it("when a job is due next month, then it says scheduled whatever its worker's state; in back-off, scheduled_retry", async () => {
+    const offline = await createAutomationWithWorker(hub);
+    const sector = await createSector(hub);
+    const withoutWorker = await createAutomation(hub, { sector_id: sector.id });
+    const [nextMonthOffline, nextMonthNoWorker, backOffOffline] = [
+      await createJob(hub, offline.automationId),
+      await createJob(hub, withoutWorker),
+      await createJob(hub, offline.automationId),
+    ];
+    await setJob(nextMonthOffline, sql`available_at = now() + interval '30 days'`);
+    await setJob(nextMonthNoWorker, sql`available_at = now() + interval '30 days'`);
+    await setJob(backOffOffline, sql`attempts = 1, available_at = now() + interval '30 seconds'`);
+
+    expect((await readJob(hub, nextMonthOffline)).waiting_reason).toBe("scheduled");
+    expect((await readJob(hub, nextMonthNoWorker)).waiting_reason).toBe("scheduled");
+    expect((await readJob(hub, backOffOffline)).waiting_reason).toBe("scheduled_retry");
+    const listed = await hub.client.get(`/jobs?automation_id=${offline.automationId}&status=queued`, { token: hub.adminToken });
+    expect(new Map(listed.body.map((job: { id: string; waiting_reason: string }) => [job.id, job.waiting_reason]))).toEqual(
+      new Map([
+        [nextMonthOffline, "scheduled"],
+        [backOffOffline, "scheduled_retry"],
+      ]),
+    );
+  });
+
+  it("when a scheduled job's automation is in development mode, then development_mode comes first", async () => {
+    const { automationId } = await onlineAutomation();
+    await hub.client.post(`/automations/${automationId}/development-mode`, undefined, { token: hub.adminToken });
+    const jobId = await createJob(hub, automationId);
+    await setJob(jobId, sql`available_at = now() + interval '30 days'`);
+    expect((await readJob(hub, jobId)).waiting_reason).toBe("development_mode");
+  });
+
   it("when a job is not queued, then both waiting fields are null", async () => {
     const { automationId } = await onlineAutomation();
     const jobId = await createJob(hub, automationId);

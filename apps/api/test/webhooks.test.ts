@@ -113,18 +113,22 @@ describe("POST /webhooks", () => {
   });
 
   it.each([
-    ["http://hooks.example.com/in", "Value error, the URL must be https://"],
+    ["http://hooks.example.com/in", "Value error, the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)"],
     ["https://user:password@hooks.example.com/in", "Value error, the URL must not contain a user name or password"],
     ["hooks.example.com/in", "Value error, not an absolute URL"],
-    ["https://127.0.0.1/in", "Value error, 127.0.0.1 is a loopback address, which webhooks may not target"],
-    ["https://10.0.0.1/in", "Value error, 10.0.0.1 is a private address, which webhooks may not target"],
+    ["https://127.0.0.1/in", "Value error, 127.0.0.1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
+    ["https://10.0.0.1/in", "Value error, 10.0.0.1 is a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
     ["https://169.254.169.254/latest/meta-data", "Value error, 169.254.169.254 is a metadata address, which webhooks may not target"],
-    ["https://[::1]:8443/in", "Value error, ::1 is a loopback address, which webhooks may not target"],
-    ["https://internal.example.com/in", "Value error, the host internal.example.com resolves to 10.0.0.1, a private address, which webhooks may not target"],
+    ["https://[::1]:8443/in", "Value error, ::1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
+    ["https://internal.example.com/in", "Value error, the host internal.example.com resolves to 10.0.0.1, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
     ["https://metadata.example.com/in", "Value error, the host metadata.example.com resolves to 169.254.169.254, a metadata address, which webhooks may not target"],
-    ["https://loopback.example.com/in", "Value error, the host loopback.example.com resolves to 127.0.0.1, a loopback address, which webhooks may not target"],
-    ["https://mixed.example.com/in", "Value error, the host mixed.example.com resolves to 192.168.0.10, a private address, which webhooks may not target"],
+    ["https://loopback.example.com/in", "Value error, the host loopback.example.com resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
+    ["https://mixed.example.com/in", "Value error, the host mixed.example.com resolves to 192.168.0.10, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
     ["https://nowhere.example.com/in", "Value error, the host nowhere.example.com does not resolve"],
+    ["https://[::ffff:0:169.254.169.254]/latest/meta-data", "Value error, ::ffff:0:a9fe:a9fe is a metadata address, which webhooks may not target"],
+    ["https://[::1:7f00:1]/in", "Value error, ::1:7f00:1 is a reserved address, which webhooks may not target"],
+    ["https://[4000::1]/in", "Value error, 4000::1 is a reserved address, which webhooks may not target"],
+    ["https://[100:0:0:1::1]/in", "Value error, 100:0:0:1::1 is a reserved address, which webhooks may not target"],
   ])("when the url is %s, then 422 on [body, url] and nothing is created", async (url, msg) => {
     const before = await webhookCount();
 

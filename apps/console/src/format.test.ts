@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Job } from "./api";
-import { ago, duration, isoOfLocal, localOfIso, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
+import { ago, duration, errorText, isoOfLocal, localOfIso, noRetryReason, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
 
 const NOW = Date.parse("2026-11-23T12:00:00.000Z");
 
@@ -107,5 +107,21 @@ describe("times in a zone", () => {
   it("when a datetime-local value goes to the API and back, then it is the same minute", () => {
     expect(localOfIso(isoOfLocal("2026-11-23T06:30")!)).toBe("2026-11-23T06:30");
     expect(isoOfLocal("")).toBeUndefined();
+  });
+});
+
+describe("a failed job, in words", () => {
+  it("when the error holds ::warn and ::error lines, then their words are shown without the prefix", () => {
+    expect(errorText("::warn disk almost full\nplain line\n::error exit code 3")).toBe("disk almost full\nplain line\nexit code 3");
+    expect(errorText("a ::warn inside a line stays")).toBe("a ::warn inside a line stays");
+  });
+
+  it("when it failed after one attempt of three, then it says the failure was final and how many attempts were left", () => {
+    expect(noRetryReason({ status: "failed", attempts: 1 }, 3)).toMatch(/^Not tried again \(2 attempts left\): the worker reported this failure as final/);
+  });
+
+  it("when it used every attempt, then it says so in the singular for one", () => {
+    expect(noRetryReason({ status: "failed", attempts: 1 }, 1)).toBe("Not tried again: it used all 1 attempt.");
+    expect(noRetryReason({ status: "completed", attempts: 1 }, 1)).toBeUndefined();
   });
 });

@@ -149,3 +149,26 @@ export function localOfIso(iso: string): string {
 export function shortId(id: string): string {
   return id.length <= 13 ? id : `${id.slice(0, 4)}…${id.slice(-8)}`;
 }
+
+/** A level prefix hub-worker's commands write on a standard-error line (`::warn disk almost full`). */
+const LEVEL_PREFIX = /^::(?:debug|info|warn|error)[ \t]+/gm;
+
+/**
+ * A failed job's error as a person reads it: the CLI worker keeps the end of the command's standard
+ * error, where a line may start with the `::warn` (…) prefix that set its log level; the log shows
+ * the level, so the error shows the words.
+ */
+export function errorText(error: string): string {
+  return error.replace(LEVEL_PREFIX, "");
+}
+
+/**
+ * Why a failed job was not tried again: it used every attempt, or its worker reported the failure
+ * as final (`retryable: false`; hub-worker does so for an exit code the automation treats as final).
+ */
+export function noRetryReason(job: Pick<Job, "status" | "attempts">, maxAttempts: number | undefined): string | undefined {
+  if (job.status !== "failed") return undefined;
+  if (maxAttempts !== undefined && job.attempts >= maxAttempts) return `Not tried again: it used all ${count(maxAttempts, "attempt")}.`;
+  const left = maxAttempts === undefined ? "" : ` (${count(maxAttempts - job.attempts, "attempt")} left)`;
+  return `Not tried again${left}: the worker reported this failure as final, not retryable (for hub-worker, an exit code the automation treats as final).`;
+}

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { describeError, issuesByField } from "./api";
 import { prettyJson, shortId } from "./format";
+import { shown } from "./shown";
 
 /** Data loaded by `load`, reloaded when `deps` change or `reload()` is called; keeps showing the last data while reloading. */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
@@ -140,7 +141,7 @@ export function JobStatus({ status }: { status: keyof typeof JOB_TONES }) {
 export function Json({ value }: { value: unknown }) {
   return (
     <pre className="json" tabIndex={0}>
-      {prettyJson(value)}
+      {shown(prettyJson(value))}
     </pre>
   );
 }

@@ -163,7 +163,7 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({
       status: "pending",
       lastStatusCode: null,
-      lastError: "refused: the host hooks.example.test resolves to 127.0.0.1, a loopback address, which webhooks may not target",
+      lastError: "refused: the host hooks.example.test resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
     });
     expect(receiver.requests).toHaveLength(0);
   });
@@ -177,7 +177,7 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the attempt is recorded", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 1);
 
-    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({ lastError: "refused: the URL must be https://" });
+    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({ lastError: "refused: the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)" });
     expect(receiver.requests).toHaveLength(0);
   });
 

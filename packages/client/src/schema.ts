@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the worker's api key
-         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).
+         * @description Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap). A running job is held by the key that claimed it or last heartbeated it: when a key stops working (at once without overlap, within a second of the overlap's end), the jobs it holds go back to queued (job.requeued with reason worker_key_rotated) and its signal streams get `event: cancel` with that reason before they end.
          */
         post: operations["rotateWorkerApiKey"];
         delete?: never;
@@ -822,7 +822,7 @@ export interface paths {
         };
         /**
          * Follow a job's log live (server-sent events)
-         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
+         * @description The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, `event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` within a second of the job finishing, after which the stream closes. A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` carries no id, `end` carries `id: end`, so a reconnecting EventSource sends `Last-Event-ID: end` and gets 204, on which it stops. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). `level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).
          */
         get: operations["streamJobLogs"];
         put?: never;
@@ -1042,7 +1042,7 @@ export interface paths {
         };
         /**
          * Hear at once when a running job is taken from this worker (server-sent events)
-         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, or `worker_unregistered` (sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
+         * @description While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), `timeout`, `lease_expired`, `worker_unregistered` or `worker_key_rotated` (both sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.
          */
         get: operations["streamWorkerSignals"];
         put?: never;
@@ -1143,13 +1143,71 @@ export interface components {
             /** @description Written by the first use after 60 s or more, so up to that far behind */
             last_used_at: string | null;
         };
+        /** @description api_key.created (admins only) */
+        ApiKeyCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The api_key's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "api_key.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ApiKeyCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of api_key.created */
+        ApiKeyCreatedPayload: {
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            prefix: string;
+        };
+        /** @description api_key.revoked (admins only) */
+        ApiKeyRevokedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The api_key's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "api_key.revoked";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ApiKeyRevokedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of api_key.revoked */
+        ApiKeyRevokedPayload: {
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            prefix: string;
+        };
         AppendJobLogsRequest: {
             /** @description 1–1000 lines, stored in this order */
             lines: {
                 /** @description 1–8192 characters */
                 message: string;
                 /**
-                 * @default info
+                 * @description Default: `"info"`.
                  * @enum {string}
                  */
                 level?: "debug" | "info" | "warn" | "error";
@@ -1206,6 +1264,123 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description automation.created */
+        AutomationCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "automation.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AutomationCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of automation.created */
+        AutomationCreatedPayload: {
+            name?: string;
+            slug?: string;
+            /** Format: uuid */
+            sector_id?: string;
+            description?: string;
+            parameters?: {
+                name: string;
+                description: string;
+            }[];
+            max_concurrent_jobs?: number;
+            max_attempts?: number | null;
+            retry_backoff_seconds?: number;
+            timeout_seconds?: number | null;
+            concurrency_key?: string | null;
+            max_concurrent_per_key?: number | null;
+            rate_limit?: {
+                count: number;
+                period_seconds: number;
+                per_key: boolean;
+            } | null;
+        };
+        /** @description automation.deactivated */
+        AutomationDeactivatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "automation.deactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AutomationDeactivatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of automation.deactivated */
+        AutomationDeactivatedPayload: Record<string, never>;
+        /** @description automation.development_mode_entered */
+        AutomationDevelopmentModeEnteredEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "automation.development_mode_entered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AutomationDevelopmentModeEnteredPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of automation.development_mode_entered */
+        AutomationDevelopmentModeEnteredPayload: Record<string, never>;
+        /** @description automation.development_mode_exited */
+        AutomationDevelopmentModeExitedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "automation.development_mode_exited";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AutomationDevelopmentModeExitedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of automation.development_mode_exited */
+        AutomationDevelopmentModeExitedPayload: Record<string, never>;
         AutomationParameter: {
             name: string;
             /** @constant */
@@ -1236,6 +1411,51 @@ export interface components {
             /** @description Starts the automation's rate limit still allows now; null without one or when it is per key */
             rate_limit_remaining: number | null;
         };
+        /** @description automation.updated */
+        AutomationUpdatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "automation.updated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AutomationUpdatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of automation.updated */
+        AutomationUpdatedPayload: {
+            name?: string;
+            slug?: string;
+            /** Format: uuid */
+            sector_id?: string;
+            description?: string;
+            parameters?: {
+                name: string;
+                description: string;
+            }[];
+            max_concurrent_jobs?: number;
+            max_attempts?: number | null;
+            retry_backoff_seconds?: number;
+            timeout_seconds?: number | null;
+            concurrency_key?: string | null;
+            max_concurrent_per_key?: number | null;
+            rate_limit?: {
+                count: number;
+                period_seconds: number;
+                per_key: boolean;
+            } | null;
+        };
         BulkActionResult: {
             /** @description Jobs the filters selected (at most `limit`) in a status the action applies to */
             matched: number;
@@ -1262,15 +1482,9 @@ export interface components {
              * @description Exclusive upper bound on created_at (RFC 3339)
              */
             created_before?: string;
-            /**
-             * @description Count and list the matching jobs, change nothing
-             * @default false
-             */
+            /** @description Count and list the matching jobs, change nothing. Default: `false`. */
             dry_run?: boolean;
-            /**
-             * @description Most jobs the action selects, oldest first by (created_at, id)
-             * @default 1000
-             */
+            /** @description Most jobs the action selects, oldest first by (created_at, id). Default: `1000`. */
             limit?: number;
         };
         BulkRetryRequest: {
@@ -1291,15 +1505,9 @@ export interface components {
              * @description Exclusive upper bound on created_at (RFC 3339)
              */
             created_before?: string;
-            /**
-             * @description Count and list the matching jobs, change nothing
-             * @default false
-             */
+            /** @description Count and list the matching jobs, change nothing. Default: `false`. */
             dry_run?: boolean;
-            /**
-             * @description Most jobs the action selects, oldest first by (created_at, id)
-             * @default 1000
-             */
+            /** @description Most jobs the action selects, oldest first by (created_at, id). Default: `1000`. */
             limit?: number;
         };
         ChangeOwnPasswordRequest: {
@@ -1326,15 +1534,9 @@ export interface components {
          *     }
          */
         ClaimJobBatchRequest: {
-            /**
-             * @description At most this many jobs, and never beyond max_concurrent_jobs
-             * @default 10
-             */
+            /** @description At most this many jobs, and never beyond max_concurrent_jobs. Default: `10`. */
             max_jobs?: number;
-            /**
-             * @description Long-poll: how long to wait for a first job before answering 204
-             * @default 0
-             */
+            /** @description Long-poll: how long to wait for a first job before answering 204. Default: `0`. */
             wait_seconds?: number;
         };
         /**
@@ -1343,10 +1545,7 @@ export interface components {
          *     }
          */
         ClaimJobRequest: {
-            /**
-             * @description Long-poll: how long to wait for a job before answering 204
-             * @default 0
-             */
+            /** @description Long-poll: how long to wait for a job before answering 204. Default: `0`. */
             wait_seconds?: number;
         };
         CompleteAndClaimJobRequest: {
@@ -1356,10 +1555,7 @@ export interface components {
             };
             /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
             attempt?: number;
-            /**
-             * @description Long-poll for the next job once the result is recorded: how long to wait before answering with `next: null`
-             * @default 0
-             */
+            /** @description Long-poll for the next job once the result is recorded: how long to wait before answering with `next: null`. Default: `0`. */
             wait_seconds?: number;
         };
         CompletedAndClaimedJobs: {
@@ -1402,10 +1598,7 @@ export interface components {
         CreateApiKeyRequest: {
             /** @description What the key is for (the program using it); need not be unique */
             name: string;
-            /**
-             * @description The key stops working this many days from now
-             * @default 90
-             */
+            /** @description The key stops working this many days from now. Default: `90`. */
             expires_in_days?: number;
         };
         CreateAutomationRequest: {
@@ -1413,15 +1606,15 @@ export interface components {
             slug: string;
             /** Format: uuid */
             sector_id: string;
-            /** @default [] */
+            /** @description Default: `[]`. */
             parameters?: {
                 name: string;
-                /** @default  */
+                /** @description Default: `""`. */
                 description?: string;
             }[];
-            /** @default  */
+            /** @description Default: `""`. */
             description?: string;
-            /** @default 1 */
+            /** @description Default: `1`. */
             max_concurrent_jobs?: number;
             /** @description Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS */
             max_attempts?: number;
@@ -1439,10 +1632,7 @@ export interface components {
                 count: number;
                 /** @description The window: starts counted over the last period_seconds */
                 period_seconds: number;
-                /**
-                 * @description Count per concurrency_key value (needs a key)
-                 * @default false
-                 */
+                /** @description Count per concurrency_key value (needs a key). Default: `false`. */
                 per_key?: boolean;
             } | null;
         };
@@ -1470,18 +1660,14 @@ export interface components {
         CreateJobRequest: {
             /** Format: uuid */
             automation_id: string;
-            /**
-             * @description Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON
-             * @default {}
-             */
+            /** @description Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Default: `{}`. */
             context?: {
                 [key: string]: unknown;
             };
             /** @description Run the job no earlier than this time (RFC 3339, at most 365 days ahead). Omitted, null or past: as soon as possible. Until then the job is queued with waiting_reason scheduled. */
             run_at?: string | null;
             /**
-             * @description -100 to 100: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order
-             * @default 0
+             * @description -100 to 100: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order. Default: `0`.
              * @example 10
              */
             priority?: number;
@@ -1503,775 +1689,14 @@ export interface components {
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
             event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
-            /** @default  */
+            /** @description Default: `""`. */
             description?: string;
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The sector's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "sector.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                name: string;
-                color: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "automation.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                name?: string;
-                slug?: string;
-                /** Format: uuid */
-                sector_id?: string;
-                description?: string;
-                parameters?: {
-                    name: string;
-                    description: string;
-                }[];
-                max_concurrent_jobs?: number;
-                max_attempts?: number | null;
-                retry_backoff_seconds?: number;
-                timeout_seconds?: number | null;
-                concurrency_key?: string | null;
-                max_concurrent_per_key?: number | null;
-                rate_limit?: {
-                    count: number;
-                    period_seconds: number;
-                    per_key: boolean;
-                } | null;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "automation.updated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                name?: string;
-                slug?: string;
-                /** Format: uuid */
-                sector_id?: string;
-                description?: string;
-                parameters?: {
-                    name: string;
-                    description: string;
-                }[];
-                max_concurrent_jobs?: number;
-                max_attempts?: number | null;
-                retry_backoff_seconds?: number;
-                timeout_seconds?: number | null;
-                concurrency_key?: string | null;
-                max_concurrent_per_key?: number | null;
-                rate_limit?: {
-                    count: number;
-                    period_seconds: number;
-                    per_key: boolean;
-                } | null;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "automation.deactivated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: Record<string, never>;
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "automation.development_mode_entered";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: Record<string, never>;
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "automation.development_mode_exited";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: Record<string, never>;
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "worker.registered";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                worker_id: string;
-                cloud_instance_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "worker.unregistered";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                worker_id: string;
-                cloud_instance_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "worker.api_key_rotated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                worker_id: string;
-                cloud_instance_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The automation's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "worker.status_changed";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                worker_id: string;
-                /** @enum {string} */
-                from: "stopped" | "running";
-                /** @enum {string} */
-                to: "stopped" | "running";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                context: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * Format: uuid
-                 * @description The failed or cancelled job this one retries (§6.4)
-                 */
-                retry_of?: string;
-                /**
-                 * @description Present on a retry given a context (§6.14), even the old one
-                 * @constant
-                 */
-                context_changed?: true;
-                /**
-                 * Format: uuid
-                 * @description The schedule that fired it (§6.9)
-                 */
-                schedule_id?: string;
-                /**
-                 * Format: date-time
-                 * @description The schedule's fire time it was made for (§6.9)
-                 */
-                fire_time?: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.started";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                /** Format: uuid */
-                worker_id: string;
-                attempt: number;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.completed";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                /** Format: uuid */
-                worker_id: string;
-                result: {
-                    [key: string]: unknown;
-                };
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.failed";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                error: string;
-                attempts: number;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.requeued";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                /** @enum {string} */
-                reason: "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered";
-                attempts: number;
-                /**
-                 * Format: date-time
-                 * @description When it may be claimed again
-                 */
-                available_at: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.cancelled";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                /** @enum {string} */
-                reason: "cancelled_by_user" | "automation_deactivated";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The job's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "job.rescheduled";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id: string;
-                run_at: string | null;
-                priority: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC
-                 */
-                available_at: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                email: string;
-                /** @enum {string} */
-                role: "admin" | "employee";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.deactivated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                email: string;
-                /** @enum {string} */
-                role: "admin" | "employee";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.password_changed";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.password_reset";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.role_changed";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-                /** @enum {string} */
-                from: "admin" | "employee";
-                /** @enum {string} */
-                to: "admin" | "employee";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The user's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "user.reactivated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The schedule's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "schedule.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id?: string;
-                key?: string | null;
-                cron?: string;
-                timezone?: string;
-                context?: {
-                    [key: string]: unknown;
-                };
-                priority?: number;
-                enabled?: boolean;
-                /** @enum {string} */
-                overlap?: "skip" | "allow";
-                description?: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The schedule's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "schedule.updated";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                automation_id?: string;
-                key?: string | null;
-                cron?: string;
-                timezone?: string;
-                context?: {
-                    [key: string]: unknown;
-                };
-                priority?: number;
-                enabled?: boolean;
-                /** @enum {string} */
-                overlap?: "skip" | "allow";
-                description?: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The schedule's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "schedule.deleted";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: Record<string, never>;
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The schedule's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "schedule.skipped";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC
-                 */
-                fire_time: string;
-                /** @enum {string} */
-                reason: "overlap" | "invalid_context";
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The webhook's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "webhook.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                url: string;
-                event_types: string[];
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The webhook's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "webhook.deleted";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                url: string;
-                event_types: string[];
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The webhook's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "webhook.disabled";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                url: string;
-                event_types: string[];
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The api_key's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "api_key.created";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-                name: string;
-                prefix: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        } | {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The api_key's id
-             */
-            aggregate_id: string;
-            /** @constant */
-            event_type: "api_key.revoked";
-            /** @description The user who caused it; null for worker and system actions */
-            actor_id: string | null;
-            payload: {
-                /** Format: uuid */
-                user_id: string;
-                name: string;
-                prefix: string;
-            };
-            /** @description When the event relay published it to the Redis stream; null until then */
-            dispatched_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-        };
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
         FailJobRequest: {
             error: string;
-            /**
-             * @description Re-queue the job while attempts remain
-             * @default false
-             */
+            /** @description Re-queue the job while attempts remain. Default: `false`. */
             retryable?: boolean;
             /** @description The job's `attempts` as claimed; when given, a call for another attempt is refused with 409 */
             attempt?: number;
@@ -2325,8 +1750,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("development_mode" | "no_worker" | "worker_offline" | "scheduled" | "scheduled_retry" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /**
@@ -2346,6 +1771,146 @@ export interface components {
             fire_time: string | null;
             /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
             progress: components["schemas"]["JobProgress"] | null;
+        };
+        /** @description job.cancelled */
+        JobCancelledEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.cancelled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobCancelledPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.cancelled */
+        JobCancelledPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            reason: "cancelled_by_user" | "automation_deactivated";
+        };
+        /** @description job.completed */
+        JobCompletedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.completed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobCompletedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.completed */
+        JobCompletedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            /** Format: uuid */
+            worker_id: string;
+            result: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description job.created */
+        JobCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.created */
+        JobCreatedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            context: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The failed or cancelled job this one retries (§6.4)
+             */
+            retry_of?: string;
+            /**
+             * @description Present on a retry given a context (§6.14), even the old one
+             * @constant
+             */
+            context_changed?: true;
+            /**
+             * Format: uuid
+             * @description The schedule that fired it (§6.9)
+             */
+            schedule_id?: string;
+            /**
+             * Format: date-time
+             * @description The schedule's fire time it was made for (§6.9)
+             */
+            fire_time?: string;
+        };
+        /** @description job.failed */
+        JobFailedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.failed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobFailedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.failed */
+        JobFailedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            error: string;
+            attempts: number;
         };
         JobLogLine: {
             /** @description The line's place in the job's log: increasing in order of acceptance over all attempts, not necessarily consecutive */
@@ -2380,6 +1945,105 @@ export interface components {
              * @description When the heartbeat that set it was accepted
              */
             updated_at: string;
+        };
+        /** @description job.requeued */
+        JobRequeuedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.requeued";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobRequeuedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.requeued */
+        JobRequeuedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            reason: "lease_expired" | "retryable_failure" | "timeout" | "worker_unregistered" | "worker_key_rotated";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it may be claimed again
+             */
+            available_at: string;
+        };
+        /** @description job.rescheduled */
+        JobRescheduledEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.rescheduled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobRescheduledPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.rescheduled */
+        JobRescheduledPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            run_at: string | null;
+            priority: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            available_at: string;
+        };
+        /** @description job.started */
+        JobStartedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.started";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobStartedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.started */
+        JobStartedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            /** Format: uuid */
+            worker_id: string;
+            attempt: number;
         };
         KeyQueueDepth: {
             /** @description The concurrency_key value; null for jobs whose context lacks it */
@@ -2452,7 +2116,7 @@ export interface components {
             max_concurrent_jobs: number;
             parameters: {
                 name: string;
-                /** @default  */
+                /** @description Default: `""`. */
                 description?: string;
             }[];
             /** @description Attempts a job gets before it ends `failed`; defaults to the hub's HUB_JOB_MAX_ATTEMPTS */
@@ -2471,10 +2135,7 @@ export interface components {
                 count: number;
                 /** @description The window: starts counted over the last period_seconds */
                 period_seconds: number;
-                /**
-                 * @description Count per concurrency_key value (needs a key)
-                 * @default false
-                 */
+                /** @description Count per concurrency_key value (needs a key). Default: `false`. */
                 per_key?: boolean;
             } | null;
         };
@@ -2504,10 +2165,7 @@ export interface components {
          *     }
          */
         RotateWorkerApiKeyRequest: {
-            /**
-             * @description How long the previous key keeps working (0: it stops at once). A later rotation ends this overlap at once
-             * @default 0
-             */
+            /** @description How long the previous key keeps working (0: it stops at once). A later rotation ends this overlap at once. Default: `0`. */
             overlap_seconds?: number;
         };
         /**
@@ -2556,6 +2214,68 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description schedule.created */
+        ScheduleCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "schedule.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ScheduleCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of schedule.created */
+        ScheduleCreatedPayload: {
+            /** Format: uuid */
+            automation_id?: string;
+            key?: string | null;
+            cron?: string;
+            timezone?: string;
+            context?: {
+                [key: string]: unknown;
+            };
+            priority?: number;
+            enabled?: boolean;
+            /** @enum {string} */
+            overlap?: "skip" | "allow";
+            description?: string;
+        };
+        /** @description schedule.deleted */
+        ScheduleDeletedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "schedule.deleted";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ScheduleDeletedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of schedule.deleted */
+        ScheduleDeletedPayload: Record<string, never>;
         /**
          * @example {
          *       "next": [
@@ -2588,42 +2308,98 @@ export interface components {
              */
             cron: string;
             /**
-             * @description IANA time zone the expression is read in (any name Intl.DateTimeFormat accepts), returned exactly as sent. A fixed time of day that does not exist on a DST day fires when the clocks spring forward; one that occurs twice fires once, at the first.
-             * @default UTC
+             * @description IANA time zone the expression is read in (any name Intl.DateTimeFormat accepts), returned exactly as sent. A fixed time of day that does not exist on a DST day fires when the clocks spring forward; one that occurs twice fires once, at the first. Default: `"UTC"`.
              * @example Europe/Berlin
              * @example UTC
              * @example US/Eastern
              */
             timezone?: string;
-            /**
-             * @description The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON
-             * @default {}
-             */
+            /** @description The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON. Default: `{}`. */
             context?: {
                 [key: string]: unknown;
             };
-            /**
-             * @description Claim order: −100 to 100, higher first (then the earliest available_at, then creation order)
-             * @default 0
-             */
+            /** @description Claim order: −100 to 100, higher first (then the earliest available_at, then creation order). Default: `0`. */
             priority?: number;
-            /**
-             * @description A disabled schedule makes no job; enabling it starts from its next fire time (nothing is caught up)
-             * @default true
-             */
+            /** @description A disabled schedule makes no job; enabling it starts from its next fire time (nothing is caught up). Default: `true`. */
             enabled?: boolean;
             /**
-             * @description skip: a fire while a job of this schedule is still queued or running makes none (event schedule.skipped, reason overlap); allow: it makes one anyway
-             * @default skip
+             * @description skip: a fire while a job of this schedule is still queued or running makes none (event schedule.skipped, reason overlap); allow: it makes one anyway. Default: `"skip"`.
              * @enum {string}
              */
             overlap?: "skip" | "allow";
-            /**
-             * @description Your name for the schedule, unique per automation (a taken key → 409): a set-up script run twice creates one schedule
-             * @default null
-             */
+            /** @description Your name for the schedule, unique per automation (a taken key → 409): a set-up script run twice creates one schedule. Default: `null`. */
             key?: string | null;
-            /** @default  */
+            /** @description Default: `""`. */
+            description?: string;
+        };
+        /** @description schedule.skipped */
+        ScheduleSkippedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "schedule.skipped";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ScheduleSkippedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of schedule.skipped */
+        ScheduleSkippedPayload: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            fire_time: string;
+            /** @enum {string} */
+            reason: "overlap" | "invalid_context";
+        };
+        /** @description schedule.updated */
+        ScheduleUpdatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The schedule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "schedule.updated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["ScheduleUpdatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of schedule.updated */
+        ScheduleUpdatedPayload: {
+            /** Format: uuid */
+            automation_id?: string;
+            key?: string | null;
+            cron?: string;
+            timezone?: string;
+            context?: {
+                [key: string]: unknown;
+            };
+            priority?: number;
+            enabled?: boolean;
+            /** @enum {string} */
+            overlap?: "skip" | "allow";
             description?: string;
         };
         /** @description A group of automations, such as a department */
@@ -2635,6 +2411,33 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description sector.created */
+        SectorCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The sector's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "sector.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["SectorCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of sector.created */
+        SectorCreatedPayload: {
+            name: string;
+            color: string;
+        };
         /** @description A hub user; never a password or its hash */
         User: {
             /** Format: uuid */
@@ -2645,6 +2448,174 @@ export interface components {
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description user.created (admins only) */
+        UserCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.created */
+        UserCreatedPayload: {
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "employee";
+        };
+        /** @description user.deactivated (admins only) */
+        UserDeactivatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.deactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserDeactivatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.deactivated */
+        UserDeactivatedPayload: {
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "employee";
+        };
+        /** @description user.password_changed (admins only) */
+        UserPasswordChangedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.password_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserPasswordChangedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.password_changed */
+        UserPasswordChangedPayload: {
+            /** Format: uuid */
+            user_id: string;
+        };
+        /** @description user.password_reset (admins only) */
+        UserPasswordResetEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.password_reset";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserPasswordResetPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.password_reset */
+        UserPasswordResetPayload: {
+            /** Format: uuid */
+            user_id: string;
+        };
+        /** @description user.reactivated (admins only) */
+        UserReactivatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.reactivated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserReactivatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.reactivated */
+        UserReactivatedPayload: {
+            /** Format: uuid */
+            user_id: string;
+        };
+        /** @description user.role_changed (admins only) */
+        UserRoleChangedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.role_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserRoleChangedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.role_changed */
+        UserRoleChangedPayload: {
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            from: "admin" | "employee";
+            /** @enum {string} */
+            to: "admin" | "employee";
         };
         /** @description 422: every problem of the request at once, in FastAPI/pydantic v2's shape */
         ValidationError: {
@@ -2676,6 +2647,60 @@ export interface components {
             /** @description After a rotation, until when deliveries are also signed with the replaced secret; null when none is */
             previous_secret_expires_at: string | null;
         };
+        /** @description webhook.created (admins only) */
+        WebhookCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "webhook.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WebhookCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of webhook.created */
+        WebhookCreatedPayload: {
+            url: string;
+            event_types: string[];
+        };
+        /** @description webhook.deleted (admins only) */
+        WebhookDeletedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "webhook.deleted";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WebhookDeletedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of webhook.deleted */
+        WebhookDeletedPayload: {
+            url: string;
+            event_types: string[];
+        };
         /** @description One event to deliver to one subscription, and how its attempts went */
         WebhookDelivery: {
             /** Format: uuid */
@@ -2694,6 +2719,33 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description webhook.disabled (admins only) */
+        WebhookDisabledEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The webhook's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "webhook.disabled";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WebhookDisabledPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of webhook.disabled */
+        WebhookDisabledPayload: {
+            url: string;
+            event_types: string[];
+        };
         WebhookSecret: {
             /** Format: uuid */
             id: string;
@@ -2710,6 +2762,34 @@ export interface components {
             /** @description When the worker last called the hub; null until it first does */
             last_seen_at: string | null;
         };
+        /** @description worker.api_key_rotated */
+        WorkerApiKeyRotatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "worker.api_key_rotated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WorkerApiKeyRotatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of worker.api_key_rotated */
+        WorkerApiKeyRotatedPayload: {
+            /** Format: uuid */
+            worker_id: string;
+            cloud_instance_id: string;
+        };
         WorkerCredentials: {
             /**
              * Format: uuid
@@ -2718,6 +2798,93 @@ export interface components {
             id: string;
             /** @description Send it in the X-Worker-Api-Key header; it cannot be shown again */
             api_key: string;
+        };
+        /** @description worker.registered */
+        WorkerRegisteredEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "worker.registered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WorkerRegisteredPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of worker.registered */
+        WorkerRegisteredPayload: {
+            /** Format: uuid */
+            worker_id: string;
+            cloud_instance_id: string;
+        };
+        /** @description worker.status_changed */
+        WorkerStatusChangedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "worker.status_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WorkerStatusChangedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of worker.status_changed */
+        WorkerStatusChangedPayload: {
+            /** Format: uuid */
+            worker_id: string;
+            /** @enum {string} */
+            from: "stopped" | "running";
+            /** @enum {string} */
+            to: "stopped" | "running";
+        };
+        /** @description worker.unregistered */
+        WorkerUnregisteredEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The automation's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "worker.unregistered";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["WorkerUnregisteredPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of worker.unregistered */
+        WorkerUnregisteredPayload: {
+            /** Format: uuid */
+            worker_id: string;
+            cloud_instance_id: string;
         };
     };
     responses: {
@@ -2787,11 +2954,25 @@ export interface components {
 }
 export type AccessToken = components['schemas']['AccessToken'];
 export type ApiKey = components['schemas']['ApiKey'];
+export type ApiKeyCreatedEvent = components['schemas']['ApiKeyCreatedEvent'];
+export type ApiKeyCreatedPayload = components['schemas']['ApiKeyCreatedPayload'];
+export type ApiKeyRevokedEvent = components['schemas']['ApiKeyRevokedEvent'];
+export type ApiKeyRevokedPayload = components['schemas']['ApiKeyRevokedPayload'];
 export type AppendJobLogsRequest = components['schemas']['AppendJobLogsRequest'];
 export type AppendJobLogsResult = components['schemas']['AppendJobLogsResult'];
 export type Automation = components['schemas']['Automation'];
+export type AutomationCreatedEvent = components['schemas']['AutomationCreatedEvent'];
+export type AutomationCreatedPayload = components['schemas']['AutomationCreatedPayload'];
+export type AutomationDeactivatedEvent = components['schemas']['AutomationDeactivatedEvent'];
+export type AutomationDeactivatedPayload = components['schemas']['AutomationDeactivatedPayload'];
+export type AutomationDevelopmentModeEnteredEvent = components['schemas']['AutomationDevelopmentModeEnteredEvent'];
+export type AutomationDevelopmentModeEnteredPayload = components['schemas']['AutomationDevelopmentModeEnteredPayload'];
+export type AutomationDevelopmentModeExitedEvent = components['schemas']['AutomationDevelopmentModeExitedEvent'];
+export type AutomationDevelopmentModeExitedPayload = components['schemas']['AutomationDevelopmentModeExitedPayload'];
 export type AutomationParameter = components['schemas']['AutomationParameter'];
 export type AutomationStats = components['schemas']['AutomationStats'];
+export type AutomationUpdatedEvent = components['schemas']['AutomationUpdatedEvent'];
+export type AutomationUpdatedPayload = components['schemas']['AutomationUpdatedPayload'];
 export type BulkActionResult = components['schemas']['BulkActionResult'];
 export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
 export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
@@ -2823,9 +3004,23 @@ export type HeartbeatJobBatchResult = components['schemas']['HeartbeatJobBatchRe
 export type HeartbeatJobRequest = components['schemas']['HeartbeatJobRequest'];
 export type HttpError = components['schemas']['HTTPError'];
 export type Job = components['schemas']['Job'];
+export type JobCancelledEvent = components['schemas']['JobCancelledEvent'];
+export type JobCancelledPayload = components['schemas']['JobCancelledPayload'];
+export type JobCompletedEvent = components['schemas']['JobCompletedEvent'];
+export type JobCompletedPayload = components['schemas']['JobCompletedPayload'];
+export type JobCreatedEvent = components['schemas']['JobCreatedEvent'];
+export type JobCreatedPayload = components['schemas']['JobCreatedPayload'];
+export type JobFailedEvent = components['schemas']['JobFailedEvent'];
+export type JobFailedPayload = components['schemas']['JobFailedPayload'];
 export type JobLogLine = components['schemas']['JobLogLine'];
 export type JobNotLeasedError = components['schemas']['JobNotLeasedError'];
 export type JobProgress = components['schemas']['JobProgress'];
+export type JobRequeuedEvent = components['schemas']['JobRequeuedEvent'];
+export type JobRequeuedPayload = components['schemas']['JobRequeuedPayload'];
+export type JobRescheduledEvent = components['schemas']['JobRescheduledEvent'];
+export type JobRescheduledPayload = components['schemas']['JobRescheduledPayload'];
+export type JobStartedEvent = components['schemas']['JobStartedEvent'];
+export type JobStartedPayload = components['schemas']['JobStartedPayload'];
 export type KeyQueueDepth = components['schemas']['KeyQueueDepth'];
 export type Lease = components['schemas']['Lease'];
 export type LoginForm = components['schemas']['LoginForm'];
@@ -2841,17 +3036,53 @@ export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest']
 export type RetryJobRequest = components['schemas']['RetryJobRequest'];
 export type RotateWorkerApiKeyRequest = components['schemas']['RotateWorkerApiKeyRequest'];
 export type Schedule = components['schemas']['Schedule'];
+export type ScheduleCreatedEvent = components['schemas']['ScheduleCreatedEvent'];
+export type ScheduleCreatedPayload = components['schemas']['ScheduleCreatedPayload'];
+export type ScheduleDeletedEvent = components['schemas']['ScheduleDeletedEvent'];
+export type ScheduleDeletedPayload = components['schemas']['ScheduleDeletedPayload'];
 export type SchedulePreview = components['schemas']['SchedulePreview'];
 export type ScheduleRequest = components['schemas']['ScheduleRequest'];
+export type ScheduleSkippedEvent = components['schemas']['ScheduleSkippedEvent'];
+export type ScheduleSkippedPayload = components['schemas']['ScheduleSkippedPayload'];
+export type ScheduleUpdatedEvent = components['schemas']['ScheduleUpdatedEvent'];
+export type ScheduleUpdatedPayload = components['schemas']['ScheduleUpdatedPayload'];
 export type Sector = components['schemas']['Sector'];
+export type SectorCreatedEvent = components['schemas']['SectorCreatedEvent'];
+export type SectorCreatedPayload = components['schemas']['SectorCreatedPayload'];
 export type User = components['schemas']['User'];
+export type UserCreatedEvent = components['schemas']['UserCreatedEvent'];
+export type UserCreatedPayload = components['schemas']['UserCreatedPayload'];
+export type UserDeactivatedEvent = components['schemas']['UserDeactivatedEvent'];
+export type UserDeactivatedPayload = components['schemas']['UserDeactivatedPayload'];
+export type UserPasswordChangedEvent = components['schemas']['UserPasswordChangedEvent'];
+export type UserPasswordChangedPayload = components['schemas']['UserPasswordChangedPayload'];
+export type UserPasswordResetEvent = components['schemas']['UserPasswordResetEvent'];
+export type UserPasswordResetPayload = components['schemas']['UserPasswordResetPayload'];
+export type UserReactivatedEvent = components['schemas']['UserReactivatedEvent'];
+export type UserReactivatedPayload = components['schemas']['UserReactivatedPayload'];
+export type UserRoleChangedEvent = components['schemas']['UserRoleChangedEvent'];
+export type UserRoleChangedPayload = components['schemas']['UserRoleChangedPayload'];
 export type ValidationError = components['schemas']['ValidationError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type Webhook = components['schemas']['Webhook'];
+export type WebhookCreatedEvent = components['schemas']['WebhookCreatedEvent'];
+export type WebhookCreatedPayload = components['schemas']['WebhookCreatedPayload'];
+export type WebhookDeletedEvent = components['schemas']['WebhookDeletedEvent'];
+export type WebhookDeletedPayload = components['schemas']['WebhookDeletedPayload'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDisabledEvent = components['schemas']['WebhookDisabledEvent'];
+export type WebhookDisabledPayload = components['schemas']['WebhookDisabledPayload'];
 export type WebhookSecret = components['schemas']['WebhookSecret'];
 export type Worker = components['schemas']['Worker'];
+export type WorkerApiKeyRotatedEvent = components['schemas']['WorkerApiKeyRotatedEvent'];
+export type WorkerApiKeyRotatedPayload = components['schemas']['WorkerApiKeyRotatedPayload'];
 export type WorkerCredentials = components['schemas']['WorkerCredentials'];
+export type WorkerRegisteredEvent = components['schemas']['WorkerRegisteredEvent'];
+export type WorkerRegisteredPayload = components['schemas']['WorkerRegisteredPayload'];
+export type WorkerStatusChangedEvent = components['schemas']['WorkerStatusChangedEvent'];
+export type WorkerStatusChangedPayload = components['schemas']['WorkerStatusChangedPayload'];
+export type WorkerUnregisteredEvent = components['schemas']['WorkerUnregisteredEvent'];
+export type WorkerUnregisteredPayload = components['schemas']['WorkerUnregisteredPayload'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
@@ -3053,6 +3284,10 @@ export interface operations {
             /** @description An access token */
             200: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
+                    /** @description `no-cache` (RFC 6749 §5.1) */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3062,6 +3297,8 @@ export interface operations {
             /** @description Incorrect email or password (also for a deactivated user) */
             401: {
                 headers: {
+                    /** @description The authentication scheme to use: `Bearer` */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3142,6 +3379,10 @@ export interface operations {
             /** @description A token of the new credential generation */
             200: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
+                    /** @description `no-cache` (RFC 6749 §5.1) */
+                    Pragma?: "no-cache";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3575,6 +3816,8 @@ export interface operations {
             /** @description The key, shown this once: only its SHA-256 digest is kept */
             201: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +4324,8 @@ export interface operations {
             /** @description Registered (status stopped until the worker calls the hub) */
             201: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4171,6 +4416,8 @@ export interface operations {
             /** @description The new key, shown only in this response */
             200: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4586,7 +4833,7 @@ export interface operations {
             query?: {
                 automation_id?: string;
                 /** @description One status or a comma-separated list of queued, running, completed, failed, cancelled */
-                status?: string;
+                status?: ("queued" | "running" | "completed" | "failed" | "cancelled")[];
                 /** @description Inclusive lower bound on created_at (RFC 3339) */
                 created_after?: string;
                 /** @description Exclusive upper bound on created_at (RFC 3339) */
@@ -5197,7 +5444,7 @@ export interface operations {
                 level?: "debug" | "info" | "warn" | "error";
             };
             header?: {
-                /** @description The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent */
+                /** @description The `id` of the last message received: a seq, and the stream starts with the lines after it; or `end`, and the answer is 204 (the client already saw `event: end`). Browsers' EventSource sends it when it reconnects. Any other value is read as absent */
                 "last-event-id"?: string;
             };
             path: {
@@ -5207,7 +5454,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats) */
+            /** @description The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `id: end` + `event: end` (`{status}`), and `:` comments (heartbeats) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5223,11 +5470,19 @@ export interface operations {
                      *     event: progress
                      *     data: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}
                      *
+                     *     id: end
                      *     event: end
                      *     data: {"status":"completed"}
                      */
                     "text/event-stream": string;
                 };
+            };
+            /** @description `Last-Event-ID: end`: the client already received `event: end`; nothing follows (a standard EventSource stops reconnecting on a 204) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             /** @description Unknown job */
@@ -5619,6 +5874,8 @@ export interface operations {
             /** @description Created; keep the secret */
             201: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,6 +5986,8 @@ export interface operations {
             /** @description The new secret */
             200: {
                 headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5937,6 +6196,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getMetrics: {
@@ -5960,6 +6220,8 @@ export interface operations {
             /** @description HUB_METRICS_TOKEN is set and the request does not carry it */
             401: {
                 headers: {
+                    /** @description The authentication scheme to use: `Bearer` */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -46,7 +46,7 @@ export function isJobStatus(value: string): value is JobStatus {
 }
 
 /** Why a job went back to `queued` (`job.requeued` `reason`). */
-export const REQUEUE_REASONS = ["lease_expired", "retryable_failure", "timeout", "worker_unregistered"] as const;
+export const REQUEUE_REASONS = ["lease_expired", "retryable_failure", "timeout", "worker_unregistered", "worker_key_rotated"] as const;
 export type RequeueReason = (typeof REQUEUE_REASONS)[number];
 
 /** Why a job was cancelled (`job.cancelled` `reason`). */

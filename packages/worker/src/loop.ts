@@ -30,7 +30,7 @@ export class JobAbortedError extends Error {
     readonly why: "lease_lost" | "shutdown",
     /**
      * For `lease_lost`, what the hub said when it said why: the signal's reason
-     * (`cancelled_by_user`, `timeout`, `lease_expired`, `worker_unregistered`) or the job's
+     * (`cancelled_by_user`, `timeout`, `lease_expired`, `worker_unregistered`, `worker_key_rotated`) or the job's
      * status in a refusal's body (`cancelled`, `queued` …).
      */
     readonly hubReason?: string,

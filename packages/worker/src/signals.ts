@@ -19,7 +19,7 @@ import { nextBackoff, sleep } from "./timing.js";
 export interface CancelSignal {
   job_id: string;
   attempt: number;
-  /** `cancelled_by_user`, `timeout`, `lease_expired` or `worker_unregistered`. */
+  /** `cancelled_by_user`, `timeout`, `lease_expired`, `worker_unregistered` or `worker_key_rotated`. */
   reason: string;
 }
 

@@ -8,7 +8,7 @@ import { contextJsonSchemaOf } from "./context-schema";
 import { limitsOfAutomation, resolveLimits, sameLimits, storedLimits, type AutomationLimits } from "./limits";
 
 /** What the services that change dispatch-relevant state need from the app. */
-export type AutomationServiceContext = Pick<AppContext, "database" | "dispatch" | "logger" | "metrics" | "env">;
+export type AutomationServiceContext = Pick<AppContext, "database" | "dispatch" | "jobLogs" | "logger" | "metrics" | "env">;
 
 /**
  * The record of an automation. `defaultMaxAttempts` (HUB_JOB_MAX_ATTEMPTS) stands in for a
@@ -245,11 +245,13 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
     if (!automation.isActive) return false;
     await automations.update(tx, id, { isActive: false });
     await events.record(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
-    await jobs.cancelQueuedOfAutomation(tx, id, actorId);
+    const cancelled = await jobs.cancelQueuedOfAutomation(tx, id, actorId);
     await schedules.disableOfAutomation(tx, id, actorId);
-    return true;
+    return cancelled.map((job) => job.id);
   });
-  if (changed) await clearOffers(ctx, id);
+  if (changed === false) return;
+  ctx.jobLogs.announceAll(changed);
+  await clearOffers(ctx, id);
 }
 
 /**

@@ -23,10 +23,17 @@ export const LAST_EVENT_ID_HEADER = "last-event-id";
 
 const UINT64_MAX = 2n ** 64n - 1n;
 
-/** Whether `value` is a Redis stream entry id (`<ms>-<seq>`, each at most 2⁶⁴−1), which XRANGE accepts. */
+/**
+ * Whether `value` is a Redis stream entry id (`<ms>-<seq>`, each at most 2⁶⁴−1) that something can
+ * follow: the resume reads `XRANGE (<id> +`, which Redis refuses for the greatest id of all
+ * ("ERR invalid start ID"), so that one is out of range too.
+ */
 function isStreamId(value: string): boolean {
   const match = /^(\d{1,20})-(\d{1,20})$/.exec(value);
-  return match !== null && BigInt(match[1]!) <= UINT64_MAX && BigInt(match[2]!) <= UINT64_MAX;
+  if (match === null) return false;
+  const ms = BigInt(match[1]!);
+  const seq = BigInt(match[2]!);
+  return ms <= UINT64_MAX && seq <= UINT64_MAX && !(ms === UINT64_MAX && seq === UINT64_MAX);
 }
 
 export const eventStreamHeaders = z.object({
@@ -40,26 +47,48 @@ export const eventStreamHeaders = z.object({
     ),
 });
 
-/** The Event record of one catalogue type: its `event_type`, and the payload that type carries. */
+/** `job.created` → `JobCreated`, `worker.api_key_rotated` → `WorkerApiKeyRotated`: the name of a type's schemas. */
+export function eventSchemaName(eventType: EventType): string {
+  return eventType
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("");
+}
+
+/**
+ * The Event record of one catalogue type, `<Type>Event`: its `event_type`, and the payload that
+ * type carries, `<Type>Payload` (CONTRACT §6.21), so a generated client names both.
+ */
 function eventRecordOf(eventType: EventType) {
   const { aggregate, payload, visibility } = EVENT_CATALOGUE[eventType];
+  const name = eventSchemaName(eventType);
   return z
     .object({
       id: z.uuid(),
       aggregate_id: z.uuid().describe(`The ${aggregate}'s id`),
       event_type: z.literal(eventType),
       actor_id: z.uuid().nullable().describe("The user who caused it; null for worker and system actions"),
-      payload,
+      payload: payload.meta({ id: `${name}Payload`, description: `The payload of ${eventType}` }),
       dispatched_at: z.iso.datetime().nullable().describe("When the event relay published it to the Redis stream; null until then"),
       created_at: z.iso.datetime(),
     })
-    .describe(visibility === "admins" ? `${eventType} (admins only)` : eventType);
+    .meta({ id: `${name}Event`, description: visibility === "admins" ? `${eventType} (admins only)` : eventType });
 }
 
-/** An Event record (CONTRACT §4), one variant per type of the event catalogue: for the OpenAPI document. */
+/**
+ * An Event record (CONTRACT §4), one variant per type of the event catalogue, told apart by
+ * `event_type` (an OpenAPI discriminator, which generated clients narrow on): for the document.
+ */
 export const eventRecord = z.discriminatedUnion(
   "event_type",
   EVENT_TYPES.map(eventRecordOf) as [ReturnType<typeof eventRecordOf>, ...ReturnType<typeof eventRecordOf>[]],
-).meta({ id: "Event", description: "One state change, from the outbox: one variant per event type, with its payload" });
+).meta({
+  id: "Event",
+  description: "One state change, from the outbox: one variant per event type, with its payload",
+  discriminator: {
+    propertyName: "event_type",
+    mapping: Object.fromEntries(EVENT_TYPES.map((eventType) => [eventType, `#/components/schemas/${eventSchemaName(eventType)}Event`])),
+  },
+});
 /** An Event record as served: the JSON @hub/db builds from a row (the relay publishes the same). */
 export type EventRecord = events.EventRecordJson;

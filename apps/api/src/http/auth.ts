@@ -25,7 +25,14 @@ import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey, WORKER_API_
 export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "admin-login-token" | "worker" | "worker-unseen";
 
 export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
-export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudInstanceId" | "status" | "lastSeenAt">;
+/**
+ * A worker, and which of its keys the call came with (CONTRACT §6.21): `sole` when no rotation's
+ * overlap is under way, else `current` (the new key) or `previous` (the one whose overlap runs).
+ * The jobs a call claims or heartbeats are held by that key (../workers/key-holds.service.ts).
+ */
+export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudInstanceId" | "status" | "lastSeenAt"> & {
+  key: "sole" | "current" | "previous";
+};
 
 /** A signed-in user, and the api key it authenticated with (undefined for a login token). */
 export interface UserCaller {
@@ -304,7 +311,7 @@ export class Authenticator {
     if (!worker || !workerKeyAccepted(worker, keyHash)) {
       throw new UnauthorizedError("Invalid worker api key", "WorkerApiKey");
     }
-    if (!markSeen) return publicWorker(worker);
+    if (!markSeen) return publicWorker(worker, keyHash);
     // Any worker call marks the worker seen (and `running`); see workers.markSeen. What it wrote is
     // remembered, so the next calls within the write interval cost nothing; calls arriving while
     // the write is on its way wait for it rather than write too (a worker's many claim loops start
@@ -325,11 +332,11 @@ export class Authenticator {
         this.workerSeenWritesInFlight.delete(worker.id);
       }
     }
-    return publicWorker(worker);
+    return publicWorker(worker, keyHash);
   }
 }
 
-type WorkerKeyRow = AuthenticatedWorker & { apiKeyHash: string; previousApiKeyHash: string | null; previousApiKeyExpiresAt: Date | null };
+type WorkerKeyRow = Omit<AuthenticatedWorker, "key"> & { apiKeyHash: string; previousApiKeyHash: string | null; previousApiKeyExpiresAt: Date | null };
 
 function sameHash(stored: string | null, presented: string): boolean {
   return stored !== null && stored.length === presented.length && timingSafeEqual(Buffer.from(stored), Buffer.from(presented));
@@ -345,7 +352,9 @@ function workerKeyAccepted(worker: WorkerKeyRow, keyHash: string): boolean {
   return sameHash(worker.previousApiKeyHash, keyHash) && worker.previousApiKeyExpiresAt !== null && worker.previousApiKeyExpiresAt.getTime() > Date.now();
 }
 
-function publicWorker(worker: WorkerKeyRow): AuthenticatedWorker {
-  const { apiKeyHash: _key, previousApiKeyHash: _previousKey, previousApiKeyExpiresAt: _previousExpiry, ...rest } = worker;
-  return rest;
+function publicWorker(worker: WorkerKeyRow, keyHash: string): AuthenticatedWorker {
+  const { apiKeyHash, previousApiKeyHash: _previousKey, previousApiKeyExpiresAt, ...rest } = worker;
+  const overlapping = previousApiKeyExpiresAt !== null && previousApiKeyExpiresAt.getTime() > Date.now();
+  const key = !sameHash(apiKeyHash, keyHash) ? "previous" : overlapping ? "current" : "sole";
+  return { ...rest, key };
 }

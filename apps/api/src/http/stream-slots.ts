@@ -8,7 +8,10 @@
  * counting within 30 s. Taking a slot is one script (count the live fields, add one or refuse, or
  * displace the oldest for a request that resumes with Last-Event-ID), so concurrent requests
  * cannot pass the cap together. A displaced stream of this process ends at once; one of another
- * process ends at that process's next renewal, which finds its field gone. While Redis is
+ * process ends at that process's next renewal, which finds its field marked `displaced:<ms>`.
+ * A field that is simply gone — Redis restarted empty, or the lease ran out while Redis was
+ * unreachable — was lost, not displaced: the renewal takes it again and the stream goes on
+ * (CONTRACT §6.21), so a Redis restart does not make every client reconnect. While Redis is
  * unreachable, each process counts its own streams.
  */
 import { randomUUID } from "node:crypto";
@@ -33,16 +36,20 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local entries = redis.call('HGETALL', KEYS[1])
 local live, oldestField, oldestOpened = 0, nil, nil
+local lease = tonumber(ARGV[3])
 for i = 1, #entries, 2 do
   local opened, untilMs = string.match(entries[i + 1], '^(%d+):(%d+)$')
-  if opened == nil or tonumber(untilMs) < now then
+  local displacedAt = string.match(entries[i + 1], '^displaced:(%d+)$')
+  if displacedAt ~= nil then
+    -- Kept for its process's next renewal to read; a dead process's marker goes after a lease.
+    if tonumber(displacedAt) + lease < now then redis.call('HDEL', KEYS[1], entries[i]) end
+  elseif opened == nil or tonumber(untilMs) < now then
     redis.call('HDEL', KEYS[1], entries[i])
   else
     live = live + 1
     if oldestOpened == nil or tonumber(opened) < oldestOpened then oldestOpened, oldestField = tonumber(opened), entries[i] end
   end
 end
-local lease = tonumber(ARGV[3])
 local value = now .. ':' .. (now + lease)
 if live < tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], ARGV[1], value)
@@ -50,7 +57,7 @@ if live < tonumber(ARGV[2]) then
   return {1}
 end
 if ARGV[4] == '1' and oldestField ~= nil then
-  redis.call('HDEL', KEYS[1], oldestField)
+  redis.call('HSET', KEYS[1], oldestField, 'displaced:' .. now)
   redis.call('HSET', KEYS[1], ARGV[1], value)
   redis.call('PEXPIRE', KEYS[1], lease * 2)
   return {2, oldestField}
@@ -59,21 +66,27 @@ return {0}
 `;
 
 /**
- * KEYS[1] the hash; ARGV: lease ms, then fields. Renews each field still present; returns the
- * fields that are gone (displaced by another process, or expired while Redis was away).
+ * KEYS[1] the hash; ARGV: lease ms, then pairs of field and the ms it opened at. Renews each field;
+ * one that is gone (Redis lost it) is taken again with its opening time, so it keeps its place as
+ * the oldest. Returns the fields another request displaced, and removes their markers.
  */
 const RENEW_SLOTS_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local lease = tonumber(ARGV[1])
-local gone = {}
-for i = 2, #ARGV do
+local displaced = {}
+for i = 2, #ARGV, 2 do
   local value = redis.call('HGET', KEYS[1], ARGV[i])
-  local opened = value and string.match(value, '^(%d+):')
-  if opened then redis.call('HSET', KEYS[1], ARGV[i], opened .. ':' .. (now + lease)) else table.insert(gone, ARGV[i]) end
+  if value and string.match(value, '^displaced:') then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    table.insert(displaced, ARGV[i])
+  else
+    local opened = (value and string.match(value, '^(%d+):')) or ARGV[i + 1]
+    redis.call('HSET', KEYS[1], ARGV[i], opened .. ':' .. (now + lease))
+  end
 end
 redis.call('PEXPIRE', KEYS[1], lease * 2)
-return gone
+return displaced
 `;
 
 /** KEYS[1] the hash. Returns how many of its fields still count (their lease has not run out). */
@@ -92,7 +105,7 @@ return live
 interface SlotScripts {
   hubCountStreamSlots(key: string): Promise<number>;
   hubTakeStreamSlot(key: string, field: string, cap: number, leaseMs: number, displace: number): Promise<[number, string?]>;
-  hubRenewStreamSlots(key: string, leaseMs: number, ...fields: string[]): Promise<string[]>;
+  hubRenewStreamSlots(key: string, leaseMs: number, ...fieldsAndOpenedAt: string[]): Promise<string[]>;
 }
 
 export interface SlotRequest {
@@ -113,6 +126,8 @@ interface HeldSlot {
   request: SlotRequest;
   /** In Redis (false: counted by this process only, Redis was unreachable). */
   shared: boolean;
+  /** When it was opened, ms since the epoch (by this host's clock; Redis's when Redis took it). */
+  openedAtMs: number;
 }
 
 export class StreamSlots {
@@ -156,7 +171,7 @@ export class StreamSlots {
       }
     }
     if (displaced !== undefined) this.endDisplaced(displaced);
-    this.held.set(field, { key, field, request, shared });
+    this.held.set(field, { key, field, request, shared, openedAtMs: Date.now() });
     this.timer ??= setInterval(() => void this.renew(), RENEW_INTERVAL_MS);
     return () => this.release(field);
   }
@@ -202,12 +217,14 @@ export class StreamSlots {
   }
 
   private async renew(): Promise<void> {
-    const byKey = new Map<string, string[]>();
-    for (const slot of this.held.values()) if (slot.shared) byKey.set(slot.key, [...(byKey.get(slot.key) ?? []), slot.field]);
-    for (const [key, fields] of byKey) {
+    const byKey = new Map<string, HeldSlot[]>();
+    for (const slot of this.held.values()) byKey.set(slot.key, [...(byKey.get(slot.key) ?? []), slot]);
+    for (const [key, slots] of byKey) {
       try {
-        const gone = await this.scripts.hubRenewStreamSlots(key, SLOT_LEASE_MS, ...fields);
-        for (const field of gone) this.endDisplaced(field);
+        const displaced = await this.scripts.hubRenewStreamSlots(key, SLOT_LEASE_MS, ...slots.flatMap((slot) => [slot.field, String(slot.openedAtMs)]));
+        // A slot counted here alone while Redis was away is in Redis now.
+        for (const slot of slots) slot.shared = true;
+        for (const field of displaced) this.endDisplaced(field);
       } catch {
         // Redis is unreachable: the slots stay counted here and are renewed on its return.
       }

@@ -44,6 +44,7 @@ export const identityRoutes = (passwordMinLength: number) => [
     method: "put",
     path: "/identity/me/password",
     operationId: "changeOwnPassword",
+    secretInResponse: "token",
     summary: "Change your own password",
     description:
       "With a login token (an api key → 403). Checks `current_password` (wrong → 403, counted as a failed login of the caller's e-mail from this address: the login throttle's 429 with Retry-After applies), sets `new_password` and answers a new access token: every earlier login token of the caller stops working at once; api keys go on. Writes user.password_changed {user_id}.",

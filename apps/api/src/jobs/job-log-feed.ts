@@ -6,8 +6,11 @@
  *
  * The message carries nothing but "look again": PostgreSQL stays the only source of the lines, so a
  * lost or late message costs at most the streams' periodic re-read (JOB_LOG_STREAM_RECHECK_MS), a
- * duplicate costs one read, and resuming by seq stays exact. Changes nobody publishes (a job
- * finished, cancelled or re-queued by another path) are found by the same re-read.
+ * duplicate costs one read, and resuming by seq stays exact. A job's finish is announced too (its
+ * stream's `event: end` is due within 1 s, CONTRACT §6.12): the API paths that finish a job
+ * publish after their commit, and what the dispatcher or another process takes from a running
+ * job (a timeout, a lapsed lease, a re-queue) already NOTIFYs a worker signal, which every API
+ * process hears from PostgreSQL and hands to {@link changedHere}.
  */
 import type { Logger, RedisConnection, RedisKeys } from "@hub/shared";
 
@@ -45,6 +48,16 @@ export class JobLogFeed {
     this.publisher.publish(this.keys.jobLogChannel(jobId), "").catch((error: unknown) => {
       this.logger.debug({ err: error, job_id: jobId }, "job log announcement not published (streams find the change on their next re-read)");
     });
+  }
+
+  /** {@link announce} for each of many jobs (a bulk cancel, a deactivation). */
+  announceAll(jobIds: readonly string[]): void {
+    for (const jobId of jobIds) this.announce(jobId);
+  }
+
+  /** The job changed, as every API process heard from PostgreSQL: this process's streams of it look again. */
+  changedHere(jobId: string): void {
+    for (const follower of this.followers.get(jobId) ?? []) follower.changed();
   }
 
   /**

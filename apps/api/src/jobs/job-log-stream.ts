@@ -7,10 +7,12 @@
  * in seq order. Because a job's seqs are assigned under its row lock and committed in that order
  * (@hub/db sql/job-logs/append.ts), "after the last seq" never skips a line, and a resume — on any process,
  * after any restart — is exact. It reads again when the job is announced (./job-log-feed.ts: a
- * line or progress accepted by any API process) and every {@link JOB_LOG_STREAM_RECHECK_MS}, which
- * covers a lost announcement and the changes nobody announces (the job finished, was cancelled or
- * queued again). Reads of one stream never overlap: a change that arrives during a read makes one
- * more read after it.
+ * line or progress accepted, the job finished, cancelled or queued again, by any process) and
+ * every {@link JOB_LOG_STREAM_RECHECK_MS}, which covers a lost announcement (Redis away). Reads of
+ * one stream never overlap: a change that arrives during a read makes one more read after it.
+ *
+ * `event: end` carries `id: end`, so the client's EventSource reconnects with `Last-Event-ID: end`
+ * and gets a 204, on which it stops (CONTRACT §6.12, §6.21): never a loop of ends.
  */
 import type { Request, Response } from "express";
 import { jobLogs, jobs } from "@hub/db";
@@ -22,7 +24,10 @@ import { drained, openEventStream, sseMessage } from "../http/sse";
 import { USER_MAX_STREAMS } from "../events/event-stream";
 import { toJobLogLineRecord } from "./job-logs.service";
 
-/** How often an open stream reads its job again, announcements aside. */
+/** The `id:` of `event: end`, and the `Last-Event-ID` a client that saw it reconnects with. */
+export const END_EVENT_ID = "end";
+
+/** How often an open stream reads its job again, announcements aside (a lost one). */
 export const JOB_LOG_STREAM_RECHECK_MS = 2000;
 /** Lines one read takes; a stream catching up reads batch after batch. */
 const READ_BATCH_LINES = 200;
@@ -49,11 +54,13 @@ export function seqFromLastEventId(value: string | undefined): number | undefine
 /**
  * Answers the request with the stream and keeps it open until the job finished (after `end`), the
  * client leaves, its credential stops being valid or the API shuts down. 404 for an unknown job,
- * 429 at the caller's cap, both before anything is sent.
+ * 429 at the caller's cap, both before anything is sent; after the 404, a client that already saw
+ * `end` (`Last-Event-ID: end`) gets 204, whatever the job's status now.
  */
-export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel, lastEventId }: JobLogStreamRequest): Promise<void> {
+export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel, lastEventId }: JobLogStreamRequest): Promise<"streamed" | "ended"> {
   const pool = ctx.database.pool;
   if (!(await jobs.readLogState(pool, jobId))) throw new NotFoundError("Job not found");
+  if (lastEventId?.trim() === END_EVENT_ID) return "ended";
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -70,7 +77,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
   });
   if (res.closed) {
     releaseSlot();
-    return;
+    return "streamed";
   }
 
   /** Every line up to this seq was handled (sent, or filtered out). */
@@ -116,7 +123,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
       await write(sseMessage({ event: "progress", data: progress }));
     }
     if ((FINISHED_JOB_STATUSES as readonly JobStatus[]).includes(state.status)) {
-      await write(sseMessage({ event: "end", data: JSON.stringify({ status: state.status }) }));
+      await write(sseMessage({ id: END_EVENT_ID, event: "end", data: JSON.stringify({ status: state.status }) }));
       end();
     }
   };
@@ -150,7 +157,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
     untrack();
     releaseSlot();
   });
-  if (ended) return;
+  if (ended) return "streamed";
 
   openEventStream(req, res);
   timers.push(
@@ -158,4 +165,5 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
     setInterval(() => void write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000),
   );
   await read();
+  return "streamed";
 }

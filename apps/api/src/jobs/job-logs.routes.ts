@@ -13,7 +13,7 @@ const STREAM_EXAMPLE =
   "retry: 2000\n: connected\n\n" +
   'id: 1\ndata: {"seq":1,"ts":"2026-11-26T10:00:00.000Z","level":"info","message":"read 1200 rows","attempt":1}\n\n' +
   'event: progress\ndata: {"percent":40,"message":"reading rows","updated_at":"2026-11-26T10:00:01.000Z"}\n\n' +
-  'event: end\ndata: {"status":"completed"}\n\n';
+  'id: end\nevent: end\ndata: {"status":"completed"}\n\n';
 
 /** Job logs (CONTRACT §6.12): the worker writes them, whoever may read the job reads them. */
 export const jobLogRoutes = [
@@ -71,8 +71,8 @@ export const jobLogRoutes = [
     summary: "Follow a job's log live (server-sent events)",
     description:
       "The job's stored lines after `Last-Event-ID` (a seq), or all of them; then the job's progress once (`event: progress`), when it has one; then new lines within a second of being accepted, " +
-      "`event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` once the job finished, after which the stream closes. " +
-      "A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` and `end` carry no id. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). " +
+      "`event: progress` on each change (`null` after the job is queued again), and `event: end` `{status}` within a second of the job finishing, after which the stream closes. " +
+      "A line is a message with `id: <seq>` and `data` a JobLogLine; `progress` carries no id, `end` carries `id: end`, so a reconnecting EventSource sends `Last-Event-ID: end` and gets 204, on which it stops. Resuming with `Last-Event-ID` is always exact (no gap, no repeat, never a reset). " +
       "`level` keeps that level and above. Counts against the caller's 5 open streams (CONTRACT §6.15); the credential is checked again as on GET /events/stream. " +
       "Authenticate with the Authorization header (read the stream with fetch; a browser's EventSource cannot send it).",
     tag: "jobs",
@@ -83,17 +83,18 @@ export const jobLogRoutes = [
     responses: {
       200: {
         description:
-          "The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `event: end` (`{status}`), and `:` comments (heartbeats)",
+          "The stream, open until the job finished (after `event: end`), the client leaves, its credential stops being valid or the API shuts down. Messages: `id:` + `data:` (a JobLogLine), `event: progress` (a JobProgress or null), `id: end` + `event: end` (`{status}`), and `:` comments (heartbeats)",
         contentType: "text/event-stream",
         schema: z.string(),
         example: STREAM_EXAMPLE,
       },
+      204: { description: "`Last-Event-ID: end`: the client already received `event: end`; nothing follows (a standard EventSource stops reconnecting on a 204)" },
       404: { description: "Unknown job" },
       429: { description: "Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After" },
     },
     handler: async ({ params, query, headers, caller, ctx, req, res }) => {
-      await serveJobLogStream({ ctx, req, res, caller, jobId: params.job_id, minLevel: query.level, lastEventId: headers[LAST_EVENT_ID_HEADER] });
-      return { status: 200, streaming: true };
+      const served = await serveJobLogStream({ ctx, req, res, caller, jobId: params.job_id, minLevel: query.level, lastEventId: headers[LAST_EVENT_ID_HEADER] });
+      return served === "ended" ? { status: 204 } : { status: 200, streaming: true };
     },
   }),
 ];

@@ -67,6 +67,6 @@ export const jobLogStreamHeaders = z.object({
     .string()
     .optional()
     .describe(
-      "The `id` (a seq) of the last line received: the stream starts with the lines after it. Browsers' EventSource sends it when it reconnects. A value that is no seq is read as absent",
+      "The `id` of the last message received: a seq, and the stream starts with the lines after it; or `end`, and the answer is 204 (the client already saw `event: end`). Browsers' EventSource sends it when it reconnects. Any other value is read as absent",
     ),
 });

@@ -118,8 +118,8 @@ const statusList = () =>
       }
       return [...new Set(statuses)];
     })
-    // What a client sends: text, not the list it is parsed into.
-    .meta({ type: "string", description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+    // What a client sends: a list, comma-separated in one parameter (style form, explode false).
+    .meta({ type: "array", items: { type: "string", enum: [...JOB_STATUSES] }, description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
 
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
@@ -175,8 +175,8 @@ export const jobRecord = z.object({
     .nullable()
     .describe(
       "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
-        "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
         "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
+        "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
         "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
         "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
         "key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), " +

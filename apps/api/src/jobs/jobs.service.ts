@@ -218,6 +218,7 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
     }
   });
   const { job } = cancelled;
+  ctx.jobLogs.announce(job.id);
   // A running job freed a concurrency slot; a queued one must no longer be offered.
   if (cancelled.wasRunning) await wakeClaims(ctx, job.automationId);
   else await withdrawOffers(ctx, job.automationId, [job]);
@@ -293,6 +294,7 @@ function slicesOf<T>(ids: readonly T[], size: number): T[][] {
  */
 async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
   const cancelled = await withTransaction(ctx.database.pool, (tx) => jobs.cancelMany(tx, ids, user.id));
+  ctx.jobLogs.announceAll(cancelled.map((job) => job.id));
   const byAutomation = new Map<string, { freedSlots: number; queued: jobs.CancelledJob[] }>();
   for (const job of cancelled) {
     const signals = byAutomation.get(job.automationId) ?? { freedSlots: 0, queued: [] };

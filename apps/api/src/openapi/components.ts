@@ -25,6 +25,29 @@ function mapRefs(value: unknown, rename: (ref: string) => string): unknown {
   );
 }
 
+/**
+ * A request schema without `default` on its optional properties, the default said in the
+ * description instead. openapi-typescript, with its default settings, makes a property that has a
+ * default required in the type it generates (right for a response, which always carries it), and
+ * only spares request bodies written inline, not named ones (`CreateJobRequest`): a client would
+ * have to send every defaulted field (CONTRACT §6.21). Deeply; returns new objects.
+ */
+function withoutRequestDefaults(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutRequestDefaults);
+  if (typeof value !== "object" || value === null) return value;
+  const schema = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutRequestDefaults(item)])) as JsonSchema;
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  const required = (schema.required as string[] | undefined) ?? [];
+  if (properties === undefined || typeof properties !== "object") return schema;
+  for (const [name, property] of Object.entries(properties)) {
+    if (!("default" in property) || required.includes(name)) continue;
+    const { default: fallback, description, ...rest } = property;
+    const said = `Default: \`${JSON.stringify(fallback)}\`.`;
+    properties[name] = { ...rest, description: typeof description === "string" ? `${description}. ${said}`.replace(/\.\. /, ". ") : said };
+  }
+  return schema;
+}
+
 export class ComponentSchemas {
   private readonly schemas = new Map<string, JsonSchema>();
   private inputPhase = false;
@@ -36,7 +59,8 @@ export class ComponentSchemas {
   render(schema: z.ZodType, io: "input" | "output"): JsonSchema {
     if (io === "output" && this.inputPhase) throw new Error("ComponentSchemas: render responses (output) before requests (input)");
     this.inputPhase ||= io === "input";
-    const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" }) as JsonSchema & {
+    const rendered = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" });
+    const { $schema: _dialect, $defs, ...root } = (io === "input" ? withoutRequestDefaults(rendered) : rendered) as JsonSchema & {
       $defs?: Record<string, JsonSchema>;
     };
     const definitions = Object.entries($defs ?? {});

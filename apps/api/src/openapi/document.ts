@@ -28,6 +28,8 @@ function parametersOf(schema: z.ZodType | undefined, location: "path" | "query" 
     in: location,
     required: location === "path" || required.includes(name),
     ...(name === deepObject ? { style: "deepObject", explode: true } : {}),
+    // A list in one parameter, comma-separated (`status=failed,cancelled`), as the hub reads it.
+    ...(location === "query" && property.type === "array" ? { style: "form", explode: false } : {}),
     ...(typeof description === "string" ? { description } : {}),
     schema: property,
   }));
@@ -56,6 +58,8 @@ function responsesOf(route: AnyRoute, schemas: ComponentSchemas): Record<string,
     if (route.paginated && status === "200") headers.Link = { description: LINK_HEADER_DESCRIPTION, schema: { type: "string" } };
     // A 429 or 503 always says when to come back (CONTRACT §6.15).
     if (status === "429" || status === "503") headers["Retry-After"] = { description: "Seconds to wait before trying again", schema: { type: "integer" } };
+    if (status === "401") headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
+    if (Number(status) < 300) Object.assign(headers, secretHeaders(route));
     responses[status] = {
       description: spec.description,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -85,9 +89,21 @@ function requestBodyOf(route: AnyRoute, schemas: ComponentSchemas) {
   return { required: !route.body.safeParse(undefined).success, content };
 }
 
+/** A public operation says so (`security: []`), so no generated client or linter assumes a credential. */
 function securityOf(route: AnyRoute) {
-  const security = SECURITY[route.auth];
-  return security ? { security } : {};
+  return { security: SECURITY[route.auth] ?? [] };
+}
+
+/** `WWW-Authenticate` of a 401: what the hub sends with it (CONTRACT §6.21). */
+const WWW_AUTHENTICATE = { description: "The authentication scheme to use: `Bearer`", schema: { type: "string" } };
+
+/** The headers of a response that carries a secret (CONTRACT §6.15): never cached. */
+function secretHeaders(route: AnyRoute): Record<string, unknown> {
+  if (!route.secretInResponse) return {};
+  return {
+    "Cache-Control": { description: "`no-store`: the response carries a secret", schema: { type: "string", const: "no-store" } },
+    ...(route.secretInResponse === "token" ? { Pragma: { description: "`no-cache` (RFC 6749 §5.1)", schema: { type: "string", const: "no-cache" } } } : {}),
+  };
 }
 
 /** Served outside the route list (no body, no validation): documented by hand. */
@@ -98,7 +114,11 @@ const OPERATIONAL_PATHS = {
       summary: "This document",
       description: "The OpenAPI 3.1.0 description of every endpoint, generated from the schemas that validate requests. `/docs` renders it.",
       tags: ["operations"],
-      responses: { 200: { description: "The document", content: { "application/json": { schema: { type: "object" } } } } },
+      security: [],
+      responses: {
+        200: { description: "The document", content: { "application/json": { schema: { type: "object" } } } },
+        422: { $ref: "#/components/responses/ValidationFailed" },
+      },
     },
   },
   "/metrics": {
@@ -113,6 +133,7 @@ const OPERATIONAL_PATHS = {
         200: { description: "The metrics", content: { "text/plain": { schema: { type: "string" } } } },
         401: {
           description: "HUB_METRICS_TOKEN is set and the request does not carry it",
+          headers: { "WWW-Authenticate": WWW_AUTHENTICATE },
           content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPError" } } },
         },
       },
@@ -151,6 +172,8 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
         "Registry of automations, jobs, remote workers, hub users and an event log. Log in with `POST /identity/token` (on /docs: Authorize, " +
         "with your e-mail as username); workers authenticate with the `X-Worker-Api-Key` their registration returned.",
       contact: { name: "The hub's operators" },
+      // The hub is not published under an open licence (every package.json says UNLICENSED).
+      license: { name: "Proprietary: all rights reserved by the hub's operators", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This hub" }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),

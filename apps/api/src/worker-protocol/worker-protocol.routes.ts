@@ -4,6 +4,7 @@ import { noteNoEventsWritten } from "../http/outbox-writes";
 import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
+import { recordKeyHolds } from "../workers/key-holds.service";
 import {
   claimJobBody,
   completeAndClaimJobBody,
@@ -66,6 +67,7 @@ export const workerProtocolRoutes = [
     handler: async ({ body, caller, ctx, req, res }) => {
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
       if (!job) noteNoEventsWritten(res);
+      else await recordKeyHolds(ctx, caller.worker, [job.id]);
       return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
     },
   }),
@@ -87,6 +89,7 @@ export const workerProtocolRoutes = [
     handler: async ({ body, caller, ctx, req, res }) => {
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
       if (jobs.length === 0) noteNoEventsWritten(res);
+      await recordKeyHolds(ctx, caller.worker, jobs.map((job) => job.id));
       return jobs.length > 0 ? { status: 200, body: { jobs: jobs.map(toJobRecord) } } : { status: 204 };
     },
   }),
@@ -177,7 +180,10 @@ export const workerProtocolRoutes = [
         clientGone(req, res),
       );
       // The job handed out is followed in the logs by its id, as POST /jobs/claim's is.
-      if (answer.next) addRequestLogFields(req, { next_job_id: answer.next.id });
+      if (answer.next) {
+        addRequestLogFields(req, { next_job_id: answer.next.id });
+        await recordKeyHolds(ctx, caller.worker, [answer.next.id]);
+      }
       return { status: 200, body: answer };
     },
   }),

@@ -9,6 +9,7 @@ import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
 import { claimNextJob, type PendingCompletion } from "./claim";
+import { recordKeyHolds } from "../workers/key-holds.service";
 import { toJobRecord } from "../jobs/jobs.service";
 import type { JobRecord } from "../jobs/jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
@@ -78,6 +79,7 @@ export async function heartbeatJob(
   const progress: jobs.ProgressReport | undefined = body.progress && { percent: body.progress.percent ?? null, message: body.progress.message ?? null };
   const outcome = await jobs.extendLease(ctx.database.pool, jobId, fenceFor(worker, body.attempt), ctx.env.HUB_JOB_LEASE_SECONDS, progress);
   if (!outcome.ok) throw await refused(ctx, "heartbeat", jobId, outcome.refusal);
+  await recordKeyHolds(ctx, worker, [jobId]);
   if (progress) ctx.jobLogs.announce(jobId);
   return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
 }
@@ -87,6 +89,7 @@ async function recordResult(ctx: AppContext, worker: AuthenticatedWorker, jobId:
   const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
+  ctx.jobLogs.announce(jobId);
   return outcome.job;
 }
 
@@ -134,6 +137,7 @@ export async function completeJobAndClaimNext(
   if (!completed) throw new Error("complete-and-claim: the claim ended without recording the result");
   if (!completed.ok) throw await refused(ctx, "complete", jobId, completed.refusal);
   observeFinishedRun(ctx, completed.job);
+  ctx.jobLogs.announce(jobId);
   return { job: toJobRecord(completed.job), next: next ? toJobRecord(next) : null };
 }
 
@@ -156,6 +160,8 @@ export async function failJobAsWorker(
   if (!outcome.ok) throw await refused(ctx, "fail", jobId, outcome.refusal);
   const { job, requeued } = outcome;
   observeFinishedRun(ctx, job);
+  // Its log streams end (failed) or show the progress reset (queued again).
+  ctx.jobLogs.announce(jobId);
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
   // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
   if (requeued) await offerAgain(ctx, job.automationId, [jobs.toJobRef(job)]);
@@ -178,6 +184,7 @@ export async function completeJobsAsWorker(
       observeRun(ctx, "completed", verdict.startedAt);
     }
   }
+  ctx.jobLogs.announceAll(verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
   // One wake-up per freed slot: each wakes one waiting claim (WakeListener.wakeOne).
   if (completed > 0) await wakeClaims(ctx, worker.automationId, completed);
   return { results: verdicts.map(({ id, refusal }) => ({ id, status: refusal ? batchStatus(refusal) : "completed" })) };
@@ -187,6 +194,7 @@ export async function completeJobsAsWorker(
 export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
   const verdicts = await jobs.extendLeaseBatch(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
   for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
+  await recordKeyHolds(ctx, worker, verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
   return {
     results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({
       id,

@@ -20,7 +20,7 @@ export const workerSelfRoutes = [
     summary: "Hear at once when a running job is taken from this worker (server-sent events)",
     description:
       "While open, `event: cancel` `{job_id, attempt, reason}` arrives within a second of the commit that took a job this worker runs from it: `cancelled_by_user` (a cancel, single or bulk), " +
-      "`timeout`, `lease_expired`, or `worker_unregistered` (sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: " +
+      "`timeout`, `lease_expired`, `worker_unregistered` or `worker_key_rotated` (both sent before the stream ends). Deactivating an automation sends nothing. Signals carry no `id:` and are never replayed: " +
       "a worker that was not listening learns it from the 409 `{detail, status}` of its next call. Opening the stream marks the worker seen; keeping it open does not. " +
       "At most HUB_WORKER_MAX_STREAMS (64) streams per worker key over every API process; on a 429, work on without signals and retry after Retry-After.",
     tag: "worker protocol",

@@ -16,6 +16,7 @@ import type { AuthenticatedWorker } from "../http/auth";
 import { ServiceUnavailableError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../http/http-errors";
 import { openEventStream, sseMessage } from "../http/sse";
 import type { Metrics } from "../metrics";
+import { endKeyOverlap } from "./key-holds.service";
 
 /** Longest wait, when a stream opens, for this process's session to LISTEN (at start-up, or after PostgreSQL was away). */
 const LISTENING_WAIT_MS = 5_000;
@@ -137,7 +138,13 @@ export class WorkerSignalStreams {
       return;
     }
     const remove = this.add(worker.id, { send: (chunk) => !ended && res.write(chunk), end });
-    const untrack = ctx.streams.track({ name: "worker_signals", req, requirement: "worker-unseen", end });
+    // A stream of the previous key ends when its overlap does: it ends the overlap first (at once,
+    // rather than at the next sweep), so the cancels of the jobs that key held reach it before the end.
+    const endAsCredentialRefused =
+      worker.key === "previous"
+        ? () => void endKeyOverlap(ctx, worker.automationId).catch((error: unknown) => req.log.warn({ err: error }, "ending a worker key overlap failed")).finally(end)
+        : end;
+    const untrack = ctx.streams.track({ name: "worker_signals", req, requirement: "worker-unseen", end: endAsCredentialRefused });
     const heartbeat = setInterval(() => !ended && res.write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);
     res.once("close", () => {
       ended = true;

@@ -2,6 +2,7 @@ import { defineRoute } from "../http/route";
 import { automationIdParams } from "../automations/automations.schemas";
 import { registerWorkerBody, rotateWorkerKeyBody, workerCredentials } from "./workers.schemas";
 import { registerWorker, rotateWorkerApiKey, unregisterWorker } from "./workers.service";
+import { afterKeyStopped } from "./key-holds.service";
 
 export const workerRoutes = [
   defineRoute({
@@ -35,7 +36,9 @@ export const workerRoutes = [
     summary: "Rotate the worker's api key",
     description:
       "Admins only. The new key is shown only in this answer. The old one stops working at once, or `overlap_seconds` later (at most 86400): long enough to update the worker's configuration without downtime. " +
-      "There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap).",
+      "There is at most one previous key: a second rotation ends the first one's overlap at once. The body may be left out (no overlap). " +
+      "A running job is held by the key that claimed it or last heartbeated it: when a key stops working (at once without overlap, within a second of the overlap's end), the jobs it holds go back to queued " +
+      "(job.requeued with reason worker_key_rotated) and its signal streams get `event: cancel` with that reason before they end.",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
@@ -46,7 +49,9 @@ export const workerRoutes = [
       404: { description: "Unknown automation, or no registered worker" },
     },
     handler: async ({ params, body, caller, ctx }) => {
-      const credentials = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id, body.overlap_seconds);
+      const { credentials, requeued } = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id, body.overlap_seconds);
+      // As on unregistering: this process's signal streams get the cancels before they end.
+      await afterKeyStopped(ctx, params.automation_id, credentials.id, requeued);
       ctx.auth.forgetCredentials();
       return { status: 200, body: credentials };
     },

@@ -49,15 +49,28 @@ export async function registerWorker(
 /**
  * Issues a new api key for the registered worker. The old one stops working at commit, or
  * `overlapSeconds` later (then it is the one previous key; a previous key of an earlier rotation
- * stops at once).
+ * stops at once). The jobs held by a key that stops now go back to `queued` in the same
+ * transaction (CONTRACT §6.21): every running job without an overlap, else those of the earlier
+ * previous key; with an overlap, the key being replaced holds the others until it ends
+ * (./key-holds.service.ts). Re-queued before the key changes, so their signals precede the
+ * credential change that ends the old key's signal streams.
  */
-export async function rotateWorkerApiKey(ctx: AutomationServiceContext, automationId: string, actorId: string, overlapSeconds = 0): Promise<WorkerCredentials> {
+export async function rotateWorkerApiKey(
+  ctx: AutomationServiceContext,
+  automationId: string,
+  actorId: string,
+  overlapSeconds = 0,
+): Promise<{ credentials: WorkerCredentials; requeued: Job[] }> {
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return withTransaction(ctx.database.pool, async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    const stopping = overlapSeconds > 0 ? await workers.runningHeldByPreviousKey(tx, worker.id) : undefined;
+    const requeued = await jobs.requeueRunningOfWorker(tx, worker.id, "worker_key_rotated", stopping);
+    if (overlapSeconds > 0) await workers.holdAllRunningWithPreviousKey(tx, worker.id);
+    else await workers.forgetPreviousKeyHolds(tx, worker.id);
     await workers.replaceApiKeyHash(tx, worker.id, hashApiKey(apiKey), overlapSeconds);
     await events.record(tx, { eventType: "worker.api_key_rotated", aggregateId: automationId, actorId, payload: workerPayload(worker) });
-    return { id: worker.id, api_key: apiKey };
+    return { credentials: { id: worker.id, api_key: apiKey }, requeued };
   });
 }
 

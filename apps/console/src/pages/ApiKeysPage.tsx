@@ -9,6 +9,7 @@ import { useLiveEvents } from "../live";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { listAllUsers } from "./UsersPage";
+import { shown } from "../shown";
 
 /** The caller's keys, or (admins) every key whose prefix starts as given: every page. */
 async function listKeys(prefix: string | undefined): Promise<ApiKey[]> {
@@ -134,7 +135,7 @@ function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: numbe
             const expired = Date.parse(key.expires_at) <= now;
             return (
               <tr key={key.id} data-key={key.prefix}>
-                <th scope="row">{key.name}</th>
+                <th scope="row">{shown(key.name)}</th>
                 <td>
                   <code>hub_{key.prefix}…</code>
                 </td>

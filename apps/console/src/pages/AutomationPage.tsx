@@ -12,7 +12,9 @@ import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
+import { RotateWorkerKey } from "./RotateWorkerKey";
 import { SchedulesSection } from "./SchedulesSection";
+import { shown } from "../shown";
 
 export function AutomationPage({ automationId }: { automationId: string }) {
   const user = useUser();
@@ -62,7 +64,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         <Link to="/automations">Automations</Link> /
       </p>
       <div className="page-head">
-        <h1>{record.name}</h1>
+        <h1>{shown(record.name)}</h1>
         <span className="badges">
           {record.is_active ? <Badge tone="good">active</Badge> : <Badge tone="neutral">deactivated</Badge>}
           {record.is_development && <Badge tone="warn">development mode</Badge>}
@@ -74,8 +76,8 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         )}
       </div>
       <p className="sub">
-        {record.slug} · sector {record.sector.name}
-        {record.description && ` · ${record.description}`}
+        {record.slug} · sector {shown(record.sector.name)}
+        {record.description && ` · ${shown(record.description)}`}
       </p>
 
       {user.isAdmin && record.is_active && (
@@ -196,7 +198,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
               {record.parameters.map((parameter) => (
                 <tr key={parameter.name}>
                   <th scope="row">
-                    <code>{parameter.name}</code>
+                    <code>{shown(parameter.name)}</code>
                   </th>
                   <td>{parameter.description || <span className="muted">—</span>}</td>
                 </tr>
@@ -288,14 +290,10 @@ function WorkerSection({
           </dl>
           {user.isAdmin && (
             <div className="actions">
-              <ConfirmButton
-                label="Rotate key"
-                question="The worker's current key stops working at once. Rotate it?"
-                confirmLabel="Rotate the key"
-                keepLabel="Keep the current key"
-                onConfirm={async () => {
-                  const rotated = await call(hub.POST("/automations/{automation_id}/worker/api-key", path));
-                  setSecret({ title: "The worker's new api key", key: rotated.api_key });
+              <RotateWorkerKey
+                automationId={automation.id}
+                onRotated={(apiKey) => {
+                  setSecret({ title: "The worker's new api key", key: apiKey });
                   onChange();
                 }}
               />

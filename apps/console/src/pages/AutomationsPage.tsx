@@ -10,6 +10,7 @@ import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, Empty, ErrorMessage, Loading, useCoalesced, useNow, useResource } from "../ui";
+import { shown } from "../shown";
 
 /** Every automation, following the list's pages. */
 export async function listAllAutomations(): Promise<Automation[]> {
@@ -142,8 +143,8 @@ export function AutomationsPage() {
     refreshRows();
   });
 
-  const shown = [...rows.values()].filter((row) => showInactive || row.automation.is_active);
-  const rendered = useRowsToRender(shown.length);
+  const listed = [...rows.values()].filter((row) => showInactive || row.automation.is_active);
+  const rendered = useRowsToRender(listed.length);
   const inactive = rows.size - [...rows.values()].filter((row) => row.automation.is_active).length;
 
   return (
@@ -190,16 +191,16 @@ export function AutomationsPage() {
                 </tr>
               </thead>
               <tbody>
-                {shown.slice(0, rendered).map(({ automation, stats }) => (
+                {listed.slice(0, rendered).map(({ automation, stats }) => (
                   <tr key={automation.id} data-automation={automation.slug}>
                     <th scope="row">
-                      <Link to={`/automations/${automation.id}`}>{automation.name}</Link>
+                      <Link to={`/automations/${automation.id}`}>{shown(automation.name)}</Link>
                       <span className="sub">{automation.slug}</span>
                     </th>
                     <td>
                       <span className="sector">
                         <span className="swatch" aria-hidden="true" style={{ backgroundColor: automation.sector.color }} />
-                        {automation.sector.name}
+                        {shown(automation.sector.name)}
                       </span>
                     </td>
                     <td>

@@ -4,6 +4,7 @@ import { Link, navigate } from "../router";
 import { useUser } from "../session";
 import { ErrorMessage, Loading, useResource } from "../ui";
 import { AutomationForm } from "./AutomationForm";
+import { shown } from "../shown";
 
 export function EditAutomationPage({ automationId }: { automationId: string }) {
   const user = useUser();
@@ -14,9 +15,9 @@ export function EditAutomationPage({ automationId }: { automationId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to="/automations">Automations</Link> / <Link to={`/automations/${automationId}`}>{record.name}</Link> /
+        <Link to="/automations">Automations</Link> / <Link to={`/automations/${automationId}`}>{shown(record.name)}</Link> /
       </p>
-      <h1>Edit {record.name}</h1>
+      <h1>Edit {shown(record.name)}</h1>
       {!user.isAdmin ? (
         <p>Only admins change automations.</p>
       ) : (

@@ -8,6 +8,7 @@ import { dateTime } from "../format";
 import { followEvents, type LiveStatus, type StreamFilters } from "../live";
 import { Link } from "../router";
 import { Empty, ErrorMessage, Field, Loading, ShortId } from "../ui";
+import { shownJson } from "../shown";
 
 /** Every event type, checked by the compiler against the API's own schema (a type missing here does not compile). */
 export const EVENT_TYPES = Object.keys({
@@ -209,7 +210,7 @@ export function EventsPage() {
                     <AggregateLink event={event} />
                   </td>
                   <td>
-                    <code className="payload">{JSON.stringify(event.payload)}</code>
+                    <code className="payload">{shownJson(event.payload)}</code>
                   </td>
                 </tr>
               ))}

@@ -8,6 +8,7 @@ import { dateTime } from "../format";
 import { LOG_LEVELS, logAsText, type JobLogState, type JobProgress, type LogLevel, type LogLine } from "../job-log";
 import type { LiveStatus } from "../live";
 import { Empty, ErrorMessage } from "../ui";
+import { shown } from "../shown";
 
 /** Most lines the tail shows at once (the newest); the download holds them all. */
 const SHOWN_LINES = 2000;
@@ -114,7 +115,7 @@ function LogLineItem({ line }: { line: LogLine }) {
         {new Date(line.ts).toLocaleTimeString()}
       </time>
       <span className="log-level">{line.level}</span>
-      <span className="log-message">{line.message}</span>
+      <span className="log-message">{shown(line.message)}</span>
     </li>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type HubEvent, type Job } from "../api";
-import { ago, dateTime, localZone, relative, shortId, waitingExplanation } from "../format";
+import { ago, count, dateTime, errorText, localZone, noRetryReason, relative, shortId, waitingExplanation } from "../format";
 import { useJobLog } from "../job-log";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
@@ -14,6 +14,7 @@ import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
+import { shown } from "../shown";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
 const TIMELINE_LIMIT = 1000;
@@ -74,7 +75,7 @@ export function JobPage({ jobId }: { jobId: string }) {
     <>
       <p className="crumbs">
         <Link to="/automations">Automations</Link> /{" "}
-        {automation.data ? <Link to={`/automations/${record.automation_id}`}>{automation.data.name}</Link> : "…"} /
+        {automation.data ? <Link to={`/automations/${record.automation_id}`}>{shown(automation.data.name)}</Link> : "…"} /
       </p>
       <div className="page-head">
         <h1>
@@ -173,8 +174,9 @@ export function JobPage({ jobId }: { jobId: string }) {
       {record.error !== null && (
         <section aria-labelledby="error-title">
           <h2 id="error-title">Error</h2>
+          {noRetryReason(record, automation.data?.max_attempts) && <p className="sub">{noRetryReason(record, automation.data?.max_attempts)}</p>}
           <pre className="json error-text" tabIndex={0}>
-            {record.error}
+            {shown(errorText(record.error))}
           </pre>
         </section>
       )}
@@ -219,7 +221,8 @@ function summarize(event: HubEvent): string {
     case "job.started":
       return `attempt ${String(payload.attempt)}`;
     case "job.failed":
-      return `${String(payload.error)} (after ${String(payload.attempts)} attempts)`;
+      // The error itself is shown once, in its own section above.
+      return `after ${count(Number(payload.attempts), "attempt")}`;
     case "job.requeued":
       return `${String(payload.reason)}; again ${payload.available_at ? `at ${new Date(String(payload.available_at)).toLocaleTimeString()}` : "soon"}`;
     case "job.cancelled":

@@ -5,130 +5,20 @@
  * cancel and retry of what the filters select, always counted by a dry run first.
  */
 import { useEffect, useRef, useState } from "react";
-import { call, describeError, hub, nextCursor, type Automation, type AutomationStats, type BulkActionResult, type Job } from "../api";
-import { ago, count, dateTime, isoOfLocal, localOfIso, localZone, waitingExplanation } from "../format";
+import { call, describeError, hub, nextCursor, type Automation, type AutomationStats, type Job } from "../api";
+import { ago, dateTime, errorText, localZone, waitingExplanation } from "../format";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource, useSubmission } from "../ui";
+import { CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource } from "../ui";
 import { listAllUsers } from "./UsersPage";
+import { shown } from "../shown";
+import { BulkActions } from "./jobs/BulkActions";
+import { filtered, jobsQuery, MAX_CONTEXT_FILTERS, NO_FILTERS, STATUSES, TYPING_PAUSE_MS, useSettled, type ContextFilter, type Filters, type Status } from "./jobs/job-filters";
+import { QueuedJobActions } from "./jobs/QueuedJobActions";
+
+export { filtersFromSearch, filtersToSearch, NO_FILTERS, type Filters } from "./jobs/job-filters";
 
 const PAGE_SIZE = 20;
-const STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
-type Status = (typeof STATUSES)[number];
-/** Most context filters one request takes (CONTRACT §6.14). */
-const MAX_CONTEXT_FILTERS = 5;
-/** How long typing in a text filter waits before the list is read again. */
-const TYPING_PAUSE_MS = 350;
-
-interface ContextFilter {
-  key: number;
-  name: string;
-  value: string;
-}
-
-export interface Filters {
-  status: Status | "";
-  /** "" = every automation (the Jobs page only). */
-  automationId: string;
-  /** `datetime-local` values (local time), "" when unset. */
-  createdAfter: string;
-  createdBefore: string;
-  finishedAfter: string;
-  finishedBefore: string;
-  /** A user id, or "". */
-  createdBy: string;
-  context: ContextFilter[];
-  errorContains: string;
-}
-
-export const NO_FILTERS: Filters = {
-  status: "",
-  automationId: "",
-  createdAfter: "",
-  createdBefore: "",
-  finishedAfter: "",
-  finishedBefore: "",
-  createdBy: "",
-  context: [],
-  errorContains: "",
-};
-
-/** The filters as GET /jobs's query (a context filter without a name is left out). */
-function jobsQuery(filters: Filters) {
-  const context = Object.fromEntries(filters.context.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value]));
-  return {
-    ...(filters.automationId ? { automation_id: filters.automationId } : {}),
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.createdAfter ? { created_after: isoOfLocal(filters.createdAfter) } : {}),
-    ...(filters.createdBefore ? { created_before: isoOfLocal(filters.createdBefore) } : {}),
-    ...(filters.finishedAfter ? { finished_after: isoOfLocal(filters.finishedAfter) } : {}),
-    ...(filters.finishedBefore ? { finished_before: isoOfLocal(filters.finishedBefore) } : {}),
-    ...(filters.createdBy ? { created_by: filters.createdBy } : {}),
-    ...(filters.errorContains.trim() ? { error_contains: filters.errorContains.trim() } : {}),
-    ...(Object.keys(context).length > 0 ? { context } : {}),
-  };
-}
-
-/** The filters as a URL query (`?status=failed&context.month=2026-10`), so a filtered list can be shared and reloaded. */
-export function filtersToSearch(filters: Filters): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(jobsQuery(filters))) {
-    if (name === "context") for (const [key, text] of Object.entries(value as Record<string, string>)) query.append(`context.${key}`, text);
-    else query.set(name, String(value));
-  }
-  const text = query.toString();
-  return text ? `?${text}` : "";
-}
-
-/** The filters a URL query names (the reverse of {@link filtersToSearch}); anything else is ignored. */
-export function filtersFromSearch(search: string): Filters {
-  const query = new URLSearchParams(search);
-  const local = (name: string) => {
-    const value = query.get(name);
-    return value && !Number.isNaN(Date.parse(value)) ? localOfIso(value) : "";
-  };
-  const status = query.get("status") ?? "";
-  return {
-    status: (STATUSES as readonly string[]).includes(status) ? (status as Status) : "",
-    automationId: query.get("automation_id") ?? "",
-    createdAfter: local("created_after"),
-    createdBefore: local("created_before"),
-    finishedAfter: local("finished_after"),
-    finishedBefore: local("finished_before"),
-    createdBy: query.get("created_by") ?? "",
-    errorContains: query.get("error_contains") ?? "",
-    context: [...query.entries()]
-      .filter(([name]) => name.startsWith("context."))
-      .slice(0, MAX_CONTEXT_FILTERS)
-      .map(([name, value], index) => ({ key: -(index + 1), name: name.slice("context.".length), value })),
-  };
-}
-
-/** Whether any filter narrows the list (the automation a page is about does not count). */
-function filtered(filters: Filters, fixedAutomation: boolean): boolean {
-  return Object.keys(jobsQuery({ ...filters, automationId: fixedAutomation ? "" : filters.automationId })).length > 0;
-}
-
-/** What is typed into the filters (error text, context values), as opposed to what is picked. */
-const typedOf = (filters: Filters) => JSON.stringify([filters.errorContains, filters.context]);
-
-/**
- * The filters the list and the bulk actions use: a pick (status, automation, a time) at once, a
- * change of what is typed once the typing pauses for `ms`.
- */
-function useSettled(filters: Filters, ms: number): Filters {
-  const [settled, setSettled] = useState(filters);
-  useEffect(() => {
-    if (typedOf(filters) === typedOf(settled)) {
-      setSettled(filters);
-      return;
-    }
-    const timer = setTimeout(() => setSettled(filters), ms);
-    return () => clearTimeout(timer);
-    // Only a change of the filters starts a wait; `settled` catching up must not restart it.
-  }, [filters, ms]);
-  return settled;
-}
 
 export function JobsSection({
   automation,
@@ -226,7 +116,7 @@ export function JobsSection({
                 <option value="">Every automation</option>
                 {(automations ?? []).map((candidate) => (
                   <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
+                    {shown(candidate.name)}
                   </option>
                 ))}
               </select>
@@ -242,7 +132,7 @@ export function JobsSection({
                 .filter((candidate) => candidate.id !== user.id)
                 .map((candidate) => (
                   <option key={candidate.id} value={candidate.id}>
-                    {candidate.email}
+                    {shown(candidate.email)}
                   </option>
                 ))}
             </select>
@@ -350,7 +240,7 @@ export function JobsSection({
                         <CopyId id={job.id} what="job" />
                       </span>
                     </th>
-                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{owner.name}</Link> : <ShortId id={job.automation_id} />}</td>}
+                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{shown(owner.name)}</Link> : <ShortId id={job.automation_id} />}</td>}
                     <td data-label="Status">
                       <JobStatus status={job.status} />
                     </td>
@@ -370,7 +260,7 @@ export function JobsSection({
                             workerLastSeenAt: automation ? stats?.worker_last_seen_at : undefined,
                             now,
                           })
-                        : (job.error ?? "")}
+                        : shown(errorText(job.error ?? ""))}
                       {job.status === "queued" && mayAct && <QueuedJobActions job={job} onDone={reloadPage} />}
                     </td>
                   </tr>
@@ -390,162 +280,5 @@ export function JobsSection({
         </button>
       </nav>
     </section>
-  );
-}
-
-/** Run a queued job now, or move it to another time or priority (POST /jobs/{id}/reschedule). */
-function QueuedJobActions({ job, onDone }: { job: Job; onDone: () => void }) {
-  const [open, setOpen] = useState(false);
-  const [runAt, setRunAt] = useState("");
-  const [priority, setPriority] = useState(String(job.priority));
-  const { busy, error, issues, run } = useSubmission();
-  const path = { params: { path: { job_id: job.id } } };
-  const reschedule = async (body: { run_at?: string | null; priority?: number }) => {
-    if (await run(() => call(hub.POST("/jobs/{job_id}/reschedule", { ...path, body })))) {
-      setOpen(false);
-      onDone();
-    }
-  };
-  // Its run time (or retry back-off) is ahead: "run now" brings it forward.
-  const waitsForTime = job.available_at !== null && Date.parse(job.available_at) > Date.now();
-  return (
-    <div className="row-actions">
-      {waitsForTime && (
-        <ConfirmButton
-          label="Run now"
-          question="Run this job as soon as a slot is free?"
-          confirmLabel="Run it now"
-          keepLabel="Keep its time"
-          onConfirm={() => reschedule({ run_at: null })}
-        />
-      )}
-      {!open ? (
-        <button type="button" onClick={() => setOpen(true)}>
-          Reschedule…<span className="visually-hidden"> job {job.id}</span>
-        </button>
-      ) : (
-        <form
-          className="inline-form reschedule"
-          aria-label={`Reschedule job ${job.id}`}
-          onSubmit={(event) => {
-            event.preventDefault();
-            // An empty time keeps the job's time; "Run now" is what brings it forward.
-            void reschedule({ ...(runAt ? { run_at: isoOfLocal(runAt) } : {}), priority: Number(priority) });
-          }}
-        >
-          <Field label={`Run at (${localZone()})`} hint="Empty: its time stays as it is." error={issues.run_at}>
-            {(props) => <input {...props} type="datetime-local" value={runAt} onChange={(event) => setRunAt(event.target.value)} />}
-          </Field>
-          <Field label="Priority" error={issues.priority}>
-            {(props) => <input {...props} type="number" min={-100} max={100} value={priority} onChange={(event) => setPriority(event.target.value)} />}
-          </Field>
-          <button type="submit" className="primary" disabled={busy}>
-            Reschedule job
-          </button>
-          <button type="button" disabled={busy} onClick={() => setOpen(false)}>
-            Keep as it is
-          </button>
-        </form>
-      )}
-      {error && <ErrorMessage error={error} />}
-    </div>
-  );
-}
-
-type BulkKind = "cancel" | "retry";
-const BULK = {
-  cancel: { statuses: ["queued", "running"], verb: "Cancel", done: "Cancelled", keep: "Keep them" },
-  retry: { statuses: ["failed", "cancelled"], verb: "Retry", done: "Retried", keep: "Leave them" },
-} as const;
-/** Most jobs one bulk action takes (the API's maximum). */
-const BULK_LIMIT = 10_000;
-
-/**
- * The bulk endpoints select by automation, status and creation time only: with any other filter
- * set they would act on more jobs than the list shows, so they are offered only without one.
- */
-function BulkActions({ filters, fixedAutomation, onDone }: { filters: Filters; fixedAutomation: boolean; onDone: () => void }) {
-  const [preview, setPreview] = useState<{ kind: BulkKind; statuses: string[]; result: BulkActionResult }>();
-  const [outcome, setOutcome] = useState<string>();
-  const submission = useSubmission();
-  const { busy, error } = submission;
-  const narrowerFilters =
-    filters.finishedAfter || filters.finishedBefore || filters.createdBy || filters.errorContains.trim() || filters.context.some((row) => row.name.trim());
-
-  // Another filter makes the preview's count stale.
-  useEffect(() => setPreview(undefined), [filters]);
-
-  const run = async (kind: BulkKind, dryRun: boolean) => {
-    const applicable: readonly string[] = BULK[kind].statuses;
-    const statuses = filters.status && applicable.includes(filters.status) ? [filters.status] : [...applicable];
-    const common = {
-      ...(filters.automationId ? { automation_id: filters.automationId } : {}),
-      ...(filters.createdAfter ? { created_after: isoOfLocal(filters.createdAfter) } : {}),
-      ...(filters.createdBefore ? { created_before: isoOfLocal(filters.createdBefore) } : {}),
-      dry_run: dryRun,
-      limit: BULK_LIMIT,
-    };
-    setOutcome(undefined);
-    await submission.run(async () => {
-      const result =
-        kind === "cancel"
-          ? await call(hub.POST("/jobs/bulk-cancel", { body: { ...common, status: statuses as ("queued" | "running")[] } }))
-          : await call(hub.POST("/jobs/bulk-retry", { body: { ...common, status: statuses as ("failed" | "cancelled")[] } }));
-      if (dryRun) setPreview({ kind, statuses, result });
-      else {
-        setPreview(undefined);
-        setOutcome(`${BULK[kind].done} ${count(result.affected, "job")}.`);
-        onDone();
-      }
-    });
-  };
-
-  const statusFilterFits = (kind: BulkKind) => !filters.status || (BULK[kind].statuses as readonly string[]).includes(filters.status);
-  const scope = filters.automationId ? "" : fixedAutomation ? "" : " of every automation";
-
-  return (
-    <div className="bulk" role="group" aria-label="Bulk actions">
-      {!preview && (
-        <>
-          <button type="button" disabled={busy || Boolean(narrowerFilters) || !statusFilterFits("cancel")} onClick={() => void run("cancel", true)}>
-            Cancel matching jobs…
-          </button>
-          <button type="button" disabled={busy || Boolean(narrowerFilters) || !statusFilterFits("retry")} onClick={() => void run("retry", true)}>
-            Retry matching jobs…
-          </button>
-          {narrowerFilters && <span className="hint">Bulk actions select by status, automation and creation time only: clear the other filters to use them.</span>}
-        </>
-      )}
-      {preview && (
-        <div className="preview" role="alert">
-          {preview.result.matched === 0 ? (
-            <>
-              <span>No {preview.statuses.join(" or ")} job matches the filters.</span>
-              <button type="button" onClick={() => setPreview(undefined)}>
-                OK
-              </button>
-            </>
-          ) : (
-            <>
-              <span>
-                {`Dry run: ${count(preview.result.matched, `${preview.statuses.join(" or ")} job`)}${scope}${preview.result.matched >= BULK_LIMIT ? " (or more)" : ""} would be ${preview.kind === "cancel" ? "cancelled" : "retried"}.`}
-              </span>
-              <button type="button" className={preview.kind === "cancel" ? "danger" : "primary"} disabled={busy} onClick={() => void run(preview.kind, false)}>
-                {BULK[preview.kind].verb} {count(preview.result.matched, "job")}
-              </button>
-              <button type="button" disabled={busy} onClick={() => setPreview(undefined)}>
-                {BULK[preview.kind].keep}
-              </button>
-            </>
-          )}
-        </div>
-      )}
-      {outcome && (
-        <p role="status" className="notice">
-          {outcome}
-        </p>
-      )}
-      {error && <ErrorMessage error={error} />}
-    </div>
   );
 }

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from "react";
 import { call, hub, storeToken } from "../api";
 import { useUser } from "../session";
 import { ErrorMessage, Field, useSubmission } from "../ui";
+import { shown } from "../shown";
 
 export function MyAccountPage() {
   const me = useUser();
@@ -10,7 +11,7 @@ export function MyAccountPage() {
     <>
       <h1>My account</h1>
       <p>
-        Signed in as <strong>{me.email}</strong> ({me.role}).
+        Signed in as <strong>{shown(me.email)}</strong> ({me.role}).
       </p>
       <ChangePasswordForm />
     </>

@@ -7,6 +7,7 @@ import { call, hub } from "../api";
 import { isoOfLocal, localZone } from "../format";
 import { Link, navigate } from "../router";
 import { ErrorMessage, Field, Loading, useResource, useSubmission } from "../ui";
+import { shown } from "../shown";
 
 export function NewJobPage({ automationId }: { automationId: string }) {
   const automation = useResource(() => call(hub.GET("/automations/{automation_id}", { params: { path: { automation_id: automationId } } })), [automationId]);
@@ -37,9 +38,9 @@ export function NewJobPage({ automationId }: { automationId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to="/automations">Automations</Link> / <Link to={`/automations/${automationId}`}>{record.name}</Link> /
+        <Link to="/automations">Automations</Link> / <Link to={`/automations/${automationId}`}>{shown(record.name)}</Link> /
       </p>
-      <h1>New job for {record.name}</h1>
+      <h1>New job for {shown(record.name)}</h1>
       {!record.is_active ? (
         <p>This automation is deactivated: it takes no new jobs.</p>
       ) : (

@@ -5,6 +5,7 @@ import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { useUser } from "../session";
 import { Empty, ErrorMessage, Field, Loading, useCoalesced, useResource, useSubmission } from "../ui";
+import { shown } from "../shown";
 
 export function SectorsPage() {
   const user = useUser();
@@ -76,7 +77,7 @@ export function SectorsPage() {
                   <th scope="row">
                     <span className="sector">
                       <span className="swatch" aria-hidden="true" style={{ backgroundColor: sector.color }} />
-                      {sector.name}
+                      {shown(sector.name)}
                     </span>
                   </th>
                   <td>

@@ -9,6 +9,7 @@ import { useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useCoalesced, useResource, useSubmission } from "../ui";
+import { shown } from "../shown";
 
 export async function listAllUsers(includeInactive: boolean): Promise<User[]> {
   const users: User[] = [];
@@ -69,7 +70,7 @@ export function UsersPage() {
               <tbody>
                 {users.data.map((user) => (
                   <tr key={user.id} data-user={user.email}>
-                    <th scope="row">{user.email}</th>
+                    <th scope="row">{shown(user.email)}</th>
                     <td>
                       <Badge tone={user.role === "admin" ? "info" : "neutral"}>{user.role}</Badge>
                     </td>
@@ -134,7 +135,7 @@ function UserActions({ user, onChanged }: { user: User; onChanged: () => void })
         />
       ) : (
         <button type="button" onClick={() => setResetting(true)}>
-          Reset password of {user.email}
+          Reset password of {shown(user.email)}
         </button>
       )}
       <ConfirmButton

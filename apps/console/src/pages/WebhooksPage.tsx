@@ -11,6 +11,7 @@ import { Link, navigate } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, CopyId, Empty, ErrorMessage, Field, Loading, SecretOnce, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
 import { EVENT_TYPES } from "./EventsPage";
+import { shown } from "../shown";
 
 function readWebhook(webhookId: string) {
   return call(hub.GET("/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } } }));
@@ -138,9 +139,9 @@ export function WebhooksPage() {
                   <tr key={webhook.id} data-webhook={webhook.url}>
                     <th scope="row">
                       <Link to={`/webhooks/${webhook.id}`} className="url">
-                        {webhook.url}
+                        {shown(webhook.url)}
                       </Link>
-                      {webhook.description && <span className="sub">{webhook.description}</span>}
+                      {webhook.description && <span className="sub">{shown(webhook.description)}</span>}
                     </th>
                     <td>{webhook.event_types.join(", ")}</td>
                     <td>
@@ -223,11 +224,11 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
         <Link to="/webhooks">Webhooks</Link> /
       </p>
       <div className="page-head">
-        <h1 className="url">{record.url}</h1>
+        <h1 className="url">{shown(record.url)}</h1>
         <WebhookState webhook={record} now={now} />
       </div>
       <p className="sub">
-        {record.description && `${record.description} · `}
+        {record.description && `${shown(record.description)} · `}
         {record.event_types.join(", ")}
       </p>
       {secret && <SecretOnce title="The subscription's new signing secret" label="Webhook secret" secret={secret} warning={`${SECRET_WARNING} The previous secret also signs deliveries for 24 hours.`} onDone={() => setSecret(undefined)} />}

@@ -32,6 +32,10 @@ export const systemResolver: HostResolver = async (hostname) =>
 /** Longest URL a subscription may have. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
+/** What a refusal says to the developer trying a webhook on their own machine (CONTRACT §6.21). */
+const LOCAL_WEBHOOK_SETTINGS =
+  "for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses";
+
 export type TargetCheck<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /**
@@ -47,7 +51,7 @@ export function checkWebhookUrl(raw: string, policy: Pick<WebhookTargetPolicy, "
     return { ok: false, reason: "not an absolute URL" };
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && policy.allowInsecure)) {
-    return { ok: false, reason: policy.allowInsecure ? "the URL must be https:// or http://" : "the URL must be https://" };
+    return { ok: false, reason: policy.allowInsecure ? "the URL must be https:// or http://" : `the URL must be https:// (${LOCAL_WEBHOOK_SETTINGS})` };
   }
   if (!url.hostname) return { ok: false, reason: "the URL has no host" };
   if (url.username || url.password) return { ok: false, reason: "the URL must not contain a user name or password" };
@@ -85,7 +89,10 @@ export async function resolveWebhookTarget(
     const refused = refusedAddressClass(address, policy);
     if (refused) {
       const named = literal === 0 ? `the host ${hostname} resolves to ${address}, ` : `${address} is `;
-      return { ok: false, reason: `${named}a ${refused} address, which webhooks may not target` };
+      // Name the setting only when it would admit this address (never a metadata or embedded-IPv4 one).
+      const allowedLocally = !policy.allowPrivate && refusedAddressClass(address, { allowPrivate: true }) === undefined;
+      const hint = allowedLocally ? " (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)" : "";
+      return { ok: false, reason: `${named}a ${refused} address, which webhooks may not target${hint}` };
     }
   }
   return { ok: true, value: addresses[0]! };

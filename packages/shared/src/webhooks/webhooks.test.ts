@@ -120,8 +120,41 @@ describe("webhook targets (SSRF defence)", () => {
   });
 
   it("when the address is public, then it is allowed", () => {
-    for (const address of ["93.184.216.34", "172.32.0.1", "2606:4700::1111", "8.8.8.8", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"]) {
+    for (const address of ["93.184.216.34", "172.32.0.1", "8.8.8.8", "2606:4700::1111", "2a00:1450:4001:82a::200e", "2001:4860:4860::8888", "3ffe::1"]) {
       expect(refusedAddressClass(address, { allowPrivate: false })).toBeUndefined();
+    }
+  });
+
+  it.each([
+    // CONTRACT §6.21: IPv6 is global only inside 2000::/3 and outside the special-purpose registry.
+    ["::ffff:0:169.254.169.254", "metadata"], // IPv4-translated (RFC 2765) form of the metadata address
+    ["::ffff:0:127.0.0.1", "loopback"],
+    ["::1:7f00:1", "reserved"],
+    ["4000::1", "reserved"],
+    ["100:0:0:1::1", "reserved"], // dummy prefix
+    ["100::1", "reserved"],
+    ["ff0e::1", "multicast"],
+    ["2001:2::1", "reserved"],
+    ["2001:1::1", "reserved"], // PCP anycast, "globally reachable" in the registry, still refused
+    ["2001:4:112::1", "reserved"], // AS112-v6
+    ["2001:3::1", "reserved"], // AMT
+    ["2001:30::1", "reserved"], // drone remote ID
+    ["2001:1ff::1", "reserved"], // IETF protocol assignments, 2001::/23
+    ["2620:4f:8000::1", "reserved"], // AS112 direct delegation
+    ["5f00::1", "reserved"],
+    ["::ffff:8.8.8.8", "reserved"], // carries a public IPv4 address, still a form that embeds one
+    ["64:ff9b::808:808", "reserved"],
+    ["2002:808:808::1", "reserved"],
+    ["2001:0:808:808::1", "reserved"], // Teredo
+    ["fe80::5efe:a9fe:a9fe", "metadata"], // ISATAP carrying the metadata address
+  ])("when the address is %s, then it is refused as %s (second day)", (address, kind) => {
+    expect(refusedAddressClass(address, { allowPrivate: false })).toBe(kind);
+  });
+
+  it("when private addresses are allowed, then of IPv6 only ::1, fc00::/7 and fe80::/10 pass, never a form that carries IPv4", () => {
+    for (const address of ["::1", "fc00::1", "fdff:ffff::1", "fe80::1", "febf::1"]) expect(refusedAddressClass(address, { allowPrivate: true }), address).toBeUndefined();
+    for (const address of ["::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:127.0.0.1", "64:ff9b::a00:1", "2002:a00:1::1", "::ffff:10.0.0.1", "fe80::5efe:a00:1", "fec0::1", "100::1", "4000::1", "::1:7f00:1"]) {
+      expect(refusedAddressClass(address, { allowPrivate: true }), address).toBeDefined();
     }
   });
 

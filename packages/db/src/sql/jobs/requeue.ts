@@ -1,6 +1,6 @@
 /**
- * Unregistering a worker puts its running jobs back in the queue, with their `job.requeued` events,
- * in the caller's transaction (drizzle builds it: not on the per-job hot path).
+ * Unregistering a worker, or a worker key that stops working, puts its running jobs back in the
+ * queue, with their `job.requeued` events, in the caller's transaction (drizzle builds it: not on the per-job hot path).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { RequeueReason } from "@hub/shared";
@@ -20,15 +20,24 @@ function requeuedEvent(job: Job, reason: RequeueReason): events.NewEvent {
 }
 
 /**
- * Unregistering a worker: its running jobs go back to `queued`, each with a signal to the worker.
- * Offer the returned jobs again. Call with the automation row locked; the job rows are locked in id
- * order first. Call it before marking the worker unregistered: the signals are then notified before
- * the credential change, and a signals stream, which ends on that change, sends them first.
+ * Unregistering a worker, or a worker key that stopped working (CONTRACT §3, §6.21): the worker's
+ * running jobs — all of them, or those of `onlyIds` — go back to `queued`, each with a signal to
+ * the worker and a `job.requeued` event of `reason`. Offer the returned jobs again. Call with the
+ * automation row locked; the job rows are locked in id order first. Call it before the credential
+ * change (marking the worker unregistered, replacing its key): the signals are then notified
+ * before it, and a signals stream, which ends on that change, sends them first.
  */
-export async function requeueRunningOfWorker(executor: Executor, workerId: string): Promise<Job[]> {
+export async function requeueRunningOfWorker(
+  executor: Executor,
+  workerId: string,
+  reason: Extract<RequeueReason, "worker_unregistered" | "worker_key_rotated"> = "worker_unregistered",
+  onlyIds?: readonly string[],
+): Promise<Job[]> {
   const tx = queryBuilder(executor);
+  if (onlyIds?.length === 0) return [];
+  const only = onlyIds === undefined ? sql`` : sql` and id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(onlyIds)}::jsonb))`;
   const running = await tx.execute<{ id: string }>(
-    sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running' order by id for update`,
+    sql`select id from ${jobs} where worker_id = ${workerId} and status = 'running'${only} order by id for update`,
   );
   const ids = running.rows.map((row) => row.id);
   if (ids.length === 0) return [];
@@ -39,12 +48,12 @@ export async function requeueRunningOfWorker(executor: Executor, workerId: strin
     .returning();
   await workerSignals.signal(
     executor,
-    "worker_unregistered",
+    reason,
     requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
   );
   await events.recordMany(
     executor,
-    requeued.map((job) => requeuedEvent(job, "worker_unregistered")),
+    requeued.map((job) => requeuedEvent(job, reason)),
   );
   return requeued;
 }

@@ -9,19 +9,34 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
 
-/** `waiting_reason` values, in the order they are checked: the first that applies is reported. */
-export const WAITING_REASONS = [
-  "development_mode",
-  "no_worker",
-  "worker_offline",
-  "scheduled",
-  "scheduled_retry",
-  "rate_limited",
-  "concurrency_limit",
-  "key_concurrency_limit",
-  "next_in_line",
-] as const;
-export type WaitingReason = (typeof WAITING_REASONS)[number];
+/**
+ * Why a queued job waits, in the order the reasons are checked: the first whose condition holds is
+ * reported (CONTRACT §6.21 gives the whole order). What the job itself waits for comes first —
+ * dispatch paused, its time not come — then what its automation waits for, so a job due next month
+ * says `scheduled` whatever its worker's state. Each condition reads `p` (the job), `s` (its
+ * automation's state), `k` (its key value's) and `n` (the free slots' cutoff), only once every one
+ * before it failed; a job whose rules all fail stands behind the jobs the free slots take
+ * (`concurrency_limit`). A reason of a later feature is one more line at its place here.
+ */
+const WAITING_RULES = [
+  // `dependencies` (§6.16) and `awaiting_approval` (§6.17) go first, when they are built.
+  ["development_mode", "s.is_development"],
+  // `maintenance_window` (§6.18) goes here.
+  ["scheduled", "p.available_at > now() and p.attempts = 0"],
+  ["scheduled_retry", "p.available_at > now()"],
+  ["no_worker", "s.worker_id is null"],
+  ["worker_offline", "s.worker_status = 'stopped'"],
+  ["rate_limited", "coalesce(s.window_opens_at, k.window_opens_at) > now()"],
+  ["concurrency_limit", "s.running >= s.max_concurrent_jobs"],
+  // With a concurrency_key, fair sharing across values (not the free slots' cutoff) decides.
+  ["key_concurrency_limit", "s.concurrency_key is not null and k.key_running + k.key_ahead >= s.max_concurrent_per_key"],
+  ["next_in_line", `s.concurrency_key is not null or p.seq = n.seq or ${claimsBefore("p", "n")}`],
+] as const satisfies ReadonlyArray<readonly [string, string]>;
+
+export type WaitingReason = (typeof WAITING_RULES)[number][0];
+/** `waiting_reason` values, in the order they are checked. */
+// The cast keeps the non-empty tuple type z.enum needs; WAITING_RULES is a non-empty literal list.
+export const WAITING_REASONS = WAITING_RULES.map(([reason]) => reason) as unknown as readonly [WaitingReason, ...WaitingReason[]];
 
 /**
  * Claim order as SQL (CONTRACT §6.8): true when job `a` is handed out before job `b` — higher
@@ -103,16 +118,7 @@ const waitingReasonParts = {
   reason: `
   case
     when p.status <> 'queued' or s.automation_id is null then null
-    when s.is_development then 'development_mode'
-    when s.worker_id is null then 'no_worker'
-    when s.worker_status = 'stopped' then 'worker_offline'
-    when p.available_at > now() and p.attempts = 0 then 'scheduled'
-    when p.available_at > now() then 'scheduled_retry'
-    when coalesce(s.window_opens_at, k.window_opens_at) > now() then 'rate_limited'
-    when s.running >= s.max_concurrent_jobs then 'concurrency_limit'
-    when s.concurrency_key is not null then
-      case when k.key_running + k.key_ahead >= s.max_concurrent_per_key then 'key_concurrency_limit' else 'next_in_line' end
-    when p.seq = n.seq or ${claimsBefore("p", "n")} then 'next_in_line'
+${WAITING_RULES.map(([reason, condition]) => `    when ${condition} then '${reason}'`).join("\n")}
     else 'concurrency_limit'
   end`,
   /** When the window that holds a `rate_limited` job back next allows a start (CONTRACT §6.13). */

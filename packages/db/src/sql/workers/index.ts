@@ -2,3 +2,4 @@ export * from "./register";
 export * from "./heartbeat";
 export * from "./signals";
 export * from "./offline";
+export * from "./key-holds";

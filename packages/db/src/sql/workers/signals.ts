@@ -1,6 +1,6 @@
 /**
  * Worker signals (CONTRACT §6.12, `workers.signal`): when a job running under a worker is taken from it — cancelled,
- * timed out, its lease lapsed, its worker unregistered — the statement or transaction that does it
+ * timed out, its lease lapsed, its worker unregistered, the key holding it stopped working — the statement or transaction that does it
  * also NOTIFYs `hub_worker_signals`, one notification per job. PostgreSQL delivers them at the
  * commit, and only if it commits, to every API process listening (apps/api's worker signal
  * streams), whichever API or dispatcher process made the change; nothing is stored or replayed.
@@ -10,7 +10,7 @@ import { queryBuilder, type Executor } from "../../executor";
 
 export const SIGNALS_CHANNEL = "hub_worker_signals";
 
-export const SIGNAL_REASONS = ["cancelled_by_user", "timeout", "lease_expired", "worker_unregistered"] as const;
+export const SIGNAL_REASONS = ["cancelled_by_user", "timeout", "lease_expired", "worker_unregistered", "worker_key_rotated"] as const;
 export type SignalReason = (typeof SIGNAL_REASONS)[number];
 
 /** One signal as a listener receives it. */
