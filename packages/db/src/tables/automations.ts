@@ -112,6 +112,10 @@ export const workers = pgTable(
     index("workers_running_idx")
       .on(t.lastSeenAt)
       .where(sql`${t.status} = 'running' and ${t.unregisteredAt} is null`),
+    // The overlap sweep finds the previous keys whose time is up without reading every worker.
+    index("workers_previous_api_key_expires_idx")
+      .on(t.previousApiKeyExpiresAt)
+      .where(sql`${t.previousApiKeyExpiresAt} is not null`),
   ],
 );
 

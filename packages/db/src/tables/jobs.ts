@@ -237,3 +237,22 @@ export const jobKeyStates = pgTable(
       .where(sql`${t.waiting} and ${t.lastStart} is null`),
   ],
 );
+
+/**
+ * Which running jobs the previous worker key holds while a rotation's overlap lasts (CONTRACT
+ * §6.21): a row only for a job claimed or last heartbeated with that key, in that attempt, so the
+ * jobs go back to the queue when the key stops working.
+ */
+export const workerKeyHolds = pgTable(
+  "worker_key_holds",
+  {
+    jobId: uuid("job_id")
+      .primaryKey()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    workerId: uuid("worker_id")
+      .notNull()
+      .references(() => workers.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+  },
+  (t) => [index("worker_key_holds_worker_idx").on(t.workerId)],
+);
