@@ -13,7 +13,7 @@ import { createLogger } from "@hub/shared";
 import { waitUntil } from "@hub/testing";
 import { startApi } from "../src/app";
 import { hashPassword } from "../src/identity/passwords";
-import { changeRole, deactivateUser } from "../src/identity/users.service";
+import { changeUser, deactivateUser } from "../src/identity/users.service";
 import { createApiKey } from "./api-key-fixtures";
 import { HubClient, startTestHub, useTestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
@@ -187,8 +187,8 @@ describe("PATCH /identity/users/{id}", () => {
         const other = await own.createUser("admin");
         const [mine] = await ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, me));
         const outcomes = await Promise.allSettled([
-          changeRole(ctx, other.id, "employee", me),
-          second === "demote" ? changeRole(ctx, me, "employee", other.id) : deactivateUser(ctx.database.pool, me, other.id),
+          changeUser(ctx, other.id, { role: "employee" }, me),
+          second === "demote" ? changeUser(ctx, me, { role: "employee" }, other.id) : deactivateUser(ctx.database.pool, me, other.id),
         ]);
 
         expect(outcomes.filter((outcome) => outcome.status === "fulfilled"), round).toHaveLength(1);
