@@ -175,7 +175,10 @@ describe("PATCH /identity/users/{id}", () => {
     expect((await hub.client.patch(`/identity/users/${gone.id}`, { role: "admin" }, { token: hub.adminToken })).status).toBe(404);
     const invalid = await hub.client.patch(`/identity/users/${gone.id}`, {}, { token: hub.adminToken });
     expect(invalid.status).toBe(422);
-    expect(invalid.body.detail).toEqual([{ loc: ["body", "role"], msg: "Field required", type: "missing" }]);
+    // Neither role nor sector_ids (CONTRACT §6.22).
+    expect(invalid.body.detail).toEqual([{ loc: ["body"], msg: "Value error, give role, sector_ids or both", type: "value_error" }]);
+    const badRole = await hub.client.patch(`/identity/users/${gone.id}`, { role: "owner" }, { token: hub.adminToken });
+    expect(badRole.body.detail).toEqual([expect.objectContaining({ loc: ["body", "role"], type: "enum" })]);
   });
 
   it("when two admins demote each other, or one demotes while the other deactivates, at the same moment, then exactly one commits and the other is 409", async () => {
