@@ -195,8 +195,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a user's role
-         * @description Admins, with a login token. The user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role. The role it already has → 200, nothing changes. Writes user.role_changed {user_id, from, to}.
+         * Change a user's role or sectors
+         * @description Admins, with a login token. Takes `role` and/or `sector_ids` (neither → 422). A new role: the user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role; writes user.role_changed {user_id, from, to}. New sectors: what the user reaches narrows or widens from this answer on, on every API process within 1 s, open streams included, and no credential stops working; writes user.sectors_changed {user_id, from, to}. What the user already has → 200, nothing changes, no event.
          */
         patch: operations["changeUserRole"];
         trace?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Create an api key for a program
-         * @description A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`.
+         * @description A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`. Optional scopes, fixed for the key's life: `automation_ids` (only those automations, within what the user reaches; any other → 422), `read_only` (only GET and streams, and DELETE of the key itself; anything else → 403 "This api key is read-only"), `role: "employee"` (an admin's key acting as an employee).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1142,6 +1142,11 @@ export interface components {
             expires_at: string;
             /** @description Written by the first use after 60 s or more, so up to that far behind */
             last_used_at: string | null;
+            /** @description The automations the key reaches; null: everything its user reaches */
+            automation_ids: string[] | null;
+            read_only: boolean;
+            /** @description "employee": an admin's key acting as an employee */
+            role: "employee" | null;
         };
         AppendJobLogsRequest: {
             /** @description 1–1000 lines, stored in this order */
@@ -1308,12 +1313,14 @@ export interface components {
             /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             new_password: string;
         };
-        ChangeRoleRequest: {
+        ChangeUserRequest: {
             /**
              * @description The new role; the same role is a no-op
              * @enum {string}
              */
-            role: "admin" | "employee";
+            role?: "admin" | "employee";
+            /** @description The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector */
+            sector_ids?: string[] | null;
         };
         ClaimedJobBatch: {
             /** @description Now running under leases, in claim order */
@@ -1407,6 +1414,21 @@ export interface components {
              * @default 90
              */
             expires_in_days?: number;
+            /**
+             * @description Scope, fixed for the key's life: the key reaches only these automations (1–100 distinct ids, each within what its user reaches); null: everything its user reaches
+             * @default null
+             */
+            automation_ids?: string[] | null;
+            /**
+             * @description Scope: only GET (streams included) and DELETE of the key itself; anything else → 403
+             * @default false
+             */
+            read_only?: boolean;
+            /**
+             * @description "employee": an admin's key that acts as an employee, with its user's sector_ids; null acts with its user's role. An employee's key takes no role
+             * @default null
+             */
+            role?: "employee" | null;
         };
         CreateAutomationRequest: {
             name: string;
@@ -1497,12 +1519,17 @@ export interface components {
             password: string;
             /** @enum {string} */
             role: "admin" | "employee";
+            /**
+             * @description The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector
+             * @default null
+             */
+            sector_ids?: string[] | null;
         };
         CreateWebhookRequest: {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
             /** @default  */
             description?: string;
         };
@@ -2052,6 +2079,30 @@ export interface components {
             payload: {
                 /** Format: uuid */
                 user_id: string;
+            };
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } | {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /** @constant */
+            event_type: "user.sectors_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: {
+                /** Format: uuid */
+                user_id: string;
+                /** @description null: every sector */
+                from: string[] | null;
+                /** @description null: every sector */
+                to: string[] | null;
             };
             /** @description When the event relay published it to the Redis stream; null until then */
             dispatched_at: string | null;
@@ -2645,6 +2696,8 @@ export interface components {
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
+            /** @description The sectors an employee reaches; null: every sector */
+            sector_ids: string[] | null;
         };
         /** @description 422: every problem of the request at once, in FastAPI/pydantic v2's shape */
         ValidationError: {
@@ -2796,7 +2849,7 @@ export type BulkActionResult = components['schemas']['BulkActionResult'];
 export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
 export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
 export type ChangeOwnPasswordRequest = components['schemas']['ChangeOwnPasswordRequest'];
-export type ChangeRoleRequest = components['schemas']['ChangeRoleRequest'];
+export type ChangeUserRequest = components['schemas']['ChangeUserRequest'];
 export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
 export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
 export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
@@ -3358,14 +3411,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "role": "admin"
+                 *       "role": "employee",
+                 *       "sector_ids": [
+                 *         "3f1e8c2a-9d11-4d4e-8d51-0b7a4a3e9f57"
+                 *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["ChangeRoleRequest"];
+                "application/json": components["schemas"]["ChangeUserRequest"];
             };
         };
         responses: {
-            /** @description The user, with its role */
+            /** @description The user, with its role and sectors */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3375,7 +3431,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description An admin cannot change their own role */
+            /** @description An admin cannot change their own role or sectors */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3700,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
@@ -3685,7 +3741,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
