@@ -1,5 +1,4 @@
 import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, events, loginThrottle, users, withTransaction, type Executor } from "@hub/db";
-import type { Role } from "@hub/shared";
 import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { ChangeOwnPasswordInput, ChangeUserInput, CreateUserInput, UserRecord } from "./identity.schemas";

@@ -89,7 +89,7 @@ export const scheduleRoutes = [
     auth: "user",
     query: schedulePreviewQuery,
     responses: { 200: { description: "The next fire times, in UTC", schema: schedulePreviewResponse } },
-    handler: async ({ query, caller, ctx }) => ({ status: 200, body: { next: (await previewSchedule(ctx, query)).map((fire) => fire.toISOString()) } }),
+    handler: async ({ query, ctx }) => ({ status: 200, body: { next: (await previewSchedule(ctx, query)).map((fire) => fire.toISOString()) } }),
   }),
   defineRoute({
     method: "get",
