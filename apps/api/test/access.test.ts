@@ -6,6 +6,9 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schema } from "@hub/db";
+import { createLogger } from "@hub/shared";
+import { HubClient } from "@hub/testing";
+import { startApi } from "../src/app";
 import { createApiKey } from "./api-key-fixtures";
 import { createAutomation, createSector, eventsOf } from "./automation-fixtures";
 import { createJob } from "./job-fixtures";
@@ -145,6 +148,27 @@ describe("a sector-scoped employee", () => {
     expect((await hub.client.get(`/automations/${inside.automationId}`, { token: user.token })).status).toBe(404);
     await setSectors(user.id, null);
     expect((await hub.client.get(`/automations/${inside.automationId}`, { token: user.token })).status).toBe(200);
+  });
+
+  it("when its sectors change through one API process, then another process applies them within 1 s, with no restart", async () => {
+    const second = await startApi({ ...hub.env, PORT: 0 }, createLogger("api-second", "silent"));
+    try {
+      const client = new HubClient(second.url);
+      const user = await hub.createUser("employee");
+      // The second process keeps the user in its credential cache.
+      for (let i = 0; i < 3; i += 1) expect((await client.get(`/automations/${outside.automationId}`, { token: user.token })).status).toBe(200);
+
+      expect((await setSectors(user.id, [inside.sectorId])).status).toBe(200);
+      const changedAt = Date.now();
+
+      while ((await client.get(`/automations/${outside.automationId}`, { token: user.token })).status !== 404) {
+        expect(Date.now() - changedAt, "the second process still shows the other sector").toBeLessThan(1_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await client.get(`/automations/${inside.automationId}`, { token: user.token })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("when an admin has sector_ids stored, then it still reaches every sector", async () => {
