@@ -24,7 +24,7 @@ import { readFileSync } from "node:fs";
 import { statfs } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { openDatabase, type Database, type Executor, automations, events, jobs, retention } from "@hub/db";
+import { EVERYWHERE, openDatabase, type Database, type Executor, automations, events, jobs, retention } from "@hub/db";
 import {
   createAppProcess,
   createTestDatabase,
@@ -240,7 +240,7 @@ async function contextIndexCost(databaseUrl: string, automationIds: readonly str
                 context: { invoice_id: `cost-${round}-${k}`, customer_id: `cust-${k % HISTORY_CUSTOMERS}` },
               };
             });
-            const created = await jobs.insertBatch(client, userId, batch);
+            const created = await jobs.insertBatch(client, EVERYWHERE, userId, batch);
             if (created.kind !== "created") throw new Error(`insert-cost jobs not created: ${created.kind}`);
           }
           perInsert[variant].push(((performance.now() - started) * 1000) / INSERT_COST_JOBS);
@@ -401,20 +401,20 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!.automation_id;
     const someJob = (await audit.pool.query<{ id: string }>("select id from jobs order by finished_at desc limit 1")).rows[0]!.id;
     const plans = [
-      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.pool, { automationId: busiest }, { limit: 100 })),
+      await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.pool, EVERYWHERE, { automationId: busiest }, { limit: 100 })),
       await explainRun(database.url, "GET /events?aggregate_id=… (listEvents)", (db) => events.list(db.pool, { aggregateId: someJob, limit: 200 })),
       await explainRun(database.url, "/metrics gauges (queueDepthQuery)", (db) => db.db.execute(automations.queueDepthQuery())),
       await explainRun(database.url, "relay outbox scan (selectUndispatchedEvents)", (db) =>
         events.selectUndispatched(db.pool as Executor, { partitions: Array.from({ length: 32 }, (_, i) => i), limit: 500 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=… (listJobs, every automation)", (db) =>
-        jobs.list(db.pool, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, EVERYWHERE, { context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.customer_id=…&automation_id=… (listJobs)", (db) =>
-        jobs.list(db.pool, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, EVERYWHERE, { automationId: busiest, context: [{ name: "customer_id", value: "cust-7" }] }, { limit: 100 }),
       ),
       await explainRun(database.url, "GET /jobs?context.invoice_id=… (listJobs, one match)", (db) =>
-        jobs.list(db.pool, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
+        jobs.list(db.pool, EVERYWHERE, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
       await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),

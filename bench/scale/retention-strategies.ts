@@ -12,7 +12,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openDatabase, type Database, jobs, retention } from "@hub/db";
+import { EVERYWHERE, openDatabase, type Database, jobs, retention } from "@hub/db";
 import { EVENT_TYPES_REMOVED_BY_AGE } from "@hub/shared";
 import { createTestDatabase, seedHistory, seedHistoryAutomations } from "@hub/testing";
 import { summarize, type LatencySummary } from "../lib/stats";
@@ -77,7 +77,7 @@ try {
   await database.pool.query("checkpoint");
   step(`seeded ${seeded.jobs} jobs and ${seeded.events} events`);
 
-  const createOne = (i: number) => jobs.insert(database.pool, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
+  const createOne = (i: number) => jobs.insert(database.pool, EVERYWHERE, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
   const idle = await beside(createOne, () => sleep(BASELINE_SECONDS * 1000));
   console.log(`job creation (job + job.created, ${RATE}/s), nothing else running: ${show(idle.inserts)}`);
 

@@ -742,7 +742,12 @@ CREATE TABLE public.api_keys (
     created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
     expires_at timestamp(3) with time zone NOT NULL,
     last_used_at timestamp(3) with time zone,
-    revoked_at timestamp(3) with time zone
+    revoked_at timestamp(3) with time zone,
+    automation_ids uuid[],
+    read_only boolean DEFAULT false NOT NULL,
+    acts_as_role text,
+    CONSTRAINT api_keys_acts_as_role_check CHECK (((acts_as_role IS NULL) OR (acts_as_role = 'employee'::text))),
+    CONSTRAINT api_keys_automation_ids_check CHECK (((automation_ids IS NULL) OR ((cardinality(automation_ids) >= 1) AND (cardinality(automation_ids) <= 100))))
 );
 
 --
@@ -987,7 +992,9 @@ CREATE TABLE public.users (
     created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
     deactivated_at timestamp(3) with time zone,
     credential_generation integer DEFAULT 0 NOT NULL,
-    CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'employee'::text])))
+    sector_ids uuid[],
+    CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'employee'::text]))),
+    CONSTRAINT users_sector_ids_check CHECK (((sector_ids IS NULL) OR ((cardinality(sector_ids) >= 1) AND (cardinality(sector_ids) <= 100))))
 );
 
 --
@@ -1547,6 +1554,12 @@ CREATE TRIGGER jobs_rewrite_context_values AFTER UPDATE OF context, created_at, 
 --
 
 CREATE TRIGGER users_credentials_changed AFTER DELETE OR UPDATE OF is_active, role, password_hash, credential_generation ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: users users_sectors_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER users_sectors_changed AFTER UPDATE OF sector_ids ON public.users FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
 
 --
 -- Name: workers workers_credentials_changed; Type: TRIGGER; Schema: public; Owner: -

@@ -13,7 +13,7 @@ import { createLogger } from "@hub/shared";
 import { waitUntil } from "@hub/testing";
 import { startApi } from "../src/app";
 import { hashPassword } from "../src/identity/passwords";
-import { changeRole, deactivateUser } from "../src/identity/users.service";
+import { changeUser, deactivateUser } from "../src/identity/users.service";
 import { createApiKey } from "./api-key-fixtures";
 import { HubClient, startTestHub, useTestHub, type TestUser } from "./harness";
 import { expectNoSecrets } from "./secrets";
@@ -175,7 +175,10 @@ describe("PATCH /identity/users/{id}", () => {
     expect((await hub.client.patch(`/identity/users/${gone.id}`, { role: "admin" }, { token: hub.adminToken })).status).toBe(404);
     const invalid = await hub.client.patch(`/identity/users/${gone.id}`, {}, { token: hub.adminToken });
     expect(invalid.status).toBe(422);
-    expect(invalid.body.detail).toEqual([{ loc: ["body", "role"], msg: "Field required", type: "missing" }]);
+    // Neither role nor sector_ids (CONTRACT §6.22).
+    expect(invalid.body.detail).toEqual([{ loc: ["body"], msg: "Value error, give role, sector_ids or both", type: "value_error" }]);
+    const badRole = await hub.client.patch(`/identity/users/${gone.id}`, { role: "owner" }, { token: hub.adminToken });
+    expect(badRole.body.detail).toEqual([expect.objectContaining({ loc: ["body", "role"], type: "enum" })]);
   });
 
   it("when two admins demote each other, or one demotes while the other deactivates, at the same moment, then exactly one commits and the other is 409", async () => {
@@ -187,8 +190,8 @@ describe("PATCH /identity/users/{id}", () => {
         const other = await own.createUser("admin");
         const [mine] = await ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, me));
         const outcomes = await Promise.allSettled([
-          changeRole(ctx, other.id, "employee", me),
-          second === "demote" ? changeRole(ctx, me, "employee", other.id) : deactivateUser(ctx.database.pool, me, other.id),
+          changeUser(ctx, other.id, { role: "employee" }, me),
+          second === "demote" ? changeUser(ctx, me, { role: "employee" }, other.id) : deactivateUser(ctx.database.pool, me, other.id),
         ]);
 
         expect(outcomes.filter((outcome) => outcome.status === "fulfilled"), round).toHaveLength(1);

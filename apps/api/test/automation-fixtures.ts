@@ -1,6 +1,6 @@
 /** Arrange helpers for the automation and worker tests: sectors, automations, events, jobs. */
 import { asc, count, eq } from "drizzle-orm";
-import { type HubEvent, type Job, jobs, schema } from "@hub/db";
+import { EVERYWHERE, type HubEvent, type Job, jobs, schema } from "@hub/db";
 import { createRedis } from "@hub/shared";
 import { parseWakeMessage } from "@hub/shared/dispatch";
 import type { TestHub } from "./harness";
@@ -42,9 +42,9 @@ export async function adminId(hub: TestHub): Promise<string> {
 
 /** A queued job written straight to the database, as POST /jobs would. */
 export async function insertQueuedJob(hub: TestHub, automationId: string, createdBy: string): Promise<Job> {
-  const outcome = await jobs.insert(hub.api.ctx.database.pool, createdBy, { automationId, context: {} });
+  const outcome = await jobs.insert(hub.api.ctx.database.pool, EVERYWHERE, createdBy, { automationId, context: {} });
   if (outcome.kind !== "created") throw new Error(`automation ${automationId} accepts no job: ${outcome.kind}`);
-  return (await jobs.find(hub.api.ctx.database.pool, outcome.jobs[0]!.id))!;
+  return (await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, outcome.jobs[0]!.id))!;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs, schema, withTransaction, workers } from "@hub/db";
+import { EVERYWHERE, jobs, schema, withTransaction, workers } from "@hub/db";
 import {
   adminId,
   countAllEvents,
@@ -456,13 +456,13 @@ describe("DELETE /automations/{automation_id} (deactivate)", () => {
     expect(result.status).toBe(204);
     expect((await hub.client.get(`/automations/${id}`, asEmployee())).body).toMatchObject({ id, is_active: false });
     for (const job of queued) {
-      expect((await jobs.find(hub.api.ctx.database.pool, job.id))?.status).toBe("cancelled");
+      expect((await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, job.id))?.status).toBe("cancelled");
       expect((await eventsOf(hub, job.id)).map((event) => [event.eventType, event.actorId, event.payload])).toEqual([
         ["job.created", admin, expect.any(Object)],
         ["job.cancelled", admin, { automation_id: id, reason: "automation_deactivated" }],
       ]);
     }
-    expect((await jobs.find(hub.api.ctx.database.pool, running.id))?.status).toBe("running");
+    expect((await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, running.id))?.status).toBe("running");
     expect((await eventsOf(hub, id)).map((event) => [event.eventType, event.actorId, event.payload]).at(-1)).toEqual([
       "automation.deactivated",
       admin,

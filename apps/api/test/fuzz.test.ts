@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobs } from "@hub/db";
+import { EVERYWHERE, jobs } from "@hub/db";
 import { JOB_STATUSES } from "@hub/shared";
 import type { AnyRoute } from "../src/http/route";
 import { allRoutes } from "../src/routes";
@@ -70,7 +70,7 @@ beforeAll(async () => {
   // Claims take the oldest queued job: the job to run is created and claimed before the one that
   // stays queued.
   const runningJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-02" });
-  await hub.api.ctx.dispatch.ready.offer([jobs.toJobRef((await jobs.find(hub.api.ctx.database.pool, runningJob))!)]);
+  await hub.api.ctx.dispatch.ready.offer([jobs.toJobRef((await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, runningJob))!)]);
   const claimed = await hub.client.post("/jobs/claim", { wait_seconds: 0 }, { workerKey: stable.workerKey });
   if (claimed.status !== 200 || claimed.body.id !== runningJob) throw new Error(`fixture claim failed: ${claimed.status}`);
   const queuedJob = await createJob(hub, stable.automationId, employee.token, { month: "2026-01" });

@@ -170,7 +170,7 @@ describe("GET /identity/me", () => {
     const result = await hub.client.get("/identity/me", { token: user.token });
 
     expect(result.status).toBe(200);
-    expect(result.body).toEqual({ id: user.id, email: user.email, role: "employee", is_active: true, created_at: expect.any(String) });
+    expect(result.body).toEqual({ id: user.id, email: user.email, role: "employee", is_active: true, created_at: expect.any(String), sector_ids: null });
     expect(new Date(result.body.created_at).toISOString()).toBe(result.body.created_at);
     expectNoSecrets(result.body, [user.password]);
   });

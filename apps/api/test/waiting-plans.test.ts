@@ -7,7 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database, type KeysetPosition, automations, jobs } from "@hub/db";
+import { EVERYWHERE, openDatabase, type Database, type KeysetPosition, automations, jobs } from "@hub/db";
 import { createTestDatabase, type TestDatabase } from "@hub/testing";
 import { testServiceUrls } from "@hub/testing/vitest";
 
@@ -78,7 +78,7 @@ function expectIndexBacked(text: string, indexes: string[]): void {
 
 describe("on 1M jobs and 10,000 automations", () => {
   it("when the stats of one automation are read, then jobs is reached only through indexes", async () => {
-    expectIndexBacked(await plan(automations.statsQuery(busyAutomationId)), ["jobs_claim_idx", "jobs_automation_finished_idx"]);
+    expectIndexBacked(await plan(automations.statsQuery(busyAutomationId, EVERYWHERE)), ["jobs_claim_idx", "jobs_automation_finished_idx"]);
   });
 
   it("when the gauges of every automation are read, then queued and running jobs are found through partial indexes", async () => {
@@ -108,9 +108,9 @@ describe("on 1M jobs and 10,000 automations", () => {
         select id from jobs where automation_id = ${busyAutomationId} and status = 'queued' and available_at <= now()
         order by priority, available_at desc limit 1`)
     ).rows;
-    const text = await plan(jobs.withWaitingQuery(last!.id));
+    const text = await plan(jobs.withWaitingQuery(last!.id, EVERYWHERE));
     expectIndexBacked(text, ["jobs_claim_idx", "jobs_pkey"]);
-    const [row] = (await hub.db.execute<{ queue_position: number; waiting_reason: string }>(jobs.withWaitingQuery(last!.id))).rows;
+    const [row] = (await hub.db.execute<{ queue_position: number; waiting_reason: string }>(jobs.withWaitingQuery(last!.id, EVERYWHERE))).rows;
     expect(row).toMatchObject({ queue_position: 20_000, waiting_reason: "concurrency_limit" });
   });
 
@@ -163,7 +163,7 @@ describe("GET /jobs pages on 1M jobs", () => {
     return { createdAt: new Date(row!.created_at), id: row!.id };
   }
 
-  const filters: Array<[string, () => Parameters<typeof jobs.list>[1]]> = [
+  const filters: Array<[string, () => Parameters<typeof jobs.list>[2]]> = [
     ["no filter", () => ({})],
     ["one status", () => ({ statuses: ["failed"] })],
     ["an automation", () => ({ automationId: busyAutomationId })],
@@ -175,7 +175,7 @@ describe("GET /jobs pages on 1M jobs", () => {
     it(`when a page is read with ${name}, first page and a cursor page, then jobs is read through an index without sorting`, async () => {
       const after = await middlePosition();
       for (const page of [{ limit: 100 }, { limit: 100, after }]) {
-        const text = await planOfPage(() => jobs.list(explained.pool, filter(), page));
+        const text = await planOfPage(() => jobs.list(explained.pool, EVERYWHERE, filter(), page));
         expect(text).toMatch(/Index (Only )?Scan/);
         expect(text).not.toMatch(/Seq Scan on jobs/);
         expect(text).not.toMatch(/Sort Key: jobs\.created_at/);
@@ -184,7 +184,7 @@ describe("GET /jobs pages on 1M jobs", () => {
   }
 
   it("when a page of automations is read, then it is read through an index", async () => {
-    const text = await planOfPage(() => automations.listViews(explained.pool, {}, { limit: 100 }));
+    const text = await planOfPage(() => automations.listViews(explained.pool, EVERYWHERE, {}, { limit: 100 }));
     expect(text).not.toMatch(/Seq Scan on automations/);
   });
 });

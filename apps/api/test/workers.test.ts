@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobs, schema } from "@hub/db";
+import { EVERYWHERE, jobs, schema } from "@hub/db";
 import { hashApiKey } from "../src/identity/secret-keys";
 import { adminId, countAllEvents, createAutomation, createSector, eventsOf, insertQueuedJob } from "./automation-fixtures";
 import { useTestHub, type TestUser } from "./harness";
@@ -257,7 +257,7 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
     expect(result.status).toBe(204);
     for (const job of running) {
       // No back-off: the job keeps its available_at, so it keeps its place.
-      expect(await jobs.find(hub.api.ctx.database.pool, job.id)).toMatchObject({
+      expect(await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, job.id)).toMatchObject({
         status: "queued",
         workerId: null,
         leaseExpiresAt: null,

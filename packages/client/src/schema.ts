@@ -195,8 +195,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a user's role
-         * @description Admins, with a login token. The user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role. The role it already has → 200, nothing changes. Writes user.role_changed {user_id, from, to}.
+         * Change a user's role or sectors
+         * @description Admins, with a login token. Takes `role` and/or `sector_ids` (neither → 422). A new role: the user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role; writes user.role_changed {user_id, from, to}. New sectors: what the user reaches narrows or widens from this answer on, on every API process within 1 s, open streams included, and no credential stops working; writes user.sectors_changed {user_id, from, to}. What the user already has → 200, nothing changes, no event.
          */
         patch: operations["changeUserRole"];
         trace?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Create an api key for a program
-         * @description A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`.
+         * @description A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`. Optional scopes, fixed for the key's life: `automation_ids` (only those automations, within what the user reaches; any other → 422), `read_only` (only GET and streams, and DELETE of the key itself; anything else → 403 "This api key is read-only"), `role: "employee"` (an admin's key acting as an employee).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1142,6 +1142,11 @@ export interface components {
             expires_at: string;
             /** @description Written by the first use after 60 s or more, so up to that far behind */
             last_used_at: string | null;
+            /** @description The automations the key reaches; null: everything its user reaches */
+            automation_ids: string[] | null;
+            read_only: boolean;
+            /** @description "employee": an admin's key acting as an employee */
+            role: "employee" | null;
         };
         /** @description api_key.created (admins only) */
         ApiKeyCreatedEvent: {
@@ -1516,12 +1521,14 @@ export interface components {
             /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             new_password: string;
         };
-        ChangeRoleRequest: {
+        ChangeUserRequest: {
             /**
              * @description The new role; the same role is a no-op
              * @enum {string}
              */
-            role: "admin" | "employee";
+            role?: "admin" | "employee";
+            /** @description The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector */
+            sector_ids?: string[] | null;
         };
         ClaimedJobBatch: {
             /** @description Now running under leases, in claim order */
@@ -1600,6 +1607,12 @@ export interface components {
             name: string;
             /** @description The key stops working this many days from now. Default: `90`. */
             expires_in_days?: number;
+            /** @description Scope, fixed for the key's life: the key reaches only these automations (1–100 distinct ids, each within what its user reaches); null: everything its user reaches. Default: `null`. */
+            automation_ids?: string[] | null;
+            /** @description Scope: only GET (streams included) and DELETE of the key itself; anything else → 403. Default: `false`. */
+            read_only?: boolean;
+            /** @description "employee": an admin's key that acts as an employee, with its user's sector_ids; null acts with its user's role. An employee's key takes no role. Default: `null`. */
+            role?: "employee" | null;
         };
         CreateAutomationRequest: {
             name: string;
@@ -1683,17 +1696,19 @@ export interface components {
             password: string;
             /** @enum {string} */
             role: "admin" | "employee";
+            /** @description The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector. Default: `null`. */
+            sector_ids?: string[] | null;
         };
         CreateWebhookRequest: {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
             /** @description Default: `""`. */
             description?: string;
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
         FailJobRequest: {
             error: string;
             /** @description Re-queue the job while attempts remain. Default: `false`. */
@@ -2448,6 +2463,8 @@ export interface components {
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
+            /** @description The sectors an employee reaches; null: every sector */
+            sector_ids: string[] | null;
         };
         /** @description user.created (admins only) */
         UserCreatedEvent: {
@@ -2616,6 +2633,37 @@ export interface components {
             from: "admin" | "employee";
             /** @enum {string} */
             to: "admin" | "employee";
+        };
+        /** @description user.sectors_changed (admins only) */
+        UserSectorsChangedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "user.sectors_changed";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["UserSectorsChangedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of user.sectors_changed */
+        UserSectorsChangedPayload: {
+            /** Format: uuid */
+            user_id: string;
+            /** @description null: every sector */
+            from: string[] | null;
+            /** @description null: every sector */
+            to: string[] | null;
         };
         /** @description 422: every problem of the request at once, in FastAPI/pydantic v2's shape */
         ValidationError: {
@@ -2977,7 +3025,7 @@ export type BulkActionResult = components['schemas']['BulkActionResult'];
 export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
 export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
 export type ChangeOwnPasswordRequest = components['schemas']['ChangeOwnPasswordRequest'];
-export type ChangeRoleRequest = components['schemas']['ChangeRoleRequest'];
+export type ChangeUserRequest = components['schemas']['ChangeUserRequest'];
 export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
 export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
 export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
@@ -3062,6 +3110,8 @@ export type UserReactivatedEvent = components['schemas']['UserReactivatedEvent']
 export type UserReactivatedPayload = components['schemas']['UserReactivatedPayload'];
 export type UserRoleChangedEvent = components['schemas']['UserRoleChangedEvent'];
 export type UserRoleChangedPayload = components['schemas']['UserRoleChangedPayload'];
+export type UserSectorsChangedEvent = components['schemas']['UserSectorsChangedEvent'];
+export type UserSectorsChangedPayload = components['schemas']['UserSectorsChangedPayload'];
 export type ValidationError = components['schemas']['ValidationError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type Webhook = components['schemas']['Webhook'];
@@ -3599,14 +3649,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "role": "admin"
+                 *       "role": "employee",
+                 *       "sector_ids": [
+                 *         "3f1e8c2a-9d11-4d4e-8d51-0b7a4a3e9f57"
+                 *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["ChangeRoleRequest"];
+                "application/json": components["schemas"]["ChangeUserRequest"];
             };
         };
         responses: {
-            /** @description The user, with its role */
+            /** @description The user, with its role and sectors */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3616,7 +3669,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description An admin cannot change their own role */
+            /** @description An admin cannot change their own role or sectors */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +3940,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
@@ -3928,7 +3981,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";

@@ -25,3 +25,4 @@ export * as retention from "./sql/retention";
 export * as webhooks from "./sql/webhooks";
 export * as webhookDeliveries from "./sql/webhook-deliveries";
 export * as idempotencyKeys from "./sql/idempotency-keys";
+export * from "./reach";

@@ -25,6 +25,7 @@ const CONTRACT_EVENT_TYPES = [
   "user.password_reset",
   "user.role_changed",
   "user.reactivated",
+  "user.sectors_changed",
   "job.rescheduled",
   "schedule.created",
   "schedule.updated",

@@ -132,6 +132,11 @@ export const EVENT_CATALOGUE = {
   "user.password_reset": event("user", userRef, "admins"),
   "user.role_changed": event("user", z.object({ user_id: id(), from: z.enum(ROLES), to: z.enum(ROLES) }), "admins"),
   "user.reactivated": event("user", userRef, "admins"),
+  "user.sectors_changed": event(
+    "user",
+    z.object({ user_id: id(), from: z.array(id()).nullable().describe("null: every sector"), to: z.array(id()).nullable().describe("null: every sector") }),
+    "admins",
+  ),
   "schedule.created": event("schedule", scheduleFields),
   "schedule.updated": event("schedule", scheduleFields),
   "schedule.deleted": event("schedule", nothing),

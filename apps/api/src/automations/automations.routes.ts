@@ -59,8 +59,8 @@ export const automationRoutes = [
     responses: {
       200: { description: `Matching automations, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(automationRecord) },
     },
-    handler: async ({ query, after, ctx }) => {
-      const page = await listAutomations(ctx.database.pool, query, { limit: query.limit, after }, ctx.env.HUB_JOB_MAX_ATTEMPTS);
+    handler: async ({ query, after, caller, ctx }) => {
+      const page = await listAutomations(ctx.database.pool, caller.reach, query, { limit: query.limit, after }, ctx.env.HUB_JOB_MAX_ATTEMPTS);
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -75,7 +75,7 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation", schema: automationRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomation(ctx.database.pool, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getAutomation(ctx.database.pool, caller.reach, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
   }),
   defineRoute({
     method: "get",
@@ -88,7 +88,7 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation's queue right now", schema: automationStatsRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getAutomationStats(ctx.database.pool, params.automation_id) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getAutomationStats(ctx.database.pool, caller.reach, params.automation_id) }),
   }),
   defineRoute({
     method: "put",
@@ -111,7 +111,7 @@ export const automationRoutes = [
     responses: { 200: { description: "The automation after the change", schema: automationRecord }, 404: { description: "Unknown automation" } },
     handler: async ({ params, body, caller, ctx }) => ({
       status: 200,
-      body: await replaceAutomation(ctx, params.automation_id, body, caller.user.id),
+      body: await replaceAutomation(ctx, caller.reach, params.automation_id, body, caller.user.id),
     }),
   }),
   defineRoute({
@@ -126,7 +126,7 @@ export const automationRoutes = [
     params: automationIdParams,
     responses: { 204: { description: "Inactive" }, 404: { description: "Unknown automation" } },
     handler: async ({ params, caller, ctx }) => {
-      await deactivateAutomation(ctx, params.automation_id, caller.user.id);
+      await deactivateAutomation(ctx, caller.reach, params.automation_id, caller.user.id);
       return { status: 204 };
     },
   }),
@@ -142,7 +142,7 @@ export const automationRoutes = [
     params: automationIdParams,
     responses: { 204: { description: "In development mode" }, 404: { description: "Unknown automation" } },
     handler: async ({ params, caller, ctx }) => {
-      await setDevelopmentMode(ctx, params.automation_id, true, caller.user.id);
+      await setDevelopmentMode(ctx, caller.reach, params.automation_id, true, caller.user.id);
       return { status: 204 };
     },
   }),
@@ -158,7 +158,7 @@ export const automationRoutes = [
     params: automationIdParams,
     responses: { 204: { description: "Out of development mode" }, 404: { description: "Unknown automation" } },
     handler: async ({ params, caller, ctx }) => {
-      await setDevelopmentMode(ctx, params.automation_id, false, caller.user.id);
+      await setDevelopmentMode(ctx, caller.reach, params.automation_id, false, caller.user.id);
       return { status: 204 };
     },
   }),

@@ -1,4 +1,4 @@
-import { type Automation, type AutomationParameter, type KeysetPage, type KeysetPageRequest, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules, withTransaction, type Executor } from "@hub/db";
+import { type Automation, type AutomationParameter, type KeysetPage, type KeysetPageRequest, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules, withTransaction, type Executor, type Reach } from "@hub/db";
 import type { EventPayload, ValidationIssue } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -97,8 +97,8 @@ function changedLimits(before: AutomationLimits, after: AutomationLimits): Autom
 }
 
 /** Locks the automation row first (the lock order every change follows); 404 when it does not exist. */
-export async function lockAutomationOrNotFound(tx: Executor, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
-  const automation = await automations.lock(tx, id, strength);
+export async function lockAutomationOrNotFound(tx: Executor, reach: Reach, id: string, strength: automations.AutomationLockStrength): Promise<Automation> {
+  const automation = await automations.lock(tx, reach, id, strength);
   if (!automation) throw new NotFoundError("Automation not found");
   return automation;
 }
@@ -150,16 +150,17 @@ export async function createAutomation(db: Executor, input: CreateAutomationInpu
 /** One page of the automations, oldest first. */
 export async function listAutomations(
   db: Executor,
+  reach: Reach,
   query: AutomationListQuery,
   page: KeysetPageRequest,
   defaultMaxAttempts: number,
 ): Promise<KeysetPage<AutomationRecord>> {
-  const { items, next } = await automations.listViews(db, { sectorId: query.sector_id, isActive: query.is_active }, page);
+  const { items, next } = await automations.listViews(db, reach, { sectorId: query.sector_id, isActive: query.is_active }, page);
   return { items: items.map((view) => toAutomationRecord(view, defaultMaxAttempts)), next };
 }
 
-export async function getAutomation(db: Executor, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
-  const view = await automations.findView(db, id);
+export async function getAutomation(db: Executor, reach: Reach, id: string, defaultMaxAttempts: number): Promise<AutomationRecord> {
+  const view = await automations.findView(db, reach, id);
   if (!view) throw new NotFoundError("Automation not found");
   return toAutomationRecord(view, defaultMaxAttempts);
 }
@@ -170,21 +171,21 @@ export async function getAutomation(db: Executor, id: string, defaultMaxAttempts
  * records no event. A raised `max_concurrent_jobs` wakes waiting claims at once.
  */
 export async function replaceAutomation(
-  ctx: AutomationServiceContext,
+  ctx: AutomationServiceContext, reach: Reach,
   id: string,
   input: ReplaceAutomationInput,
   actorId: string,
 ): Promise<AutomationRecord> {
   const parameters = toStoredParameters(input.parameters);
   const outcome = await withTransaction(ctx.database.pool, async (tx) => {
-      let current = await lockAutomationOrNotFound(tx, id, "no key update");
+      let current = await lockAutomationOrNotFound(tx, reach, id, "no key update");
       const limits = resolveLimits(input, parameters, current);
       await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
       const before = limitsOfAutomation(current);
       const keyChanged = limits.resulting.concurrency_key !== before.concurrency_key;
       // A new key is written into the automation's active jobs: FOR UPDATE waits for job inserts
       // that read the old key (FOR KEY SHARE) and makes later ones wait for this commit.
-      if (keyChanged) current = await lockAutomationOrNotFound(tx, id, "update");
+      if (keyChanged) current = await lockAutomationOrNotFound(tx, reach, id, "update");
 
       const changes: automations.AutomationChanges = {};
       const changedFields: AutomationEventFields = {};
@@ -220,7 +221,7 @@ export async function replaceAutomation(
       }
       // Any change of the §6.13 limits may let a waiting job start: waiting claims look again.
       return {
-        record: await getAutomation(tx, id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
+        record: await getAutomation(tx, reach, id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
         limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs || limitsChanged,
       };
     })
@@ -237,11 +238,11 @@ export async function replaceAutomation(
  * `schedule.updated {enabled: false}` each) in the same transaction (running jobs may finish);
  * `automation.deactivated` is recorded only when the automation was active.
  */
-export async function deactivateAutomation(ctx: AutomationServiceContext, id: string, actorId: string): Promise<void> {
+export async function deactivateAutomation(ctx: AutomationServiceContext, reach: Reach, id: string, actorId: string): Promise<void> {
   const changed = await withTransaction(ctx.database.pool, async (tx) => {
     // FOR UPDATE: a job insert holding the row FOR KEY SHARE (insertJobIfActive) commits first, so
     // its job is cancelled below, and any later one sees `is_active = false`.
-    const automation = await lockAutomationOrNotFound(tx, id, "update");
+    const automation = await lockAutomationOrNotFound(tx, reach, id, "update");
     if (!automation.isActive) return false;
     await automations.update(tx, id, { isActive: false });
     await events.record(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
@@ -258,9 +259,9 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, id: st
  * Enters or leaves development mode, idempotent; the event is recorded only on a change. Leaving
  * it wakes waiting claims, which then release the held jobs oldest first.
  */
-export async function setDevelopmentMode(ctx: AutomationServiceContext, id: string, isDevelopment: boolean, actorId: string): Promise<void> {
+export async function setDevelopmentMode(ctx: AutomationServiceContext, reach: Reach, id: string, isDevelopment: boolean, actorId: string): Promise<void> {
   const changed = await withTransaction(ctx.database.pool, async (tx) => {
-    const automation = await lockAutomationOrNotFound(tx, id, "no key update");
+    const automation = await lockAutomationOrNotFound(tx, reach, id, "no key update");
     if (automation.isDevelopment === isDevelopment) return false;
     await automations.update(tx, id, { isDevelopment });
     await events.record(tx, {

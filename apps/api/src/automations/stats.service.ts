@@ -1,10 +1,10 @@
 /** Queue depth of one automation (CONTRACT §6.3): what an operator reads before asking "why is it waiting?". */
-import { automations, type Executor } from "@hub/db";
+import { automations, type Executor, type Reach } from "@hub/db";
 import { NotFoundError } from "../http/http-errors";
 import { BY_KEY_MAX, type AutomationStatsRecord } from "./stats.schemas";
 
-export async function getAutomationStats(db: Executor, automationId: string): Promise<AutomationStatsRecord> {
-  const stats = await automations.readStats(db, automationId);
+export async function getAutomationStats(db: Executor, reach: Reach, automationId: string): Promise<AutomationStatsRecord> {
+  const stats = await automations.readStats(db, reach, automationId);
   if (!stats) throw new NotFoundError("Automation not found");
   const [byKey, rateLimitRemaining] = await Promise.all([automations.readKeyDepths(db, automationId, BY_KEY_MAX), automations.readRateLimitRemaining(db, automationId)]);
   return {

@@ -15,6 +15,7 @@ import type { AppContext } from "../context";
 import type { UserCaller } from "../http/auth";
 import { openEventStream, sseMessage } from "../http/sse";
 import { compareStreamIds, type Backfill, type FeedSubscriber, type StreamEntry } from "./live-event-feed";
+import { StreamReach } from "./stream-reach";
 
 /** Most entries a resuming client is sent from before it connected; beyond, it gets a `reset`. */
 export const RESUME_MAX_ENTRIES = 1000;
@@ -98,12 +99,31 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
       end("destroy");
     }
   };
+  // A scoped caller's entries pass its reach too (CONTRACT §6.22): a look-up, so they queue behind
+  // one another to keep their order; everyone else's are written at once, as before.
+  const reach = new StreamReach(ctx.database.pool, caller.reach);
+  let scopedQueue: Promise<void> = Promise.resolve();
   const send = (entries: readonly StreamEntry[]) => {
+    const matching: StreamEntry[] = [];
     for (const entry of entries) {
       if (position !== undefined && compareStreamIds(entry.streamId, position) <= 0) continue;
       position = entry.streamId;
-      if (streamEntryMatches(entry, filter, role)) write(formatStreamMessage(entry));
+      if (streamEntryMatches(entry, filter, role)) matching.push(entry);
     }
+    if (matching.length === 0) return;
+    if (reach.everything) {
+      for (const entry of matching) write(formatStreamMessage(entry));
+      return;
+    }
+    scopedQueue = scopedQueue
+      .then(() => reach.filter(matching))
+      .then((reached) => {
+        for (const entry of reached) write(formatStreamMessage(entry));
+      })
+      .catch((error: unknown) => {
+        // PostgreSQL unreachable: these entries cannot be proven reached, so they are not sent.
+        req.log.warn({ err: error }, "event stream could not check what its caller reaches; entries skipped");
+      });
   };
   const subscriber: FeedSubscriber = {
     deliver: (entries) => (pending ? pending.push(...entries) : send(entries)),
@@ -116,7 +136,11 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
   // The credential as it is now, checked again on every credential change and every moment
   // (../http/open-streams.ts): a deactivated user's, a revoked key's or an expired token's stream
   // ends within a second, and a changed role changes what the stream shows.
-  const untrack = ctx.streams.track({ name: "events", req, requirement: "user", onCaller: (current) => (role = current.user.role), end: () => end() });
+  const untrack = ctx.streams.track({ name: "events", req, requirement: "user", onCaller: (current) => {
+      role = current.user.role;
+      // From now on, what the new sectors reach; nothing earlier is replayed.
+      reach.update(current.reach);
+    }, end: () => end() });
   res.once("close", () => {
     ended = true;
     clearInterval(heartbeat);

@@ -32,7 +32,7 @@ export const eventRoutes = [
       },
     },
     handler: async ({ query, caller, after, ctx }) => {
-      const page = await listEvents(ctx.database.pool, query, caller.user.role, { limit: query.limit, after });
+      const page = await listEvents(ctx.database.pool, caller.reach, query, caller.user.role, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),

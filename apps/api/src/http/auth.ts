@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import { type CredentialChangeHandlers, type User, type Worker, apiKeys, auth, workers, type Executor } from "@hub/db";
+import { type CredentialChangeHandlers, type Reach, type User, type Worker, apiKeys, auth, reachOf, workers, type Executor } from "@hub/db";
 import type { Role } from "@hub/shared";
 import { ForbiddenError, InvalidBearerTokenError, UnauthorizedError } from "./http-errors";
 import type { AccessTokenClaims, TokenService } from "../identity/tokens";
@@ -24,7 +24,7 @@ import { hashApiKey, isUserApiKeyCredential, isWellFormedUserApiKey, WORKER_API_
  */
 export type AuthRequirement = "none" | "user" | "admin" | "user-login-token" | "admin-login-token" | "worker" | "worker-unseen";
 
-export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
+export type AuthenticatedUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt" | "sectorIds">;
 /**
  * A worker, and which of its keys the call came with (CONTRACT §6.21): `sole` when no rotation's
  * overlap is under way, else `current` (the new key) or `previous` (the one whose overlap runs).
@@ -34,11 +34,32 @@ export type AuthenticatedWorker = Pick<Worker, "id" | "automationId" | "cloudIns
   key: "sole" | "current" | "previous";
 };
 
-/** A signed-in user, and the api key it authenticated with (undefined for a login token). */
+/**
+ * A signed-in user, and the api key it authenticated with (undefined for a login token). `user.role`
+ * is the role the caller acts with: an admin's key made with `role: "employee"` acts as an employee.
+ */
 export interface UserCaller {
   user: AuthenticatedUser;
   apiKeyId?: string | undefined;
+  /** The key's `read_only` scope (CONTRACT §6.22). */
+  readOnly?: boolean | undefined;
+  /**
+   * What the caller reaches, derived here once per request from the user's role and sectors and the
+   * key's automations; every statement about automations and what is under them takes it.
+   */
+  reach: Reach;
   worker?: undefined;
+}
+
+const READ_ONLY_KEY = "This api key is read-only";
+
+/**
+ * A read-only key may send GET (streams included) and DELETE of itself only (CONTRACT §6.22).
+ * Express has matched the route when authentication runs, so the path's id is already known.
+ */
+function readOnlyKeyAllows(req: Request, apiKeyId: string): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return true;
+  return req.method === "DELETE" && req.route?.path === "/identity/api-keys/:api_key_id" && String(req.params.api_key_id ?? "").toLowerCase() === apiKeyId.toLowerCase();
 }
 
 export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token" | "admin-login-token"
@@ -192,6 +213,7 @@ export class Authenticator {
         const caller = await this.bearerCaller(req);
         // Logged before the role check, so a 403 names who was refused.
         addRequestLogFields(req, caller.apiKeyId ? { user_id: caller.user.id, api_key_id: caller.apiKeyId } : { user_id: caller.user.id });
+        if (caller.readOnly && caller.apiKeyId && !readOnlyKeyAllows(req, caller.apiKeyId)) throw new ForbiddenError(READ_ONLY_KEY);
         if ((requirement === "admin" || requirement === "admin-login-token") && caller.user.role !== "admin") throw new ForbiddenError();
         if ((requirement === "user-login-token" || requirement === "admin-login-token") && caller.apiKeyId) {
           throw new ForbiddenError("Not allowed with an api key: sign in with a login token (POST /identity/token)");
@@ -236,7 +258,8 @@ export class Authenticator {
     if (!match?.[1]) throw new UnauthorizedError("Not authenticated");
     if (match[1].startsWith(WORKER_API_KEY_PREFIX)) throw new UnauthorizedError(WORKER_KEY_ON_BEARER_ENDPOINT);
     if (isUserApiKeyCredential(match[1])) return this.apiKeyCaller(match[1]);
-    return { user: await this.tokenUser(match[1]) };
+    const user = await this.tokenUser(match[1]);
+    return { user, reach: reachOf(user) };
   }
 
   /**
@@ -276,12 +299,14 @@ export class Authenticator {
     });
     if (!found) throw new InvalidBearerTokenError();
     if (Date.now() >= found.expiresAt.getTime()) throw new InvalidBearerTokenError("Api key expired", "The api key expired");
-    const { apiKeyId, expiresAt: _expiresAt, lastUsedAt, ...user } = found;
+    const { apiKeyId, expiresAt: _expiresAt, lastUsedAt, keyAutomationIds, readOnly, actsAsRole, ...user } = found;
     if (lastUsedAt === null || Date.now() - lastUsedAt.getTime() >= apiKeys.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touchApiKey(apiKeyId);
       this.apiKeysByDigest.update(digest, { ...found, lastUsedAt: new Date() });
     }
-    return { user: { ...user, role: user.role as Role }, apiKeyId };
+    // An admin's key made to act as an employee does so everywhere, /identity/me included.
+    const role: Role = actsAsRole ?? (user.role as Role);
+    return { user: { ...user, role }, apiKeyId, readOnly, reach: reachOf({ role, sectorIds: user.sectorIds, keyAutomationIds }) };
   }
 
   /**

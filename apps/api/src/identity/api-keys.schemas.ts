@@ -3,6 +3,7 @@ import { apiKeys } from "@hub/db";
 import { queryBool, uuid } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 import { USER_API_KEY_PREFIX, USER_API_KEY_SHOWN_PREFIX_LENGTH } from "./secret-keys";
+import { distinctIds } from "./identity.schemas";
 
 /** Longest and default lifetime of a key, in days (CONTRACT §6.10). */
 export const API_KEY_MAX_DAYS = 365;
@@ -13,6 +14,16 @@ export const apiKeyIdParams = z.object({ api_key_id: uuid() });
 export const createApiKeyBody = z.object({
   name: z.string().trim().min(1).max(100).describe("What the key is for (the program using it); need not be unique"),
   expires_in_days: z.int().min(1).max(API_KEY_MAX_DAYS).default(API_KEY_DEFAULT_DAYS).describe("The key stops working this many days from now"),
+  automation_ids: distinctIds("automation id")
+    .nullable()
+    .default(null)
+    .describe("Scope, fixed for the key's life: the key reaches only these automations (1–100 distinct ids, each within what its user reaches); null: everything its user reaches"),
+  read_only: z.boolean().default(false).describe("Scope: only GET (streams included) and DELETE of the key itself; anything else → 403"),
+  role: z
+    .enum(["employee"])
+    .nullable()
+    .default(null)
+    .describe('"employee": an admin\'s key that acts as an employee, with its user\'s sector_ids; null acts with its user\'s role. An employee\'s key takes no role'),
 }).meta({ id: "CreateApiKeyRequest" });
 export type CreateApiKeyBody = z.output<typeof createApiKeyBody>;
 
@@ -46,5 +57,8 @@ export const apiKeyRecord = z.object({
   created_at: z.iso.datetime(),
   expires_at: z.iso.datetime().describe("Expired keys stay listed (and refused) until deleted"),
   last_used_at: z.iso.datetime().nullable().describe(`Written by the first use after ${apiKeys.API_KEY_LAST_USED_RESOLUTION_SECONDS} s or more, so up to that far behind`),
+  automation_ids: z.array(z.uuid()).nullable().describe("The automations the key reaches; null: everything its user reaches"),
+  read_only: z.boolean(),
+  role: z.enum(["employee"]).nullable().describe('"employee": an admin\'s key acting as an employee'),
 }).meta({ id: "ApiKey", description: "A user's api key as listed: never the key, only its prefix" });
 export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;

@@ -2,8 +2,9 @@
  * Users' api keys for programs (CONTRACT §6.10): created with a login token, listed and revoked
  * by their user (admins: anyone's). How a key authenticates is in ../http/auth.ts.
  */
-import { type KeysetPage, type KeysetPageRequest, apiKeys, withTransaction, type Executor } from "@hub/db";
-import { ForbiddenError, NotFoundError } from "../http/http-errors";
+import { type KeysetPage, type KeysetPageRequest, apiKeys, automations, withTransaction, type Executor } from "@hub/db";
+import type { ValidationIssue } from "@hub/shared";
+import { ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { UserCaller } from "../http/auth";
 import { hashApiKey, newSecretKey, shownPrefixOf, USER_API_KEY_PREFIX } from "./secret-keys";
 import type { ApiKeyRecord, CreateApiKeyBody, CreatedApiKey, ListApiKeysQuery } from "./api-keys.schemas";
@@ -17,14 +18,51 @@ export function toApiKeyRecord(key: apiKeys.ApiKeyListing): ApiKeyRecord {
     created_at: key.createdAt.toISOString(),
     expires_at: key.expiresAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    automation_ids: key.automationIds ?? null,
+    read_only: key.readOnly,
+    role: key.actsAsRole ?? null,
   };
 }
 
-/** Mints a key for the caller with its `api_key.created` event; the key is in this answer only. */
-export async function createApiKey(db: Executor, userId: string, input: CreateApiKeyBody): Promise<CreatedApiKey> {
+/**
+ * The scopes' checks against stored data (CONTRACT §6.22): every automation must exist within what
+ * the caller reaches, and only an admin's key may act as an employee. Every problem at once.
+ */
+async function scopeIssues(db: Executor, caller: UserCaller, input: CreateApiKeyBody): Promise<ValidationIssue[]> {
+  const issues: ValidationIssue[] = [];
+  if (input.role !== null && caller.user.role !== "admin") {
+    issues.push({ loc: ["body", "role"], msg: "Value error, only an admin's key can act as another role", type: "value_error" });
+  }
+  if (input.automation_ids) {
+    const reached = await automations.reachedAmong(db, caller.reach, input.automation_ids);
+    input.automation_ids.forEach((id, index) => {
+      if (!reached.has(id.toLowerCase())) issues.push({ loc: ["body", "automation_ids", index], msg: "Value error, automation not found", type: "value_error" });
+    });
+  }
+  return issues;
+}
+
+/** Mints a key for the caller with its scopes and its `api_key.created` event; the key is in this answer only. */
+export async function createApiKey(db: Executor, caller: UserCaller, input: CreateApiKeyBody): Promise<CreatedApiKey> {
+  const issues = await scopeIssues(db, caller, input);
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  const userId = caller.user.id;
   const key = newSecretKey(USER_API_KEY_PREFIX);
   const created = await withTransaction(db, (tx) =>
-    apiKeys.insert(tx, { userId, name: input.name, prefix: shownPrefixOf(key), digest: hashApiKey(key), expiresInDays: input.expires_in_days }, userId),
+    apiKeys.insert(
+      tx,
+      {
+        userId,
+        name: input.name,
+        prefix: shownPrefixOf(key),
+        digest: hashApiKey(key),
+        expiresInDays: input.expires_in_days,
+        automationIds: input.automation_ids?.map((id) => id.toLowerCase()) ?? null,
+        readOnly: input.read_only,
+        actsAsRole: input.role,
+      },
+      userId,
+    ),
   );
   return { id: created.id, key, expires_at: created.expiresAt.toISOString() };
 }

@@ -40,7 +40,7 @@ export async function ensureFirstAdmin(
       const [issue] = parsed.issues;
       throw new AdminCredentialsError(`Configuration error: ${String(issue?.loc[0])} is invalid: ${issue?.msg ?? "bad value"}`);
     }
-    const admin = { email: parsed.value.HUB_ADMIN_EMAIL, password: parsed.value.HUB_ADMIN_PASSWORD, role: "admin" as const };
+    const admin = { email: parsed.value.HUB_ADMIN_EMAIL, password: parsed.value.HUB_ADMIN_PASSWORD, role: "admin" as const, sector_ids: null };
     // Checked first so that an ordinary restart spends no bcrypt hash.
     if (await users.emailIsTaken(db, admin.email)) return "exists";
     try {

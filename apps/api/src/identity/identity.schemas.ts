@@ -20,6 +20,33 @@ export const listUsersQuery = z.object({
   include_inactive: queryBool().default(false).describe("Also list deactivated users (`is_active: false`)"),
 });
 
+/** Most ids in a user's `sector_ids` or a key's `automation_ids` (CONTRACT §6.22). */
+export const SCOPE_IDS_MAX = 100;
+
+/**
+ * 1–{@link SCOPE_IDS_MAX} distinct uuids: a repeated id is a `value_error` at its own index (the
+ * second occurrence), found with the shape problems; unknown ids are checked against the data later.
+ */
+export const distinctIds = (what: string) =>
+  z
+    .array(z.uuid())
+    .min(1)
+    .max(SCOPE_IDS_MAX)
+    .superRefine((ids, ctx) => {
+      const seen = new Set<string>();
+      ids.forEach((id, index) => {
+        const key = id.toLowerCase();
+        if (seen.has(key)) ctx.addIssue({ code: "custom", path: [index], message: `${what} is repeated` });
+        seen.add(key);
+      });
+    });
+
+/** `sector_ids`: null (every sector) or the sectors an employee reaches. */
+export const sectorIdsField = () =>
+  distinctIds("sector id")
+    .nullable()
+    .describe("The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector");
+
 /** The request bodies that set a password, for a minimum length (HUB_PASSWORD_MIN_LENGTH). */
 function buildPasswordBodies(passwordMinLength: number) {
   return {
@@ -27,6 +54,7 @@ function buildPasswordBodies(passwordMinLength: number) {
       email: emailField(),
       password: passwordField(passwordMinLength),
       role: z.enum(ROLES),
+      sector_ids: sectorIdsField().default(null),
     }).meta({ id: "CreateUserRequest" }),
     changeOwnPassword: z.object({
       current_password: z.string().describe("The password the caller signs in with now"),
@@ -54,9 +82,16 @@ export function passwordBodies(passwordMinLength: number): PasswordBodies {
 export type CreateUserInput = z.output<PasswordBodies["createUser"]>;
 export type ChangeOwnPasswordInput = z.output<PasswordBodies["changeOwnPassword"]>;
 
-export const changeRoleBody = z.object({
-  role: z.enum(ROLES).describe("The new role; the same role is a no-op"),
-}).meta({ id: "ChangeRoleRequest" });
+export const changeUserBody = z
+  .object({
+    role: z.enum(ROLES).optional().describe("The new role; the same role is a no-op"),
+    sector_ids: sectorIdsField().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.role === undefined && body.sector_ids === undefined) ctx.addIssue({ code: "custom", path: [], message: "give role, sector_ids or both" });
+  })
+  .meta({ id: "ChangeUserRequest" });
+export type ChangeUserInput = z.output<typeof changeUserBody>;
 
 /** POST /identity/token as JSON. Login takes any string: a malformed e-mail simply never matches. */
 export const loginJsonBody = z.object({
@@ -90,5 +125,6 @@ export const userRecord = z.object({
   role: z.enum(ROLES),
   is_active: z.boolean(),
   created_at: z.iso.datetime(),
+  sector_ids: z.array(z.uuid()).nullable().describe("The sectors an employee reaches; null: every sector"),
 }).meta({ id: "User", description: "A hub user; never a password or its hash" });
 export type UserRecord = z.infer<typeof userRecord>;

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { createdIdResponse } from "../http/common-schemas";
 import { defineRoute } from "../http/route";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
-import { changeRoleBody, listUsersQuery, passwordBodies, userIdParams, userRecord } from "./identity.schemas";
-import { changeRole, createUser, deactivateUser, getUser, listUsers, reactivateUser, resetPassword } from "./users.service";
+import { changeUserBody, listUsersQuery, passwordBodies, userIdParams, userRecord } from "./identity.schemas";
+import { changeUser, createUser, deactivateUser, getUser, listUsers, reactivateUser, resetPassword } from "./users.service";
 
 /** The users' routes, for the configured minimum password length (HUB_PASSWORD_MIN_LENGTH). */
 export const userRoutes = (passwordMinLength: number) => [
@@ -77,21 +77,23 @@ export const userRoutes = (passwordMinLength: number) => [
     method: "patch",
     path: "/identity/users/{user_id}",
     operationId: "changeUserRole",
-    summary: "Change a user's role",
+    summary: "Change a user's role or sectors",
     description:
-      "Admins, with a login token. The user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role. The role it already has → 200, nothing changes. Writes user.role_changed {user_id, from, to}.",
+      "Admins, with a login token. Takes `role` and/or `sector_ids` (neither → 422). A new role: the user's login tokens of the old role stop working at once (they sign in again); its api keys go on with the new role; writes user.role_changed {user_id, from, to}. " +
+      "New sectors: what the user reaches narrows or widens from this answer on, on every API process within 1 s, open streams included, and no credential stops working; writes user.sectors_changed {user_id, from, to}. " +
+      "What the user already has → 200, nothing changes, no event.",
     tag: "identity",
     auth: "admin-login-token",
     params: userIdParams,
-    body: changeRoleBody,
-    example: { role: "admin" },
+    body: changeUserBody,
+    example: { role: "employee", sector_ids: ["3f1e8c2a-9d11-4d4e-8d51-0b7a4a3e9f57"] },
     responses: {
-      200: { description: "The user, with its role", schema: userRecord },
-      403: { description: "An admin cannot change their own role" },
+      200: { description: "The user, with its role and sectors", schema: userRecord },
+      403: { description: "An admin cannot change their own role or sectors" },
       404: { description: "Unknown or deactivated user" },
       409: { description: "The demotion would leave the hub without an active admin" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await changeRole(ctx, params.user_id, body.role, caller.user.id) }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await changeUser(ctx, params.user_id, body, caller.user.id) }),
   }),
   defineRoute({
     method: "put",

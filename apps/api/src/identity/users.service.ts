@@ -1,14 +1,33 @@
 import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, events, loginThrottle, users, withTransaction, type Executor } from "@hub/db";
-import type { Role } from "@hub/shared";
-import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError } from "../http/http-errors";
+import { ConflictError, ForbiddenError, InvalidBearerTokenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
-import type { ChangeOwnPasswordInput, CreateUserInput, UserRecord } from "./identity.schemas";
+import type { ChangeOwnPasswordInput, ChangeUserInput, CreateUserInput, UserRecord } from "./identity.schemas";
 import { countLoginAttempt, issueAccessToken, type IssuedToken } from "./login.service";
 import { hashPassword, verifyPassword } from "./passwords";
 
 export function toUserRecord(user: users.PublicUser): UserRecord {
-  return { id: user.id, email: user.email, role: user.role, is_active: user.isActive, created_at: user.createdAt.toISOString() };
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    is_active: user.isActive,
+    created_at: user.createdAt.toISOString(),
+    sector_ids: user.sectorIds ?? null,
+  };
 }
+
+/** 422 `value_error` at `["body","sector_ids",k]` for every `sector_ids[k]` that names no sector. */
+async function assertSectorsExist(db: Executor, sectorIds: readonly string[] | null | undefined): Promise<void> {
+  if (!sectorIds) return;
+  const unknown = new Set(await users.unknownSectorIds(db, sectorIds));
+  if (unknown.size === 0) return;
+  throw new RequestValidationError(
+    sectorIds.flatMap((id, index) => (unknown.has(id) ? [{ loc: ["body", "sector_ids", index], msg: "Value error, sector not found", type: "value_error" }] : [])),
+  );
+}
+
+const sameSectors = (a: readonly string[] | null, b: readonly string[] | null) =>
+  a === null || b === null ? a === b : a.length === b.length && a.every((id, index) => id.toLowerCase() === b[index]!.toLowerCase());
 
 /** What an account change needs: the database, and the tokens and caches it invalidates. */
 type AccountContext = Pick<AppContext, "database" | "env" | "tokens" | "auth" | "metrics">;
@@ -23,11 +42,12 @@ const LAST_ADMIN = "The hub must keep at least one active admin";
  * naming the reactivation that brings it back, CONTRACT §6.11).
  */
 export async function createUser(db: Executor, input: CreateUserInput, actorId: string | null): Promise<string> {
+  await assertSectorsExist(db, input.sector_ids);
   // Hashed before the transaction: ~60 ms of bcrypt must not hold a connection and its locks.
   const passwordHash = await hashPassword(input.password);
   try {
     return await withTransaction(db, async (tx) => {
-      const { id } = await users.insert(tx, { email: input.email, passwordHash, role: input.role });
+      const { id } = await users.insert(tx, { email: input.email, passwordHash, role: input.role, sectorIds: input.sector_ids ?? null });
       await events.record(tx, { eventType: "user.created", aggregateId: id, actorId, payload: { email: input.email, role: input.role } });
       return id;
     });
@@ -125,22 +145,43 @@ export async function resetPassword(ctx: AccountContext, targetId: string, newPa
 }
 
 /**
- * PATCH /identity/users/{id}: another role for an active user, with a new credential generation
- * (tokens of the old role refused). The same role changes nothing. A demotion that would leave no
- * active admin is refused (409) under the same lock as a deactivation's check.
+ * PATCH /identity/users/{id}: another role and/or other sectors for an active user. A new role
+ * starts a new credential generation (tokens of the old role refused); new sectors do not — they
+ * govern from this answer here (the caches are emptied before it) and within 1 s on every other
+ * process (migration 0026's trigger). What the user already has changes nothing and writes no event.
+ * A demotion that would leave no active admin is refused (409) under the same lock as a
+ * deactivation's check.
  */
-export async function changeRole(ctx: AccountContext, targetId: string, role: Role, actorId: string): Promise<UserRecord> {
-  if (targetId === actorId) throw new ForbiddenError("You cannot change your own role");
+export async function changeUser(ctx: AccountContext, targetId: string, change: ChangeUserInput, actorId: string): Promise<UserRecord> {
+  if (targetId === actorId) throw new ForbiddenError("You cannot change your own role or sectors");
+  await assertSectorsExist(ctx.database.pool, change.sector_ids);
   const outcome = await withTransaction(ctx.database.pool, async (tx) => {
     // The row lock first, as a deactivation's UPDATE takes it, then the admin-removal lock.
     const before = await users.lockActiveUser(tx, targetId);
     if (!before) throw new NotFoundError(USER_NOT_FOUND);
-    if (before.role === role) return { user: before, changed: false };
-    const after = await users.setActiveUserRole(tx, targetId, role);
-    if (!after) throw new NotFoundError(USER_NOT_FOUND);
-    if (before.role === "admin") await assertAnAdminRemains(tx);
-    await events.record(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: role } });
-    return { user: after, changed: true };
+    let user = before;
+    let changed = false;
+    if (change.role !== undefined && before.role !== change.role) {
+      const after = await users.setActiveUserRole(tx, targetId, change.role);
+      if (!after) throw new NotFoundError(USER_NOT_FOUND);
+      if (before.role === "admin") await assertAnAdminRemains(tx);
+      await events.record(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: change.role } });
+      user = after;
+      changed = true;
+    }
+    if (change.sector_ids !== undefined && !sameSectors(before.sectorIds, change.sector_ids)) {
+      const after = await users.setActiveUserSectors(tx, targetId, change.sector_ids);
+      if (!after) throw new NotFoundError(USER_NOT_FOUND);
+      await events.record(tx, {
+        eventType: "user.sectors_changed",
+        aggregateId: targetId,
+        actorId,
+        payload: { user_id: targetId, from: before.sectorIds, to: change.sector_ids },
+      });
+      user = after;
+      changed = true;
+    }
+    return { user, changed };
   });
   if (outcome.changed) ctx.auth.forgetCredentials();
   return toUserRecord(outcome.user);

@@ -59,7 +59,9 @@ export function seqFromLastEventId(value: string | undefined): number | undefine
  */
 export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel, lastEventId }: JobLogStreamRequest): Promise<"streamed" | "ended"> {
   const pool = ctx.database.pool;
-  if (!(await jobs.readLogState(pool, jobId))) throw new NotFoundError("Job not found");
+  // What the caller reaches now: narrowed by a change of its sectors, the stream ends as if the job were gone.
+  let reach = caller.reach;
+  if (!(await jobs.readLogState(pool, reach, jobId))) throw new NotFoundError("Job not found");
   if (lastEventId?.trim() === END_EVENT_ID) return "ended";
   let ended = false;
   const end = () => {
@@ -114,7 +116,7 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
 
   const readOnce = async () => {
     // The state first: a job seen finished here has all its lines committed, so `end` follows them all.
-    const state = await jobs.readLogState(pool, jobId);
+    const state = await jobs.readLogState(pool, reach, jobId);
     if (!state) return end();
     await sendLinesAfter(state);
     const progress = JSON.stringify(state.progress);
@@ -149,7 +151,16 @@ export async function serveJobLogStream({ ctx, req, res, caller, jobId, minLevel
 
   // Followed before the first read: a change committed meanwhile is read, at the latest, after it.
   const unfollow = ctx.jobLogs.follow(jobId, { changed: () => void read(), close: end });
-  const untrack = ctx.streams.track({ name: "job_logs", req, requirement: "user", end });
+  const untrack = ctx.streams.track({
+    name: "job_logs",
+    req,
+    requirement: "user",
+    onCaller: (current) => {
+      reach = current.reach;
+      void read();
+    },
+    end,
+  });
   res.once("close", () => {
     ended = true;
     for (const timer of timers) clearInterval(timer);

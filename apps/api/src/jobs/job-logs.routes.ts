@@ -59,8 +59,8 @@ export const jobLogRoutes = [
       200: { description: `The lines, by seq. ${LINK_HEADER_DESCRIPTION}`, schema: z.array(jobLogLine) },
       404: { description: "Unknown job" },
     },
-    handler: async ({ params, query, after, ctx }) => {
-      const page = await listLogs(ctx.database.pool, params.job_id, query, seqOfPosition(after));
+    handler: async ({ params, query, after, caller, ctx }) => {
+      const page = await listLogs(ctx.database.pool, caller.reach, params.job_id, query, seqOfPosition(after));
       return { status: 200, body: page.items, next: page.nextSeq === undefined ? undefined : seqPosition(page.nextSeq) };
     },
   }),

@@ -2,7 +2,7 @@
  * Job logs (CONTRACT §6.12): a worker's lines appended under its lease, read back by seq. The
  * stream is in ./job-log-stream.ts.
  */
-import { jobLogs, jobs, type Executor } from "@hub/db";
+import { jobLogs, jobs, type Executor, type Reach } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { NotFoundError } from "../http/http-errors";
@@ -38,11 +38,12 @@ export async function appendLogsAsWorker(ctx: AppContext, worker: AuthenticatedW
 /** GET /jobs/{job_id}/logs: a page of the job's lines by seq, after `afterSeq`. */
 export async function listLogs(
   db: Executor,
+  reach: Reach,
   jobId: string,
   query: ListJobLogsQuery,
   afterSeq: number | undefined,
 ): Promise<{ items: JobLogLineRecord[]; nextSeq: number | undefined }> {
-  if (!(await jobs.readLogState(db, jobId))) throw new NotFoundError("Job not found");
+  if (!(await jobs.readLogState(db, reach, jobId))) throw new NotFoundError("Job not found");
   // One more than the page: whether a next page exists.
   const lines = await jobLogs.list(db, jobId, { afterSeq, attempt: query.attempt, minLevel: query.level, limit: query.limit + 1 });
   const items = lines.slice(0, query.limit).map(toJobLogLineRecord);

@@ -50,7 +50,7 @@ export const jobRoutes = [
       409: { description: "The automation is deactivated" },
     },
     handler: async ({ body, headers, caller, ctx }) => {
-      const created = await createJob(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+      const created = await createJob(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
       return { status: created.replayed ? 200 : 201, body: { id: created.id } };
     },
   }),
@@ -79,7 +79,7 @@ export const jobRoutes = [
       409: { description: "An automation is deactivated; nothing was created" },
     },
     handler: async ({ body, headers, caller, ctx }) => {
-      const created = await createJobBatch(ctx, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+      const created = await createJobBatch(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
       return { status: created.replayed ? 200 : 201, body: { ids: created.ids } };
     },
   }),
@@ -104,7 +104,7 @@ export const jobRoutes = [
       },
       403: { description: "Only admins run bulk actions" },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.user, "cancel", body) }),
+    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.reach, caller.user, "cancel", body) }),
   }),
   defineRoute({
     method: "post",
@@ -126,7 +126,7 @@ export const jobRoutes = [
       },
       403: { description: "Only admins run bulk actions" },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.user, "retry", body) }),
+    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.reach, caller.user, "retry", body) }),
   }),
   defineRoute({
     method: "get",
@@ -146,8 +146,8 @@ export const jobRoutes = [
     patternQuery: contextFilterQuery,
     paginated: true,
     responses: { 200: { description: `Matching jobs, newest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(jobRecord) } },
-    handler: async ({ query, after, ctx }) => {
-      const page = await listJobs(ctx.database.pool, query, { limit: query.limit, after });
+    handler: async ({ query, after, caller, ctx }) => {
+      const page = await listJobs(ctx.database.pool, caller.reach, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -162,7 +162,7 @@ export const jobRoutes = [
     auth: "user",
     params: jobIdParams,
     responses: { 200: { description: "The job", schema: jobRecord }, 404: { description: "Unknown job" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getJob(ctx.database.pool, params.job_id) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getJob(ctx.database.pool, caller.reach, params.job_id) }),
   }),
   defineRoute({
     method: "post",
@@ -180,7 +180,7 @@ export const jobRoutes = [
       404: { description: "Unknown job" },
       409: { description: "The job has already finished" },
     },
-    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await cancelJobAsUser(ctx, caller.user, params.job_id) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await cancelJobAsUser(ctx, caller.reach, caller.user, params.job_id) }),
   }),
 
   defineRoute({
@@ -205,7 +205,7 @@ export const jobRoutes = [
       404: { description: "Unknown job" },
       409: { description: "The job is not queued (running or finished): there is nothing to reschedule" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await rescheduleJobAsUser(ctx, caller.user, params.job_id, body) }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await rescheduleJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) }),
   }),
   defineRoute({
     method: "post",
@@ -222,13 +222,13 @@ export const jobRoutes = [
     params: jobIdParams,
     body: retryJobBody,
     example: { context: { month: "2026-10", region: "eu" } },
-    beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.database.pool, caller.user, params.job_id),
+    beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.database.pool, caller.reach, caller.user, params.job_id),
     responses: {
       201: { description: "The new job's id; its job.created event carries retry_of (and context_changed with a body's context)", schema: createdIdResponse },
       403: { description: "An employee may retry only the jobs it created" },
       404: { description: "Unknown job" },
       409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.user, params.job_id, body) } }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) } }),
   }),
 ];

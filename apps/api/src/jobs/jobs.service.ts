@@ -1,4 +1,4 @@
-import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor } from "@hub/db";
+import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor, type Reach } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
@@ -109,12 +109,12 @@ function refusalOf(items: readonly CreateJobBody[], seen: readonly jobs.Automati
  * is handed to dispatch without waiting for Redis.
  */
 export async function createJob(
-  ctx: AppContext,
+  ctx: AppContext, reach: Reach,
   creator: AuthenticatedUser,
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  const outcome = await jobs.insert(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey);
+  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
@@ -137,13 +137,13 @@ export async function createJob(
  * automation → 409.
  */
 export async function createJobBatch(
-  ctx: AppContext,
+  ctx: AppContext, reach: Reach,
   creator: AuthenticatedUser,
   input: CreateJobBatchBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJobBatch> {
   const outcome = await jobs.insertBatch(
-    ctx.database.pool,
+    ctx.database.pool, reach,
     creator.id,
     input.jobs.map(newJobOf),
     idempotencyKey,
@@ -165,9 +165,9 @@ export async function createJobBatch(
 }
 
 /** One page of GET /jobs, newest first. */
-export async function listJobs(db: Executor, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
+export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
   const { items, next } = await jobs.list(
-    db,
+    db, reach,
     {
       automationId: query.automation_id,
       statuses: query.status,
@@ -192,16 +192,16 @@ export async function listJobs(db: Executor, query: ListJobsQuery, page: KeysetP
   return { items: items.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null })), next };
 }
 
-export async function getJob(db: Executor, jobId: string): Promise<JobRecord> {
-  const job = await jobs.findWithWaiting(db, jobId);
+export async function getJob(db: Executor, reach: Reach, jobId: string): Promise<JobRecord> {
+  const job = await jobs.findWithWaiting(db, reach, jobId);
   if (!job) throw new NotFoundError("Job not found");
   return toJobRecordWithWaiting(job, job);
 }
 
 /** POST /jobs/{job_id}/cancel: admins cancel any job, employees only the jobs they created. */
-export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string): Promise<JobRecord> {
+export async function cancelJobAsUser(ctx: AppContext, reach: Reach, user: AuthenticatedUser, jobId: string): Promise<JobRecord> {
   const cancelled = await withTransaction(ctx.database.pool, async (tx) => {
-    const job = await jobs.find(tx, jobId);
+    const job = await jobs.find(tx, reach, jobId);
     if (!job) throw new NotFoundError("Job not found");
     if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may cancel only the jobs they created");
     const outcome = await jobs.cancel(tx, jobId, user.id);
@@ -229,8 +229,8 @@ export async function cancelJobAsUser(ctx: AppContext, user: AuthenticatedUser, 
  * What POST /jobs/{job_id}/retry refuses before its body is read (CONTRACT §6.14's order): an
  * unknown job (404), then an employee's retry of a job it did not create (403).
  */
-export async function checkRetryAllowed(db: Executor, user: AuthenticatedUser, jobId: string): Promise<void> {
-  const job = await jobs.find(db, jobId);
+export async function checkRetryAllowed(db: Executor, reach: Reach, user: AuthenticatedUser, jobId: string): Promise<void> {
+  const job = await jobs.find(db, reach, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
 }
@@ -244,8 +244,8 @@ const notRetryable = (status: string) => new ConflictError(`Only ${RETRYABLE_JOB
  * Order: 404, 403, then (the body's shape was checked in between) 409 for another status or an
  * inactive automation, then 422 for a context that does not fit.
  */
-export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
-  const job = await jobs.find(ctx.database.pool, jobId);
+export async function retryJobAsUser(ctx: AppContext, reach: Reach, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
+  const job = await jobs.find(ctx.database.pool, reach, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
   if (!isRetryable(job.status)) throw notRetryable(job.status);
@@ -330,9 +330,9 @@ async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonl
  * {@link BULK_ACTION_LISTED_IDS}; for a retry these are the retried jobs, whose retries carry
  * `retry_of`.
  */
-export async function runBulkAction(ctx: AppContext, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
+export async function runBulkAction(ctx: AppContext, reach: Reach, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
   const matchedIds = await jobs.findIdsForBulkAction(
-    ctx.database.pool,
+    ctx.database.pool, reach,
     {
       automationId: body.automation_id,
       statuses: body.status ?? BULK_ACTION_STATUSES[action],

@@ -1,4 +1,4 @@
-import { jobs, withTransaction } from "@hub/db";
+import { jobs, withTransaction, type Reach } from "@hub/db";
 import { ConflictError, ForbiddenError, NotFoundError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { moveOffer } from "../dispatch/signals";
@@ -13,9 +13,9 @@ import type { JobRecord, RescheduleJobBody } from "./jobs.schemas";
  * time nears), so the next claim already follows the new order. Admins reschedule any job,
  * employees only the jobs they created. Answers the job as GET /jobs/{job_id} reads it then.
  */
-export async function rescheduleJobAsUser(ctx: AppContext, user: AuthenticatedUser, jobId: string, body: RescheduleJobBody): Promise<JobRecord> {
+export async function rescheduleJobAsUser(ctx: AppContext, reach: Reach, user: AuthenticatedUser, jobId: string, body: RescheduleJobBody): Promise<JobRecord> {
   const outcome = await withTransaction(ctx.database.pool, (tx) =>
-    jobs.reschedule(tx, jobId, { runAt: body.run_at, priority: body.priority }, { userId: user.id, mayRescheduleAnyJob: user.role === "admin" }),
+    jobs.reschedule(tx, reach, jobId, { runAt: body.run_at, priority: body.priority }, { userId: user.id, mayRescheduleAnyJob: user.role === "admin" }),
   );
   if (!outcome.ok) {
     switch (outcome.refusal) {
@@ -33,5 +33,5 @@ export async function rescheduleJobAsUser(ctx: AppContext, user: AuthenticatedUs
   }
   await moveOffer(ctx, jobs.toJobRef(outcome.previous), jobs.toJobRef(outcome.job));
   // As GET /jobs/{job_id} shows it: with its waiting reason and queue position after the change.
-  return getJob(ctx.database.pool, jobId);
+  return getJob(ctx.database.pool, reach, jobId);
 }

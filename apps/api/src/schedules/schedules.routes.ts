@@ -37,7 +37,7 @@ export const scheduleRoutes = [
       404: { description: "Unknown automation" },
       409: { description: "The automation is deactivated, or it already has a schedule with this key" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await createSchedule(ctx, params.automation_id, body, caller.user.id) } }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await createSchedule(ctx, caller.reach, params.automation_id, body, caller.user.id) } }),
   }),
   defineRoute({
     method: "get",
@@ -54,8 +54,8 @@ export const scheduleRoutes = [
       200: { description: `The automation's schedules, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(scheduleRecord) },
       404: { description: "Unknown automation" },
     },
-    handler: async ({ params, query, after, ctx }) => {
-      const page = await listSchedules(ctx.database.pool, { automation_id: params.automation_id, enabled: query.enabled }, { limit: query.limit, after }, { automationMustExist: true });
+    handler: async ({ params, query, after, caller, ctx }) => {
+      const page = await listSchedules(ctx.database.pool, caller.reach, { automation_id: params.automation_id, enabled: query.enabled }, { limit: query.limit, after }, { automationMustExist: true });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -70,8 +70,8 @@ export const scheduleRoutes = [
     query: listSchedulesQuery,
     paginated: true,
     responses: { 200: { description: `Matching schedules, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(scheduleRecord) } },
-    handler: async ({ query, after, ctx }) => {
-      const page = await listSchedules(ctx.database.pool, query, { limit: query.limit, after });
+    handler: async ({ query, after, caller, ctx }) => {
+      const page = await listSchedules(ctx.database.pool, caller.reach, query, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -101,7 +101,7 @@ export const scheduleRoutes = [
     auth: "user",
     params: scheduleIdParams,
     responses: { 200: { description: "The schedule", schema: scheduleRecord }, 404: { description: "Unknown or deleted schedule" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getSchedule(ctx.database.pool, params.schedule_id) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getSchedule(ctx.database.pool, caller.reach, params.schedule_id) }),
   }),
   defineRoute({
     method: "put",
@@ -121,7 +121,7 @@ export const scheduleRoutes = [
       404: { description: "Unknown or deleted schedule" },
       409: { description: "enabled: true on a deactivated automation, or another schedule of the automation has this key" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await replaceSchedule(ctx, params.schedule_id, body, caller.user.id) }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await replaceSchedule(ctx, caller.reach, params.schedule_id, body, caller.user.id) }),
   }),
   defineRoute({
     method: "delete",
@@ -134,7 +134,7 @@ export const scheduleRoutes = [
     params: scheduleIdParams,
     responses: { 204: { description: "Deleted; its key is free again" }, 404: { description: "Unknown or already deleted schedule" } },
     handler: async ({ params, caller, ctx }) => {
-      await deleteSchedule(ctx.database.pool, params.schedule_id, caller.user.id);
+      await deleteSchedule(ctx.database.pool, caller.reach, params.schedule_id, caller.user.id);
       return { status: 204 };
     },
   }),

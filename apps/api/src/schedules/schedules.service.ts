@@ -7,7 +7,7 @@
  * being deactivated until the change commits — then the schedule row.
  */
 import { isDeepStrictEqual } from "node:util";
-import { isUniqueViolation, type Automation, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules, withTransaction, type Executor } from "@hub/db";
+import { isUniqueViolation, type Automation, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules, withTransaction, type Executor, type Reach } from "@hub/db";
 import { validate, type ValidationIssue } from "@hub/shared";
 import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -130,11 +130,11 @@ const inactiveAutomation = () => new ConflictError("Automation is deactivated: i
 const keyTaken = (key: string | null) => new ConflictError(`This automation already has a schedule with key '${key}'`);
 
 /** POST /automations/{automation_id}/schedules: 404 unknown automation, 422, 409 inactive or key taken. */
-export async function createSchedule(ctx: ScheduleServiceContext, automationId: string, body: ScheduleBody, actorId: string): Promise<string> {
+export async function createSchedule(ctx: ScheduleServiceContext, reach: Reach, automationId: string, body: ScheduleBody, actorId: string): Promise<string> {
   const settings = settingsOf(body);
   try {
     return await withTransaction(ctx.database.pool, async (tx) => {
-      const automation = await lockAutomationOrNotFound(tx, automationId, "key share");
+      const automation = await lockAutomationOrNotFound(tx, reach, automationId, "key share");
       const now = await jobs.databaseNow(tx);
       const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
       if (issues.length > 0) throw new RequestValidationError(issues);
@@ -154,23 +154,23 @@ export async function createSchedule(ctx: ScheduleServiceContext, automationId: 
   }
 }
 
-export async function getSchedule(db: Executor, id: string): Promise<ScheduleRecord> {
-  const schedule = await schedules.find(db, id);
+export async function getSchedule(db: Executor, reach: Reach, id: string): Promise<ScheduleRecord> {
+  const schedule = await schedules.find(db, reach, id);
   if (!schedule) throw new NotFoundError("Schedule not found");
   return toScheduleRecord(schedule);
 }
 
 /** GET /schedules and GET /automations/{automation_id}/schedules (404 for an unknown automation): oldest first. */
 export async function listSchedules(
-  db: Executor,
+  db: Executor, reach: Reach,
   filter: Pick<ListSchedulesQuery, "automation_id" | "enabled">,
   page: KeysetPageRequest,
   { automationMustExist = false } = {},
 ): Promise<KeysetPage<ScheduleRecord>> {
-  if (automationMustExist && filter.automation_id && !(await automations.findView(db, filter.automation_id))) {
+  if (automationMustExist && filter.automation_id && !(await automations.findView(db, reach, filter.automation_id))) {
     throw new NotFoundError("Automation not found");
   }
-  const { items, next } = await schedules.list(db, { automationId: filter.automation_id, enabled: filter.enabled }, page);
+  const { items, next } = await schedules.list(db, reach, { automationId: filter.automation_id, enabled: filter.enabled }, page);
   return { items: items.map(toScheduleRecord), next };
 }
 
@@ -189,14 +189,14 @@ function changedSettings(current: Schedule, next: schedules.ScheduleSettings): P
  * zone changes; it stays as it was otherwise, and is null while disabled. A PUT that changes
  * nothing writes nothing and records no event.
  */
-export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, body: ScheduleBody, actorId: string): Promise<ScheduleRecord> {
+export async function replaceSchedule(ctx: ScheduleServiceContext, reach: Reach, id: string, body: ScheduleBody, actorId: string): Promise<ScheduleRecord> {
   const settings = settingsOf(body);
   try {
     return await withTransaction(ctx.database.pool, async (tx) => {
-      const found = await schedules.find(tx, id);
+      const found = await schedules.find(tx, reach, id);
       if (!found) throw new NotFoundError("Schedule not found");
-      const automation = await lockAutomationOrNotFound(tx, found.automationId, "key share");
-      const current = await schedules.lock(tx, id);
+      const automation = await lockAutomationOrNotFound(tx, reach, found.automationId, "key share");
+      const current = await schedules.lock(tx, reach, id);
       if (!current) throw new NotFoundError("Schedule not found");
       const now = await jobs.databaseNow(tx);
       const { issues, timetable } = checkAgainstHub(body, automation, ctx.env.HUB_SCHEDULES_ALLOW_SECONDS, now);
@@ -218,9 +218,9 @@ export async function replaceSchedule(ctx: ScheduleServiceContext, id: string, b
 }
 
 /** DELETE /schedules/{schedule_id}: it stops firing; its queued jobs stay. 404 when unknown or already deleted. */
-export async function deleteSchedule(db: Executor, id: string, actorId: string): Promise<void> {
+export async function deleteSchedule(db: Executor, reach: Reach, id: string, actorId: string): Promise<void> {
   await withTransaction(db, async (tx) => {
-    if (!(await schedules.markDeleted(tx, id))) throw new NotFoundError("Schedule not found");
+    if (!(await schedules.markDeleted(tx, reach, id))) throw new NotFoundError("Schedule not found");
     await events.record(tx, { eventType: "schedule.deleted", aggregateId: id, actorId, payload: {} });
   });
 }

@@ -32,8 +32,8 @@ export const sectorRoutes = [
     query: listSectorsQuery,
     paginated: true,
     responses: { 200: { description: `Sectors, oldest first by (created_at, id). ${LINK_HEADER_DESCRIPTION}`, schema: z.array(sectorRecord) } },
-    handler: async ({ query, after, ctx }) => {
-      const page = await listSectors(ctx.database.pool, { limit: query.limit, after });
+    handler: async ({ query, after, caller, ctx }) => {
+      const page = await listSectors(ctx.database.pool, caller.reach, { limit: query.limit, after });
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -48,6 +48,6 @@ export const sectorRoutes = [
     auth: "user",
     params: sectorIdParams,
     responses: { 200: { description: "The sector", schema: sectorRecord }, 404: { description: "Unknown sector" } },
-    handler: async ({ params, ctx }) => ({ status: 200, body: await getSector(ctx.database.pool, params.sector_id) }),
+    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getSector(ctx.database.pool, caller.reach, params.sector_id) }),
   }),
 ];

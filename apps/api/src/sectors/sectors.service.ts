@@ -1,4 +1,4 @@
-import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, type Sector, sectors, withTransaction, type Executor } from "@hub/db";
+import { isUniqueViolation, type KeysetPage, type KeysetPageRequest, type Sector, sectors, withTransaction, type Executor, type Reach } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import type { SectorRecord } from "./sectors.schemas";
 
@@ -16,13 +16,13 @@ export async function createSector(db: Executor, input: { name: string; color: s
 }
 
 /** One page of the sectors, oldest first. */
-export async function listSectors(db: Executor, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
-  const { items, next } = await sectors.list(db, page);
+export async function listSectors(db: Executor, reach: Reach, page: KeysetPageRequest): Promise<KeysetPage<SectorRecord>> {
+  const { items, next } = await sectors.list(db, reach, page);
   return { items: items.map(toSectorRecord), next };
 }
 
-export async function getSector(db: Executor, id: string): Promise<SectorRecord> {
-  const sector = await sectors.find(db, id);
+export async function getSector(db: Executor, reach: Reach, id: string): Promise<SectorRecord> {
+  const sector = await sectors.find(db, reach, id);
   if (!sector) throw new NotFoundError("Sector not found");
   return toSectorRecord(sector);
 }

@@ -3,7 +3,7 @@
  * automation is 404, a job not running under this worker's current lease is 409, and a refused
  * call changes nothing — a result is recorded once. Each is one statement: no explicit transaction.
  */
-import { type Job, jobs } from "@hub/db";
+import { EVERYWHERE, type Job, jobs } from "@hub/db";
 import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
@@ -30,7 +30,7 @@ export async function refused(ctx: AppContext, call: WorkerCall, jobId: string, 
     case "not_found":
       return new NotFoundError("Job not found");
     case "not_leased": {
-      const state = await jobs.readLogState(ctx.database.pool, jobId);
+      const state = await jobs.readLogState(ctx.database.pool, EVERYWHERE, jobId);
       if (!state) return new NotFoundError("Job not found");
       return new JobNotLeasedError("Job is not running under this worker's lease (it finished, was cancelled, or its lease lapsed)", state.status);
     }

@@ -10,7 +10,7 @@
  * do it), and a signals stream of the previous key ends the overlap itself before it closes, so its
  * cancels reach it first.
  */
-import { jobs, withTransaction, workers, type Job } from "@hub/db";
+import { EVERYWHERE, jobs, withTransaction, workers, type Job } from "@hub/db";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain } from "../dispatch/signals";
@@ -45,7 +45,8 @@ export async function afterKeyStopped(ctx: AppContext, automationId: string, wor
 export async function endKeyOverlap(ctx: AppContext, automationId: string): Promise<Job[]> {
   const ended = await withTransaction(ctx.database.pool, async (tx) => {
     try {
-      await lockAutomationOrNotFound(tx, automationId, "no key update");
+      // The hub's own sweep: no caller, so every automation.
+      await lockAutomationOrNotFound(tx, EVERYWHERE, automationId, "no key update");
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;

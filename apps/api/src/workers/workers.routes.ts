@@ -25,7 +25,7 @@ export const workerRoutes = [
     },
     handler: async ({ params, body, caller, ctx }) => ({
       status: 201,
-      body: await registerWorker(ctx, params.automation_id, body, caller.user.id),
+      body: await registerWorker(ctx, caller.reach, params.automation_id, body, caller.user.id),
     }),
   }),
   defineRoute({
@@ -49,7 +49,7 @@ export const workerRoutes = [
       404: { description: "Unknown automation, or no registered worker" },
     },
     handler: async ({ params, body, caller, ctx }) => {
-      const { credentials, requeued } = await rotateWorkerApiKey(ctx, params.automation_id, caller.user.id, body.overlap_seconds);
+      const { credentials, requeued } = await rotateWorkerApiKey(ctx, caller.reach, params.automation_id, caller.user.id, body.overlap_seconds);
       // As on unregistering: this process's signal streams get the cancels before they end.
       await afterKeyStopped(ctx, params.automation_id, credentials.id, requeued);
       ctx.auth.forgetCredentials();
@@ -68,7 +68,7 @@ export const workerRoutes = [
     params: automationIdParams,
     responses: { 204: { description: "Unregistered" }, 404: { description: "Unknown automation, or no registered worker" } },
     handler: async ({ params, caller, ctx }) => {
-      const { workerId, requeued } = await unregisterWorker(ctx, params.automation_id, caller.user.id);
+      const { workerId, requeued } = await unregisterWorker(ctx, caller.reach, params.automation_id, caller.user.id);
       // This process's signal streams of the worker get their cancels before they end on the
       // credential change below (other processes hear both in that order from PostgreSQL).
       ctx.workerSignals.deliverCommitted("worker_unregistered", requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })));

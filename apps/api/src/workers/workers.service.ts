@@ -2,7 +2,7 @@
  * Registering, re-keying and unregistering an automation's one worker (CONTRACT §3 "Automation").
  * Each change locks the automation row first, then the worker and job rows.
  */
-import { type Job, type Worker, isUniqueViolation, events, jobs, workers, withTransaction, type Executor } from "@hub/db";
+import { type Job, type Worker, isUniqueViolation, events, jobs, workers, withTransaction, type Executor, type Reach } from "@hub/db";
 import { ConflictError, NotFoundError } from "../http/http-errors";
 import { offerAgain } from "../dispatch/signals";
 import { lockAutomationOrNotFound, type AutomationServiceContext } from "../automations/automations.service";
@@ -14,8 +14,8 @@ function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
   return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };
 }
 
-async function lockRegisteredWorkerOrNotFound(tx: Executor, automationId: string): Promise<Worker> {
-  await lockAutomationOrNotFound(tx, automationId, "no key update");
+async function lockRegisteredWorkerOrNotFound(tx: Executor, reach: Reach, automationId: string): Promise<Worker> {
+  await lockAutomationOrNotFound(tx, reach, automationId, "no key update");
   const worker = await workers.lockRegistered(tx, automationId);
   if (!worker) throw new NotFoundError("No worker is registered for this automation");
   return worker;
@@ -23,7 +23,7 @@ async function lockRegisteredWorkerOrNotFound(tx: Executor, automationId: string
 
 /** Registers the automation's worker; 409 when the automation is inactive or already has one. */
 export async function registerWorker(
-  ctx: AutomationServiceContext,
+  ctx: AutomationServiceContext, reach: Reach,
   automationId: string,
   input: RegisterWorkerInput,
   actorId: string,
@@ -32,7 +32,7 @@ export async function registerWorker(
   const alreadyRegistered = () => new ConflictError("A worker is already registered for this automation");
   try {
     return await withTransaction(ctx.database.pool, async (tx) => {
-      const automation = await lockAutomationOrNotFound(tx, automationId, "no key update");
+      const automation = await lockAutomationOrNotFound(tx, reach, automationId, "no key update");
       if (!automation.isActive) throw new ConflictError("The automation is inactive");
       if (await workers.lockRegistered(tx, automationId)) throw alreadyRegistered();
       const worker = await workers.register(tx, { automationId, cloudInstanceId: input.cloud_instance_id, apiKeyHash: hashApiKey(apiKey) });
@@ -57,13 +57,14 @@ export async function registerWorker(
  */
 export async function rotateWorkerApiKey(
   ctx: AutomationServiceContext,
+  reach: Reach,
   automationId: string,
   actorId: string,
   overlapSeconds = 0,
 ): Promise<{ credentials: WorkerCredentials; requeued: Job[] }> {
   const apiKey = newSecretKey(WORKER_API_KEY_PREFIX);
   return withTransaction(ctx.database.pool, async (tx) => {
-    const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    const worker = await lockRegisteredWorkerOrNotFound(tx, reach, automationId);
     const stopping = overlapSeconds > 0 ? await workers.runningHeldByPreviousKey(tx, worker.id) : undefined;
     const requeued = await jobs.requeueRunningOfWorker(tx, worker.id, "worker_key_rotated", stopping);
     if (overlapSeconds > 0) await workers.holdAllRunningWithPreviousKey(tx, worker.id);
@@ -78,9 +79,9 @@ export async function rotateWorkerApiKey(
  * Unregisters the worker: its key stops working and its running jobs go back to `queued` (then are
  * offered again, oldest first, to whichever worker registers next).
  */
-export async function unregisterWorker(ctx: AutomationServiceContext, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
+export async function unregisterWorker(ctx: AutomationServiceContext, reach: Reach, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
   const unregistered = await withTransaction(ctx.database.pool, async (tx) => {
-    const worker = await lockRegisteredWorkerOrNotFound(tx, automationId);
+    const worker = await lockRegisteredWorkerOrNotFound(tx, reach, automationId);
     // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.
     const requeued = await jobs.requeueRunningOfWorker(tx, worker.id);
     await workers.markUnregistered(tx, worker.id);

@@ -33,13 +33,15 @@ export function ApiKeysPage() {
   });
   const [name, setName] = useState("");
   const [days, setDays] = useState("90");
+  const [readOnly, setReadOnly] = useState(false);
+  const [asEmployee, setAsEmployee] = useState(false);
   const [created, setCreated] = useState<string>();
   const { busy, error, issues, run } = useSubmission();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
     const done = await run(async () => {
-      const answer = await call(hub.POST("/identity/api-keys", { body: { name, expires_in_days: Number(days) } }));
+      const answer = await call(hub.POST("/identity/api-keys", { body: { name, expires_in_days: Number(days), read_only: readOnly, role: asEmployee ? "employee" : null } }));
       setCreated(answer.key);
     });
     if (done) {
@@ -70,6 +72,14 @@ export function ApiKeysPage() {
           <Field label="Expires in days" hint="1–365." error={issues.expires_in_days}>
             {(props) => <input {...props} type="number" min={1} max={365} required value={days} onChange={(event) => setDays(event.target.value)} />}
           </Field>
+          <label className="toggle">
+            <input type="checkbox" checked={readOnly} onChange={(event) => setReadOnly(event.target.checked)} /> Read-only (only reads; fixed for the key's life)
+          </label>
+          {user.isAdmin && (
+            <label className="toggle">
+              <input type="checkbox" checked={asEmployee} onChange={(event) => setAsEmployee(event.target.checked)} /> Acts as an employee
+            </label>
+          )}
           <button type="submit" className="primary" disabled={busy}>
             Create key
           </button>
@@ -114,6 +124,15 @@ function PrefixSearch({ now }: { now: number }) {
   );
 }
 
+/** A key's scopes in a few words (CONTRACT §6.22): fixed at creation, so shown, never edited. */
+function scopeOf(key: ApiKey): string {
+  const parts: string[] = [];
+  if (key.automation_ids) parts.push(key.automation_ids.length === 1 ? "1 automation" : `${key.automation_ids.length} automations`);
+  if (key.read_only) parts.push("read-only");
+  if (key.role === "employee") parts.push("as employee");
+  return parts.length === 0 ? "full" : parts.join(", ");
+}
+
 function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: number; owners?: Map<string, string>; onRevoked: () => void }) {
   if (keys.length === 0) return <Empty>No keys.</Empty>;
   return (
@@ -125,6 +144,7 @@ function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: numbe
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
             {owners && <th scope="col">User</th>}
+            <th scope="col">Scope</th>
             <th scope="col">Expires</th>
             <th scope="col">Last used</th>
             <th scope="col">Action</th>
@@ -140,6 +160,7 @@ function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: numbe
                   <code>hub_{key.prefix}…</code>
                 </td>
                 {owners && <td>{owners.get(key.user_id) ?? key.user_id}</td>}
+                <td>{scopeOf(key)}</td>
                 <td title={dateTime(key.expires_at)}>{expired ? <Badge tone="bad">expired</Badge> : dateTime(key.expires_at)}</td>
                 <td title={dateTime(key.last_used_at)}>{ago(key.last_used_at, now)}</td>
                 <td>

@@ -35,6 +35,7 @@ export const EVENT_TYPES = Object.keys({
   "user.password_reset": true,
   "user.role_changed": true,
   "user.reactivated": true,
+  "user.sectors_changed": true,
   "schedule.created": true,
   "schedule.updated": true,
   "schedule.deleted": true,

@@ -3,7 +3,7 @@
  * changing a role, resetting a password, deactivating and reactivating.
  */
 import { useState, type FormEvent } from "react";
-import { call, hub, nextCursor, type User } from "../api";
+import { call, hub, nextCursor, type Sector, type User } from "../api";
 import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link } from "../router";
@@ -187,6 +187,10 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [role, setRole] = useState<"employee" | "admin">("employee");
+  // Every sector (null), or the sectors the employee reaches (CONTRACT §6.22).
+  const [everySector, setEverySector] = useState(true);
+  const [sectorIds, setSectorIds] = useState<string[]>([]);
+  const sectors = useResource(() => call(hub.GET("/sectors", { params: { query: { limit: 1000 } } })), []);
   const [created, setCreated] = useState<string>();
   const { busy, error, issues, run } = useSubmission();
 
@@ -194,7 +198,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     setCreated(undefined);
     await run(async () => {
-      await call(hub.POST("/identity/users", { body: { email, password, role } }));
+      await call(hub.POST("/identity/users", { body: { email, password, role, sector_ids: everySector ? null : sectorIds } }));
       setCreated(`Created ${email} (${role}).`);
       setEmail("");
       setPassword("");
@@ -220,6 +224,21 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
             </select>
           )}
         </Field>
+        <fieldset className="sector-picker">
+          <legend>Sectors</legend>
+          <label className="toggle">
+            <input type="checkbox" checked={everySector} onChange={(event) => setEverySector(event.target.checked)} /> Every sector
+          </label>
+          {!everySector && (
+            <SectorChoices sectors={sectors.data ?? []} chosen={sectorIds} onChange={setSectorIds} />
+          )}
+          {sectorIssue(issues) && (
+            <span className="inline-error" role="alert">
+              {sectorIssue(issues)}
+            </span>
+          )}
+          <p className="hint">An employee sees only the automations of its sectors, and everything under them. Admins see every sector.</p>
+        </fieldset>
         <button type="submit" className="primary" disabled={busy}>
           Create user
         </button>
@@ -232,4 +251,29 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
       {error && <ErrorMessage error={error} />}
     </section>
   );
+}
+
+/** Checkboxes of the hub's sectors; `chosen` are the ticked ids. */
+function SectorChoices({ sectors, chosen, onChange }: { sectors: readonly Sector[]; chosen: readonly string[]; onChange: (ids: string[]) => void }) {
+  if (sectors.length === 0) return <p className="muted">No sectors yet.</p>;
+  return (
+    <div className="checkbox-grid">
+      {sectors.map((sector) => (
+        <label key={sector.id} className="toggle">
+          <input
+            type="checkbox"
+            checked={chosen.includes(sector.id)}
+            onChange={(event) => onChange(event.target.checked ? [...chosen, sector.id] : chosen.filter((id) => id !== sector.id))}
+          />{" "}
+          {sector.name}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+/** The first problem the hub found with `sector_ids` (the list, or one of its ids). */
+function sectorIssue(issues: Record<string, string>): string | undefined {
+  const key = Object.keys(issues).find((name) => name === "sector_ids" || name.startsWith("sector_ids."));
+  return key === undefined ? undefined : issues[key];
 }

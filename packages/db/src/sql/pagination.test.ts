@@ -3,6 +3,7 @@
  * jobs (newest first). A walk visits every row once in (created_at, id) order, ties included,
  * and stays exact while rows arrive.
  */
+import { EVERYWHERE } from "../reach";
 import { randomBytes } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { jobs, schema, sectors } from "../index";
@@ -41,7 +42,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
   it("when rows tie on created_at, then a walk still visits each once, ordered by (created_at, id), and the last page has no next", async () => {
     await insertSectorsTogether(7);
 
-    const pages = await walk((page) => sectors.list(hub().pool, page), 3);
+    const pages = await walk((page) => sectors.list(hub().pool, EVERYWHERE, page), 3);
 
     expect(pages.map((items) => items.length)).toEqual([3, 3, 1]);
     const walked = pages.flat();
@@ -53,7 +54,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
   it("when the rows fill the last page exactly, then that page says no more follow", async () => {
     await insertSectorsTogether(4);
 
-    const first = await sectors.list(hub().pool, { limit: 4 });
+    const first = await sectors.list(hub().pool, EVERYWHERE, { limit: 4 });
 
     expect(first.items).toHaveLength(4);
     expect(first.next).toBeUndefined();
@@ -64,7 +65,7 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
     let arrivals = 0;
 
     const pages = await walk(
-      (page) => sectors.list(hub().pool, page),
+      (page) => sectors.list(hub().pool, EVERYWHERE, page),
       2,
       async () => {
         if (arrivals++ < 2) await insertSectorsTogether(1);
@@ -80,10 +81,10 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
 describe("keyset pages, newest first (GET /jobs)", () => {
   it("when jobs of one batch share created_at, then a walk visits each once, newest (created_at, id) first", async () => {
     const { automationId, userId } = await stageAutomation(hub());
-    await jobs.insertBatch(hub().pool, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
-    await jobs.insertBatch(hub().pool, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
+    await jobs.insertBatch(hub().pool, EVERYWHERE, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
+    await jobs.insertBatch(hub().pool, EVERYWHERE, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
 
-    const pages = await walk((page) => jobs.list(hub().pool, { automationId }, page), 4);
+    const pages = await walk((page) => jobs.list(hub().pool, EVERYWHERE, { automationId }, page), 4);
 
     const walked = pages.flat();
     expect(pages.map((items) => items.length)).toEqual([4, 4, 1]);

@@ -9,6 +9,7 @@
  * PostgreSQL's own counter of sequential scans (`pg_stat_xact_user_tables`, which counts the scans
  * inside `hub_claim_jobs_v2` too) must stay at zero. No timing is asserted.
  */
+import { EVERYWHERE } from "../reach";
 import { sql } from "drizzle-orm";
 import { jobs, webhookDeliveries, withTransaction, type Executor } from "../index";
 import type pg from "pg";
@@ -105,7 +106,7 @@ async function pendingSequentialScans(): Promise<Record<string, number>> {
 const NO_SCANS = { scans: Object.fromEntries(WATCHED_TABLES.map((table) => [table, 0])), scanningPlans: [], plans: expect.anything() };
 
 async function queuedJob(): Promise<string> {
-  const created = await jobs.insert(client, subject.userId, { automationId: subject.automationId, context: {} });
+  const created = await jobs.insert(client, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: {} });
   if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
   return created.jobs[0]!.id;
 }
@@ -128,7 +129,7 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
       async () => undefined,
       async () => {
         await queuedJob();
-        const batch = await jobs.insertBatch(client, subject.userId, [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })));
+        const batch = await jobs.insertBatch(client, EVERYWHERE, subject.userId, [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })));
         expect(batch.kind).toBe("created");
       },
     );
@@ -202,14 +203,14 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     const measured = await sequentialScansOf(
       async () => {
         const customer = `customer-${Math.random().toString(36).slice(2)}`;
-        for (let i = 0; i < 3; i++) await jobs.insert(client, subject.userId, { automationId: subject.automationId, context: { customer, index: String(i) } });
+        for (let i = 0; i < 3; i++) await jobs.insert(client, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: { customer, index: String(i) } });
         return customer;
       },
       async (customer, tx) => {
         const context = [{ name: "customer", value: customer }];
-        expect((await jobs.list(tx, { context }, { limit: 100 })).items).toHaveLength(3);
-        expect((await jobs.list(tx, { context: [...context, { name: "index", value: "1" }] }, { limit: 100 })).items).toHaveLength(1);
-        expect((await jobs.list(tx, { automationId: subject.automationId, context }, { limit: 100 })).items).toHaveLength(3);
+        expect((await jobs.list(tx, EVERYWHERE, { context }, { limit: 100 })).items).toHaveLength(3);
+        expect((await jobs.list(tx, EVERYWHERE, { context: [...context, { name: "index", value: "1" }] }, { limit: 100 })).items).toHaveLength(1);
+        expect((await jobs.list(tx, EVERYWHERE, { automationId: subject.automationId, context }, { limit: 100 })).items).toHaveLength(3);
       },
     );
     const listing = measured.plans.filter((plan) => plan.includes("job_context_values as entry"));

@@ -24,6 +24,8 @@ export const users = pgTable(
      * add 1, refusing every earlier token (CONTRACT §6.11). Reactivation keeps it.
      */
     credentialGeneration: integer("credential_generation").notNull().default(0),
+    /** The sectors an employee reaches (CONTRACT §6.22); null is every sector. Kept for admins, who reach all. */
+    sectorIds: uuid("sector_ids").array(),
   },
   (t) => [
     uniqueIndex("users_email_key").on(t.email),
@@ -34,6 +36,7 @@ export const users = pgTable(
       .on(t.createdAt, t.id)
       .where(sql`${t.isActive}`),
     check("users_role_check", sql`${t.role} in (${sql.raw(sqlLiteralList(ROLES))})`),
+    check("users_sector_ids_check", sql`${t.sectorIds} IS NULL OR cardinality(${t.sectorIds}) BETWEEN 1 AND 100`),
   ],
 );
 
@@ -61,6 +64,12 @@ export const apiKeys = pgTable(
     lastUsedAt: tz("last_used_at"),
     /** Set by DELETE /identity/api-keys/{id}: the key stops working and leaves the lists. */
     revokedAt: tz("revoked_at"),
+    /** Scopes fixed at creation (CONTRACT §6.22): the automations the key reaches (null: all its user reaches). */
+    automationIds: uuid("automation_ids").array(),
+    /** Only GET, streams and the key's own DELETE. */
+    readOnly: boolean("read_only").notNull().default(false),
+    /** "employee": an admin's key that acts as an employee; null acts with its user's role. */
+    actsAsRole: text("acts_as_role", { enum: ["employee"] }),
   },
   (t) => [
     // Every request authenticated by a key: one unique-index lookup.

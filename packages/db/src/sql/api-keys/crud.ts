@@ -29,11 +29,15 @@ export function prepareLookup(executor: Executor) {
       apiKeyId: apiKeys.id,
       expiresAt: apiKeys.expiresAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      keyAutomationIds: apiKeys.automationIds,
+      readOnly: apiKeys.readOnly,
+      actsAsRole: apiKeys.actsAsRole,
       id: users.id,
       email: users.email,
       role: users.role,
       isActive: users.isActive,
       createdAt: users.createdAt,
+      sectorIds: users.sectorIds,
     })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
@@ -67,7 +71,7 @@ export async function touchLastUsed(executor: Executor, id: string): Promise<boo
 }
 
 /** What a list shows of a key: never its digest. */
-export type ApiKeyListing = Pick<ApiKey, "id" | "userId" | "name" | "prefix" | "createdAt" | "expiresAt" | "lastUsedAt">;
+export type ApiKeyListing = Pick<ApiKey, "id" | "userId" | "name" | "prefix" | "createdAt" | "expiresAt" | "lastUsedAt" | "automationIds" | "readOnly" | "actsAsRole">;
 
 const listingColumns = {
   id: apiKeys.id,
@@ -77,6 +81,9 @@ const listingColumns = {
   createdAt: apiKeys.createdAt,
   expiresAt: apiKeys.expiresAt,
   lastUsedAt: apiKeys.lastUsedAt,
+  automationIds: apiKeys.automationIds,
+  readOnly: apiKeys.readOnly,
+  actsAsRole: apiKeys.actsAsRole,
 };
 
 export interface NewApiKey {
@@ -86,6 +93,10 @@ export interface NewApiKey {
   digest: string;
   /** The key expires this many days after its creation (PostgreSQL's clock). */
   expiresInDays: number;
+  /** Scopes, fixed for the key's life (CONTRACT §6.22); the caller checked them against its user's reach. */
+  automationIds?: readonly string[] | null | undefined;
+  readOnly?: boolean | undefined;
+  actsAsRole?: "employee" | null | undefined;
 }
 
 /** Inserts a key and its `api_key.created` event; `actorId` is the user creating it. */
@@ -99,6 +110,9 @@ export async function insert(executor: Executor, key: NewApiKey, actorId: string
       prefix: key.prefix,
       digest: key.digest,
       expiresAt: sql`now() + make_interval(days => ${key.expiresInDays}::int)`,
+      automationIds: key.automationIds ? [...key.automationIds] : null,
+      readOnly: key.readOnly ?? false,
+      actsAsRole: key.actsAsRole ?? null,
     })
     .returning({ id: apiKeys.id, expiresAt: apiKeys.expiresAt });
   if (!row) throw new Error("insert into api_keys returned no row");

@@ -18,6 +18,7 @@ export function prepareLookups(executor: Executor) {
         isActive: users.isActive,
         createdAt: users.createdAt,
         credentialGeneration: users.credentialGeneration,
+        sectorIds: users.sectorIds,
       })
       .from(users)
       .where(eq(users.id, sql.placeholder("id")))

@@ -8,6 +8,7 @@ import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { automations, sectors, workers, type Automation, type Sector, type Worker } from "../../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationRowReached, type Reach } from "../../reach";
 
 /**
  * How strongly to lock an automation row:
@@ -20,10 +21,14 @@ import { queryBuilder, type Executor } from "../../executor";
  */
 export type AutomationLockStrength = "update" | "no key update" | "key share";
 
-/** Locks the automation row for the rest of the transaction; undefined when it does not exist. */
-export async function lock(executor: Executor, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
+/** Locks the automation row for the rest of the transaction; undefined when it does not exist or lies outside `reach`. */
+export async function lock(executor: Executor, reach: Reach, id: string, strength: AutomationLockStrength): Promise<Automation | undefined> {
   const tx = queryBuilder(executor);
-  const [automation] = await tx.select().from(automations).where(eq(automations.id, id)).for(strength);
+  const [automation] = await tx
+    .select()
+    .from(automations)
+    .where(and(eq(automations.id, id), automationRowReached(reach, automations)))
+    .for(strength);
   return automation;
 }
 
@@ -111,8 +116,9 @@ function selectAutomationViews(executor: Executor, where: SQL | undefined) {
     .where(where);
 }
 
-export async function findView(executor: Executor, id: string): Promise<AutomationView | undefined> {
-  const [view] = await selectAutomationViews(executor, eq(automations.id, id));
+/** An automation with its sector and worker; undefined when unknown or outside `reach`. */
+export async function findView(executor: Executor, reach: Reach, id: string): Promise<AutomationView | undefined> {
+  const [view] = await selectAutomationViews(executor, and(eq(automations.id, id), automationRowReached(reach, automations)));
   return view;
 }
 
@@ -125,8 +131,10 @@ export interface AutomationFilter {
 export const AUTOMATIONS_LIST_ORDER: KeysetOrder = { createdAt: automations.createdAt, id: automations.id, direction: "oldest first" };
 
 /** One page of GET /automations. */
-export async function listViews(executor: Executor, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
+export async function listViews(executor: Executor, reach: Reach, filter: AutomationFilter, page: KeysetPageRequest): Promise<KeysetPage<AutomationView>> {
   const conditions: SQL[] = [];
+  const reached = automationRowReached(reach, automations);
+  if (reached) conditions.push(reached);
   if (filter.sectorId !== undefined) conditions.push(eq(automations.sectorId, filter.sectorId));
   if (filter.isActive !== undefined) conditions.push(eq(automations.isActive, filter.isActive));
   return keysetPage(
@@ -138,4 +146,15 @@ export async function listViews(executor: Executor, filter: AutomationFilter, pa
         .limit(limit),
     (view) => view.automation,
   );
+}
+
+/** The ids among `ids` of automations within `reach` (an open event stream's filter, CONTRACT §6.22). */
+export async function reachedAmong(executor: Executor, reach: Reach, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const db = queryBuilder(executor);
+  const rows = await db
+    .select({ id: automations.id })
+    .from(automations)
+    .where(and(sql`${automations.id} = any(${`{${ids.join(",")}}`}::uuid[])`, automationRowReached(reach, automations)));
+  return new Set(rows.map((row) => row.id));
 }

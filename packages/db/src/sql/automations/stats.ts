@@ -8,6 +8,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationRowReached, type Reach } from "../../reach";
 
 /** `GET /automations/{id}/stats` (CONTRACT §6.3). */
 export interface AutomationStats {
@@ -27,7 +28,8 @@ export interface AutomationStats {
 }
 
 /** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
-export function statsQuery(automationId: string): SQL {
+export function statsQuery(automationId: string, reach: Reach): SQL {
+  const reached = automationRowReached(reach, { id: sql.raw("a.id"), sectorId: sql.raw("a.sector_id") }) ?? sql`true`;
   return sql`
   select a.id, a.max_concurrent_jobs, w.status as worker_status, w.last_seen_at as worker_last_seen_at,
     q.queued, q.scheduled, q.oldest_queued_at,
@@ -44,7 +46,7 @@ export function statsQuery(automationId: string): SQL {
       min(j.available_at) filter (where j.available_at <= now()) as oldest_queued_at
     from jobs j where j.automation_id = a.id and j.status = 'queued'
   ) q
-  where a.id = ${automationId}`;
+  where a.id = ${automationId} and ${reached}`;
 }
 
 /**
@@ -53,9 +55,9 @@ export function statsQuery(automationId: string): SQL {
  * jobs); the last-hour counts need `jobs_automation_finished_idx` (docs/CAPACITY.md, "The indexes of `jobs`") to
  * stay a range scan on a large table.
  */
-export async function readStats(executor: Executor, automationId: string): Promise<AutomationStats | undefined> {
+export async function readStats(executor: Executor, reach: Reach, automationId: string): Promise<AutomationStats | undefined> {
   const db = queryBuilder(executor);
-  const result = await db.execute<Record<string, unknown>>(statsQuery(automationId));
+  const result = await db.execute<Record<string, unknown>>(statsQuery(automationId, reach));
   const row = result.rows[0];
   if (!row) return undefined;
   return {

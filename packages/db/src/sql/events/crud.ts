@@ -3,6 +3,7 @@ import { EVENTS_DEFAULT_LIMIT, type EventPayload, type EventType } from "@hub/sh
 import { events, type HubEvent } from "../../schema";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 import { queryBuilder, type Executor } from "../../executor";
+import { EVERYWHERE, eventReached, type Reach } from "../../reach";
 
 /**
  * An outbox event to write, typed by the catalogue of @hub/shared: the payload is the one its
@@ -47,9 +48,11 @@ export interface EventFilter {
 export const EVENTS_LIST_ORDER: KeysetOrder = { createdAt: events.createdAt, id: events.id, direction: "oldest first" };
 
 /** GET /events: oldest first by (created_at, id); `since` inclusive, `until` exclusive. */
-export async function listPage(executor: Executor, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
+export async function listPage(executor: Executor, reach: Reach, filter: EventFilter, page: KeysetPageRequest): Promise<KeysetPage<HubEvent>> {
   const db = queryBuilder(executor);
   const conditions: SQL[] = [];
+  const reached = eventReached(reach, events);
+  if (reached) conditions.push(reached);
   if (filter.aggregateId !== undefined) conditions.push(eq(events.aggregateId, filter.aggregateId));
   if (filter.eventType !== undefined) conditions.push(eq(events.eventType, filter.eventType));
   if (filter.eventTypes !== undefined) conditions.push(inArray(events.eventType, [...filter.eventTypes]));
@@ -70,9 +73,9 @@ export async function listPage(executor: Executor, filter: EventFilter, page: Ke
   );
 }
 
-/** The first `limit` events of {@link listPage}'s order (the relay's tests read the log this way). */
+/** The first `limit` events of {@link listPage}'s order, every one reached (the relay's tests read the log this way). */
 export async function list(executor: Executor, filter: EventFilter): Promise<HubEvent[]> {
-  return (await listPage(executor, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
+  return (await listPage(executor, EVERYWHERE, filter, { limit: filter.limit ?? EVENTS_DEFAULT_LIMIT })).items;
 }
 
 /** An Event record of CONTRACT §4 as JSON: what GET /events serves and the relay's stream `data`. */

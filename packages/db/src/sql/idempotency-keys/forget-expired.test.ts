@@ -1,4 +1,5 @@
 /** Idempotency-Key bindings against the real database: they live 24 hours, then go. */
+import { EVERYWHERE } from "../../reach";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { idempotencyKeys, jobs, schema } from "../../index";
@@ -9,7 +10,7 @@ const hub = useTestDatabase();
 describe("idempotencyKeys.forgetExpired", () => {
   it("when bindings are older and younger than 24 hours, then only the older ones are forgotten", async () => {
     const { automationId, userId } = await stageAutomation(hub());
-    const created = await jobs.insert(hub().pool, userId, { automationId, context: {} });
+    const created = await jobs.insert(hub().pool, EVERYWHERE, userId, { automationId, context: {} });
     const jobId = created.kind === "created" ? created.jobs[0]!.id : undefined;
     await hub().db.execute(sql`
       insert into idempotency_keys (user_id, key, job_id, created_at)
@@ -25,7 +26,7 @@ describe("idempotencyKeys.forgetExpired", () => {
 
   it("when more bindings expired than one call takes, then each call forgets at most its limit, oldest first", async () => {
     const { automationId, userId } = await stageAutomation(hub());
-    const created = await jobs.insert(hub().pool, userId, { automationId, context: {} });
+    const created = await jobs.insert(hub().pool, EVERYWHERE, userId, { automationId, context: {} });
     const jobId = created.kind === "created" ? created.jobs[0]!.id : undefined;
     await hub().db.execute(sql`
       insert into idempotency_keys (user_id, key, job_id, created_at)

@@ -13,6 +13,7 @@
  * (bench/README.md). statement-plans.test.ts runs generic plans, which did not show it; this one
  * forces custom plans on statistics that are out of date in exactly that way. No timing is asserted.
  */
+import { EVERYWHERE } from "../../reach";
 import { sql } from "drizzle-orm";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,7 +52,7 @@ afterAll(() => client?.release());
 
 async function runningJobsOfBurst(count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) {
-    const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+    const created = await jobs.insert(client, EVERYWHERE, burst.userId, { automationId: burst.automationId, context: {} });
     if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
   }
   const claim = await jobs.claim(client, { automationId: burst.automationId, workerId: burst.worker.id, maxJobs: count, leaseSeconds: 60, candidateIds: [] });
@@ -107,7 +108,7 @@ describe("statements that name jobs by id, on an automation whose statistics are
 
   it("when a worker sends log lines and completes a job while claiming the next, then each fence probes the primary key, never the automation's index", async () => {
     const [running] = await runningJobsOfBurst(1);
-    const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+    const created = await jobs.insert(client, EVERYWHERE, burst.userId, { automationId: burst.automationId, context: {} });
     if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
 
     const captured = await plansOf(async () => {
@@ -141,7 +142,7 @@ describe("statements that name jobs by id, on an automation whose statistics are
   it("when a claim checks the candidates the ready set offered, then each is found by primary key, never through an index of the automation's", async () => {
     const candidateIds: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const created = await jobs.insert(client, burst.userId, { automationId: burst.automationId, context: {} });
+      const created = await jobs.insert(client, EVERYWHERE, burst.userId, { automationId: burst.automationId, context: {} });
       if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
       candidateIds.push(created.jobs[0]!.id);
     }

@@ -8,6 +8,7 @@
  *   rate limit, no `count` + 1 starts fall within one period.
  * Run counts are modest (the suite shares two cores); every run uses an automation of its own.
  */
+import { EVERYWHERE } from "../../reach";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase } from "../../test-kit";
@@ -187,7 +188,7 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
           } else if ("reprioritise" in next) {
             const index = model.queuedAt(next.reprioritise);
             if (index === undefined) continue;
-            expect(await reschedule(hub().pool, ids[index]!, { priority: next.priority }, { userId, mayRescheduleAnyJob: true })).toMatchObject({ ok: true });
+            expect(await reschedule(hub().pool, EVERYWHERE, ids[index]!, { priority: next.priority }, { userId, mayRescheduleAnyJob: true })).toMatchObject({ ok: true });
             model.reprioritise(index, next.priority);
           } else if ("claim" in next) {
             const outcome = await claimFor(automationId, workerId, next.claim);

@@ -2,6 +2,7 @@
  * jobs.completeAndClaim against the real database: the completion is complete()'s (same fence, same row, same
  * event) and the claim is claim()'s for the slot it freed, committed together; a refused completion claims nothing.
  */
+import { EVERYWHERE } from "../../reach";
 import { describe, expect, it } from "vitest";
 import { jobs } from "../../index";
 import { catalogueCheckedEvents, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
@@ -11,7 +12,7 @@ const LEASE_SECONDS = 60;
 const next = (candidateIds: string[] = []) => ({ maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds });
 
 async function queuedJob(subject: StagedAutomation, context: Record<string, unknown> = {}): Promise<string> {
-  const created = await jobs.insert(hub().pool, subject.userId, { automationId: subject.automationId, context });
+  const created = await jobs.insert(hub().pool, EVERYWHERE, subject.userId, { automationId: subject.automationId, context });
   if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
   return created.jobs[0]!.id;
 }
@@ -36,7 +37,7 @@ describe("jobs.completeAndClaim", () => {
     expect(outcome.completed).toMatchObject({ ok: true, job: { id: firstId, status: "completed", result: { rows: 42 }, leaseExpiresAt: null } });
     expect(outcome.claimed).toMatchObject({ kind: "claimed", slotsLeft: 0, staleIds: [], jobs: [{ id: secondId, status: "running", attempts: 1 }] });
     // The row it answers is the row complete() would have answered: every column, as stored.
-    const stored = await jobs.find(hub().pool, firstId);
+    const stored = await jobs.find(hub().pool, EVERYWHERE, firstId);
     expect(outcome.completed.ok && outcome.completed.job).toEqual(stored);
     const events = await catalogueCheckedEvents(hub(), firstId);
     expect(events.map((event) => event.eventType)).toEqual(["job.created", "job.started", "job.completed"]);
@@ -70,8 +71,8 @@ describe("jobs.completeAndClaim", () => {
     expect(byStranger).toEqual({ completed: { ok: false, refusal: "not_found" }, claimed: null });
     expect(staleAttempt).toEqual({ completed: { ok: false, refusal: "not_leased" }, claimed: null });
     expect(unknown).toEqual({ completed: { ok: false, refusal: "not_found" }, claimed: null });
-    expect(await jobs.find(hub().pool, runningId)).toMatchObject({ status: "running", result: null });
-    expect(await jobs.find(hub().pool, queuedId)).toMatchObject({ status: "queued" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, runningId)).toMatchObject({ status: "running", result: null });
+    expect(await jobs.find(hub().pool, EVERYWHERE, queuedId)).toMatchObject({ status: "queued" });
     expect(await eventTypesOf(queuedId)).toEqual(["job.created"]);
   });
 
@@ -86,6 +87,6 @@ describe("jobs.completeAndClaim", () => {
 
     expect(outcome.completed).toMatchObject({ ok: true, job: { id: jobId, status: "completed", result: { ok: true } } });
     expect(outcome.claimed).toEqual({ kind: "blocked" });
-    expect(await jobs.find(hub().pool, queuedId)).toMatchObject({ status: "queued" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, queuedId)).toMatchObject({ status: "queued" });
   });
 });

@@ -2,6 +2,7 @@
  * GET /jobs's context filters find their jobs through job_context_values, which the triggers on jobs
  * (packages/db/functions/hub_record_job_context_values.sql and its forget and rewrite siblings) keep in step with every insert, delete and (should one happen) change of a job.
  */
+import { EVERYWHERE } from "../../reach";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
@@ -35,7 +36,7 @@ async function walk(filter: JobFilter, limit: number): Promise<string[]> {
   const ids: string[] = [];
   let after: KeysetPosition | undefined;
   do {
-    const page = await list(hub().pool, filter, { limit, after });
+    const page = await list(hub().pool, EVERYWHERE, filter, { limit, after });
     expect(page.items.length).toBeLessThanOrEqual(limit);
     ids.push(...page.items.map((job) => job.id));
     after = page.next;
@@ -60,7 +61,7 @@ describe("jobs.list with context filters", () => {
   });
 
   it("when a number is asked for as text, then it does not match: only string values do", async () => {
-    expect((await list(hub().pool, { context: [{ name: "n", value: "7" }] }, { limit: 10 })).items).toEqual([]);
+    expect((await list(hub().pool, EVERYWHERE, { context: [{ name: "n", value: "7" }] }, { limit: 10 })).items).toEqual([]);
   });
 
   it("when jobs are deleted (retention), then their entries go with them; when a job's context or creation time changes, the filter follows", async () => {
@@ -73,9 +74,9 @@ describe("jobs.list with context filters", () => {
     expect(await entries()).toBe(before - 2);
     await hub().db.execute(sql`update jobs set context = context || '{"tag": "moved"}', created_at = now() where id = ${next.id}::uuid`);
 
-    const moved = await list(hub().pool, { context: [{ name: "tag", value: "moved" }] }, { limit: 10 });
+    const moved = await list(hub().pool, EVERYWHERE, { context: [{ name: "tag", value: "moved" }] }, { limit: 10 });
     expect(moved.items.map((job) => job.id)).toEqual([next.id]);
-    expect((await list(hub().pool, { context: [{ name: "kind", value: String(next.context.kind) }] }, { limit: 1 })).items[0]!.id).toBe(next.id);
+    expect((await list(hub().pool, EVERYWHERE, { context: [{ name: "kind", value: String(next.context.kind) }] }, { limit: 1 })).items[0]!.id).toBe(next.id);
     expect(await walk({ context: [{ name: "tag", value: "old" }] }, 100)).not.toContain(oldest.id);
     all = all.filter((job) => job.id !== oldest.id && job.id !== next.id);
   });

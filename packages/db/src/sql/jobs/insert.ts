@@ -27,6 +27,7 @@ import { IDEMPOTENCY_WINDOW_HOURS } from "@hub/shared";
 import type { AutomationParameter } from "../../schema";
 import type { JobRef } from "./dispatch-scan";
 import type { Executor } from "../../executor";
+import { automationIdReachedText, reachesEverything, type Reach } from "../../reach";
 
 /** How long an Idempotency-Key remembers its job(s), as SQL. */
 export const IDEMPOTENCY_WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
@@ -128,7 +129,9 @@ interface CreateOneRow {
  * `POST /jobs`: creates one job with its `job.created` event (and the Idempotency-Key binding,
  * when `idempotencyKey` is given), in one prepared statement — see the module comment.
  */
-export async function insert(db: Executor, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insert(db: Executor, reach: Reach, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
+  const outside = await refusalOutsideReach(db, reach, [job]);
+  if (outside) return outside;
   const id = randomUUID();
   const { rows } = await db.query<CreateOneRow>({
     name: "jobs_create_one",
@@ -208,8 +211,10 @@ interface CreateBatchRow {
  * order, with their events and the Idempotency-Key binding, in one prepared statement — or none
  * of them. Ids come back in input order.
  */
-export async function insertBatch(db: Executor, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insertBatch(db: Executor, reach: Reach, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
   if (batch.length === 0 || batch.length > MAX_JOBS_PER_BATCH) throw new RangeError(`a batch holds 1 to ${MAX_JOBS_PER_BATCH} jobs`);
+  const outside = await refusalOutsideReach(db, reach, batch);
+  if (outside) return outside;
   const ids = newBatchJobIds(batch.length);
   const { rows } = await db.query<CreateBatchRow>({
     name: "jobs_create_batch",
@@ -241,6 +246,25 @@ export async function insertBatch(db: Executor, createdBy: string, batch: NewJob
     kind: "refused",
     automations: (row.automations ?? []).map((seen) => ({ id: seen.id, parameters: seen.parameters, isActive: seen.is_active })),
   };
+}
+
+/**
+ * For a scoped caller (CONTRACT §6.22): when a job names an automation outside `reach`, the refusal
+ * the creating statement gives for an unknown automation, with what it would have seen of the
+ * reached ones (so their contexts are still checked). Undefined when every automation is reached,
+ * and without a query when `reach` reaches everything. An automation moved out of reach between
+ * this read and the insert is the same race as a PATCH that lands just after the job was created.
+ */
+async function refusalOutsideReach(db: Executor, reach: Reach, batch: readonly NewJob[]): Promise<CreateJobsOutcome | undefined> {
+  if (reachesEverything(reach)) return undefined;
+  const wanted = [...new Set(batch.map((job) => job.automationId))];
+  const reached = automationIdReachedText(reach, "a.id", 2);
+  const { rows } = await db.query<{ id: string; parameters: AutomationParameter[]; is_active: boolean }>({
+    text: `select a.id, a.parameters, a.is_active from automations a where a.id = any($1::uuid[]) and ${reached.text}`,
+    values: [wanted, ...reached.values],
+  });
+  if (rows.length === wanted.length) return undefined;
+  return { kind: "refused", automations: rows.map((row) => ({ id: row.id, parameters: row.parameters, isActive: row.is_active })) };
 }
 
 const UUID_TAIL_DIGITS = 12;

@@ -5,6 +5,7 @@
  * commit, whichever of the two takes the row first. Inserts that leave the column out (builds
  * before 0019, fixtures) get the value from the trigger.
  */
+import { EVERYWHERE } from "../../reach";
 import type pg from "pg";
 import { withTransaction, type Executor } from "../../executor";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -69,12 +70,12 @@ async function fire(scheduleId: string, whileHeld: () => void = () => {}): Promi
  */
 const insertPaths: Record<string, (context: Record<string, unknown>) => Promise<(db: Executor) => Promise<string>>> = {
   "POST /jobs": async (context) => async (db) => {
-    const outcome = await insert(db, staged.userId, { automationId: staged.automationId, context });
+    const outcome = await insert(db, EVERYWHERE, staged.userId, { automationId: staged.automationId, context });
     if (outcome.kind !== "created") throw new Error(outcome.kind);
     return outcome.jobs[0]!.id;
   },
   "POST /jobs/batch": async (context) => async (db) => {
-    const outcome = await insertBatch(db, staged.userId, [{ automationId: staged.automationId, context }]);
+    const outcome = await insertBatch(db, EVERYWHERE, staged.userId, [{ automationId: staged.automationId, context }]);
     if (outcome.kind !== "created") throw new Error(outcome.kind);
     return outcome.jobs[0]!.id;
   },
@@ -139,7 +140,7 @@ describe("a key change racing a job insert", () => {
     let onLocked = () => {};
     const locked = new Promise<void>((resolve) => (onLocked = resolve));
     const done = withTransaction(hub().pool, async (tx) => {
-      await automations.lock(tx, staged.automationId, "update");
+      await automations.lock(tx, EVERYWHERE, staged.automationId, "update");
       onLocked();
       await automations.update(tx, staged.automationId, { concurrencyKey: key });
       await rekey(tx, staged.automationId, key);

@@ -3,6 +3,7 @@
  * lease fence refuses anyone but the holder and changes nothing then; each change writes its
  * event with the catalogue's payload in the same statement.
  */
+import { EVERYWHERE } from "../../reach";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { jobs, schema } from "../../index";
@@ -13,7 +14,7 @@ const LEASE_SECONDS = 60;
 
 /** A job of `subject`, created and claimed by its worker: running under a lease, attempt 1. */
 async function runningJob(subject: StagedAutomation): Promise<string> {
-  const created = await jobs.insert(hub().pool, subject.userId, { automationId: subject.automationId, context: {} });
+  const created = await jobs.insert(hub().pool, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: {} });
   if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
   const claim = await jobs.claim(hub().pool, {
     automationId: subject.automationId,
@@ -38,7 +39,7 @@ describe("jobs.complete", () => {
 
     expect(first).toMatchObject({ ok: true, job: { id: jobId, status: "completed", result: { rows: 42 }, leaseExpiresAt: null } });
     expect(second).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
+    expect(await jobs.find(hub().pool, EVERYWHERE, jobId)).toMatchObject({ status: "completed", result: { rows: 42 } });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.map((event) => event.eventType)).toEqual(["job.created", "job.started", "job.completed"]);
     expect(events[2]!.payload).toEqual({ automation_id: subject.automationId, worker_id: subject.worker.id, result: { rows: 42 } });
@@ -54,7 +55,7 @@ describe("jobs.complete", () => {
 
     expect(byStranger).toEqual({ ok: false, refusal: "not_found" });
     expect(staleAttempt).toEqual({ ok: false, refusal: "not_leased" });
-    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running", result: null });
+    expect(await jobs.find(hub().pool, EVERYWHERE, jobId)).toMatchObject({ status: "running", result: null });
     expect(await eventTypesOf(jobId)).toEqual(["job.created", "job.started"]);
   });
 });
@@ -63,12 +64,12 @@ describe("extendLease", () => {
   it("when the holder heartbeats, then the lease runs leaseSeconds from now, later than before", async () => {
     const subject = await stageAutomation(hub());
     const jobId = await runningJob(subject);
-    const before = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
+    const before = (await jobs.find(hub().pool, EVERYWHERE, jobId))!.leaseExpiresAt!;
 
     const extended = await jobs.extendLease(hub().pool, jobId, subject.worker, LEASE_SECONDS * 2);
 
     expect(extended.ok).toBe(true);
-    const after = (await jobs.find(hub().pool, jobId))!.leaseExpiresAt!;
+    const after = (await jobs.find(hub().pool, EVERYWHERE, jobId))!.leaseExpiresAt!;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
   });
 });
@@ -114,7 +115,7 @@ describe("expireLapsedLeases", () => {
 
     expect(firstSweep.requeued.map((job) => job.id)).toContain(jobId);
     expect(secondSweep.failed.map((job) => job.id)).toContain(jobId);
-    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await jobs.find(hub().pool, EVERYWHERE, jobId)).toMatchObject({ status: "failed", attempts: 2 });
     const events = await catalogueCheckedEvents(hub(), jobId);
     expect(events.find((event) => event.eventType === "job.requeued")?.payload).toMatchObject({ reason: "lease_expired", attempts: 1 });
     expect(await jobs.complete(hub().pool, jobId, subject.worker, {})).toEqual({ ok: false, refusal: "not_leased" });
@@ -127,7 +128,7 @@ describe("expireLapsedLeases", () => {
     const swept = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
     expect([...swept.requeued, ...swept.failed].map((job) => job.id)).not.toContain(jobId);
-    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, jobId)).toMatchObject({ status: "running" });
   });
 });
 
@@ -146,8 +147,8 @@ describe("expireOverdue", () => {
     expect(swept.leases.requeued.map((job) => job.id)).toEqual([lapsedId]);
     expect(swept.timeouts.requeued.map((job) => job.id)).toEqual([timedOutId]);
     expect([...swept.leases.failed, ...swept.timeouts.failed]).toEqual([]);
-    expect(await jobs.find(hub().pool, timedOutId)).toMatchObject({ status: "queued", error: "timeout" });
-    expect(await jobs.find(hub().pool, runningId)).toMatchObject({ status: "running" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, timedOutId)).toMatchObject({ status: "queued", error: "timeout" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, runningId)).toMatchObject({ status: "running" });
     const reasonOf = async (jobId: string) => (await catalogueCheckedEvents(hub(), jobId)).find((event) => event.eventType === "job.requeued")?.payload;
     expect(await reasonOf(lapsedId)).toMatchObject({ reason: "lease_expired", attempts: 1 });
     expect(await reasonOf(timedOutId)).toMatchObject({ reason: "timeout", attempts: 1 });
@@ -166,7 +167,7 @@ describe("expireOverdue", () => {
 
     expect(swept.leases.failed.map((job) => job.id)).toEqual([jobId]);
     expect([...swept.timeouts.requeued, ...swept.timeouts.failed]).toEqual([]);
-    expect(await jobs.find(hub().pool, jobId)).toMatchObject({ status: "failed", error: "lease expired" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, jobId)).toMatchObject({ status: "failed", error: "lease expired" });
     expect((await eventTypesOf(jobId)).filter((type) => type === "job.failed")).toHaveLength(1);
   });
 });

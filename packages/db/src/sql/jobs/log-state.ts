@@ -1,6 +1,7 @@
 /** What a job's log readers follow besides the lines (CONTRACT §6.12): its status, progress and last seq. */
 import type { JobProgress, JobStatus } from "@hub/shared";
 import { runStatement, type Executor, type NamedStatement } from "../../executor";
+import { automationIdReachedText, reachesEverything, type Reach } from "../../reach";
 
 /** What a log stream follows of its job besides the lines. */
 export interface LogState {
@@ -15,8 +16,20 @@ const stateStatement: NamedStatement = {
   text: "select status, progress, log_seq from jobs where id = $1",
 };
 
-/** The job's status, progress and last seq; null when there is no such job. */
-export async function readLogState(executor: Executor, jobId: string): Promise<LogState | null> {
-  const [row] = await runStatement<{ status: JobStatus; progress: JobProgress | null; log_seq: string }>(executor, stateStatement, [jobId]);
+type LogStateRow = { status: JobStatus; progress: JobProgress | null; log_seq: string };
+
+/**
+ * The job's status, progress and last seq; null when there is no such job or its automation lies
+ * outside `reach`. The unscoped read stays the named statement; a scoped one adds its predicate.
+ */
+export async function readLogState(executor: Executor, reach: Reach, jobId: string): Promise<LogState | null> {
+  let row: LogStateRow | undefined;
+  if (reachesEverything(reach)) {
+    [row] = await runStatement<LogStateRow>(executor, stateStatement, [jobId]);
+  } else {
+    const reached = automationIdReachedText(reach, "jobs.automation_id", 2);
+    const result = await executor.query<LogStateRow>({ text: `${stateStatement.text} and ${reached.text}`, values: [jobId, ...reached.values] });
+    row = result.rows[0];
+  }
   return row ? { status: row.status, progress: row.progress, lastSeq: Number(row.log_seq) } : null;
 }

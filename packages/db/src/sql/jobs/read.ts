@@ -10,10 +10,15 @@ import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
 import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationIdReached, type Reach } from "../../reach";
 
-export async function find(executor: Executor, id: string): Promise<Job | undefined> {
+/** A job; undefined when unknown or its automation lies outside `reach`. */
+export async function find(executor: Executor, reach: Reach, id: string): Promise<Job | undefined> {
   const db = queryBuilder(executor);
-  const [job] = await db.select().from(jobs).where(eq(jobs.id, id));
+  const [job] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, id), automationIdReached(reach, jobs.automationId)));
   return job;
 }
 
@@ -25,8 +30,8 @@ export interface JobWaiting {
 }
 
 /** GET /jobs/{id}: the job with its waiting reason and queue position, read in one statement. */
-export async function findWithWaiting(executor: Executor, id: string): Promise<(Job & JobWaiting) | undefined> {
-  const row = await findWithWaitingRow(executor, id);
+export async function findWithWaiting(executor: Executor, reach: Reach, id: string): Promise<(Job & JobWaiting) | undefined> {
+  const row = await findWithWaitingRow(executor, reach, id);
   if (!row) return undefined;
   // A rate-limited job shows when its window next allows a start (CONTRACT §6.13); its stored available_at stays.
   const shown = row.waiting_reason === "rate_limited" && row.window_opens_at != null ? { ...row, available_at: row.window_opens_at } : row;
@@ -56,9 +61,11 @@ export interface JobFilter extends JobFindFilter {
 /** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
 const isScheduled = and(eq(jobs.status, "queued"), gt(jobs.availableAt, sql`now()`))!;
 
-/** The WHERE conditions of `filter` (and-ed), shared by GET /jobs and the bulk actions. */
-export function jobFilterConditions(filter: JobFilter): SQL[] {
+/** The WHERE conditions of `filter` within `reach` (and-ed), shared by GET /jobs and the bulk actions. */
+export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   const conditions: SQL[] = [];
+  const reached = automationIdReached(reach, jobs.automationId);
+  if (reached) conditions.push(reached);
   if (filter.automationId) conditions.push(eq(jobs.automationId, filter.automationId));
   const statuses = filter.statuses ?? [];
   if (statuses.length === 1) conditions.push(eq(jobs.status, statuses[0]!));
@@ -76,9 +83,9 @@ export function jobFilterConditions(filter: JobFilter): SQL[] {
 export const JOBS_LIST_ORDER: KeysetOrder = { createdAt: jobs.createdAt, id: jobs.id, direction: "newest first" };
 
 /** One page of GET /jobs. */
-export async function list(executor: Executor, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
+export async function list(executor: Executor, reach: Reach, filter: JobFilter, page: KeysetPageRequest): Promise<KeysetPage<Job>> {
   const db = queryBuilder(executor);
-  const conditions = jobFilterConditions(filter);
+  const conditions = jobFilterConditions(filter, reach);
   const [firstContext, ...otherContexts] = filter.context ?? [];
   if (firstContext) return listByContext(executor, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
   return keysetPage(
@@ -106,12 +113,12 @@ export const BULK_ACTION_BATCH_SIZE = 500;
  * oldest first by (created_at, id). A plain read: each batch re-checks the status when it acts.
  * `filter` must name at least one condition, or this matches the whole table (up to `limit`).
  */
-export async function findIdsForBulkAction(executor: Executor, filter: JobFilter, limit: number): Promise<string[]> {
+export async function findIdsForBulkAction(executor: Executor, reach: Reach, filter: JobFilter, limit: number): Promise<string[]> {
   const db = queryBuilder(executor);
   const rows = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(...jobFilterConditions(filter)))
+    .where(and(...jobFilterConditions(filter, reach)))
     .orderBy(jobs.createdAt, jobs.id)
     .limit(limit);
   return rows.map((row) => row.id);

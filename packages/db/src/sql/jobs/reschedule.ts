@@ -3,10 +3,11 @@
  * `available_at`) and/or a new `priority`, with its `job.rescheduled` event, in the caller's
  * transaction. People do this now and then, so drizzle builds it.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationIdReached, type Reach } from "../../reach";
 
 /** What to change; an absent field stays as it is. */
 export interface JobRescheduling {
@@ -34,9 +35,13 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
  * before (→ `not_queued`) or waits for this change. Refusals, in this order: unknown job, an
  * employee's reschedule of another user's job, a job that is not queued.
  */
-export async function reschedule(executor: Executor, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
+export async function reschedule(executor: Executor, reach: Reach, jobId: string, change: JobRescheduling, by: Rescheduler): Promise<RescheduleOutcome> {
   const tx = queryBuilder(executor);
-  const [previous] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
+  const [previous] = await tx
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), automationIdReached(reach, jobs.automationId)))
+    .for("update");
   if (!previous) return { ok: false, refusal: "not_found" };
   if (!by.mayRescheduleAnyJob && previous.createdBy !== by.userId) return { ok: false, refusal: "not_creator" };
   if (previous.status !== "queued") return { ok: false, refusal: "not_queued", status: previous.status };

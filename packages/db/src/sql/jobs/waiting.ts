@@ -8,6 +8,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationIdReached, type Reach } from "../../reach";
 
 /**
  * Why a queued job waits, in the order the reasons are checked: the first whose condition holds is
@@ -151,16 +152,17 @@ const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, at
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
  * (one snapshot, one `now()`); undefined when no job has this id.
  */
-export async function findWithWaitingRow(executor: Executor, jobId: string): Promise<Record<string, unknown> | undefined> {
+export async function findWithWaitingRow(executor: Executor, reach: Reach, jobId: string): Promise<Record<string, unknown> | undefined> {
   const db = queryBuilder(executor);
-  const result = await db.execute<Record<string, unknown>>(withWaitingQuery(jobId));
+  const result = await db.execute<Record<string, unknown>>(withWaitingQuery(jobId, reach));
   return result.rows[0];
 }
 
 /** The statement behind {@link findWithWaitingRow} (exported for EXPLAIN in tests). */
-export function withWaitingQuery(jobId: string): SQL {
+export function withWaitingQuery(jobId: string, reach: Reach): SQL {
+  const reached = automationIdReached(reach, sql.raw("jobs.automation_id")) ?? sql`true`;
   return sql`
-  with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId}),${sql.raw(waitingReasonParts.ctes)}
+  with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId} and ${reached}),${sql.raw(waitingReasonParts.ctes)}
   select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position,
     ${sql.raw(waitingReasonParts.windowOpensAt)} as window_opens_at
   from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`;

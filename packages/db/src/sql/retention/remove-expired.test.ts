@@ -5,6 +5,7 @@
  * the events people's actions wrote), references to removed jobs left dangling, batches bounded,
  * and one sweeper at a time.
  */
+import { EVERYWHERE } from "../../reach";
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -175,8 +176,8 @@ describe("retention of jobs", () => {
 
     await sweepAll();
 
-    expect(await jobs.find(hub().pool, original)).toBeUndefined();
-    expect(await jobs.find(hub().pool, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
+    expect(await jobs.find(hub().pool, EVERYWHERE, original)).toBeUndefined();
+    expect(await jobs.find(hub().pool, EVERYWHERE, retry)).toMatchObject({ id: retry, retryOf: original, status: "completed" });
     const { rows } = await hub().pool.query<{ last_job_id: string }>("select last_job_id from schedules where id = $1", [scheduleId]);
     expect(rows).toEqual([{ last_job_id: original }]);
   });

@@ -11,6 +11,7 @@ import { schedules, type Schedule } from "../../schema";
 import * as events from "../events/crud";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 import { queryBuilder, type Executor } from "../../executor";
+import { automationIdReached, type Reach } from "../../reach";
 
 /** What a client sets on a schedule (POST and PUT replace all of it). */
 export type ScheduleSettings = Pick<Schedule, "key" | "cron" | "timezone" | "context" | "priority" | "enabled" | "overlap" | "description">;
@@ -28,13 +29,16 @@ export async function insert(executor: Executor, values: ScheduleSettings & { au
 
 const live = isNull(schedules.deletedAt);
 
-/** A schedule that was not deleted. */
-export async function find(executor: Executor, id: string): Promise<Schedule | undefined> {
+/** Not deleted, and of an automation within `reach`. */
+const liveWithin = (reach: Reach) => and(live, automationIdReached(reach, schedules.automationId));
+
+/** A schedule that was not deleted, of an automation within `reach`. */
+export async function find(executor: Executor, reach: Reach, id: string): Promise<Schedule | undefined> {
   const db = queryBuilder(executor);
   const [schedule] = await db
     .select()
     .from(schedules)
-    .where(and(eq(schedules.id, id), live));
+    .where(and(eq(schedules.id, id), liveWithin(reach)));
   return schedule;
 }
 
@@ -42,12 +46,12 @@ export async function find(executor: Executor, id: string): Promise<Schedule | u
  * The schedule (not deleted), locked for the rest of the transaction. A fire in progress holds it:
  * the change waits for that fire and then sees its `next_run_at`.
  */
-export async function lock(executor: Executor, id: string): Promise<Schedule | undefined> {
+export async function lock(executor: Executor, reach: Reach, id: string): Promise<Schedule | undefined> {
   const tx = queryBuilder(executor);
   const [schedule] = await tx
     .select()
     .from(schedules)
-    .where(and(eq(schedules.id, id), live))
+    .where(and(eq(schedules.id, id), liveWithin(reach)))
     .for("update");
   return schedule;
 }
@@ -68,12 +72,12 @@ export async function update(executor: Executor, id: string, changes: Partial<Sc
  * Deletes a schedule: it stops firing and disappears from reads, and its row stays for the jobs
  * that name it (their `schedule_id`). Its key is free again. False when it was unknown or deleted.
  */
-export async function markDeleted(executor: Executor, id: string): Promise<boolean> {
+export async function markDeleted(executor: Executor, reach: Reach, id: string): Promise<boolean> {
   const tx = queryBuilder(executor);
   const deleted = await tx
     .update(schedules)
     .set({ deletedAt: sql`now()`, nextRunAt: null, updatedAt: sql`now()` })
-    .where(and(eq(schedules.id, id), live))
+    .where(and(eq(schedules.id, id), liveWithin(reach)))
     .returning({ id: schedules.id });
   return deleted.length > 0;
 }
@@ -87,9 +91,9 @@ export interface ScheduleFilter {
 export const SCHEDULES_LIST_ORDER: KeysetOrder = { createdAt: schedules.createdAt, id: schedules.id, direction: "oldest first" };
 
 /** One page of GET /schedules (and GET /automations/{id}/schedules): schedules not deleted. */
-export async function list(executor: Executor, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
+export async function list(executor: Executor, reach: Reach, filter: ScheduleFilter, page: KeysetPageRequest): Promise<KeysetPage<Schedule>> {
   const db = queryBuilder(executor);
-  const conditions: SQL[] = [live];
+  const conditions: SQL[] = [liveWithin(reach)!];
   if (filter.automationId !== undefined) conditions.push(eq(schedules.automationId, filter.automationId));
   if (filter.enabled !== undefined) conditions.push(eq(schedules.enabled, filter.enabled));
   return keysetPage(
@@ -123,4 +127,15 @@ export async function disableOfAutomation(executor: Executor, automationId: stri
     disabled.map(({ id }) => ({ eventType: "schedule.updated", aggregateId: id, actorId, payload: { enabled: false } })),
   );
   return disabled.map(({ id }) => id);
+}
+
+/** The automation of each schedule among `ids`, deleted or not (an open event stream's filter). */
+export async function automationIdsOf(executor: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const db = queryBuilder(executor);
+  const rows = await db
+    .select({ id: schedules.id, automationId: schedules.automationId })
+    .from(schedules)
+    .where(sql`${schedules.id} = any(${`{${ids.join(",")}}`}::uuid[])`);
+  return new Map(rows.map((row) => [row.id, row.automationId]));
 }

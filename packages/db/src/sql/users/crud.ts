@@ -12,14 +12,21 @@ const publicColumns = {
   role: users.role,
   isActive: users.isActive,
   createdAt: users.createdAt,
+  sectorIds: users.sectorIds,
 };
 
-export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt">;
+export type PublicUser = Pick<User, "id" | "email" | "role" | "isActive" | "createdAt" | "sectorIds">;
 
 /** Inserts a user; the caller hashes the password and lower-cases the e-mail. Throws on a taken e-mail. */
-export async function insert(executor: Executor, user: { email: string; passwordHash: string; role: Role }): Promise<{ id: string }> {
+export async function insert(
+  executor: Executor,
+  user: { email: string; passwordHash: string; role: Role; sectorIds?: readonly string[] | null | undefined },
+): Promise<{ id: string }> {
   const db = queryBuilder(executor);
-  const [row] = await db.insert(users).values(user).returning({ id: users.id });
+  const [row] = await db
+    .insert(users)
+    .values({ ...user, sectorIds: user.sectorIds ? [...user.sectorIds] : null })
+    .returning({ id: users.id });
   if (!row) throw new Error("insert into users returned no row");
   return row;
 }
@@ -127,6 +134,28 @@ export async function setActiveUserRole(executor: Executor, id: string, role: Ro
     .where(and(eq(users.id, id), eq(users.isActive, true)))
     .returning(publicColumns);
   return row;
+}
+
+/**
+ * Gives an active user other sectors (CONTRACT §6.22); no new credential generation: the trigger of
+ * migration 0026 empties every process's credential cache, so the new reach governs within 1 s.
+ */
+export async function setActiveUserSectors(executor: Executor, id: string, sectorIds: readonly string[] | null): Promise<PublicUser | undefined> {
+  const db = queryBuilder(executor);
+  const [row] = await db
+    .update(users)
+    .set({ sectorIds: sectorIds ? [...sectorIds] : null })
+    .where(and(eq(users.id, id), eq(users.isActive, true)))
+    .returning(publicColumns);
+  return row;
+}
+
+/** The ids of `ids` that name no sector (each once, in input order). */
+export async function unknownSectorIds(executor: Executor, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await executor.query<{ id: string }>({ text: "select id::text from sectors where id = any($1::uuid[])", values: [[...ids]] });
+  const known = new Set(rows.map((row) => row.id.toLowerCase()));
+  return ids.filter((id) => !known.has(id.toLowerCase()));
 }
 
 /**
