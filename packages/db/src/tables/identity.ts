@@ -84,6 +84,8 @@ export const apiKeys = pgTable(
     index("api_keys_prefix_idx")
       .on(t.prefix)
       .where(sql`${t.revokedAt} is null`),
+    check("api_keys_automation_ids_check", sql`${t.automationIds} IS NULL OR cardinality(${t.automationIds}) BETWEEN 1 AND 100`),
+    check("api_keys_acts_as_role_check", sql`${t.actsAsRole} IS NULL OR ${t.actsAsRole} = 'employee'`),
   ],
 );
 
