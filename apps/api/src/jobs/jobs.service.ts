@@ -1,5 +1,6 @@
 import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
@@ -114,7 +115,8 @@ export async function createJob(
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  const outcome = await jobs.insert(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey);
+  // The request's trace context (its span, child of an incoming traceparent): every attempt's job.run span hangs under it.
+  const outcome = await jobs.insert(ctx.database.pool, creator.id, newJobOf(input), idempotencyKey, activeTracing()?.currentContext());
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
@@ -147,6 +149,7 @@ export async function createJobBatch(
     creator.id,
     input.jobs.map(newJobOf),
     idempotencyKey,
+    activeTracing()?.currentContext(),
   );
   switch (outcome.kind) {
     case "created":

@@ -4,10 +4,12 @@ import { noteNoEventsWritten } from "../http/outbox-writes";
 import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
+import { withRunTraceContexts } from "./claimed-job";
 import {
   claimJobBody,
   completeAndClaimJobBody,
   completeAndClaimJobResponse,
+  claimedJobRecord,
   completeJobBody,
   failJobBody,
   heartbeatJobBody,
@@ -60,13 +62,13 @@ export const workerProtocolRoutes = [
     body: claimJobBody,
     example: { wait_seconds: 20 },
     responses: {
-      200: { description: "The job, now running under a lease", schema: jobRecord },
+      200: { description: "The job, now running under a lease, with the trace context to run it in", schema: claimedJobRecord },
       204: { description: "No job became available within wait_seconds" },
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
       if (!job) noteNoEventsWritten(res);
-      return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
+      return job ? { status: 200, body: (await withRunTraceContexts(ctx, [toJobRecord(job)]))[0]! } : { status: 204 };
     },
   }),
   defineRoute({
@@ -87,7 +89,7 @@ export const workerProtocolRoutes = [
     handler: async ({ body, caller, ctx, req, res }) => {
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
       if (jobs.length === 0) noteNoEventsWritten(res);
-      return jobs.length > 0 ? { status: 200, body: { jobs: jobs.map(toJobRecord) } } : { status: 204 };
+      return jobs.length > 0 ? { status: 200, body: { jobs: await withRunTraceContexts(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
     },
   }),
   defineRoute({
@@ -178,7 +180,8 @@ export const workerProtocolRoutes = [
       );
       // The job handed out is followed in the logs by its id, as POST /jobs/claim's is.
       if (answer.next) addRequestLogFields(req, { next_job_id: answer.next.id });
-      return { status: 200, body: answer };
+      const next = answer.next ? (await withRunTraceContexts(ctx, [answer.next]))[0]! : null;
+      return { status: 200, body: { job: answer.job, next } };
     },
   }),
   defineRoute({
