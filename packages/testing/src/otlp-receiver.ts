@@ -34,11 +34,11 @@ export interface ReceivedSpan {
 }
 
 interface OtlpValue {
-  stringValue?: string;
-  boolValue?: boolean;
+  stringValue?: string | null;
+  boolValue?: boolean | null;
   /** A number (JSON), or protobufjs's `{low, high}` when the `long` package is absent. */
-  intValue?: number | string | { low: number; high: number };
-  doubleValue?: number;
+  intValue?: number | string | { low: number; high: number } | null;
+  doubleValue?: number | null;
   arrayValue?: { values?: OtlpValue[] };
 }
 interface OtlpAttribute {
@@ -48,7 +48,7 @@ interface OtlpAttribute {
 interface OtlpSpan {
   traceId: Uint8Array | string;
   spanId: Uint8Array | string;
-  parentSpanId?: Uint8Array | string;
+  parentSpanId?: Uint8Array | string | null;
   name: string;
   kind?: number;
   startTimeUnixNano: unknown;
@@ -76,17 +76,18 @@ function decodeProtobuf(bytes: Uint8Array): OtlpRequest {
   return protobufDecoder.decode(bytes);
 }
 
-const hex = (id: Uint8Array | string | undefined): string => (id === undefined ? "" : typeof id === "string" ? id : Buffer.from(id).toString("hex"));
+const hex = (id: Uint8Array | string | null | undefined): string => (id == null ? "" : typeof id === "string" ? id : Buffer.from(id).toString("hex"));
 
 function valueOf(value: OtlpValue | undefined): string | number | boolean {
   if (!value) return "";
-  if (value.stringValue !== undefined) return value.stringValue;
-  if (value.boolValue !== undefined) return value.boolValue;
-  if (value.intValue !== undefined) {
+  // protobufjs decodes an unset field as its prototype's null, JSON leaves it out: test both with `!= null`.
+  if (value.stringValue != null) return value.stringValue;
+  if (value.boolValue != null) return value.boolValue;
+  if (value.intValue != null) {
     const int = value.intValue;
     return typeof int === "object" ? int.high * 2 ** 32 + (int.low >>> 0) : Number(int);
   }
-  if (value.doubleValue !== undefined) return value.doubleValue;
+  if (value.doubleValue != null) return value.doubleValue;
   if (value.arrayValue) return JSON.stringify((value.arrayValue.values ?? []).map(valueOf));
   return "";
 }
@@ -140,6 +141,8 @@ export class OtlpReceiver {
   readonly contentTypes: string[] = [];
   /** While true, export requests are read and never answered (a collector that hangs). */
   hang = false;
+  /** Export requests that could not be decoded (answered 400): a test should expect none. */
+  readonly decodeErrors: string[] = [];
   /** Export requests received while hanging, never answered. */
   hungRequests = 0;
   readonly #server: Server;
@@ -150,11 +153,12 @@ export class OtlpReceiver {
     this.#server = server;
   }
 
-  static async start(): Promise<OtlpReceiver> {
+  /** Listens on 127.0.0.1:`port` (default a free one): a test that must name the URL before starting it picks the port first. */
+  static async start(port = 0): Promise<OtlpReceiver> {
     const server = createServer();
     const receiver = new OtlpReceiver(server);
     server.on("request", (request, response) => void receiver.#receive(request, response));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     return receiver;
   }
 
@@ -177,7 +181,8 @@ export class OtlpReceiver {
     try {
       const decoded = contentType.includes("json") ? (JSON.parse(body.toString("utf8")) as OtlpRequest) : decodeProtobuf(body);
       this.spans.push(...spansOf(decoded));
-    } catch {
+    } catch (error) {
+      this.decodeErrors.push(String(error));
       response.writeHead(400).end();
       return;
     }
@@ -194,7 +199,7 @@ export class OtlpReceiver {
       const found = this.spans.find(matches);
       if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching span within ${timeoutMs} ms; received: ${[...new Set(this.spans.map((s) => `${s.service}:${s.name}`))].join(", ")}`);
+      if (left <= 0) throw new Error(`no matching span within ${timeoutMs} ms; received: ${[...new Set(this.spans.map((s) => `${s.service}:${s.name}`))].join(", ")}; undecodable: ${this.decodeErrors.join("; ") || "none"}`);
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.#waiters.delete(wake);

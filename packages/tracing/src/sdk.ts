@@ -13,6 +13,7 @@
 import { register } from "node:module";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
 import { isSpanContextValid } from "@opentelemetry/api";
+import { getRPCMetadata } from "@opentelemetry/core";
 import { registerInstrumentations } from "@opentelemetry/instrumentation";
 import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
@@ -92,8 +93,11 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
   return {
     serviceName: settings.serviceName,
     currentContext() {
+      // Inside a request, the request's own (HTTP server) span, not whichever handler span is active.
+      const active = context.active();
+      const request = getRPCMetadata(active)?.span;
       const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
+      propagation.inject(request ? trace.setSpan(active, request) : active, carrier);
       return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined;
     },
     recordJobRun(run: JobRun) {
