@@ -253,11 +253,11 @@ export async function retryJobAsUser(ctx: AppContext, user: AuthenticatedUser, j
   if (!isRetryable(job.status)) throw notRetryable(job.status);
   let retry: jobs.RetryJobRef | undefined;
   if (body.context === undefined) {
-    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId]);
+    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId], activeTracing()?.currentContext());
     // Failed and cancelled are final, so the statement refused only for the automation.
     if (!retry) throw inactiveAutomation();
   } else {
-    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context);
+    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context, activeTracing()?.currentContext());
     switch (outcome.kind) {
       case "created":
         retry = outcome.job;
@@ -316,7 +316,7 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
  * hands them. Returns the ids of the retried (old) jobs.
  */
 async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const created = await jobs.retry(ctx.database.pool, user.id, ids);
+  const created = await jobs.retry(ctx.database.pool, user.id, ids, activeTracing()?.currentContext());
   ctx.metrics.jobs.created.inc(created.length);
   enqueueForDispatch(ctx, created);
   return created.map((job) => job.retryOf);
