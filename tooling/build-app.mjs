@@ -29,6 +29,11 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
+  // Code splitting keeps each dynamic import() a file of its own, loaded when it runs: main.ts
+  // starts tracing before it imports the rest, and that order must survive bundling (one file
+  // would hoist every external import — express, pg, ioredis — above the tracing start-up).
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   target: "node20",
   sourcemap: true,
   external: [...new Set(external)],

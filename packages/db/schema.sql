@@ -906,6 +906,8 @@ CREATE TABLE public.jobs (
     log_bytes bigint DEFAULT 0 NOT NULL,
     log_truncated boolean DEFAULT false NOT NULL,
     key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
+    traceparent text,
+    tracestate text,
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
 ALTER TABLE ONLY public.jobs ALTER COLUMN key_value SET (n_distinct=-0.05);

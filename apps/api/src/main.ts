@@ -1,5 +1,6 @@
-import { runHubProcess } from "@hub/process";
-import { startApi } from "./app";
-import { loadApiEnv } from "./env";
+// Tracing starts before anything imports node:http, express, pg or ioredis, which it instruments
+// (@hub/tracing says why); with no OTLP endpoint set it loads nothing and this costs nothing.
+import { startTracingOrExit } from "@hub/tracing";
 
-await runHubProcess({ name: "api", loadEnv: loadApiEnv, start: startApi });
+await startTracingOrExit("api");
+await import("./hub-process");

@@ -106,7 +106,8 @@ describe("the OpenAPI document", () => {
     const json = (response: any) => response.content["application/json"].schema;
 
     expect(json(document.paths["/jobs/{job_id}"].get.responses["200"])).toEqual(ref("Job"));
-    expect(json(document.paths["/jobs/claim"].post.responses["200"])).toEqual(ref("Job"));
+    // A claimed job is the record plus its attempt's trace context (CONTRACT §6.20).
+    expect(json(document.paths["/jobs/claim"].post.responses["200"])).toEqual(ref("ClaimedJob"));
     expect(json(document.paths["/automations/{automation_id}"].get.responses["200"])).toEqual(ref("Automation"));
     expect(json(document.paths["/sectors"].get.responses["200"])).toEqual({ type: "array", items: ref("Sector") });
     expect(json(document.paths["/events"].get.responses["200"]).items).toEqual(ref("Event"));

@@ -21,6 +21,7 @@ import { createRelayMetrics, type RelayMetrics } from "./metrics";
 import { backoffMs, createOutageLog, createWakeableSleep, DependencyFailure } from "./outage-backoff";
 import { createPartitionOwnership } from "./partition-ownership";
 import { createScanFloor } from "./scan-floor";
+import { tracedPublisher } from "./batch-tracing";
 import { createStreamPublisher } from "./stream-publisher";
 
 export { defaultRelayConfig, type EventRelayConfig } from "./config";
@@ -77,11 +78,16 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
   const metrics = options.metrics ?? createRelayMetrics({ readBacklog: () => events.measureOutboxBacklog(db) });
   const ownership = createPartitionOwnership({ databaseUrl: options.databaseUrl, config, logger, metrics });
   const scanFloor = createScanFloor({ db, refreshMs: config.scanFloorRefreshMs, metrics });
-  const publish = createStreamPublisher({
-    redis,
+  const publish = tracedPublisher({
+    db,
     stream: options.keys.eventsStream,
-    streamMaxLen: config.streamMaxLen,
-    publishTimeoutMs: config.publishTimeoutMs,
+    logger,
+    publish: createStreamPublisher({
+      redis,
+      stream: options.keys.eventsStream,
+      streamMaxLen: config.streamMaxLen,
+      publishTimeoutMs: config.publishTimeoutMs,
+    }),
   });
   const outages = createOutageLog(logger, metrics);
 

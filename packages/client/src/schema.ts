@@ -1530,9 +1530,56 @@ export interface components {
             /** @description The sectors an employee reaches: null (every sector) or 1–100 distinct sector ids. Stored for admins too; admins reach every sector */
             sector_ids?: string[] | null;
         };
+        ClaimedJob: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            context: {
+                [key: string]: unknown;
+            };
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: string | null;
+            attempts: number;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            lease_expires_at: string | null;
+            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
+            queue_position: number | null;
+            /**
+             * Format: date-time
+             * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)
+             */
+            available_at: string;
+            /** @description The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise */
+            retry_of: string | null;
+            /** @description The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given */
+            run_at: string | null;
+            /** @description -100 to 100; among due jobs, higher priorities are handed out first */
+            priority: number;
+            /** @description The schedule whose fire created the job; null for jobs created by a request */
+            schedule_id: string | null;
+            /** @description The schedule's fire time this job was created for; null otherwise */
+            fire_time: string | null;
+            /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
+            progress: components["schemas"]["JobProgress"] | null;
+            /** @description W3C traceparent of this attempt's `job.run <automation slug>` span, in the trace of the request that created the job: run the job as its child (send it as the `traceparent` header of your calls about the job). Null when the hub does not trace */
+            traceparent: string | null;
+            /** @description W3C tracestate to send with traceparent; null when there is none */
+            tracestate: string | null;
+        };
         ClaimedJobBatch: {
-            /** @description Now running under leases, in claim order */
-            jobs: components["schemas"]["Job"][];
+            /** @description Now running under leases, in claim order, each with the trace context to run it in */
+            jobs: components["schemas"]["ClaimedJob"][];
         };
         /**
          * @default {
@@ -1569,7 +1616,7 @@ export interface components {
             /** @description The job whose result was recorded, now completed */
             job: components["schemas"]["Job"];
             /** @description The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds */
-            next: components["schemas"]["Job"] | null;
+            next: components["schemas"]["ClaimedJob"] | null;
         };
         CompleteJobBatchRequest: {
             items: {
@@ -3026,6 +3073,7 @@ export type BulkCancelRequest = components['schemas']['BulkCancelRequest'];
 export type BulkRetryRequest = components['schemas']['BulkRetryRequest'];
 export type ChangeOwnPasswordRequest = components['schemas']['ChangeOwnPasswordRequest'];
 export type ChangeUserRequest = components['schemas']['ChangeUserRequest'];
+export type ClaimedJob = components['schemas']['ClaimedJob'];
 export type ClaimedJobBatch = components['schemas']['ClaimedJobBatch'];
 export type ClaimJobBatchRequest = components['schemas']['ClaimJobBatchRequest'];
 export type ClaimJobRequest = components['schemas']['ClaimJobRequest'];
@@ -4512,13 +4560,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The job, now running under a lease */
+            /** @description The job, now running under a lease, with the trace context to run it in */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Job"];
+                    "application/json": components["schemas"]["ClaimedJob"];
                 };
             };
             /** @description No job became available within wait_seconds */

@@ -13,6 +13,7 @@
 import { setFlagsFromString } from "node:v8";
 import { isDatabaseUnavailable } from "@hub/db";
 import { createLogger, EnvError, isRedisUnavailable, type Logger } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 import { installCrashGuards, onShutdownSignal } from "./shutdown";
 
 /** True for errors that mean PostgreSQL or Redis is unreachable or cut the connection. */
@@ -39,6 +40,24 @@ export interface HubProcess<Env extends { LOG_LEVEL: string }> {
  */
 export const HEAP_GROWING_PERCENT = 50;
 
+/**
+ * How long a stopping process waits for its last spans to reach the collector: a collector that
+ * hangs costs the shutdown this much, never the whole shutdown timeout.
+ */
+export const TRACE_FLUSH_TIMEOUT_MS = 3000;
+
+async function flushTraces(logger: Logger): Promise<void> {
+  const tracing = activeTracing();
+  if (!tracing) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), TRACE_FLUSH_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([tracing.shutdown().then(() => "flushed" as const, () => "failed" as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome !== "flushed") logger.warn({ outcome }, "last trace spans not exported");
+}
+
 export async function runHubProcess<Env extends { LOG_LEVEL: string }>(hubProcess: HubProcess<Env>): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   try {
@@ -46,7 +65,10 @@ export async function runHubProcess<Env extends { LOG_LEVEL: string }>(hubProces
     const logger = createLogger(hubProcess.name, env.LOG_LEVEL);
     installCrashGuards(logger, isDependencyOutage);
     const running = await hubProcess.start(env, logger);
-    onShutdownSignal(logger, running.stop);
+    onShutdownSignal(logger, async () => {
+      await running.stop();
+      await flushTraces(logger);
+    });
   } catch (error) {
     const message = error instanceof EnvError || error instanceof Error ? error.message : String(error);
     process.stderr.write(`${hubProcess.name}: ${message}\n`);

@@ -1,3 +1,4 @@
+import { activeTracing } from "@hub/tracing";
 import { pino, type Logger } from "pino";
 
 /** Paths pino must never print: credentials in headers and any password/key fields. */
@@ -65,11 +66,17 @@ export function bufferedDestination(fd: number): ReturnType<typeof pino.destinat
   return destination;
 }
 
-/** One JSON-lines logger per process, named after the app, on stdout (`fd` 1 unless told). */
+/**
+ * One JSON-lines logger per process, named after the app, on stdout (`fd` 1 unless told). While
+ * tracing is on (started before the logger is made), each line written inside a span carries its
+ * `trace_id` and `span_id` (CONTRACT §6.20); off, there is no mixin at all.
+ */
 export function createLogger(app: string, level: string, fd = 1): Logger {
+  const tracing = activeTracing();
   return pino(
     {
       name: app,
+      ...(tracing ? { mixin: () => tracing.logFields() } : {}),
       level,
       base: { app, pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,3 +1,4 @@
+import { activeTracing } from "@hub/tracing";
 import client from "prom-client";
 
 /**
@@ -10,7 +11,26 @@ export function createMetricsRegistry(app: string, options: { defaultMetrics?: b
   const registry = new client.Registry();
   registry.setDefaultLabels({ app });
   if (options.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  registerTraceMetrics(registry);
   return registry;
+}
+
+/**
+ * `hub_trace_spans_dropped_total` (CONTRACT §6.20): spans the process could not export — the
+ * queue was full, or the collector failed or did not answer in time. Always present (0 while
+ * tracing is off), so an alert on it needs no second rule for "tracing not configured".
+ */
+function registerTraceMetrics(registry: client.Registry): void {
+  new client.Counter({
+    name: "hub_trace_spans_dropped_total",
+    help: "Trace spans dropped without being exported: export queue full, or the collector failed or did not answer in time",
+    registers: [registry],
+    collect() {
+      const dropped = activeTracing()?.droppedSpans() ?? 0;
+      this.reset();
+      if (dropped > 0) this.inc(dropped);
+    },
+  });
 }
 
 /**

@@ -44,7 +44,17 @@ export interface HubJob {
   lease_expires_at: string | null;
   /** What the worker last reported with a heartbeat (CONTRACT §6.12); null until then, and after a re-queue. */
   progress?: { percent: number | null; message: string | null; updated_at: string } | null;
+  /**
+   * On a claimed job, while the hub traces (CONTRACT §6.20): the W3C `traceparent` of this
+   * attempt's `job.run` span. The client sends it with every call about the job, so the hub's spans
+   * of those calls join the job's trace; null or absent when the hub does not trace.
+   */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
+
+/** Most jobs whose trace headers the client remembers at once; the oldest is forgotten first. */
+const MAX_TRACED_JOBS = 10_000;
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -125,6 +135,8 @@ function isUnknownRoute(answer: Answer): boolean {
 export class HubWorkerClient {
   readonly baseUrl: string;
   readonly #apiKey: string;
+  /** Trace headers (`traceparent`, `tracestate`) of the jobs in hand, by job id: sent with every call about the job. */
+  readonly #traces = new Map<string, Record<string, string>>();
   readonly #requestTimeoutMs: number;
   /** The hub answered 404 for POST /jobs/{id}/complete-and-claim: it predates the route. */
   #withoutCompleteAndClaim = false;
@@ -155,7 +167,7 @@ export class HubWorkerClient {
       throw error;
     }
     if (answer.status === 204) return null;
-    return this.#expect("claim", answer, 200) as HubJob;
+    return this.#remember(this.#expect("claim", answer, 200) as HubJob);
   }
 
   /**
@@ -179,7 +191,7 @@ export class HubWorkerClient {
       throw error;
     }
     if (answer.status === 204) return [];
-    return (this.#expect("claim-batch", answer, 200) as { jobs: HubJob[] }).jobs;
+    return (this.#expect("claim-batch", answer, 200) as { jobs: HubJob[] }).jobs.map((job) => this.#remember(job));
   }
 
   /**
@@ -198,7 +210,7 @@ export class HubWorkerClient {
    */
   async heartbeat(jobId: string, attempt?: number, progress?: JobProgress): Promise<{ lease_expires_at: string }> {
     const body = attempt === undefined && progress === undefined ? undefined : { attempt, progress };
-    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, body);
+    const answer = await this.#call("heartbeat", `/jobs/${encodeURIComponent(jobId)}/heartbeat`, body, 0, undefined, jobId);
     return this.#expect("heartbeat", answer, 200, jobId) as { lease_expires_at: string };
   }
 
@@ -208,7 +220,7 @@ export class HubWorkerClient {
    * from then on the hub drops every line.
    */
   async appendLogs(jobId: string, lines: LogLine[], attempt?: number): Promise<{ accepted: number; truncated: boolean }> {
-    const answer = await this.#call("logs", `/jobs/${encodeURIComponent(jobId)}/logs`, { lines, attempt });
+    const answer = await this.#call("logs", `/jobs/${encodeURIComponent(jobId)}/logs`, { lines, attempt }, 0, undefined, jobId);
     return this.#expect("logs", answer, 200, jobId) as { accepted: number; truncated: boolean };
   }
 
@@ -254,8 +266,8 @@ export class HubWorkerClient {
 
   /** Reports the job's result; resolves with the job, now `completed`. `attempt` as for heartbeat. */
   async complete(jobId: string, result: Record<string, unknown>, attempt?: number): Promise<HubJob> {
-    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result, attempt });
-    return this.#expect("complete", answer, 200, jobId) as HubJob;
+    const answer = await this.#call("complete", `/jobs/${encodeURIComponent(jobId)}/complete`, { result, attempt }, 0, undefined, jobId);
+    return this.#finished(jobId, () => this.#expect("complete", answer, 200, jobId) as HubJob);
   }
 
   /**
@@ -284,8 +296,13 @@ export class HubWorkerClient {
         `/jobs/${encodeURIComponent(jobId)}/complete-and-claim`,
         { result, attempt: options.attempt, wait_seconds: waitSeconds },
         waitSeconds * 1000,
+        undefined,
+        jobId,
       );
-      if (!isUnknownRoute(answer)) return this.#expect("complete-and-claim", answer, 200, jobId) as { job: HubJob; next: HubJob | null };
+      if (!isUnknownRoute(answer)) {
+        const done = this.#finished(jobId, () => this.#expect("complete-and-claim", answer, 200, jobId) as { job: HubJob; next: HubJob | null });
+        return { job: done.job, next: done.next && this.#remember(done.next) };
+      }
       this.#withoutCompleteAndClaim = true;
     }
     const job = await this.complete(jobId, result, options.attempt);
@@ -302,16 +319,34 @@ export class HubWorkerClient {
       error: failure.error,
       retryable: failure.retryable ?? false,
       attempt: failure.attempt,
-    });
-    return this.#expect("fail", answer, 200, jobId) as HubJob;
+    }, 0, undefined, jobId);
+    return this.#finished(jobId, () => this.#expect("fail", answer, 200, jobId) as HubJob);
   }
 
-  async #call(operation: WorkerOperation, path: string, body: unknown, extraTimeoutMs = 0, signal?: AbortSignal): Promise<Answer> {
+  /** Remembers a claimed job's trace headers for the calls about it. */
+  #remember(job: HubJob): HubJob {
+    if (!job.traceparent) return job;
+    if (this.#traces.size >= MAX_TRACED_JOBS) this.#traces.delete(this.#traces.keys().next().value!);
+    this.#traces.set(job.id, job.tracestate ? { traceparent: job.traceparent, tracestate: job.tracestate } : { traceparent: job.traceparent });
+    return job;
+  }
+
+  /** The answer of a call that ends the attempt (or finds it ended): its trace headers are forgotten either way. */
+  #finished<T>(jobId: string, answer: () => T): T {
+    try {
+      return answer();
+    } finally {
+      this.#traces.delete(jobId);
+    }
+  }
+
+  async #call(operation: WorkerOperation, path: string, body: unknown, extraTimeoutMs = 0, signal?: AbortSignal, jobId?: string): Promise<Answer> {
     const timeout = AbortSignal.timeout(this.#requestTimeoutMs + extraTimeoutMs);
+    const trace = jobId === undefined ? undefined : this.#traces.get(jobId);
     try {
       const response = await fetch(`${this.baseUrl}${path}`, {
         method: "POST",
-        headers: { "x-worker-api-key": this.#apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { "x-worker-api-key": this.#apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }), ...trace },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });

@@ -2,6 +2,7 @@
 import type { EmitWorkerEvent, WorkerEvent } from "./events.js";
 import { HubWorkerClient, MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS, type HubJob, type LogLevel } from "./hub-client.js";
 import { LogBudget } from "./job-log.js";
+import { inJobTrace } from "./job-trace.js";
 import { defaultLogger, logWorkerEvent, type Logger } from "./logging.js";
 import { runWorkerLoop, type JobControls } from "./loop.js";
 import { failureText, outcomeOf, type JobResult, type Outcome } from "./outcome.js";
@@ -146,7 +147,7 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
     const tools: JobTools = { signal, logger: logger.child({ job_id: hubJob.id }) };
     const job = { ...hubJob, log: controls.log, progress: controls.progress, signal };
     const schema = options.contextSchema;
-    if (!schema) return outcomeOf(() => options.handler(job as WorkerJob<Context>, tools));
+    if (!schema) return inJobTrace(hubJob, () => outcomeOf(() => options.handler(job as WorkerJob<Context>, tools)));
     let checked: Awaited<ReturnType<typeof schema["~standard"]["validate"]>>;
     try {
       checked = await schema["~standard"].validate(job.context);
@@ -157,7 +158,7 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
       return { ok: false, error: failureText(`the job's context does not match the worker's schema: ${describeIssues(checked.issues)}`), retryable: false };
     }
     const context = checked.value;
-    return outcomeOf(() => options.handler({ ...job, context }, tools));
+    return inJobTrace(hubJob, () => outcomeOf(() => options.handler({ ...job, context }, tools)));
   }
 
   function stop(): Promise<void> {

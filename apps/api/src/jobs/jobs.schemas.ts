@@ -209,6 +209,21 @@ export const jobRecord = z.object({
 }).meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;
 
+/** A job as the endpoints that hand one out show it: with its attempt's trace context (CONTRACT §6.20). */
+export const claimedJobRecord = jobRecord
+  .extend({
+    traceparent: z
+      .string()
+      .nullable()
+      .describe(
+        "W3C traceparent of this attempt's `job.run <automation slug>` span, in the trace of the request that created the job: run the job as its child " +
+          "(send it as the `traceparent` header of your calls about the job). Null when the hub does not trace",
+      ),
+    tracestate: z.string().nullable().describe("W3C tracestate to send with traceparent; null when there is none"),
+  })
+  .meta({ id: "ClaimedJob" });
+export type ClaimedJobRecord = z.output<typeof claimedJobRecord>;
+
 /** POST /jobs/{job_id}/reschedule: a new run_at, a new priority, or both (CONTRACT §6.8). */
 export const rescheduleJobBody = z
   .object({
@@ -282,7 +297,7 @@ export const completeAndClaimJobBody = z
 export const completeAndClaimJobResponse = z
   .object({
     job: jobRecord.describe("The job whose result was recorded, now completed"),
-    next: jobRecord.nullable().describe("The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds"),
+    next: claimedJobRecord.nullable().describe("The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds"),
   })
   .meta({ id: "CompletedAndClaimedJobs" });
 

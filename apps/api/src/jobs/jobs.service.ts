@@ -1,5 +1,6 @@
 import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor, type Reach } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
@@ -114,7 +115,8 @@ export async function createJob(
   input: CreateJobBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJob> {
-  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey);
+  // The request's trace context (its span, child of an incoming traceparent): every attempt's job.run span hangs under it.
+  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey, activeTracing()?.currentContext());
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
@@ -147,6 +149,7 @@ export async function createJobBatch(
     creator.id,
     input.jobs.map(newJobOf),
     idempotencyKey,
+    activeTracing()?.currentContext(),
   );
   switch (outcome.kind) {
     case "created":
@@ -251,11 +254,11 @@ export async function retryJobAsUser(ctx: AppContext, reach: Reach, user: Authen
   if (!isRetryable(job.status)) throw notRetryable(job.status);
   let retry: jobs.RetryJobRef | undefined;
   if (body.context === undefined) {
-    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId]);
+    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId], activeTracing()?.currentContext());
     // Failed and cancelled are final, so the statement refused only for the automation.
     if (!retry) throw inactiveAutomation();
   } else {
-    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context);
+    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context, activeTracing()?.currentContext());
     switch (outcome.kind) {
       case "created":
         retry = outcome.job;
@@ -315,7 +318,7 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
  * hands them. Returns the ids of the retried (old) jobs.
  */
 async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const created = await jobs.retry(ctx.database.pool, user.id, ids);
+  const created = await jobs.retry(ctx.database.pool, user.id, ids, activeTracing()?.currentContext());
   ctx.metrics.jobs.created.inc(created.length);
   enqueueForDispatch(ctx, created);
   return created.map((job) => job.retryOf);

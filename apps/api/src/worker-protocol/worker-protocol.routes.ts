@@ -5,10 +5,12 @@ import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
 import { recordKeyHolds } from "../workers/key-holds.service";
+import { withRunTraceContexts } from "./claimed-job";
 import {
   claimJobBody,
   completeAndClaimJobBody,
   completeAndClaimJobResponse,
+  claimedJobRecord,
   completeJobBody,
   failJobBody,
   heartbeatJobBody,
@@ -61,14 +63,14 @@ export const workerProtocolRoutes = [
     body: claimJobBody,
     example: { wait_seconds: 20 },
     responses: {
-      200: { description: "The job, now running under a lease", schema: jobRecord },
+      200: { description: "The job, now running under a lease, with the trace context to run it in", schema: claimedJobRecord },
       204: { description: "No job became available within wait_seconds" },
     },
     handler: async ({ body, caller, ctx, req, res }) => {
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
       if (!job) noteNoEventsWritten(res);
       else await recordKeyHolds(ctx, caller.worker, [job.id]);
-      return job ? { status: 200, body: toJobRecord(job) } : { status: 204 };
+      return job ? { status: 200, body: (await withRunTraceContexts(ctx, [toJobRecord(job)]))[0]! } : { status: 204 };
     },
   }),
   defineRoute({
@@ -90,7 +92,7 @@ export const workerProtocolRoutes = [
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
       if (jobs.length === 0) noteNoEventsWritten(res);
       await recordKeyHolds(ctx, caller.worker, jobs.map((job) => job.id));
-      return jobs.length > 0 ? { status: 200, body: { jobs: jobs.map(toJobRecord) } } : { status: 204 };
+      return jobs.length > 0 ? { status: 200, body: { jobs: await withRunTraceContexts(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
     },
   }),
   defineRoute({
@@ -184,7 +186,8 @@ export const workerProtocolRoutes = [
         addRequestLogFields(req, { next_job_id: answer.next.id });
         await recordKeyHolds(ctx, caller.worker, [answer.next.id]);
       }
-      return { status: 200, body: answer };
+      const next = answer.next ? (await withRunTraceContexts(ctx, [answer.next]))[0]! : null;
+      return { status: 200, body: { job: answer.job, next } };
     },
   }),
   defineRoute({

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { jobResultField } from "../http/payload-limits";
 import { uuid } from "@hub/shared";
-import { CLAIM_MAX_WAIT_SECONDS, jobRecord } from "../jobs/jobs.schemas";
+import { CLAIM_MAX_WAIT_SECONDS, claimedJobRecord } from "../jobs/jobs.schemas";
 
 export const CLAIM_BATCH_MAX_JOBS = 100;
 export const CLAIM_BATCH_DEFAULT_JOBS = 10;
@@ -24,7 +24,9 @@ export const claimBatchBody = z
   .default({ max_jobs: CLAIM_BATCH_DEFAULT_JOBS, wait_seconds: 0 })
   .meta({ id: "ClaimJobBatchRequest" });
 
-export const claimBatchResponse = z.object({ jobs: z.array(jobRecord).describe("Now running under leases, in claim order") }).meta({ id: "ClaimedJobBatch" });
+export const claimBatchResponse = z
+  .object({ jobs: z.array(claimedJobRecord).describe("Now running under leases, in claim order, each with the trace context to run it in") })
+  .meta({ id: "ClaimedJobBatch" });
 
 export const completeBatchBody = z.object({
   items: z

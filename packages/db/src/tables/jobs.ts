@@ -76,6 +76,9 @@ export const jobs = pgTable(
     logBytes: bigint("log_bytes", { mode: "number" }).notNull().default(0),
     /** A log line was dropped at the limit (and the one marker line stored). */
     logTruncated: boolean("log_truncated").notNull().default(false),
+    /** W3C trace context of the request or schedule fire that created the job (CONTRACT §6.20); null when tracing was off. */
+    traceparent: text("traceparent"),
+    tracestate: text("tracestate"),
   },
   (t) => [
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.

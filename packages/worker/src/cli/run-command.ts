@@ -38,6 +38,15 @@ export interface CommandSpec {
  * line that grows past {@link MAX_LOG_LINE_LENGTH} characters without an end is handed on in
  * pieces of that length.
  */
+/**
+ * The job's trace context for the command (CONTRACT §6.20): `TRACEPARENT` and `TRACESTATE`, the
+ * names OpenTelemetry's environment-variable propagation reads, so a traced command continues the
+ * job's trace. Unset (not empty) when the hub does not trace, so an inherited value is not mistaken for the job's.
+ */
+export function traceEnvironment(job: { traceparent?: string | null; tracestate?: string | null }): Record<string, string | undefined> {
+  return { TRACEPARENT: job.traceparent ?? undefined, TRACESTATE: job.traceparent ? (job.tracestate ?? undefined) : undefined };
+}
+
 function lineSplitter(onLine: (line: string) => void) {
   let partial = "";
   return {
@@ -118,7 +127,7 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
       const child = spawn(spec.command, spec.args, {
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
-        env: { ...process.env, HUB_JOB_ID: job.id, HUB_JOB_ATTEMPT: String(job.attempts), HUB_AUTOMATION_ID: job.automation_id },
+        env: { ...process.env, HUB_JOB_ID: job.id, HUB_JOB_ATTEMPT: String(job.attempts), HUB_AUTOMATION_ID: job.automation_id, ...traceEnvironment(job) },
       });
       const pid = child.pid;
       if (pid !== undefined) running.add(pid);

@@ -15,3 +15,4 @@ export * from "./waiting";
 export * from "./log-state";
 export * from "./rekey";
 export * from "./complete-and-claim";
+export * from "./trace-context";

@@ -72,6 +72,12 @@ export interface NewJob {
   priority?: number | undefined;
 }
 
+/** The creating request's W3C trace context (CONTRACT §6.20), stored with its job(s); absent while tracing is off. */
+export interface JobTrace {
+  traceparent: string;
+  tracestate?: string | null | undefined;
+}
+
 // `accepted` is empty unless the automation exists, is active, every parameter is a string in
 // the context, and the key (if any) is not bound yet in this snapshot. A concurrent request with
 // the same key that committed meanwhile is caught by the insert into idempotency_keys: it waits
@@ -97,8 +103,9 @@ with automation as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value)
-  select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()), hub_job_key_value_of($2::jsonb, concurrency_key) from accepted
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate)
+  select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()), hub_job_key_value_of($2::jsonb, concurrency_key),
+         $8::text, $9::text from accepted
   where $5::text is null or exists (select 1 from bound where job_id = $4)
   returning id, automation_id, created_at, available_at, seq, priority
 ), event as (
@@ -129,14 +136,24 @@ interface CreateOneRow {
  * `POST /jobs`: creates one job with its `job.created` event (and the Idempotency-Key binding,
  * when `idempotencyKey` is given), in one prepared statement — see the module comment.
  */
-export async function insert(db: Executor, reach: Reach, createdBy: string, job: NewJob, idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insert(db: Executor, reach: Reach, createdBy: string, job: NewJob, idempotencyKey?: string, trace?: JobTrace): Promise<CreateJobsOutcome> {
   const outside = await refusalOutsideReach(db, reach, [job]);
   if (outside) return outside;
   const id = randomUUID();
   const { rows } = await db.query<CreateOneRow>({
     name: "jobs_create_one",
     text: CREATE_ONE,
-    values: [job.automationId, JSON.stringify(job.context), createdBy, id, idempotencyKey ?? null, job.runAt ?? null, job.priority ?? 0],
+    values: [
+      job.automationId,
+      JSON.stringify(job.context),
+      createdBy,
+      id,
+      idempotencyKey ?? null,
+      job.runAt ?? null,
+      job.priority ?? 0,
+      trace?.traceparent ?? null,
+      trace?.tracestate ?? null,
+    ],
   });
   const row = rows[0]!;
   if (row.earlier_job_id) return { kind: "replayed", jobIds: [row.earlier_job_id] };
@@ -179,9 +196,9 @@ with item as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value)
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate)
   select item.job_id, item.automation_id, item.context, $4, item.run_at, item.priority, greatest(item.run_at, now()),
-         hub_job_key_value_of(item.context, automation.concurrency_key)
+         hub_job_key_value_of(item.context, automation.concurrency_key), $8::text, $9::text
   from item join automation on automation.id = item.automation_id
   where exists (select 1 from accepted)
     and ($5::text is null or exists (select 1 from bound where job_id = ($3::uuid[])[1]))
@@ -211,7 +228,7 @@ interface CreateBatchRow {
  * order, with their events and the Idempotency-Key binding, in one prepared statement — or none
  * of them. Ids come back in input order.
  */
-export async function insertBatch(db: Executor, reach: Reach, createdBy: string, batch: NewJob[], idempotencyKey?: string): Promise<CreateJobsOutcome> {
+export async function insertBatch(db: Executor, reach: Reach, createdBy: string, batch: NewJob[], idempotencyKey?: string, trace?: JobTrace): Promise<CreateJobsOutcome> {
   if (batch.length === 0 || batch.length > MAX_JOBS_PER_BATCH) throw new RangeError(`a batch holds 1 to ${MAX_JOBS_PER_BATCH} jobs`);
   const outside = await refusalOutsideReach(db, reach, batch);
   if (outside) return outside;
@@ -227,6 +244,8 @@ export async function insertBatch(db: Executor, reach: Reach, createdBy: string,
       idempotencyKey ?? null,
       batch.map((job) => job.runAt ?? null),
       batch.map((job) => job.priority ?? 0),
+      trace?.traceparent ?? null,
+      trace?.tracestate ?? null,
     ],
   });
   const row = rows[0]!;

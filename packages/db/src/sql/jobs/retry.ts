@@ -7,7 +7,7 @@ import type { Executor } from "../../executor";
 import { sqlLiteralList } from "../../sql-literals";
 import type { AutomationParameter } from "../../schema";
 import type { JobRef } from "./dispatch-scan";
-import { contextFitsParameters } from "./insert";
+import { contextFitsParameters, type JobTrace } from "./insert";
 
 // Retrying finished jobs (CONTRACT §6.4, §6.5): for each id that names a `failed` or `cancelled`
 // job of an active automation, a new queued job with the same automation, context and priority,
@@ -25,8 +25,9 @@ with source as (
   select id, concurrency_key from automations
   where id = any(array(select distinct automation_id from source)) and is_active order by id for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value)
-  select source.automation_id, source.context, source.priority, $2, source.id, hub_job_key_value_of(source.context, automation.concurrency_key)
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate)
+  select source.automation_id, source.context, source.priority, $2, source.id, hub_job_key_value_of(source.context, automation.concurrency_key),
+         $3::text, $4::text
   from source join automation on automation.id = source.automation_id
   order by source.id
   returning id, automation_id, context, retry_of, available_at, seq, priority
@@ -48,12 +49,12 @@ export interface RetryJobRef extends JobRef {
  * in one statement. Other ids (unknown, not finished that way, inactive automation) create nothing;
  * the caller tells them apart if it must.
  */
-export async function retry(db: Executor, retriedBy: string, jobIds: readonly string[]): Promise<RetryJobRef[]> {
+export async function retry(db: Executor, retriedBy: string, jobIds: readonly string[], trace?: JobTrace): Promise<RetryJobRef[]> {
   if (jobIds.length === 0) return [];
   const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
     name: "jobs_retry",
     text: RETRY_JOBS,
-    values: [jobIds, retriedBy],
+    values: [jobIds, retriedBy, trace?.traceparent ?? null, trace?.tracestate ?? null],
   });
   return rows.map((row) => ({
     id: row.id,
@@ -77,8 +78,9 @@ with source as (
 ), automation as (
   select id, parameters, is_active, concurrency_key from automations where id = (select automation_id from source) for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value)
-  select source.automation_id, $3::jsonb, source.priority, $2, source.id, hub_job_key_value_of($3::jsonb, automation.concurrency_key)
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate)
+  select source.automation_id, $3::jsonb, source.priority, $2, source.id, hub_job_key_value_of($3::jsonb, automation.concurrency_key),
+         $4::text, $5::text
   from source join automation on automation.id = source.automation_id
   where source.retryable and automation.is_active and ${contextFitsParameters("$3::jsonb", "automation.parameters")}
   returning id, automation_id, retry_of, available_at, seq, priority
@@ -101,7 +103,13 @@ export type RetryWithContextOutcome =
   | { kind: "refused"; retryable: boolean; automationActive: boolean; parameters: AutomationParameter[] };
 
 /** `POST /jobs/{job_id}/retry` with `{context}`: the new job and its `job.created` (with `retry_of` and `context_changed`) in one statement. */
-export async function retryWithContext(db: Executor, retriedBy: string, jobId: string, context: Record<string, unknown>): Promise<RetryWithContextOutcome> {
+export async function retryWithContext(
+  db: Executor,
+  retriedBy: string,
+  jobId: string,
+  context: Record<string, unknown>,
+  trace?: JobTrace,
+): Promise<RetryWithContextOutcome> {
   const { rows } = await db.query<{
     id: string | null;
     automation_id: string | null;
@@ -112,7 +120,7 @@ export async function retryWithContext(db: Executor, retriedBy: string, jobId: s
     retryable: boolean;
     is_active: boolean | null;
     parameters: AutomationParameter[] | null;
-  }>({ name: "jobs_retry_with_context", text: RETRY_WITH_CONTEXT, values: [jobId, retriedBy, JSON.stringify(context)] });
+  }>({ name: "jobs_retry_with_context", text: RETRY_WITH_CONTEXT, values: [jobId, retriedBy, JSON.stringify(context), trace?.traceparent ?? null, trace?.tracestate ?? null] });
   const row = rows[0];
   if (!row) return { kind: "not_found" };
   if (row.id) {

@@ -1,0 +1,5 @@
+import { runHubProcess } from "@hub/process";
+import { startApi } from "./app";
+import { loadApiEnv } from "./env";
+
+await runHubProcess({ name: "api", loadEnv: loadApiEnv, start: startApi });

@@ -1,0 +1,49 @@
+import type { StoredTraceContext } from "./trace-context";
+
+/** The fields a log line gains while a span is active. */
+export interface TraceLogFields {
+  trace_id?: string;
+  span_id?: string;
+}
+
+/** One attempt of a job, ended: what its `job.run <slug>` span records. */
+export interface JobRun {
+  /** The job's stored trace context: the creating request's span. */
+  trace: StoredTraceContext;
+  jobId: string;
+  attempt: number;
+  automationId: string;
+  automationSlug: string;
+  /** The claim. */
+  startedAt: Date;
+  endedAt: Date;
+  /** How the attempt ended: the ending event's type, without `job.` (completed, failed, requeued, cancelled). */
+  outcome: string;
+  /** For requeued and cancelled: the event's reason (lease_expired, timeout, …): a fixed vocabulary, never free text. */
+  reason?: string | undefined;
+}
+
+export interface JobSpanOptions {
+  /** The trace contexts of the jobs the operation serves: one → a child span in that job's trace; several → a root span linked to each. */
+  jobs?: readonly (StoredTraceContext | null | undefined)[];
+  kind?: "internal" | "producer" | "consumer";
+  /** Ids, counts and fixed names only: never a context value, result, log line, secret or e-mail address. */
+  attributes?: Record<string, string | number | boolean>;
+}
+
+/** What the hub's code asks of the tracer; only ever exists while tracing is on. */
+export interface HubTracing {
+  readonly serviceName: string;
+  /** The active span's context, to store with a job being created; undefined outside a span. */
+  currentContext(): StoredTraceContext | undefined;
+  /** Records the `job.run <slug>` span of one ended attempt, under the span id the claim handed out. */
+  recordJobRun(run: JobRun): void;
+  /** Runs `fn` inside a span for an operation on jobs (see {@link JobSpanOptions.jobs}); a job-less one starts a trace of its own. */
+  inSpan<T>(name: string, options: JobSpanOptions, fn: () => Promise<T>): Promise<T>;
+  /** `trace_id`/`span_id` of the active span, for log lines. */
+  logFields(): TraceLogFields;
+  /** Spans dropped so far: queue full, or their export failed or timed out. */
+  droppedSpans(): number;
+  /** Exports what is queued (bounded by the export timeout) and stops. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,157 @@
+/**
+ * The OpenTelemetry SDK of a hub process, loaded only when tracing is on (see ./index).
+ *
+ * - Exporter: OTLP/HTTP, protobuf or JSON; it reads its own `OTEL_EXPORTER_OTLP_*` variables
+ *   (endpoint, headers, timeout, compression). Spans go through {@link DroppingBatchProcessor}.
+ * - Sampler, limits, resource: the SDK's own reading of `OTEL_TRACES_SAMPLER(_ARG)`,
+ *   `OTEL_*_LIMIT`, `OTEL_RESOURCE_ATTRIBUTES`; the service name is `OTEL_SERVICE_NAME` or the app's.
+ * - Propagation: W3C trace context and baggage, in and out.
+ * - Instrumentations: http (server spans named `METHOD /route/:template` once express has matched),
+ *   express (request handlers only), pg and ioredis (client spans, only inside a span: the
+ *   dispatcher's and relay's idle polling would otherwise be a trace per query).
+ */
+import { register } from "node:module";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
+import { isSpanContextValid } from "@opentelemetry/api";
+import { getRPCMetadata } from "@opentelemetry/core";
+import { registerInstrumentations } from "@opentelemetry/instrumentation";
+import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
+import { IORedisInstrumentation } from "@opentelemetry/instrumentation-ioredis";
+import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
+import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
+import { RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import { batchOptionsFromEnv, DroppingBatchProcessor } from "./dropping-batch-processor";
+import type { HubTracing, JobRun, JobSpanOptions, TraceLogFields } from "./hub-tracing";
+import { OWN_SCOPE, ScrubbingProcessor } from "./scrubbing-processor";
+import { runSpanId, type StoredTraceContext } from "./trace-context";
+import type { TracingSettings } from "./settings";
+
+/** The modules the ESM hook wraps; every other import is left alone (no proxy, no cost). */
+const HOOKED_MODULES = ["express", "pg", "pg-pool", "ioredis", "http", "https", "node:http", "node:https"];
+/** Requests no one traces: probes and scrapes, every few seconds. */
+const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+/** At most this many links on a span that serves many jobs (the SDK's default link limit). */
+const MAX_LINKS = 128;
+
+/** Random ids, except the one span id a caller sets for the next span (a `job.run` span's derived id). */
+class HubIdGenerator implements IdGenerator {
+  readonly #random = new RandomIdGenerator();
+  nextSpanId: string | undefined;
+  generateTraceId = () => this.#random.generateTraceId();
+  generateSpanId = () => {
+    const id = this.nextSpanId;
+    this.nextSpanId = undefined;
+    return id ?? this.#random.generateSpanId();
+  };
+}
+
+const spanKinds = { internal: SpanKind.INTERNAL, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER } as const;
+
+function spanContextOf(stored: StoredTraceContext): SpanContext | undefined {
+  const carrier: Record<string, string> = { traceparent: stored.traceparent };
+  if (stored.tracestate) carrier.tracestate = stored.tracestate;
+  const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
+  return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+export function startSdkTracing(settings: TracingSettings): HubTracing {
+  // Before any instrumented module is imported (./index says why): the hook sees ESM imports, the
+  // instrumentations' own require hook sees CommonJS requires.
+  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, { data: { include: HOOKED_MODULES } });
+
+  const exporter = settings.protocol === "http/json" ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  const batching = new DroppingBatchProcessor(exporter, batchOptionsFromEnv());
+  const ids = new HubIdGenerator();
+  const provider = new NodeTracerProvider({
+    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
+    idGenerator: ids,
+    spanProcessors: [new ScrubbingProcessor(batching)],
+  });
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? "").split("?")[0] ?? ""),
+        // Outgoing calls are traced only inside a span (a webhook delivery, a worker's call to the hub).
+        requireParentforOutgoingSpans: true,
+      }),
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      new PgInstrumentation({ requireParentSpan: true }),
+      // The command's name only: its arguments hold event data, keys and values.
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+    ],
+  });
+
+  const tracer = provider.getTracer(OWN_SCOPE);
+
+  return {
+    serviceName: settings.serviceName,
+    currentContext() {
+      // Inside a request, the request's own (HTTP server) span, not whichever handler span is active.
+      const active = context.active();
+      const request = getRPCMetadata(active)?.span;
+      const carrier: Record<string, string> = {};
+      propagation.inject(request ? trace.setSpan(active, request) : active, carrier);
+      return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined;
+    },
+    recordJobRun(run: JobRun) {
+      const parent = spanContextOf(run.trace);
+      if (!parent) return;
+      ids.nextSpanId = runSpanId(run.jobId, run.attempt);
+      const span = tracer.startSpan(
+        `job.run ${run.automationSlug}`,
+        {
+          kind: SpanKind.CONSUMER,
+          startTime: run.startedAt,
+          attributes: {
+            "hub.job.id": run.jobId,
+            "hub.job.attempt": run.attempt,
+            "hub.automation.id": run.automationId,
+            "hub.automation.slug": run.automationSlug,
+            "hub.job.outcome": run.outcome,
+            ...(run.reason ? { "hub.job.reason": run.reason } : {}),
+          },
+        },
+        trace.setSpanContext(ROOT_CONTEXT, parent),
+      );
+      ids.nextSpanId = undefined;
+      if (run.outcome !== "completed") span.setStatus({ code: SpanStatusCode.ERROR, message: run.reason ?? run.outcome });
+      span.end(run.endedAt);
+    },
+    inSpan<T>(name: string, options: JobSpanOptions, fn: () => Promise<T>): Promise<T> {
+      const unique = new Map<string, SpanContext>();
+      for (const stored of options.jobs ?? []) {
+        const spanContext = stored ? spanContextOf(stored) : undefined;
+        if (spanContext) unique.set(`${spanContext.traceId}-${spanContext.spanId}`, spanContext);
+      }
+      const contexts = [...unique.values()];
+      const only = contexts.length === 1 ? contexts[0] : undefined;
+      const parent = only ? trace.setSpanContext(ROOT_CONTEXT, only) : ROOT_CONTEXT;
+      const links: Link[] = only ? [] : contexts.slice(0, MAX_LINKS).map((spanContext) => ({ context: spanContext }));
+      const attributes = { ...options.attributes, ...(contexts.length > 1 ? { "hub.jobs.count": contexts.length } : {}) };
+      return tracer.startActiveSpan(name, { kind: spanKinds[options.kind ?? "internal"], attributes, links, root: !only }, parent, async (span) => {
+        try {
+          return await fn();
+        } catch (error) {
+          // The error's name only: messages may quote values.
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "error" });
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    logFields(): TraceLogFields {
+      const spanContext = trace.getSpanContext(context.active());
+      return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+    },
+    droppedSpans: () => batching.droppedSpans,
+    shutdown: () => provider.shutdown(),
+  };
+}
