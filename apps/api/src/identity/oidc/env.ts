@@ -37,10 +37,14 @@ const SWITCHES = ["HUB_OIDC_ISSUER", "HUB_OIDC_CLIENT_ID", "HUB_OIDC_CLIENT_SECR
 
 type OidcEnvValues = z.output<z.ZodObject<typeof oidcEnvShape>>;
 
-/** The four switches all or none; the URLs absolute, the issuer https unless insecure is allowed. */
+/** The four switches all or none; the URLs absolute, the issuer https unless insecure is allowed; passwords off only with them. */
 export function checkOidcEnv(env: OidcEnvValues, ctx: z.RefinementCtx): void {
   const set = SWITCHES.filter((name) => env[name] !== undefined);
-  if (set.length === 0) return;
+  if (set.length === 0) {
+    // Passwords off with no single sign-on would leave nobody a way in but the command line.
+    if (!env.HUB_PASSWORD_LOGIN) ctx.addIssue({ code: "custom", path: ["HUB_PASSWORD_LOGIN"], message: `false needs single sign-on (${SWITCHES.join(", ")})` });
+    return;
+  }
   for (const name of SWITCHES) {
     if (env[name] === undefined) ctx.addIssue({ code: "custom", path: [name], message: `is required with ${set.join(", ")}` });
   }
