@@ -47,7 +47,8 @@ export async function startProvider(port: number, redirectUris: string[]): Promi
       return account ? { accountId: sub, claims: () => ({ sub, ...account }) } : undefined;
     },
   });
-  provider.on("server_error", (_ctx, error) => console.error("oidc-provider", error));
+  // A provider bug would otherwise show only as a 500 page in the middle of a redirect chain.
+  provider.on("server_error", (_ctx, error) => process.stderr.write(`oidc-provider server_error: ${error.stack ?? error.message}\n`));
   const server: Server = createServer(provider.callback());
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
