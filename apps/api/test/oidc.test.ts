@@ -5,6 +5,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, useStartedHub, type TestHub } from "./harness";
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { runResetPassword } from "../src/identity/reset-password";
 import { Browser, CLIENT_ID, CLIENT_SECRET, freePort, signInAtProvider, startProvider, type TestProvider } from "./oidc-fixtures";
 
 const [providerPort, portA, portB] = [await freePort(), await freePort(), await freePort()];
@@ -83,6 +86,10 @@ describe("single sign-on", () => {
     for (const name of ["state", "nonce", "code_challenge"]) expect(target.searchParams.get(name)).toMatch(/^[\w-]{43}$/);
     const cookie = login.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^hub_oidc=[\w-]+; Path=\/identity\/oidc; Max-Age=600; HttpOnly; SameSite=Lax/);
+    // The pending login lives at most 10 minutes, whatever the browser does with its cookie.
+    const key = `${hubA.env.HUB_REDIS_PREFIX}:oidc:state:${createHash("sha256").update(target.searchParams.get("state")!).digest("base64url")}`;
+    expect(await hubA.api.ctx.redis.ttl(key)).toBeGreaterThan(590);
+    expect(await hubA.api.ctx.redis.ttl(key)).toBeLessThanOrEqual(600);
   });
 
   it("when an active user signs in with a verified e-mail, then the console gets a one-time code worth one login token", async () => {
@@ -155,5 +162,17 @@ describe("single sign-on", () => {
     expect(refused.body).toEqual({ detail: "Password sign-in is turned off: sign in with Test IdP" });
     expect((await hubB.client.get("/identity/oidc/options")).body).toEqual({ password_login: false, sso: { name: "Test IdP" } });
     expect((await hubA.client.get("/identity/oidc/options")).body).toEqual({ password_login: true, sso: { name: "Test IdP" } });
+  });
+
+  it("when password sign-in is off, then the break-glass reset-password command still sets a password", async () => {
+    let stderr = "";
+    const code = await runResetPassword({
+      argv: ["--email", "new.person@hub.test"],
+      env: { DATABASE_URL: hubB.database.url, HUB_PASSWORD_LOGIN: "false" },
+      stdin: Object.assign(Readable.from(["a break-glass passphrase\n"]), { isTTY: false }),
+      stdout: { write: () => true },
+      stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+    });
+    expect(code, stderr).toBe(0);
   });
 });
