@@ -100,7 +100,10 @@ export class OidcProvider {
         audience: this.settings.clientId,
         requiredClaims: ["exp", "iat", "sub", "nonce"],
       });
-      return payload.nonce === nonce ? payload : undefined;
+      if (payload.nonce !== nonce) return undefined;
+      // OpenID Connect Core §3.1.3.7: with several audiences, the token must have been issued to this client.
+      if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== this.settings.clientId) return undefined;
+      return payload;
     } catch (error) {
       this.logger.warn({ err: error }, "ID token refused");
       return undefined;
