@@ -7,10 +7,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestHub, useStartedHub, type TestHub } from "./harness";
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
+import { schema } from "@hub/db";
 import { runResetPassword } from "../src/identity/reset-password";
 import { Browser, CLIENT_ID, CLIENT_SECRET, freePort, signInAtProvider, startProvider, type TestProvider } from "./oidc-fixtures";
 
-const [providerPort, portA, portB] = [await freePort(), await freePort(), await freePort()];
+const [providerPort, portA, portB, portC] = [await freePort(), await freePort(), await freePort(), await freePort()];
+/** The one sector of hub C's auto-created employees (inserted with this id before they sign in). */
+const DEFAULT_SECTOR_ID = "5d3c2b1a-0f9e-4d8c-b7a6-958473625140";
 const issuer = `http://127.0.0.1:${providerPort}`;
 const ssoEnv = (port: number) => ({
   PORT: String(port),
@@ -27,6 +30,8 @@ const callbackOf = (port: number) => `http://127.0.0.1:${port}/identity/oidc/cal
 const hubA = useStartedHub(() => startTestHub(ssoEnv(portA)));
 /** Hub B: creates unknown users, passwords off (so no bootstrap admin signs in by password). */
 const hubB = useStartedHub(() => startTestHub({ ...ssoEnv(portB), HUB_OIDC_AUTO_CREATE: "true", HUB_PASSWORD_LOGIN: "false", HUB_ADMIN_EMAIL: "", HUB_ADMIN_PASSWORD: "" }));
+/** Hub C: creates unknown users in HUB_OIDC_DEFAULT_SECTOR_IDS. */
+const hubC = useStartedHub(() => startTestHub({ ...ssoEnv(portC), HUB_OIDC_AUTO_CREATE: "true", HUB_OIDC_DEFAULT_SECTOR_IDS: DEFAULT_SECTOR_ID }));
 let provider: TestProvider | undefined;
 afterAll(async () => provider?.stop());
 
@@ -39,7 +44,7 @@ function account(email: string, emailVerified?: boolean): string {
 
 /** The whole browser walk: hub login → provider → the hub's callback; answers the callback's response. */
 async function signIn(hub: TestHub, accountId: string, browser = new Browser()) {
-  const port = new URL(hub.api.url).port === String(portA) ? portA : portB;
+  const port = Number(new URL(hub.api.url).port);
   const login = await browser.request(`${hub.api.url}/identity/oidc/login`);
   expect(login.status).toBe(302);
   const atCallback = await signInAtProvider(browser, login.headers.get("location")!, accountId, callbackOf(port));
@@ -59,12 +64,12 @@ describe("single sign-on", () => {
     expect(hubA.adminToken).not.toBe("");
 
     // One client registered with both hubs' callbacks.
-    provider = await startProvider(providerPort, [callbackOf(portA), callbackOf(portB)]);
+    provider = await startProvider(providerPort, [callbackOf(portA), callbackOf(portB), callbackOf(portC)]);
     const deadline = Date.now() + 20_000;
     let status = 0;
     while (Date.now() < deadline) {
-      const [a, b] = await Promise.all([hubA, hubB].map((hub) => fetch(`${hub.api.url}/identity/oidc/login`, { redirect: "manual" })));
-      status = a!.status === 302 && b!.status === 302 ? 302 : a!.status;
+      const answers = await Promise.all([hubA, hubB, hubC].map((hub) => fetch(`${hub.api.url}/identity/oidc/login`, { redirect: "manual" })));
+      status = answers.every((answer) => answer.status === 302) ? 302 : answers.find((answer) => answer.status !== 302)!.status;
       if (status === 302) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -128,6 +133,14 @@ describe("single sign-on", () => {
     const redeemed = await hubB.client.post<{ access_token: string }>("/identity/oidc/token", { code });
     const me = await hubB.client.get<Record<string, unknown>>("/identity/me", { token: redeemed.body.access_token });
     expect(me.body).toMatchObject({ email: "new.person@hub.test", role: "employee", is_active: true, sector_ids: null });
+  });
+
+  it("when auto-create has default sectors, then the new employee reaches only those", async () => {
+    await hubC.api.ctx.database.db.insert(schema.sectors).values({ id: DEFAULT_SECTOR_ID, name: "HR", color: "#AA3366" });
+    const code = ssoCode((await signIn(hubC, account("hired@hub.test", true))).location);
+    const redeemed = await hubC.client.post<{ access_token: string }>("/identity/oidc/token", { code });
+    const me = await hubC.client.get<Record<string, unknown>>("/identity/me", { token: redeemed.body.access_token });
+    expect(me.body).toMatchObject({ email: "hired@hub.test", role: "employee", sector_ids: [DEFAULT_SECTOR_ID] });
   });
 
   it("when the user is deactivated, then the console is told deactivated and gets no code", async () => {
