@@ -34,6 +34,8 @@ import { reportLostEnqueues } from "./dispatch/signals";
 import { LiveEventFeed } from "./events/live-event-feed";
 import { JobLogFeed } from "./jobs/job-log-feed";
 import { WorkerSignalStreams } from "./workers/worker-signals";
+import { oidcSettings } from "./identity/oidc/env";
+import { OidcProvider } from "./identity/oidc/provider";
 
 /** How long shutdown waits for buffered dispatch hand-offs to reach Redis. */
 const DISPATCH_FLUSH_TIMEOUT_MS = 2000;
@@ -75,6 +77,15 @@ export function createApp(ctx: AppContext, routes: AnyRoute[] = routesFor(ctx.en
   app.use(notFoundHandler(routes));
   app.use(errorHandler);
   return app;
+}
+
+/** The OpenID provider when single sign-on is configured, its discovery started (and retried) in the background. */
+function startOidc(env: ApiEnv, logger: Logger): OidcProvider | undefined {
+  const settings = oidcSettings(env);
+  if (!settings) return undefined;
+  const provider = new OidcProvider(settings, logger);
+  provider.start();
+  return provider;
 }
 
 /** How long a request waits for a Redis reply before it answers 503. */
@@ -163,6 +174,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
     workerSignals: new WorkerSignalStreams(metrics),
     dispatch,
     webhookResolver: options.webhookResolver ?? systemResolver,
+    oidc: startOidc(env, logger),
   };
   await ensureFirstAdmin(ctx.database.pool, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
@@ -235,6 +247,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       ctx.streamSlots.close();
       jobLogs.close();
       ctx.workerSignals.close();
+      ctx.oidc?.stop();
       await Promise.all([dispatch.wakes.stop(), liveEvents.close()]);
       // A client's idle keep-alive connections (a worker's pool, a connection opened but not yet
       // used) would hold close() open until they time out, 65 s: once every request in flight is

@@ -11,6 +11,7 @@ import type { TokenService } from "./identity/tokens";
 import type { JobLogFeed } from "./jobs/job-log-feed";
 import type { WorkerSignalStreams } from "./workers/worker-signals";
 import type { Metrics } from "./metrics";
+import type { OidcProvider } from "./identity/oidc/provider";
 
 /** Everything a route handler may use, built once in ./app.ts. */
 export interface AppContext {
@@ -35,6 +36,8 @@ export interface AppContext {
   workerSignals: WorkerSignalStreams;
   /** Resolves webhook hosts for the SSRF check at creation (the system resolver; tests inject one). */
   webhookResolver: HostResolver;
+  /** The OpenID provider of single sign-on, when HUB_OIDC_* configure one. */
+  oidc?: OidcProvider | undefined;
   /** Redis side of dispatch: BullMQ producer, per-automation ready sets, long-poll wake-ups. */
   dispatch: {
     queue: DispatchQueue;

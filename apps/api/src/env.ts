@@ -3,6 +3,7 @@ import { commonEnvShape, envHelpers, JOB_LOG_MAX_BYTES_DEFAULT, JOB_LOG_MAX_BYTE
 import { DEFAULT_PASSWORD_MIN_LENGTH } from "./identity/password-rules";
 import { PASSWORD_MAX_BYTES } from "./identity/passwords";
 import { PAYLOAD_LIMIT_DEFAULTS } from "./http/payload-limits";
+import { checkOidcEnv, oidcEnvShape } from "./identity/oidc/env";
 
 const { intFromEnv, optionalString, boolFromEnv } = envHelpers;
 
@@ -48,7 +49,9 @@ export const apiEnvSchema = z.object({
   HUB_WORKER_MAX_STREAMS: intFromEnv(64, 1, 100_000),
   /** Where the built console is (`index.html` and `assets/`); default the @hub/console package's `dist`. */
   HUB_CONSOLE_DIR: optionalString(),
-});
+  /** Single sign-on with OpenID Connect and HUB_PASSWORD_LOGIN (CONTRACT §6.22). */
+  ...oidcEnvShape,
+}).superRefine(checkOidcEnv);
 
 /** Express's `trust proxy` value from its text: `true`/`false`, a hop count, or a list of addresses and subnets. */
 function trustProxyFromEnv() {

@@ -4,6 +4,7 @@ import { DEFAULT_PASSWORD_MIN_LENGTH } from "./identity/password-rules";
 import { healthRoutes } from "./health/health.routes";
 import { sectorRoutes } from "./sectors/sectors.routes";
 import { identityRoutes } from "./identity/identity.routes";
+import { oidcRoutes } from "./identity/oidc/oidc.routes";
 import { userRoutes } from "./identity/users.routes";
 import { apiKeyRoutes } from "./identity/api-keys.routes";
 import { eventRoutes } from "./events/events.routes";
@@ -25,7 +26,7 @@ const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
 export function routesFor(passwordMinLength: number): AnyRoute[] {
   let routes = routesByPasswordMinLength.get(passwordMinLength);
   if (!routes) {
-    routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
+    routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...oidcRoutes, ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
       // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
       // any /jobs/{job_id} route, so none is ever read as a job id.
       ...workerProtocolRoutes, ...jobRoutes, ...jobLogRoutes, ...scheduleRoutes, ...webhookRoutes,

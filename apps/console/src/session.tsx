@@ -1,6 +1,10 @@
 /** Who is signed in: the login token (sessionStorage, this tab only) and the user it belongs to. */
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { call, hub, storedToken, storeToken, whenSessionRefused, type User } from "./api";
+import { ssoErrorSentence, takeSsoReturn } from "./sso";
+
+/** Read before the first render, so the code leaves the address bar at once (and a re-render cannot redeem it twice). */
+const ssoReturn = takeSsoReturn();
 
 interface SessionValue {
   user: User | undefined;
@@ -16,8 +20,8 @@ const SessionContext = createContext<SessionValue | undefined>(undefined);
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<User>();
-  const [restoring, setRestoring] = useState(() => storedToken() !== undefined);
-  const [notice, setNotice] = useState<string>();
+  const [restoring, setRestoring] = useState(() => storedToken() !== undefined || ssoReturn.code !== undefined);
+  const [notice, setNotice] = useState<string | undefined>(() => (ssoReturn.error === undefined ? undefined : ssoErrorSentence(ssoReturn.error)));
 
   const signOut = useCallback((message?: string) => {
     storeToken(undefined);
@@ -29,6 +33,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     whenSessionRefused(() => {
       if (storedToken() !== undefined) signOut("Your session has ended (it expired, or your account was changed). Sign in again.");
     });
+    const ssoCode = ssoReturn.code;
+    ssoReturn.code = undefined;
+    if (ssoCode !== undefined) {
+      // A single sign-on just finished: its one-time code becomes this tab's login token.
+      call(hub.POST("/identity/oidc/token", { body: { code: ssoCode } }))
+        .then((token) => {
+          storeToken(token.access_token);
+          return call(hub.GET("/identity/me"));
+        })
+        .then(setUser, () => {
+          storeToken(undefined);
+          setNotice(ssoErrorSentence("invalid_request"));
+        })
+        .finally(() => setRestoring(false));
+      return;
+    }
     if (storedToken() === undefined) return;
     call(hub.GET("/identity/me"))
       .then(setUser, () => storeToken(undefined))

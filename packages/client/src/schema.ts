@@ -149,6 +149,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity/oidc/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How one signs in to this hub
+         * @description Public: whether passwords are taken and whether single sign-on is configured, with its name. The console's login page reads it.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start single sign-on: redirect to the identity provider
+         * @description Answers 302 to the provider's authorization endpoint (authorization code with PKCE S256, scope `openid email`, a state and a nonce), and sets an HttpOnly cookie binding that state to this browser for 10 minutes, once. 404 when single sign-on is not configured; 503 with Retry-After until the provider has been discovered.
+         */
+        get: operations["startSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider's redirect back to the hub
+         * @description Register `<HUB_PUBLIC_URL>/identity/oidc/callback` at the provider. Exchanges the code, verifies the ID token (the issuer's JWKS, iss, aud, exp, nonce) and takes its e-mail only when `email_verified` is true. An active user → 303 to `/console/#sso_code=<code>` (a one-time code for POST /identity/oidc/token, valid 60 s); otherwise 303 to `/console/?sso_error=<reason>`: `email_unverified`, `unknown_user`, `deactivated`, `invalid_request` (a missing, used, expired or foreign state, or a provider error) or `invalid_token`.
+         */
+        get: operations["finishSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/oidc/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a single sign-on code for an access token
+         * @description The console sends the `sso_code` of its URL's fragment. Answers what POST /identity/token answers, once per code, within 60 s of the sign-in; any other code → 400.
+         */
+        post: operations["redeemSingleSignOnCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/identity/users": {
         parameters: {
             query?: never;
@@ -2500,6 +2580,15 @@ export interface components {
             name: string;
             color: string;
         };
+        SignInOptions: {
+            /** @description Whether POST /identity/token takes passwords (HUB_PASSWORD_LOGIN) */
+            password_login: boolean;
+            /** @description Single sign-on, or null when it is not configured */
+            sso: {
+                /** @description HUB_OIDC_NAME: the console says "Sign in with <name>" */
+                name: string;
+            } | null;
+        };
         /** @description A hub user; never a password or its hash */
         User: {
             /** Format: uuid */
@@ -3145,6 +3234,7 @@ export type ScheduleUpdatedPayload = components['schemas']['ScheduleUpdatedPaylo
 export type Sector = components['schemas']['Sector'];
 export type SectorCreatedEvent = components['schemas']['SectorCreatedEvent'];
 export type SectorCreatedPayload = components['schemas']['SectorCreatedPayload'];
+export type SignInOptions = components['schemas']['SignInOptions'];
 export type User = components['schemas']['User'];
 export type UserCreatedEvent = components['schemas']['UserCreatedEvent'];
 export type UserCreatedPayload = components['schemas']['UserCreatedPayload'];
@@ -3511,6 +3601,182 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider (Location) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Single sign-on is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description The identity provider has not been reached yet: see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    finishSingleSignOn: {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The state GET /identity/oidc/login sent */
+                state?: string;
+                /** @description The provider's error code */
+                error?: string;
+                /** @description The provider's explanation */
+                error_description?: string;
+                /** @description The provider's error page */
+                error_uri?: string;
+                /** @description The issuer (RFC 9207) */
+                iss?: string;
+                /** @description The provider's session (some providers send it) */
+                session_state?: string;
+                /** @description The granted scopes (some providers send them) */
+                scope?: string;
+                /** @description Sent by Google */
+                authuser?: string;
+                /** @description Sent by Google */
+                hd?: string;
+                /** @description Sent by Google */
+                prompt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console, with a one-time code in the fragment or the reason it failed */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Single sign-on is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeemSingleSignOnCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "Vd1b…"
+                 *     }
+                 */
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An access token */
+            200: {
+                headers: {
+                    /** @description `no-store`: the response carries a secret */
+                    "Cache-Control"?: "no-store";
+                    /** @description `no-cache` (RFC 6749 §5.1) */
+                    Pragma?: "no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description Unknown, used or expired code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Single sign-on is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

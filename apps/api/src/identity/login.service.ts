@@ -94,6 +94,7 @@ export async function countLoginAttempt(deps: LoginDeps, email: string, address:
 
 /** Signs in from `address` (already reduced by clientAddress); the per-address limit was applied before the body was read. */
 export async function login(deps: LoginDeps, input: LoginInput, address: string): Promise<IssuedToken> {
+  if (!deps.env.HUB_PASSWORD_LOGIN) throw new HttpError(403, `Password sign-in is turned off: sign in with ${deps.env.HUB_OIDC_NAME}`);
   const email = input.email.trim().toLowerCase();
   const attempt = await countLoginAttempt(deps, email, address);
 
