@@ -100,7 +100,6 @@ const OVER_THE_LIMIT = {
   "bench/logs/cancel.ts": 415,
 };
 
-
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/.turbo/**", "**/drizzle/**"] },
   js.configs.recommended,

@@ -132,7 +132,9 @@ function render(report: ApiReport): string {
     "",
     ...rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ")),
     "",
-    `API peak RSS: ${Object.entries(report.peakRssMiB).map(([name, mib]) => `${name} ${mib.toFixed(0)} MiB`).join(", ")}`,
+    `API peak RSS: ${Object.entries(report.peakRssMiB)
+      .map(([name, mib]) => `${name} ${mib.toFixed(0)} MiB`)
+      .join(", ")}`,
     `audit: ${report.auditPassed ? "every response 2xx, no connection error" : "FAILED: some responses were not 2xx or connections failed"}`,
   ];
   return lines.join("\n");

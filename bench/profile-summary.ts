@@ -46,7 +46,10 @@ function summarize(file: string, top: number): string {
     total += micros;
     const name = `${frame.functionName || "(anonymous)"}  ${frame.url ? `${packageOf(frame.url)}:${path.basename(frame.url)}:${frame.lineNumber + 1}` : ""}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
-    const pkg = frame.functionName === "(idle)" || frame.functionName === "(program)" || frame.functionName === "(garbage collector)" ? frame.functionName : packageOf(frame.url);
+    const pkg =
+      frame.functionName === "(idle)" || frame.functionName === "(program)" || frame.functionName === "(garbage collector)"
+        ? frame.functionName
+        : packageOf(frame.url);
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + micros);
   }
   const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms`;

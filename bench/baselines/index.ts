@@ -11,11 +11,7 @@ import { PgBossTarget } from "./pg-boss";
 import { PgCeilingTarget } from "./pg-ceiling";
 
 /** (a) The PostgreSQL ceiling, on a fresh database, with a pool of C connections. */
-export async function runPgCeiling(
-  config: BenchConfig,
-  plan: WorkloadPlan,
-  pacedRate: (peak: PhaseSummary) => number | null,
-): Promise<TargetResult> {
+export async function runPgCeiling(config: BenchConfig, plan: WorkloadPlan, pacedRate: (peak: PhaseSummary) => number | null): Promise<TargetResult> {
   const database = await createTestDatabase(config.databaseServerUrl);
   try {
     const target = new PgCeilingTarget(database.url, { connections: config.creators, leaseSeconds: config.leaseSeconds });

@@ -57,7 +57,9 @@ export class PgBossTarget implements JobTarget {
       if ((states.completed ?? 0) >= expected) break;
       await sleep(100);
     }
-    return [{ name: "every job completed in pgboss.job", ok: states.completed === expected && Object.keys(states).length === 1, detail: JSON.stringify(states) }];
+    return [
+      { name: "every job completed in pgboss.job", ok: states.completed === expected && Object.keys(states).length === 1, detail: JSON.stringify(states) },
+    ];
   }
 
   async close(): Promise<void> {

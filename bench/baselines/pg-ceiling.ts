@@ -51,13 +51,10 @@ export class PgCeilingTarget implements PullTarget {
 
   /** A user, a sector, the automations with their limits, one worker each. */
   async seedWorkload(automations: readonly AutomationPlan[]): Promise<PgSeed> {
-    const user = await this.pool.query<{ id: string }>(
-      "insert into users (email, password_hash, role) values ($1, 'not-a-hash', 'admin') returning id",
-      [`bench-${randomUUID()}@hub.local`],
-    );
-    const sector = await this.pool.query<{ id: string }>("insert into sectors (name, color) values ($1, '#336699') returning id", [
-      `bench-${randomUUID()}`,
+    const user = await this.pool.query<{ id: string }>("insert into users (email, password_hash, role) values ($1, 'not-a-hash', 'admin') returning id", [
+      `bench-${randomUUID()}@hub.local`,
     ]);
+    const sector = await this.pool.query<{ id: string }>("insert into sectors (name, color) values ($1, '#336699') returning id", [`bench-${randomUUID()}`]);
     const automationIds: string[] = [];
     const workerIds: string[] = [];
     for (const automation of automations) {

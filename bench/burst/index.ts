@@ -149,7 +149,14 @@ async function runBurstPhases(config: BenchConfig, plan: WorkloadPlan, run: Burs
     const after = hub ? await countJobsTable(run.databaseUrl, hub.statements) : null;
     const shares = statementsBefore ? topStatements(statementsBefore, await snapshotStatements(run.databaseUrl), TOP_STATEMENTS) : [];
     const claimPlan = hub ? await planClaimStatement(run.databaseUrl) : null;
-    const figures = phaseFigures(name, summary, before && after ? { before, after } : null, hub ? hub.samples() - samplesBefore : Number.NaN, claimPlan, shares);
+    const figures = phaseFigures(
+      name,
+      summary,
+      before && after ? { before, after } : null,
+      hub ? hub.samples() - samplesBefore : Number.NaN,
+      claimPlan,
+      shares,
+    );
     phases.push(figures);
     return figures;
   };
@@ -175,7 +182,10 @@ async function runHubBurst(config: BenchConfig, plan: WorkloadPlan, protocol: "b
     try {
       const statements = await enableStatementCounts(databaseUrl);
       const automationsById = new Map(plan.automations.map((automation) => [seed.automationIds[automation.index]!, automation]));
-      const sampler = new ConcurrencySampler(auditPool, { limits: new Map([...automationsById].map(([id, automation]) => [id, automation.limit])), intervalMs: SAMPLE_EVERY_MS });
+      const sampler = new ConcurrencySampler(auditPool, {
+        limits: new Map([...automationsById].map(([id, automation]) => [id, automation.limit])),
+        intervalMs: SAMPLE_EVERY_MS,
+      });
       const tracker = new PhaseTracker();
       const workers = makeWorkers(tracker);
       sampler.start();
@@ -247,7 +257,29 @@ export function renderBurst(report: BurstReport): string {
       "",
       `${PROTOCOL_TITLES[run.protocol]}${run.halfLoadRate === null ? "" : ` (half load paced at ${formatNumber(run.halfLoadRate)} jobs/s)`}`,
       table([
-        ["phase", "jobs", "jobs/s", "wall jobs/s", "PG ms/job", "machine ms/job", "api", "dispatcher", "relay", "redis", "driver", "claims", "seq scans", "per claim", "sampler", "upd", "HOT", "rows", "dead", "autovac", "claim plan on jobs"],
+        [
+          "phase",
+          "jobs",
+          "jobs/s",
+          "wall jobs/s",
+          "PG ms/job",
+          "machine ms/job",
+          "api",
+          "dispatcher",
+          "relay",
+          "redis",
+          "driver",
+          "claims",
+          "seq scans",
+          "per claim",
+          "sampler",
+          "upd",
+          "HOT",
+          "rows",
+          "dead",
+          "autovac",
+          "claim plan on jobs",
+        ],
         ...run.phases.map((phase) => [
           `  ${phase.name}`,
           String(phase.created),
@@ -286,7 +318,9 @@ export function renderBurst(report: BurstReport): string {
       const seqScans = run.phases.reduce((sum, phase) => sum + phase.jobsSeqScans, 0);
       const claims = run.phases.reduce((sum, phase) => sum + phase.claims, 0);
       if (Number.isFinite(seqScans)) {
-        lines.push(`  ${check(seqScans === 0)} sequential scans of jobs per claim statement over the run: ${formatNumber(claims > 0 ? seqScans / claims : Number.NaN)} (${seqScans} / ${claims}; issue 31: 0)`);
+        lines.push(
+          `  ${check(seqScans === 0)} sequential scans of jobs per claim statement over the run: ${formatNumber(claims > 0 ? seqScans / claims : Number.NaN)} (${seqScans} / ${claims}; issue 31: 0)`,
+        );
       }
     }
     for (const phase of run.phases) {
@@ -310,7 +344,10 @@ export function renderBurst(report: BurstReport): string {
     lines.push(
       "",
       "hub jobs/s ÷ graphile-worker plain jobs/s, same run (half load: each at half of its own large burst)",
-      table([["", ...names], ...hubs.map((run) => [`  ${run.protocol}`, ...names.map((name) => formatRatio(jobsPerSecond(run, name), jobsPerSecond(peer, name)))])]),
+      table([
+        ["", ...names],
+        ...hubs.map((run) => [`  ${run.protocol}`, ...names.map((name) => formatRatio(jobsPerSecond(run, name), jobsPerSecond(peer, name)))]),
+      ]),
     );
   }
   lines.push(

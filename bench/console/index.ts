@@ -179,7 +179,9 @@ export function measureJobsPage(consoleUrl: string, admin: { email: string; pass
 export async function measureBundle(consoleUrl: string): Promise<BundleSize> {
   const index = await (await fetch(`${consoleUrl}/`)).text();
   const distAssets = path.join(path.dirname(BENCH_DIR), "apps", "console", "dist", "assets");
-  const files = readdirSync(distAssets).filter((file) => /\.(js|css)$/.test(file)).sort();
+  const files = readdirSync(distAssets)
+    .filter((file) => /\.(js|css)$/.test(file))
+    .sort();
   const assets: BundleAsset[] = [];
   let servedEncoding: string | null = null;
   for (const file of files) {
@@ -211,7 +213,10 @@ export function firstRowsLine(figure: FirstRows): string {
 export function bundleLines(bundle: BundleSize): string[] {
   return [
     `bundle (every JS/CSS asset under /console/assets; the API sends them ${bundle.servedEncoding ?? "uncompressed"}): ${kb(bundle.bytes)} raw, ${kb(bundle.gzipBytes)} gzip`,
-    ...bundle.assets.map((asset) => `  ${asset.file.padEnd(32)} ${kb(asset.bytes).padStart(10)} raw ${kb(asset.gzipBytes).padStart(10)} gzip${asset.initial ? "" : " (loaded on demand)"}`),
+    ...bundle.assets.map(
+      (asset) =>
+        `  ${asset.file.padEnd(32)} ${kb(asset.bytes).padStart(10)} raw ${kb(asset.gzipBytes).padStart(10)} gzip${asset.initial ? "" : " (loaded on demand)"}`,
+    ),
   ];
 }
 
@@ -246,7 +251,15 @@ export async function runConsoleMode(config: BenchConfig): Promise<boolean> {
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
     step("starting the API, a dispatcher and an event relay");
-    hub = await HubProcesses.start({ databaseUrl: database.url, redisUrl: config.redisUrl, redisPrefix, dispatchers: 1, relays: 1, logLevel: config.hubLogLevel, runBuilt: true });
+    hub = await HubProcesses.start({
+      databaseUrl: database.url,
+      redisUrl: config.redisUrl,
+      redisPrefix,
+      dispatchers: 1,
+      relays: 1,
+      logLevel: config.hubLogLevel,
+      runBuilt: true,
+    });
     const consoleUrl = `${hub.apiUrl}/console`;
     step(`timing the first rows: ${config.console.loads} cold and ${config.console.loads} warm loads of each page`);
     const jobsPage = await measureJobsPage(consoleUrl, hub.admin, config.console.loads);

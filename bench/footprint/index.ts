@@ -163,7 +163,10 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
             }
             await target.completeBatch(
               automation,
-              claimed.map((job) => ({ id: job.id, result: { status: "exported", document_id: `DOC-${job.id.slice(0, 8)}`, pages: 3, checksum: randomBytes(8).toString("hex") } })),
+              claimed.map((job) => ({
+                id: job.id,
+                result: { status: "exported", document_id: `DOC-${job.id.slice(0, 8)}`, pages: 3, checksum: randomBytes(8).toString("hex") },
+              })),
             );
             done += claimed.length;
             completed += claimed.length;
@@ -183,7 +186,12 @@ export async function runFootprintMode(config: BenchConfig): Promise<boolean> {
           where n.nspname = 'public' and c.relkind = 'r'
           order by pg_total_relation_size(c.oid) desc limit 9`,
       );
-      const tables = rows.map((row) => ({ table: row.table, rows: Math.max(0, Number(row.rows)), heapBytes: Number(row.heap), indexBytes: Number(row.indexes) }));
+      const tables = rows.map((row) => ({
+        table: row.table,
+        rows: Math.max(0, Number(row.rows)),
+        heapBytes: Number(row.heap),
+        indexBytes: Number(row.indexes),
+      }));
       const of = (name: string) => tables.find((table) => table.table === name) ?? { table: name, rows: 0, heapBytes: 0, indexBytes: 0 };
       const jobs = of("jobs");
       const events = of("events");

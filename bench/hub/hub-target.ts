@@ -182,12 +182,10 @@ export class HubBatchTarget implements BatchPullTarget {
   }
 
   private workerCall<T>(automation: number, path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; body: T | undefined }> {
-    return this.workers
-      .exchange("POST", path, { body, headers: { "x-worker-api-key": this.seed.workerKeys[automation]! }, signal })
-      .then((answer) => {
-        if (answer.status !== 200 && answer.status !== 204) throw new Error(`POST ${path} → ${answer.status} ${answer.text.slice(0, 200)}`);
-        return { status: answer.status, body: answer.text ? (JSON.parse(answer.text) as T) : undefined };
-      });
+    return this.workers.exchange("POST", path, { body, headers: { "x-worker-api-key": this.seed.workerKeys[automation]! }, signal }).then((answer) => {
+      if (answer.status !== 200 && answer.status !== 204) throw new Error(`POST ${path} → ${answer.status} ${answer.text.slice(0, 200)}`);
+      return { status: answer.status, body: answer.text ? (JSON.parse(answer.text) as T) : undefined };
+    });
   }
 
   async claimBatch(automation: number, maxJobs: number, waitSeconds: number, signal: AbortSignal): Promise<ClaimedJob[]> {

@@ -83,7 +83,14 @@ export async function onFreshHub<T>(
   let processes: HubProcesses | undefined;
   let passed = false;
   try {
-    processes = await HubProcesses.start({ ...options, databaseUrl: database.url, redisUrl: config.redisUrl, redisPrefix, logLevel: config.hubLogLevel, runBuilt: true });
+    processes = await HubProcesses.start({
+      ...options,
+      databaseUrl: database.url,
+      redisUrl: config.redisUrl,
+      redisPrefix,
+      logLevel: config.hubLogLevel,
+      runBuilt: true,
+    });
     const outcome = await work({ processes, databaseUrl: database.url });
     passed = outcome.passed;
     return outcome.value;
@@ -130,48 +137,48 @@ export async function runHub(
   const options = hubProcessOptions(config, mode);
   try {
     return await onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
-    const seed = await seedHub(hub.apiUrl, hub.admin, plan);
-    if (mode === "webhooks") subscription = await subscribeSink(hub.apiUrl, hub.admin);
-    if (mode === "batched") {
-      const missing = await missingBatchEndpoints(hub.apiUrl, seed);
-      if (missing.length > 0) {
-        console.error(`bench: batched mode: endpoints not available (${missing.join(", ")})`);
-        return { value: skippedTarget(name, `batched mode: endpoints not available (${missing.join(", ")})`), passed: true };
+      const seed = await seedHub(hub.apiUrl, hub.admin, plan);
+      if (mode === "webhooks") subscription = await subscribeSink(hub.apiUrl, hub.admin);
+      if (mode === "batched") {
+        const missing = await missingBatchEndpoints(hub.apiUrl, seed);
+        if (missing.length > 0) {
+          console.error(`bench: batched mode: endpoints not available (${missing.join(", ")})`);
+          return { value: skippedTarget(name, `batched mode: endpoints not available (${missing.join(", ")})`), passed: true };
+        }
       }
-    }
-    const { target, workers, batch } = hubTarget(mode, hub.apiUrl, seed, plan, config);
-    let result: TargetResult;
-    try {
-      result = await drivePullTarget(
-        {
-          name,
-          target,
-          workers,
-          batch,
-          databaseUrl,
-          redisUrl: config.redisUrl,
-          automationIds: seed.automationIds,
-          relays: true,
-          pids: { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid },
-        },
-        plan,
-        config,
-        pacedRate,
-      );
-    } finally {
-      await target.close();
-    }
-    if (subscription) result.audit.push(...(await subscription.audit(databaseUrl)));
-    const crashes = hub.unexpectedExits();
-    await hub.stopAll();
-    await settleCosts(result);
-    result.audit.push({
-      name: "no hub process crashed",
-      ok: crashes.length === 0,
-      detail: crashes.length === 0 ? "none" : crashes.map((crash) => `${crash.name} exited ${crash.exit.code ?? crash.exit.signal}`).join(", "),
-    });
-    result.peakRssMiB = Object.fromEntries(hub.peakRss().map((child) => [child.name, (child.peakRssKb ?? Number.NaN) / 1024]));
-    return { value: result, passed: result.audit.every((check) => check.ok) };
+      const { target, workers, batch } = hubTarget(mode, hub.apiUrl, seed, plan, config);
+      let result: TargetResult;
+      try {
+        result = await drivePullTarget(
+          {
+            name,
+            target,
+            workers,
+            batch,
+            databaseUrl,
+            redisUrl: config.redisUrl,
+            automationIds: seed.automationIds,
+            relays: true,
+            pids: { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid },
+          },
+          plan,
+          config,
+          pacedRate,
+        );
+      } finally {
+        await target.close();
+      }
+      if (subscription) result.audit.push(...(await subscription.audit(databaseUrl)));
+      const crashes = hub.unexpectedExits();
+      await hub.stopAll();
+      await settleCosts(result);
+      result.audit.push({
+        name: "no hub process crashed",
+        ok: crashes.length === 0,
+        detail: crashes.length === 0 ? "none" : crashes.map((crash) => `${crash.name} exited ${crash.exit.code ?? crash.exit.signal}`).join(", "),
+      });
+      result.peakRssMiB = Object.fromEntries(hub.peakRss().map((child) => [child.name, (child.peakRssKb ?? Number.NaN) / 1024]));
+      return { value: result, passed: result.audit.every((check) => check.ok) };
     });
   } finally {
     await subscription?.close();

@@ -441,8 +441,15 @@ export async function runKeysMode(config: BenchConfig): Promise<boolean> {
   console.log(`keys ÷ plain (same run), drain: jobs/s ${formatRatio(keys.drainJobsPerSecond, plain.drainJobsPerSecond)} (issue 27's target ≥ 0.8×)`);
   for (const run of runs) {
     if (run.statements.length === 0) continue;
-    console.log(`\nwhere PostgreSQL's time went, ${run.name} run (pg_stat_statements over the drain, per job completed in it; a function's statements inside its call):`);
-    console.log(table([["ms / job", "calls / job", "statement"], ...run.statements.map((statement) => [statement.msPerJob.toFixed(3), statement.callsPerJob.toFixed(2), statement.query])]));
+    console.log(
+      `\nwhere PostgreSQL's time went, ${run.name} run (pg_stat_statements over the drain, per job completed in it; a function's statements inside its call):`,
+    );
+    console.log(
+      table([
+        ["ms / job", "calls / job", "statement"],
+        ...run.statements.map((statement) => [statement.msPerJob.toFixed(3), statement.callsPerJob.toFixed(2), statement.query]),
+      ]),
+    );
   }
   if (config.smoke) console.log("(--smoke: sizes too small for the figures to mean anything)");
   console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "keys-smoke" : "keys", report, startedAt)}`);

@@ -8,10 +8,7 @@ describe("scansOf", () => {
       Plans: [
         {
           "Node Type": "Hash Left Join",
-          Plans: [
-            { "Node Type": "Function Scan" },
-            { "Node Type": "Hash", Plans: [{ "Node Type": "Seq Scan", "Relation Name": "jobs" }] },
-          ],
+          Plans: [{ "Node Type": "Function Scan" }, { "Node Type": "Hash", Plans: [{ "Node Type": "Seq Scan", "Relation Name": "jobs" }] }],
         },
       ],
     };

@@ -65,7 +65,9 @@ export async function planClaimStatement(databaseUrl: string, settings: Readonly
     for (const [name, value] of Object.entries(settings)) await client.query("select set_config($1, $2, false)", [name, value]);
     await client.query(`prepare bench_claim_plan as ${text}`);
     const nulls = Array.from({ length: parameters }, () => "null").join(", ");
-    const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`explain (format json) execute bench_claim_plan${parameters > 0 ? `(${nulls})` : ""}`);
+    const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+      `explain (format json) execute bench_claim_plan${parameters > 0 ? `(${nulls})` : ""}`,
+    );
     await client.query("deallocate bench_claim_plan");
     const plan = rows[0]!["QUERY PLAN"][0].Plan;
     const jobsScans = scansOf(plan, "jobs");

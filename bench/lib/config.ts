@@ -8,7 +8,16 @@ import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
 import { BURST_PROTOCOLS, type BurstConfig, type ConsoleConfig, type KeysConfig, type LogsConfig, type ScaleConfig, type TimedConfig } from "./mode-configs";
 
-export { BURST_PROTOCOLS, type BurstConfig, type BurstProtocol, type ConsoleConfig, type KeysConfig, type LogsConfig, type ScaleConfig, type TimedConfig } from "./mode-configs";
+export {
+  BURST_PROTOCOLS,
+  type BurstConfig,
+  type BurstProtocol,
+  type ConsoleConfig,
+  type KeysConfig,
+  type LogsConfig,
+  type ScaleConfig,
+  type TimedConfig,
+} from "./mode-configs";
 
 export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console";
 /**
@@ -166,8 +175,11 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
                     : argv.includes("console")
                       ? "console"
                       : "e2e";
-  const unknown = argv.filter((arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs", "console"].includes(arg));
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs|console] [--smoke])`);
+  const unknown = argv.filter(
+    (arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs", "console"].includes(arg),
+  );
+  if (unknown.length > 0)
+    throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs|console] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -206,7 +218,10 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
     parts: listVar(env, "BENCH_ONLY", BENCH_PARTS, [...BENCH_PARTS]),
     apiSeconds: intVar(env, "BENCH_API_SECONDS", smoke ? 1 : 10, 1),
     apiConnections: intVar(env, "BENCH_API_CONNECTIONS", smoke ? 4 : 32, 1),
-    apiRoutes: (env.BENCH_API_ROUTES ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0),
+    apiRoutes: (env.BENCH_API_ROUTES ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
     cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
     cpuProfilePhase: env.BENCH_CPU_PROF_PHASE === "peak" || env.BENCH_CPU_PROF_PHASE === "paced" ? env.BENCH_CPU_PROF_PHASE : null,
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",

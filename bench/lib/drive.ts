@@ -9,7 +9,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchConfig } from "./config";
 import { ConcurrencySampler } from "@hub/testing";
 import { auditRun, relayLag, samplerReport, waitForRelayDrain, type AuditCheck } from "./audit";
-import { countPg, enableStatementCounts, redisCommandCounts, redisDelta, snapshotStatements, statementCalls, type PgCounts, type StatementCounters } from "./counters";
+import {
+  countPg,
+  enableStatementCounts,
+  redisCommandCounts,
+  redisDelta,
+  snapshotStatements,
+  statementCalls,
+  type PgCounts,
+  type StatementCounters,
+} from "./counters";
 import { cpuSecondsBetween, snapshotCpu } from "./cpu";
 import { PhaseTracker, runPacedPhase, runPeakPhase, type ClaimCounts, type JobTarget, type PhaseRecorder, type PhaseSummary, type Workers } from "./load";
 import type { WorkloadPlan } from "./plan";
@@ -121,7 +130,8 @@ class CostMeter {
     // A backend publishes its counts as it exits, a moment after its client disconnected.
     if (this.databaseUrl) await sleep(300);
     const pgAfter = this.databaseUrl ? await countPg(this.databaseUrl, this.statements) : undefined;
-    const byStatement = this.databaseUrl && this.statementsBefore ? statementCalls(this.statementsBefore, await snapshotStatements(this.databaseUrl)) : undefined;
+    const byStatement =
+      this.databaseUrl && this.statementsBefore ? statementCalls(this.statementsBefore, await snapshotStatements(this.databaseUrl)) : undefined;
     const redis = this.redisUrl && this.redisBefore ? redisDelta(this.redisBefore, await redisCommandCounts(this.redisUrl)) : undefined;
     // The two counting connections ran one statement each (in a transaction of its own).
     const own = this.ownStatements + 2;
@@ -134,7 +144,9 @@ class CostMeter {
       rolledBackPerJob: pgAfter && before ? perJob(pgAfter.rolledBack - before.rolledBack) : Number.NaN,
       statementsPerJob: pgAfter?.statements != null && before?.statements != null ? perJob(pgAfter.statements - before.statements - own) : null,
       // Less the benchmark's own, as above (its few counting statements are within a rounding of a long run).
-      topLevelStatementsPerJob: byStatement ? perJob(byStatement.filter((statement) => statement.toplevel).reduce((sum, statement) => sum + statement.calls, 0) - own) : null,
+      topLevelStatementsPerJob: byStatement
+        ? perJob(byStatement.filter((statement) => statement.toplevel).reduce((sum, statement) => sum + statement.calls, 0) - own)
+        : null,
       statementsByCalls: (byStatement ?? []).slice(0, 20).map((statement) => ({
         query: statement.query.replace(/\s+/g, " ").slice(0, 160),
         toplevel: statement.toplevel,
@@ -279,7 +291,14 @@ export async function drivePullTarget(
     sampler.start();
     workers.start();
     const idleCpuPercent = await measureIdleCpu({ ...run.pids, bench: process.pid }, database, config.smoke ? 1000 : 3000);
-    const { peak, paced, recorders } = await runPhases(run.target, tracker, plan, config, { pids: run.pids, database, redisUrl: run.redisUrl, batch: run.batch }, pacedRate);
+    const { peak, paced, recorders } = await runPhases(
+      run.target,
+      tracker,
+      plan,
+      config,
+      { pids: run.pids, database, redisUrl: run.redisUrl, batch: run.batch },
+      pacedRate,
+    );
     await workers.stop();
     const drain = run.relays ? await waitForRelayDrain(auditPool, 10_000) : null;
     const sampled = samplerReport(await sampler.stop(), automationsById);
@@ -338,7 +357,14 @@ export function pushTargetAudit(recorders: readonly PhaseRecorder[]): AuditCheck
 export async function drivePushTarget(run: PushTargetRun, plan: WorkloadPlan, config: BenchConfig, rate: number | null): Promise<TargetResult> {
   const meter = await CostMeter.start(run.databaseUrl, run.redisUrl);
   const database = run.databaseUrl ? databaseName(run.databaseUrl) : undefined;
-  const { peak, paced, recorders } = await runPhases(run.target, run.tracker, plan, config, { pids: {}, database, redisUrl: run.redisUrl, batch: run.batch }, () => rate);
+  const { peak, paced, recorders } = await runPhases(
+    run.target,
+    run.tracker,
+    plan,
+    config,
+    { pids: {}, database, redisUrl: run.redisUrl, batch: run.batch },
+    () => rate,
+  );
   const result: TargetResult = {
     name: run.name,
     peak: { ...peak, relayLagMs: null },

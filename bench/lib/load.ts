@@ -208,7 +208,13 @@ async function awaitCompletion(recorder: PhaseRecorder, stallMs: number): Promis
 }
 
 /** Creates jobs `from` to `to − 1` in one request; each gets the request's start and answer times. */
-async function createMany(target: JobTarget & Required<Pick<JobTarget, "createJobs">>, plan: WorkloadPlan, recorder: PhaseRecorder, from: number, to: number): Promise<void> {
+async function createMany(
+  target: JobTarget & Required<Pick<JobTarget, "createJobs">>,
+  plan: WorkloadPlan,
+  recorder: PhaseRecorder,
+  from: number,
+  to: number,
+): Promise<void> {
   const jobs: JobSpec[] = [];
   for (let i = from; i < to; i++) jobs.push({ automation: plan.automationOfJob(i), context: plan.contextOfJob(i, recorder.kind) });
   const startedAt = performance.now();
@@ -433,14 +439,22 @@ export class BatchedWorkers implements Workers {
         else now.push(job);
       }
       if (this.config.workMs > 0) await sleep(this.config.workMs);
-      if (now.length > 0) await this.complete(automation, now.map((job) => job.id), recorder);
+      if (now.length > 0)
+        await this.complete(
+          automation,
+          now.map((job) => job.id),
+          recorder,
+        );
     }
   }
 
   private async complete(automation: number, ids: readonly string[], recorder: PhaseRecorder | undefined): Promise<void> {
     const startedAt = performance.now();
     try {
-      const results = await this.target.completeBatch(automation, ids.map((id) => ({ id, result: { outcome: "done" } })));
+      const results = await this.target.completeBatch(
+        automation,
+        ids.map((id) => ({ id, result: { outcome: "done" } })),
+      );
       const answeredAt = performance.now();
       recorder?.completeLatencies.push(answeredAt - startedAt);
       for (const item of results) {

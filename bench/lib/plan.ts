@@ -53,9 +53,7 @@ export function planWorkload(config: BenchConfig, runId: string): WorkloadPlan {
   }
   // Slow jobs are spread over the first third of the peak phase, so they are done before its last
   // job and do not stretch the throughput window (unless the phase is shorter than a slow job).
-  const slowIndexes = new Set(
-    Array.from({ length: config.slowJobs }, (_, k) => Math.floor(((k + 0.5) * (config.jobs / 3)) / config.slowJobs)),
-  );
+  const slowIndexes = new Set(Array.from({ length: config.slowJobs }, (_, k) => Math.floor(((k + 0.5) * (config.jobs / 3)) / config.slowJobs)));
   const slowHoldMs = Math.round(config.leaseSeconds * 1500);
   return {
     automations,

@@ -15,7 +15,8 @@ export interface BenchRedis {
 }
 
 export async function startBenchRedis(choice: "private" | "shared", sharedUrl: string): Promise<BenchRedis> {
-  if (choice === "shared") return { url: sharedUrl, description: `the SHARED server ${sharedUrl} (its figures include other users' commands)`, stop: async () => undefined };
+  if (choice === "shared")
+    return { url: sharedUrl, description: `the SHARED server ${sharedUrl} (its figures include other users' commands)`, stop: async () => undefined };
   try {
     const server = await startPrivateRedis();
     const pid = server.process.pid;
@@ -23,6 +24,10 @@ export async function startBenchRedis(choice: "private" | "shared", sharedUrl: s
     return { url: server.url, description: `a private redis-server started by this run (pid ${pid}, no persistence)`, stop: () => server.stop() };
   } catch (error) {
     console.error(`bench: WARNING: no private redis-server (${(error as Error).message}); measuring on the SHARED server ${sharedUrl} instead`);
-    return { url: sharedUrl, description: `the SHARED server ${sharedUrl} (no private one could start; its figures include other users' commands)`, stop: async () => undefined };
+    return {
+      url: sharedUrl,
+      description: `the SHARED server ${sharedUrl} (no private one could start; its figures include other users' commands)`,
+      stop: async () => undefined,
+    };
   }
 }

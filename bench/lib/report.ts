@@ -92,7 +92,8 @@ export function checkTargets(results: E2eReport["results"]): TargetCheck[] {
   const { hub, graphile, pgboss } = results;
   const batched = results["hub-batched"];
   if (measured(hub)) {
-    if (measured(graphile)) add("one job per request: peak throughput ≥ 0.3× graphile-worker plain", hub.peak.throughput / graphile.peak.throughput, times, (v) => v >= 0.3);
+    if (measured(graphile))
+      add("one job per request: peak throughput ≥ 0.3× graphile-worker plain", hub.peak.throughput / graphile.peak.throughput, times, (v) => v >= 0.3);
     add("one job per request: machine CPU per job at peak, driver excluded ≤ 6 ms", machineCpuMsPerJob(hub.peak), ms, (v) => v <= 6);
     add("one job per request: PostgreSQL transactions per job ≤ 4", hub.costs?.transactionsPerJob, formatNumber, (v) => v <= 4);
     add("one job per request: Redis commands per job ≤ 10", hub.costs?.redisCommandsPerJob, formatNumber, (v) => v <= 10);
@@ -107,7 +108,12 @@ export function checkTargets(results: E2eReport["results"]): TargetCheck[] {
     add("at half of peak: create→claim p99 < 50 ms", claim?.p99, ms, (v) => v < 50);
     add("at half of peak: POST /jobs p99 < 25 ms", hub.paced?.createMs.p99, ms, (v) => v < 25);
     add("at half of peak: relay lag p99 < 50 ms", hub.paced?.relayLagMs?.p99, ms, (v) => v < 50);
-    add("API peak RSS under load < 200 MiB", hub.peakRssMiB?.api, (v) => `${v.toFixed(0)} MiB`, (v) => v < 200);
+    add(
+      "API peak RSS under load < 200 MiB",
+      hub.peakRssMiB?.api,
+      (v) => `${v.toFixed(0)} MiB`,
+      (v) => v < 200,
+    );
   }
   const withWebhooks = results["hub-webhooks"];
   if (measured(hub) && measured(withWebhooks)) {
@@ -119,9 +125,15 @@ export function checkTargets(results: E2eReport["results"]): TargetCheck[] {
     );
   }
   if (measured(batched)) {
-    if (measured(graphile)) add("batched: peak throughput ≥ 1.0× graphile-worker plain", batched.peak.throughput / graphile.peak.throughput, times, (v) => v >= 1);
+    if (measured(graphile))
+      add("batched: peak throughput ≥ 1.0× graphile-worker plain", batched.peak.throughput / graphile.peak.throughput, times, (v) => v >= 1);
     if (measured(pgboss)) add("batched (stretch): peak throughput ≥ 1.0× pg-boss", batched.peak.throughput / pgboss.peak.throughput, times, (v) => v >= 1);
-    add("batched: API peak RSS under load < 200 MiB", batched.peakRssMiB?.api, (v) => `${v.toFixed(0)} MiB`, (v) => v < 200);
+    add(
+      "batched: API peak RSS under load < 200 MiB",
+      batched.peakRssMiB?.api,
+      (v) => `${v.toFixed(0)} MiB`,
+      (v) => v < 200,
+    );
   }
   return checks;
 }
@@ -287,7 +299,11 @@ export function renderE2e(report: E2eReport): string {
     for (const [name, result] of ran) {
       for (const phase of [result.peak, result.paced]) {
         if (!phase) continue;
-        cpuRows.push([`  ${TITLES[name]} ${phase.kind}`, ...labels.map((label) => formatNumber(phase.cpuMsPerJob[label])), formatNumber(machineCpuMsPerJob(phase))]);
+        cpuRows.push([
+          `  ${TITLES[name]} ${phase.kind}`,
+          ...labels.map((label) => formatNumber(phase.cpuMsPerJob[label])),
+          formatNumber(machineCpuMsPerJob(phase)),
+        ]);
       }
     }
     lines.push(table(cpuRows));
@@ -337,14 +353,20 @@ export function renderE2e(report: E2eReport): string {
       if (frequent.length === 0) continue;
       lines.push(`  ${TITLES[name]}: most frequent statements per job (calls, ms; * = inside a function or trigger)`);
       for (const statement of frequent) {
-        lines.push(`    ${formatNumber(statement.callsPerJob).padStart(6)} ${formatNumber(statement.msPerJob).padStart(6)} ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 110)}`);
+        lines.push(
+          `    ${formatNumber(statement.callsPerJob).padStart(6)} ${formatNumber(statement.msPerJob).padStart(6)} ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 110)}`,
+        );
       }
     }
   }
 
   for (const name of hubs) {
     const hub = report.results[name]!;
-    const rss = hub.peakRssMiB ? Object.entries(hub.peakRssMiB).map(([app, mib]) => `${app} ${mib.toFixed(0)}`).join(", ") : "–";
+    const rss = hub.peakRssMiB
+      ? Object.entries(hub.peakRssMiB)
+          .map(([app, mib]) => `${app} ${mib.toFixed(0)}`)
+          .join(", ")
+      : "–";
     lines.push("", `${TITLES[name]} processes: peak RSS (VmHWM) MiB ${rss}; heartbeats sent ${hub.peak.heartbeats + (hub.paced?.heartbeats ?? 0)}`);
   }
   if (report.targets.length > 0) {
@@ -362,7 +384,13 @@ export function renderE2e(report: E2eReport): string {
 /** Writes `report` to bench/results/<mode>-<timestamp>.json and returns the path. */
 export function writeReport(resultsDir: string, mode: string, report: object, startedAt: Date): string {
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${mode}-${startedAt.toISOString().replaceAll(":", "-").replace(/\.\d+Z$/, "Z")}.json`);
+  const file = path.join(
+    resultsDir,
+    `${mode}-${startedAt
+      .toISOString()
+      .replaceAll(":", "-")
+      .replace(/\.\d+Z$/, "Z")}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }

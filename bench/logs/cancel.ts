@@ -241,7 +241,13 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
       await sleep(1000);
       const after = await settledRssKiB(hub.api.pid!);
       await open.close();
-      memory.push({ streams, opened: open.opened, rssBeforeMiB: before / 1024, rssAfterMiB: after / 1024, perStreamKiB: (after - before) / Math.max(1, open.opened) });
+      memory.push({
+        streams,
+        opened: open.opened,
+        rssBeforeMiB: before / 1024,
+        rssAfterMiB: after / 1024,
+        perStreamKiB: (after - before) / Math.max(1, open.opened),
+      });
       // The hub frees a closed stream's slot once it sees the connection end.
       await sleep(1000);
     }
@@ -277,7 +283,10 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
       const streamsOpen = await waitFor(() => connected >= workerCount, 30_000);
       const jobIds: string[][] = [];
       for (const automation of plan.automations) {
-        const jobs = Array.from({ length: perWorker }, (_, i) => ({ automation_id: seed.automationIds[automation.index], context: { [CONTEXT_PARAMETER]: `inv-cancel-${automation.index}-${i}` } }));
+        const jobs = Array.from({ length: perWorker }, (_, i) => ({
+          automation_id: seed.automationIds[automation.index],
+          context: { [CONTEXT_PARAMETER]: `inv-cancel-${automation.index}-${i}` },
+        }));
         jobIds.push((await http.send<{ ids: string[] }>("POST", "/jobs/batch", { token: seed.creatorToken, body: { jobs }, expected: 201 })).ids);
       }
       const total = perWorker * workerCount;
@@ -302,7 +311,11 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
           }
         }),
       );
-      const bulk = await http.send<{ affected: number }>("POST", "/jobs/bulk-cancel", { token: adminToken, body: { status: ["running"], limit: bulkCount }, expected: 200 });
+      const bulk = await http.send<{ affected: number }>("POST", "/jobs/bulk-cancel", {
+        token: adminToken,
+        body: { status: ["running"], limit: bulkCount },
+        expected: 200,
+      });
       const bulkAnsweredAt = epochMs();
       await waitFor(() => everyId.every((id) => abortedAt.has(id)), 15_000);
       // The worker tells how it learnt of the cancel once the handler has returned.
@@ -371,10 +384,22 @@ export async function runCancelLatency(config: BenchConfig, runId: string): Prom
       const audit: AuditCheck[] = [
         { name: "every worker's signals stream open before the jobs", ok: streamsOpen, detail: `${connected} of ${workerCount} connected` },
         { name: "every job running before the cancels", ok: allRunning, detail: `${runningAtCancel} of ${total}` },
-        { name: "every job cancelled", ok: cancelledRows === total && bulk.affected === bulkCount, detail: `${cancelledRows} of ${total} cancelled (${bulk.affected} of ${bulkCount} in bulk)` },
+        {
+          name: "every job cancelled",
+          ok: cancelledRows === total && bulk.affected === bulkCount,
+          detail: `${cancelledRows} of ${total} cancelled (${bulk.affected} of ${bulkCount} in bulk)`,
+        },
         { name: "every cancel's commit seen", ok: commits.committedAt.size === total, detail: `${commits.committedAt.size} of ${total}` },
-        { name: "every cancelled job's handler aborted", ok: neverAborted === 0, detail: `${total - neverAborted} of ${total} (${bySignal} by the signals stream, ${otherwise} otherwise)` },
-        { name: "every signals stream opened", ok: memory.every((row) => row.opened === row.streams), detail: memory.map((row) => `${row.opened}/${row.streams}`).join(", ") },
+        {
+          name: "every cancelled job's handler aborted",
+          ok: neverAborted === 0,
+          detail: `${total - neverAborted} of ${total} (${bySignal} by the signals stream, ${otherwise} otherwise)`,
+        },
+        {
+          name: "every signals stream opened",
+          ok: memory.every((row) => row.opened === row.streams),
+          detail: memory.map((row) => `${row.opened}/${row.streams}`).join(", "),
+        },
         {
           name: "no hub process crashed",
           ok: crashes.length === 0,

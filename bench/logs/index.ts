@@ -32,11 +32,19 @@ const THROUGHPUT_TARGET = 0.85;
 const LATENCY_TARGET_MS = 1000;
 
 const check = (ok: boolean) => (ok ? "✓" : "✗");
-const latencyRow = (name: string, figures: LatencySummary) => [name, String(figures.count), formatNumber(figures.p50), formatNumber(figures.p99), formatNumber(figures.max)];
+const latencyRow = (name: string, figures: LatencySummary) => [
+  name,
+  String(figures.count),
+  formatNumber(figures.p50),
+  formatNumber(figures.p99),
+  formatNumber(figures.max),
+];
 
 export function renderLogs(report: LogsReport): string {
   const { throughput, cancel } = report;
-  const lines: string[] = [`logs mode — ${report.machine.cpus} × ${report.machine.cpuModel}, node ${report.machine.node}, load average ${report.machine.loadAverageAtStart.toFixed(2)} at start`];
+  const lines: string[] = [
+    `logs mode — ${report.machine.cpus} × ${report.machine.cpuModel}, node ${report.machine.node}, load average ${report.machine.loadAverageAtStart.toFixed(2)} at start`,
+  ];
   const warning = busyWarning(report.machine);
   if (warning) lines.push(warning);
   lines.push(
@@ -80,7 +88,13 @@ export function renderLogs(report: LogsReport): string {
     "API resident memory per open signals stream (streams opened by the driver before the workers start):",
     table([
       ["streams", "opened", "RSS before MiB", "RSS open MiB", "KiB per stream"],
-      ...cancel.memory.map((row) => [String(row.streams), String(row.opened), formatNumber(row.rssBeforeMiB), formatNumber(row.rssAfterMiB), formatNumber(row.perStreamKiB)]),
+      ...cancel.memory.map((row) => [
+        String(row.streams),
+        String(row.opened),
+        formatNumber(row.rssBeforeMiB),
+        formatNumber(row.rssAfterMiB),
+        formatNumber(row.perStreamKiB),
+      ]),
     ]),
     "",
     "Audit:",

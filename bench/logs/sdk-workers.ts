@@ -33,7 +33,17 @@ export class SdkWorkers {
     // more than 10 loops Node warns of a leak that is not one. New signals may have that many listeners.
     setMaxListeners(Math.max(10, ...specs.map((spec) => spec.concurrency + 10)));
     this.workers = specs.map((spec) =>
-      createWorker({ url: apiUrl, apiKey: spec.apiKey, concurrency: spec.concurrency, waitSeconds, handler, onEvent, handleSignals: false, logger: silentLogger, requestTimeoutMs: 60_000 }),
+      createWorker({
+        url: apiUrl,
+        apiKey: spec.apiKey,
+        concurrency: spec.concurrency,
+        waitSeconds,
+        handler,
+        onEvent,
+        handleSignals: false,
+        logger: silentLogger,
+        requestTimeoutMs: 60_000,
+      }),
     );
     this.runs = this.workers.map((worker) => worker.run());
   }

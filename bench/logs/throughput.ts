@@ -200,11 +200,15 @@ export async function runLogsThroughput(config: BenchConfig, runId: string): Pro
   return onFreshHub(config, hubProcessOptions(config, "single"), async ({ processes: hub, databaseUrl }) => {
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
     const target = new HubHttpTarget(hub.apiUrl, seed, config.creators);
-    const clients = new Map(seed.automationIds.map((id, index) => [id, new HubWorkerClient({ baseUrl: hub.apiUrl, apiKey: seed.workerKeys[index]!, requestTimeoutMs: 30_000 })]));
+    const clients = new Map(
+      seed.automationIds.map((id, index) => [id, new HubWorkerClient({ baseUrl: hub.apiUrl, apiKey: seed.workerKeys[index]!, requestTimeoutMs: 30_000 })]),
+    );
     const http = new JsonClient(hub.apiUrl, 1);
     const adminToken = await login(http, hub.admin).finally(() => http.close());
     // The employee who created the jobs and the admin read them: two users' worth of streams.
-    const follower = new StreamFollower(hub.apiUrl, new ReaderSlots([seed.creatorToken, adminToken]), logs.followedLines, (automationId) => clients.get(automationId)!);
+    const follower = new StreamFollower(hub.apiUrl, new ReaderSlots([seed.creatorToken, adminToken]), logs.followedLines, (automationId) =>
+      clients.get(automationId)!,
+    );
     const tracker = new PhaseTracker();
     let linesPerJob = 0;
     const onEvent = (event: WorkerEvent) => {
@@ -280,7 +284,11 @@ export async function runLogsThroughput(config: BenchConfig, runId: string): Pro
           detail: phases.map((phase) => `${phase.name} ${phase.completed}/${phase.created}/${phase.jobs}`).join(", "),
         },
         { name: "no request failed", ok: errors.length === 0, detail: errors.length === 0 ? "none" : errors.slice(0, 5).join("; ") },
-        { name: "every log line stored", ok: storedLogLines === expectedLogLines && droppedLogLines === 0, detail: `${storedLogLines} of ${expectedLogLines} stored, ${droppedLogLines} dropped by the workers` },
+        {
+          name: "every log line stored",
+          ok: storedLogLines === expectedLogLines && droppedLogLines === 0,
+          detail: `${storedLogLines} of ${expectedLogLines} stored, ${droppedLogLines} dropped by the workers`,
+        },
         {
           name: "every followed line reached its stream",
           ok: follow.arrived === follow.lines && follow.lines === followedIds.length * logs.followedLines && follow.errors.length === 0,

@@ -83,9 +83,7 @@ export function scaleCounts(scale: number): ScaleCounts {
  */
 export async function scalePreflight(config: BenchConfig): Promise<boolean> {
   const counts = scaleCounts(config.scale.scale);
-  console.error(
-    `bench: scale: BENCH_SCALE=${config.scale.scale}: ${counts.automations} automations, ${counts.jobs} jobs, ${counts.events} events`,
-  );
+  console.error(`bench: scale: BENCH_SCALE=${config.scale.scale}: ${counts.automations} automations, ${counts.jobs} jobs, ${counts.events} events`);
   if (process.env.CI) {
     console.error("bench: scale: refusing to run in CI (CI is set): this mode seeds gigabytes and takes many minutes");
     return false;
@@ -107,9 +105,7 @@ export async function scalePreflight(config: BenchConfig): Promise<boolean> {
     const stats = await statfs(directory);
     free = stats.bavail * stats.bsize;
   } catch (error) {
-    console.error(
-      `bench: scale: refusing: cannot check the free disk of ${directory} (${(error as Error).message}); run it on the database's host`,
-    );
+    console.error(`bench: scale: refusing: cannot check the free disk of ${directory} (${(error as Error).message}); run it on the database's host`);
     return false;
   }
   const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
@@ -183,7 +179,9 @@ async function explainRun(databaseUrl: string, name: string, run: (db: Database)
     await database.close();
   }
   const plan = notices.filter((notice) => notice.includes("Query Text")).join("\n");
-  const indexes = [...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((match) => (match[1] ?? match[2])!))];
+  const indexes = [
+    ...new Set([...plan.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((match) => (match[1] ?? match[2])!)),
+  ];
   const sequentialScans = [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((match) => match[1]!))];
   // The large tables; the seeded hub has no webhook deliveries, so a plan may read that empty table as it likes.
   const ok = !sequentialScans.some((table) => ["jobs", "events"].includes(table));
@@ -338,7 +336,10 @@ function render(report: ScaleReport): string {
     `seeded in ${report.seedSeconds.toFixed(0)} s · jobs ${size(report.sizes.jobs)} · events ${size(report.sizes.events)} (heap + indexes)`,
     "",
     "plans (EXPLAIN ANALYZE through auto_explain):",
-    ...report.plans.map((plan) => `  ${plan.ok ? "✓" : "✗"} ${plan.name}: ${plan.indexes.join(", ") || "no index"}${plan.sequentialScans.length > 0 ? ` · seq scans: ${plan.sequentialScans.join(", ")}` : ""}`),
+    ...report.plans.map(
+      (plan) =>
+        `  ${plan.ok ? "✓" : "✗"} ${plan.name}: ${plan.indexes.join(", ") || "no index"}${plan.sequentialScans.length > 0 ? ` · seq scans: ${plan.sequentialScans.join(", ")}` : ""}`,
+    ),
     "",
     `GET /jobs?automation_id=…    ${latency(report.listJobs)}`,
     `GET /events?aggregate_id=…   ${latency(report.listEvents)}`,
@@ -351,8 +352,9 @@ function render(report: ScaleReport): string {
     ...(report.consoleJobsPage ?? []).map((figure) => `console: ${firstRowsLine(figure)}`),
     `GET /metrics (uncached)      ${latency(report.metricsScrape)}`,
     "",
-    `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows).map(([table, rows]) => `${table} ${rows}`).join(", ")} ` +
-      `in ${report.sweep.seconds.toFixed(1)} s = ${report.sweep.rowsPerSecond.toFixed(0)} rows/s`,
+    `retention sweep (HUB_RETENTION_DAYS=${RETENTION_DAYS}, one dispatcher, default batches): ${Object.entries(report.sweep.rows)
+      .map(([table, rows]) => `${table} ${rows}`)
+      .join(", ")} ` + `in ${report.sweep.seconds.toFixed(1)} s = ${report.sweep.rowsPerSecond.toFixed(0)} rows/s`,
     `  after: jobs ${rowsAndMb(report.sweep.sizesAfter.jobs)} · events ${rowsAndMb(report.sweep.sizesAfter.events)} (freed space is reused by new rows, not returned to the disk)`,
     "",
     `create→claim at ${report.config.rate} jobs/s, no sweep      ${latency(report.createToClaim.withoutSweep)}`,
@@ -398,7 +400,8 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     const sizes = { jobs: await tableSize(audit.pool, "jobs"), events: await tableSize(audit.pool, "events") };
 
     step("plans");
-    const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!.automation_id;
+    const busiest = (await audit.pool.query<{ automation_id: string }>("select automation_id from jobs group by 1 order by count(*) desc limit 1")).rows[0]!
+      .automation_id;
     const someJob = (await audit.pool.query<{ id: string }>("select id from jobs order by finished_at desc limit 1")).rows[0]!.id;
     const plans = [
       await explainRun(database.url, "GET /jobs?automation_id=… (listJobs)", (db) => jobs.list(db.pool, EVERYWHERE, { automationId: busiest }, { limit: 100 })),
@@ -417,7 +420,9 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
         jobs.list(db.pool, EVERYWHERE, { context: [{ name: "invoice_id", value: "inv-7" }] }, { limit: 100 }),
       ),
       // The sweep's pick: it locks the rows it reads (FOR UPDATE) but deletes nothing.
-      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) => db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000])),
+      await explainRun(database.url, "retention sweep's pick of finished jobs", (db) =>
+        db.pool.query(retention.RETENTION_PICK_JOBS_SQL, [RETENTION_DAYS, 1000]),
+      ),
     ];
 
     step(`the context index's cost per insert: ${INSERT_COST_ROUNDS} rounds of ${INSERT_COST_JOBS} job inserts with and without its trigger`);
@@ -438,11 +443,15 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     });
     const http = new JsonClient(hub.apiUrl, 4);
     const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
-    const sample = (await audit.pool.query<{ automation_id: string; id: string; customer: string; invoice: string }>(
-      `select automation_id, id, context ->> 'customer_id' as customer, context ->> 'invoice_id' as invoice from jobs tablesample system (1) limit $1`,
-      [config.scale.requests],
-    )).rows;
-    step(`timing ${sample.length} each of GET /jobs?automation_id=…, GET /events?aggregate_id=…, three context filters of GET /jobs, and ${config.scale.scrapes} /metrics scrapes`);
+    const sample = (
+      await audit.pool.query<{ automation_id: string; id: string; customer: string; invoice: string }>(
+        `select automation_id, id, context ->> 'customer_id' as customer, context ->> 'invoice_id' as invoice from jobs tablesample system (1) limit $1`,
+        [config.scale.requests],
+      )
+    ).rows;
+    step(
+      `timing ${sample.length} each of GET /jobs?automation_id=…, GET /events?aggregate_id=…, three context filters of GET /jobs, and ${config.scale.scrapes} /metrics scrapes`,
+    );
     const jobsTimes: number[] = [];
     const eventsTimes: number[] = [];
     const scrapeTimes: number[] = [];
@@ -524,7 +533,9 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
       await busy;
       const rows = Object.fromEntries(
         await Promise.all(
-          ["jobs", "events", "webhook_deliveries"].map(async (table) => [table, await readMetric(metricsUrl, "hub_dispatcher_retention_rows_removed_total", { table })] as const),
+          ["jobs", "events", "webhook_deliveries"].map(
+            async (table) => [table, await readMetric(metricsUrl, "hub_dispatcher_retention_rows_removed_total", { table })] as const,
+          ),
         ),
       );
       const seconds = await readMetric(metricsUrl, "hub_dispatcher_retention_sweep_duration_seconds_sum");
@@ -554,8 +565,20 @@ export async function runScaleMode(config: BenchConfig): Promise<boolean> {
     );
     const crashes = hub.unexpectedExits();
     const checks = [
-      { name: "every list and gauge plan avoids a sequential scan of jobs and events", ok: plans.every((p) => p.ok), detail: plans.filter((p) => !p.ok).map((p) => p.name).join(", ") || "all index scans" },
-      { name: "the sweep left no finished job that was older than the period when it started", ok: expectedLeft.rows[0]!.old === 0, detail: `${expectedLeft.rows[0]!.old} left` },
+      {
+        name: "every list and gauge plan avoids a sequential scan of jobs and events",
+        ok: plans.every((p) => p.ok),
+        detail:
+          plans
+            .filter((p) => !p.ok)
+            .map((p) => p.name)
+            .join(", ") || "all index scans",
+      },
+      {
+        name: "the sweep left no finished job that was older than the period when it started",
+        ok: expectedLeft.rows[0]!.old === 0,
+        detail: `${expectedLeft.rows[0]!.old} left`,
+      },
       { name: "no hub process crashed", ok: crashes.length === 0, detail: crashes.length === 0 ? "none" : JSON.stringify(crashes) },
     ];
     const report: ScaleReport = {

@@ -77,7 +77,8 @@ try {
   await database.pool.query("checkpoint");
   step(`seeded ${seeded.jobs} jobs and ${seeded.events} events`);
 
-  const createOne = (i: number) => jobs.insert(database.pool, EVERYWHERE, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
+  const createOne = (i: number) =>
+    jobs.insert(database.pool, EVERYWHERE, userId, { automationId: automationIds[i % automationIds.length]!, context: { invoice_id: `new-${i}` } });
   const idle = await beside(createOne, () => sleep(BASELINE_SECONDS * 1000));
   console.log(`job creation (job + job.created, ${RATE}/s), nothing else running: ${show(idle.inserts)}`);
 
@@ -108,7 +109,8 @@ try {
         }
       };
       await drain(() => retention.removeExpiredJobs(database.pool, { retentionDays, batchSize }));
-      for (const eventType of EVENT_TYPES_REMOVED_BY_AGE) await drain(() => retention.removeExpiredEventsOfType(database.pool, eventType, { retentionDays, batchSize }));
+      for (const eventType of EVENT_TYPES_REMOVED_BY_AGE)
+        await drain(() => retention.removeExpiredEventsOfType(database.pool, eventType, { retentionDays, batchSize }));
       return { removed, seconds: (performance.now() - started) / 1000 };
     });
     const after = { jobs: await tableRows(database, "jobs"), events: await tableRows(database, "events") };
@@ -156,7 +158,8 @@ try {
   await database.pool.query("checkpoint");
   step(`copied in ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
 
-  const insertEvent = () => database.pool.query("insert into events_by_day (aggregate_id, event_type, payload) values (gen_random_uuid(), 'job.created', '{}')");
+  const insertEvent = () =>
+    database.pool.query("insert into events_by_day (aggregate_id, event_type, payload) values (gen_random_uuid(), 'job.created', '{}')");
   const insertPlainEvent = () => database.pool.query("insert into events (aggregate_id, event_type, payload) values (gen_random_uuid(), 'job.created', '{}')");
   const plainIdle = await beside(insertPlainEvent, () => sleep(BASELINE_SECONDS * 1000));
   console.log(`one-event insert into events (plain), nothing else running: ${show(plainIdle.inserts)}`);

@@ -19,7 +19,16 @@ import { JsonClient } from "../lib/http";
 import { planWorkload } from "../lib/plan";
 import { busyWarning, describeMachine, writeReport, type MachineInfo } from "../lib/report";
 import { summarize, type LatencySummary } from "../lib/stats";
-import { createTimedJobs, createTimedSchedules, probeRunAt, readTimedFigures, startTimedWorkers, waitForOutboxDrained, type DueWindow, type JobCreationPath } from "./workload";
+import {
+  createTimedJobs,
+  createTimedSchedules,
+  probeRunAt,
+  readTimedFigures,
+  startTimedWorkers,
+  waitForOutboxDrained,
+  type DueWindow,
+  type JobCreationPath,
+} from "./workload";
 
 /** Processes whose CPU the report shows; `hub` sums the first five. */
 const CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis", "pg-shared", "bench", "other"] as const;
@@ -65,7 +74,10 @@ async function sampleCpu(pids: Record<string, number | undefined>, database: str
     const current = snapshotCpu(pids, database);
     const step = cpuSecondsBetween(previous, current);
     for (const label of CPU_LABELS) max[label] = Math.max(max[label] ?? 0, (step[label] ?? 0) * 1000);
-    max.hub = Math.max(max.hub ?? 0, HUB_LABELS.reduce((sum, label) => sum + (step[label] ?? 0) * 1000, 0));
+    max.hub = Math.max(
+      max.hub ?? 0,
+      HUB_LABELS.reduce((sum, label) => sum + (step[label] ?? 0) * 1000, 0),
+    );
     previous = current;
   }
   const seconds = (performance.now() - started) / 1000;
@@ -117,85 +129,101 @@ export async function runTimedMode(config: BenchConfig): Promise<boolean> {
   const step = (message: string) => console.error(`bench: ${message}`);
   step("timed: starting the API, a dispatcher and an event relay (seconds fields allowed)");
   const overrides = hubEnvOverrides();
-  if (Object.keys(overrides).length > 0) step(`timed: hub settings from the environment: ${Object.entries(overrides).map(([name, value]) => `${name}=${value}`).join(" ")}`);
+  if (Object.keys(overrides).length > 0)
+    step(
+      `timed: hub settings from the environment: ${Object.entries(overrides)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ")}`,
+    );
   const profiled = { apiEnv: profileEnv(config, "api"), dispatcherEnv: profileEnv(config, "dispatcher"), relayEnv: profileEnv(config, "relay") };
-  return onFreshHub(config, { dispatchers: 1, relays: 1, env: { HUB_SCHEDULES_ALLOW_SECONDS: "true", ...overrides }, ...profiled }, async ({ processes: hub, databaseUrl }) => {
-    const plan = planWorkload({ ...config, automations: timed.automations, limits: [timed.limit], slotsOverLimit: 0, slowJobs: 0 }, randomBytes(3).toString("hex"));
-    const seed = await seedHub(hub.apiUrl, hub.admin, plan);
-    const http = new JsonClient(hub.apiUrl, 8);
-    const target = new HubBatchTarget(hub.apiUrl, seed, 2, 2 * Math.max(timed.workers, timed.automations) + 4);
-    let workers: ReturnType<typeof startTimedWorkers> | undefined;
-    try {
-      const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
-      const jobCreation = await probeRunAt(http, seed);
-      // Time to create everything before the clock starts: ~10,000 jobs/s seeded, ~1,000/s through the API.
-      const setupSeconds = timed.setupSeconds ?? Math.ceil(10 + timed.schedules / 100 + timed.jobs / (jobCreation === "api-run_at" ? 1000 : 10_000));
-      const clockStart = Date.now() + setupSeconds * 1000;
-      const window: DueWindow = { dueFrom: clockStart + timed.waitSeconds * 1000, dueTo: clockStart + timed.spanSeconds * 1000 };
-      const setupStarted = Date.now();
-      step(`timed: creating ${timed.jobs} jobs (${jobCreation}) and ${timed.schedules} schedules`);
-      await createTimedJobs(jobCreation, { http, seed, databaseUrl }, window, timed.jobs);
-      await createTimedSchedules(http, adminToken, seed, window, timed.schedules);
-      const setupMs = Date.now() - setupStarted;
-      if (Date.now() > clockStart) step(`timed: WARNING set-up overran BENCH_TIMED_SETUP_SECONDS by ${((Date.now() - clockStart) / 1000).toFixed(1)} s: the waiting window is shorter`);
-      workers = startTimedWorkers(target, timed.automations, Math.min(timed.limit, 100), timed.workers);
+  return onFreshHub(
+    config,
+    { dispatchers: 1, relays: 1, env: { HUB_SCHEDULES_ALLOW_SECONDS: "true", ...overrides }, ...profiled },
+    async ({ processes: hub, databaseUrl }) => {
+      const plan = planWorkload(
+        { ...config, automations: timed.automations, limits: [timed.limit], slotsOverLimit: 0, slowJobs: 0 },
+        randomBytes(3).toString("hex"),
+      );
+      const seed = await seedHub(hub.apiUrl, hub.admin, plan);
+      const http = new JsonClient(hub.apiUrl, 8);
+      const target = new HubBatchTarget(hub.apiUrl, seed, 2, 2 * Math.max(timed.workers, timed.automations) + 4);
+      let workers: ReturnType<typeof startTimedWorkers> | undefined;
+      try {
+        const adminToken = (await http.send<{ access_token: string }>("POST", "/identity/token", { body: hub.admin, expected: 200 })).access_token;
+        const jobCreation = await probeRunAt(http, seed);
+        // Time to create everything before the clock starts: ~10,000 jobs/s seeded, ~1,000/s through the API.
+        const setupSeconds = timed.setupSeconds ?? Math.ceil(10 + timed.schedules / 100 + timed.jobs / (jobCreation === "api-run_at" ? 1000 : 10_000));
+        const clockStart = Date.now() + setupSeconds * 1000;
+        const window: DueWindow = { dueFrom: clockStart + timed.waitSeconds * 1000, dueTo: clockStart + timed.spanSeconds * 1000 };
+        const setupStarted = Date.now();
+        step(`timed: creating ${timed.jobs} jobs (${jobCreation}) and ${timed.schedules} schedules`);
+        await createTimedJobs(jobCreation, { http, seed, databaseUrl }, window, timed.jobs);
+        await createTimedSchedules(http, adminToken, seed, window, timed.schedules);
+        const setupMs = Date.now() - setupStarted;
+        if (Date.now() > clockStart)
+          step(`timed: WARNING set-up overran BENCH_TIMED_SETUP_SECONDS by ${((Date.now() - clockStart) / 1000).toFixed(1)} s: the waiting window is shorter`);
+        workers = startTimedWorkers(target, timed.automations, Math.min(timed.limit, 100), timed.workers);
 
-      const pids = { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid, bench: process.pid };
-      const dbName = databaseName(databaseUrl);
-      const idleEnds = window.dueFrom - 500;
-      const probe = openDatabase(databaseUrl, { max: 1, applicationName: "bench-outbox-probe" });
-      const outboxDrainMs = await waitForOutboxDrained(probe.pool, idleEnds - 10_000).finally(() => probe.close());
-      if (outboxDrainMs === null) step("timed: WARNING the relay had not dispatched the set-up's events 10 s before the due window: the idle figures include it");
-      step(`timed: outbox drained${outboxDrainMs === null ? " (not)" : ` in ${(outboxDrainMs / 1000).toFixed(1)} s`}; ${timed.workers} long-polls open; measuring CPU with nothing due`);
-      // With BENCH_CPU_PROF, the profiles cover the idle window only (lib/cpu-profile-preload.mjs).
-      const markProfiles = () => {
-        // Only profiled processes handle SIGUSR2; it would end any other.
-        const profiledPids = { api: pids.api, dispatcher: pids.dispatcher, relay: pids.relay };
-        for (const app of config.cpuProfile) if (profiledPids[app]) process.kill(profiledPids[app], "SIGUSR2");
-      };
-      markProfiles();
-      const idle = await sampleCpu(pids, dbName, Math.min(Date.now() + timed.waitSeconds * 1000, idleEnds));
-      markProfiles();
-      await sleep(Math.max(0, window.dueFrom - Date.now()));
-      step(`timed: everything comes due over ${timed.spanSeconds - timed.waitSeconds} s`);
-      const dueStarted = Date.now();
-      const due = await sampleCpu(pids, dbName, window.dueTo + 1000);
-      const expected = timed.jobs + timed.schedules;
-      const drainUntil = Date.now() + DRAIN_TIMEOUT_MS;
-      while (workers.completed < expected && Date.now() < drainUntil) await sleep(250);
-      const dueSeconds = (Date.now() - dueStarted) / 1000;
-      await workers.stop();
+        const pids = { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid, bench: process.pid };
+        const dbName = databaseName(databaseUrl);
+        const idleEnds = window.dueFrom - 500;
+        const probe = openDatabase(databaseUrl, { max: 1, applicationName: "bench-outbox-probe" });
+        const outboxDrainMs = await waitForOutboxDrained(probe.pool, idleEnds - 10_000).finally(() => probe.close());
+        if (outboxDrainMs === null)
+          step("timed: WARNING the relay had not dispatched the set-up's events 10 s before the due window: the idle figures include it");
+        step(
+          `timed: outbox drained${outboxDrainMs === null ? " (not)" : ` in ${(outboxDrainMs / 1000).toFixed(1)} s`}; ${timed.workers} long-polls open; measuring CPU with nothing due`,
+        );
+        // With BENCH_CPU_PROF, the profiles cover the idle window only (lib/cpu-profile-preload.mjs).
+        const markProfiles = () => {
+          // Only profiled processes handle SIGUSR2; it would end any other.
+          const profiledPids = { api: pids.api, dispatcher: pids.dispatcher, relay: pids.relay };
+          for (const app of config.cpuProfile) if (profiledPids[app]) process.kill(profiledPids[app], "SIGUSR2");
+        };
+        markProfiles();
+        const idle = await sampleCpu(pids, dbName, Math.min(Date.now() + timed.waitSeconds * 1000, idleEnds));
+        markProfiles();
+        await sleep(Math.max(0, window.dueFrom - Date.now()));
+        step(`timed: everything comes due over ${timed.spanSeconds - timed.waitSeconds} s`);
+        const dueStarted = Date.now();
+        const due = await sampleCpu(pids, dbName, window.dueTo + 1000);
+        const expected = timed.jobs + timed.schedules;
+        const drainUntil = Date.now() + DRAIN_TIMEOUT_MS;
+        while (workers.completed < expected && Date.now() < drainUntil) await sleep(250);
+        const dueSeconds = (Date.now() - dueStarted) / 1000;
+        await workers.stop();
 
-      const audited = openDatabase(databaseUrl, { max: 1, applicationName: "bench-audit" });
-      const figures = await readTimedFigures(audited.pool, seed.automationIds).finally(() => audited.close());
-      const crashes = hub.unexpectedExits();
-      const audit = [
-        { name: "every job completed", ok: (figures.byStatus.completed ?? 0) === expected, detail: JSON.stringify(figures.byStatus) },
-        { name: "no job claimed before its time", ok: figures.claimedEarly === 0, detail: `${figures.claimedEarly} early` },
-        { name: "each schedule made exactly one job", ok: figures.schedulesNotFiredOnce === 0, detail: `${figures.schedulesNotFiredOnce} did not` },
-        { name: "no hub process crashed", ok: crashes.length === 0, detail: crashes.length === 0 ? "none" : JSON.stringify(crashes) },
-      ];
-      const report: TimedReport = {
-        mode: "timed",
-        startedAt: startedAt.toISOString(),
-        machine,
-        config: timed,
-        jobCreation,
-        setupMs,
-        outboxDrainMs,
-        idle,
-        due: { ...due, jobsPerSecond: (figures.byStatus.completed ?? 0) / dueSeconds },
-        claimLateness: summarize(figures.claimLatenessMs),
-        fireLateness: summarize(figures.fireLatenessMs),
-        audit,
-        auditPassed: audit.every((check) => check.ok),
-      };
-      console.log(render(report));
-      console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "timed-smoke" : "timed", report, startedAt)}`);
-      return { value: report.auditPassed, passed: report.auditPassed };
-    } finally {
-      await workers?.stop();
-      await Promise.all([http.close(), target.close()]);
-    }
-  });
+        const audited = openDatabase(databaseUrl, { max: 1, applicationName: "bench-audit" });
+        const figures = await readTimedFigures(audited.pool, seed.automationIds).finally(() => audited.close());
+        const crashes = hub.unexpectedExits();
+        const audit = [
+          { name: "every job completed", ok: (figures.byStatus.completed ?? 0) === expected, detail: JSON.stringify(figures.byStatus) },
+          { name: "no job claimed before its time", ok: figures.claimedEarly === 0, detail: `${figures.claimedEarly} early` },
+          { name: "each schedule made exactly one job", ok: figures.schedulesNotFiredOnce === 0, detail: `${figures.schedulesNotFiredOnce} did not` },
+          { name: "no hub process crashed", ok: crashes.length === 0, detail: crashes.length === 0 ? "none" : JSON.stringify(crashes) },
+        ];
+        const report: TimedReport = {
+          mode: "timed",
+          startedAt: startedAt.toISOString(),
+          machine,
+          config: timed,
+          jobCreation,
+          setupMs,
+          outboxDrainMs,
+          idle,
+          due: { ...due, jobsPerSecond: (figures.byStatus.completed ?? 0) / dueSeconds },
+          claimLateness: summarize(figures.claimLatenessMs),
+          fireLateness: summarize(figures.fireLatenessMs),
+          audit,
+          auditPassed: audit.every((check) => check.ok),
+        };
+        console.log(render(report));
+        console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "timed-smoke" : "timed", report, startedAt)}`);
+        return { value: report.auditPassed, passed: report.auditPassed };
+      } finally {
+        await workers?.stop();
+        await Promise.all([http.close(), target.close()]);
+      }
+    },
+  );
 }

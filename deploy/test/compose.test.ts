@@ -45,17 +45,20 @@ describe("docker-compose.yml", () => {
     expect(schemaErrors(broken).join("\n")).toContain("container_nmae");
   });
 
-  it.each(SCALED_SERVICES)("when %s is scaled (--scale dispatcher=3 --scale event-relay=2), then nothing in it must be unique: no container_name, hostname or host port", (name) => {
-    const service = compose.services[name];
+  it.each(SCALED_SERVICES)(
+    "when %s is scaled (--scale dispatcher=3 --scale event-relay=2), then nothing in it must be unique: no container_name, hostname or host port",
+    (name) => {
+      const service = compose.services[name];
 
-    expect(service).toBeDefined();
-    expect(service.container_name).toBeUndefined();
-    expect(service.hostname).toBeUndefined();
-    // A published port (or any `ports` entry, which publishes on a random host port at best) would
-    // collide or be meaningless across replicas; their metrics are scraped inside the network.
-    expect(service.ports).toBeUndefined();
-    expect(JSON.stringify(service.networks ?? {})).not.toMatch(/ipv[46]_address/);
-  });
+      expect(service).toBeDefined();
+      expect(service.container_name).toBeUndefined();
+      expect(service.hostname).toBeUndefined();
+      // A published port (or any `ports` entry, which publishes on a random host port at best) would
+      // collide or be meaningless across replicas; their metrics are scraped inside the network.
+      expect(service.ports).toBeUndefined();
+      expect(JSON.stringify(service.networks ?? {})).not.toMatch(/ipv[46]_address/);
+    },
+  );
 
   it("when the API is started as before, then it is still published on HUB_PORT (default 8000) and waits for healthy PostgreSQL and Redis", () => {
     const api = compose.services.api;
@@ -90,11 +93,19 @@ function configurationTable(): Map<string, string[]> {
   const ownFile = path.join(REPO_ROOT, "docs", "configuration.md");
   const text = existsSync(ownFile)
     ? readFileSync(ownFile, "utf8")
-    : readFileSync(path.join(REPO_ROOT, "README.md"), "utf8").split("\n## Configuration\n")[1] ?? "";
+    : (readFileSync(path.join(REPO_ROOT, "README.md"), "utf8").split("\n## Configuration\n")[1] ?? "");
   const table = new Map<string, string[]>();
   for (const match of text.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]+) \|/gm)) {
     const usedBy = match[2]!.trim();
-    table.set(match[1]!, usedBy === "all" ? APP_SERVICES : usedBy.split(",").map((app) => app.trim()).filter((app) => APP_SERVICES.includes(app)));
+    table.set(
+      match[1]!,
+      usedBy === "all"
+        ? APP_SERVICES
+        : usedBy
+            .split(",")
+            .map((app) => app.trim())
+            .filter((app) => APP_SERVICES.includes(app)),
+    );
   }
   return table;
 }
@@ -113,8 +124,14 @@ describe("docker-compose.yml against the configuration table", () => {
     const passed = Object.keys(compose.services[name].environment as Record<string, unknown>);
     const promised = [...table].filter(([, apps]) => apps.includes(name)).map(([variable]) => variable);
 
-    expect(promised.filter((variable) => !passed.includes(variable)), "in the configuration table, not passed by compose").toEqual([]);
-    expect(passed.filter((variable) => !table.has(variable)), "passed by compose, missing from the configuration table").toEqual([]);
+    expect(
+      promised.filter((variable) => !passed.includes(variable)),
+      "in the configuration table, not passed by compose",
+    ).toEqual([]);
+    expect(
+      passed.filter((variable) => !table.has(variable)),
+      "passed by compose, missing from the configuration table",
+    ).toEqual([]);
   });
 
   it("when the password rules are read, then compose and the Kubernetes base require 12 characters", () => {
@@ -125,7 +142,10 @@ describe("docker-compose.yml against the configuration table", () => {
 
   it("when the Kubernetes base's configuration is read, then each of its variables is one of the configuration table", () => {
     const baseConfig = readFileSync(path.join(DEPLOY_ROOT, "kubernetes", "config.env"), "utf8");
-    const variables = baseConfig.split("\n").filter((line) => /^[A-Z]/.test(line)).map((line) => line.split("=")[0]!);
+    const variables = baseConfig
+      .split("\n")
+      .filter((line) => /^[A-Z]/.test(line))
+      .map((line) => line.split("=")[0]!);
 
     expect(variables.filter((variable) => !table.has(variable))).toEqual([]);
   });

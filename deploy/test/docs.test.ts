@@ -11,7 +11,12 @@ import { describe, expect, it } from "vitest";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-const DOCS = ["README.md", ...readdirSync(path.join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(path.join(REPO_ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** The environment schemas: the variables every process shares, and each app's own. */
 const ENV_SCHEMAS = [

@@ -66,7 +66,8 @@ export function render(directory: string): KubernetesObject[] {
 
 function modelOf(object: KubernetesObject) {
   const entry = MODELS[`${object.apiVersion}/${object.kind}` as keyof typeof MODELS];
-  if (!entry) throw new Error(`${object.apiVersion} ${object.kind} ${object.metadata.name}: not a kind the manifests should hold (${Object.keys(MODELS).join(", ")})`);
+  if (!entry)
+    throw new Error(`${object.apiVersion} ${object.kind} ${object.metadata.name}: not a kind the manifests should hold (${Object.keys(MODELS).join(", ")})`);
   return entry;
 }
 

@@ -68,17 +68,20 @@ describe.each([
     );
   });
 
-  it.each(Object.entries(APPS))("when the %s Deployment is read, then readiness is /readyz and liveness /healthz on the port the app serves them", (_app, app) => {
-    const deployment = find(objects, "Deployment", app.deployment);
-    const container = deployment?.spec.template.spec.containers[0];
-    const port = container?.ports?.find((p: { name: string }) => p.name === container.readinessProbe?.httpGet?.port);
+  it.each(Object.entries(APPS))(
+    "when the %s Deployment is read, then readiness is /readyz and liveness /healthz on the port the app serves them",
+    (_app, app) => {
+      const deployment = find(objects, "Deployment", app.deployment);
+      const container = deployment?.spec.template.spec.containers[0];
+      const port = container?.ports?.find((p: { name: string }) => p.name === container.readinessProbe?.httpGet?.port);
 
-    expect(container?.readinessProbe?.httpGet?.path).toBe("/readyz");
-    expect(container?.livenessProbe?.httpGet?.path).toBe("/healthz");
-    expect(container?.livenessProbe?.httpGet?.port).toBe(container?.readinessProbe?.httpGet?.port);
-    expect(port?.containerPort).toBe(app.port);
-    expect(envOf(container, app.portVariable)?.value).toBe(String(app.port));
-  });
+      expect(container?.readinessProbe?.httpGet?.path).toBe("/readyz");
+      expect(container?.livenessProbe?.httpGet?.path).toBe("/healthz");
+      expect(container?.livenessProbe?.httpGet?.port).toBe(container?.readinessProbe?.httpGet?.port);
+      expect(port?.containerPort).toBe(app.port);
+      expect(envOf(container, app.portVariable)?.value).toBe(String(app.port));
+    },
+  );
 
   it.each(Object.entries(APPS))("when the %s pods are read, then they are annotated for Prometheus to scrape /metrics on the app's port", (_app, app) => {
     const annotations = find(objects, "Deployment", app.deployment)?.spec.template.metadata.annotations;
@@ -123,7 +126,10 @@ describe.each([
       expect(JSON.stringify(container.env ?? []), `${owner} ${container.name}`).not.toMatch(/"value":"[a-z+]+:\/\/[^"]*@/);
     }
     for (const configMap of objects.filter((o) => o.kind === "ConfigMap")) {
-      expect(Object.keys(configMap.data ?? {}).filter((key) => SECRET_VARIABLE.test(key)), configMap.metadata.name).toEqual([]);
+      expect(
+        Object.keys(configMap.data ?? {}).filter((key) => SECRET_VARIABLE.test(key)),
+        configMap.metadata.name,
+      ).toEqual([]);
     }
   });
 
@@ -145,7 +151,10 @@ describe.each([
     for (const app of Object.values(APPS)) {
       const pod = find(objects, "Deployment", app.deployment)?.spec.template.spec;
       expect(envOf(pod.containers[0], "HUB_MIGRATE_ON_START")?.value, app.deployment).toBe("false");
-      expect(pod.initContainers?.map((c: { command: string[] }) => c.command), app.deployment).toEqual([["node", "--enable-source-maps", "dist/migrate.js", "--wait"]]);
+      expect(
+        pod.initContainers?.map((c: { command: string[] }) => c.command),
+        app.deployment,
+      ).toEqual([["node", "--enable-source-maps", "dist/migrate.js", "--wait"]]);
       expect(pod.initContainers[0].image, app.deployment).toBe(pod.containers[0].image);
     }
   });
@@ -199,9 +208,15 @@ describe.each([
 
     for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
       const labels = labelsOf(deployment);
-      expect(policies.some((policy) => selects(policy, labels) && policy.spec.policyTypes.includes("Ingress")), deployment.metadata.name).toBe(true);
+      expect(
+        policies.some((policy) => selects(policy, labels) && policy.spec.policyTypes.includes("Ingress")),
+        deployment.metadata.name,
+      ).toBe(true);
       const ports = deployment.spec.template.spec.containers.flatMap((container: { ports?: Array<{ name: string }> }) => container.ports ?? []);
-      const expected = labels["app.kubernetes.io/component"] === "api" ? ports.filter((port: { name: string }) => port.name === "http").map((port: { name: string }) => port.name) : [];
+      const expected =
+        labels["app.kubernetes.io/component"] === "api"
+          ? ports.filter((port: { name: string }) => port.name === "http").map((port: { name: string }) => port.name)
+          : [];
       expect(admittedFromOutside(labels), deployment.metadata.name).toEqual(expected);
     }
   });
@@ -220,14 +235,17 @@ describe("the kustomization files", () => {
   // version takes a directory (resources take files only there).
   const ALLOWED_FIELDS = ["resources", "bases", "commonLabels", "images", "patchesStrategicMerge", "patchesJson6902", "configMapGenerator", "secretGenerator"];
 
-  it.each(["deploy/kubernetes", "deploy/kubernetes-example"])("when %s/kustomization.yaml is read, then it uses only kustomize v2's fields, and generators only env files", (directory) => {
-    const kustomization = parse(readFileSync(path.join(REPO_ROOT, directory, "kustomization.yaml"), "utf8")) as Record<string, unknown>;
+  it.each(["deploy/kubernetes", "deploy/kubernetes-example"])(
+    "when %s/kustomization.yaml is read, then it uses only kustomize v2's fields, and generators only env files",
+    (directory) => {
+      const kustomization = parse(readFileSync(path.join(REPO_ROOT, directory, "kustomization.yaml"), "utf8")) as Record<string, unknown>;
 
-    expect(Object.keys(kustomization).filter((field) => !ALLOWED_FIELDS.includes(field))).toEqual([]);
-    for (const generator of [...((kustomization.configMapGenerator as object[]) ?? []), ...((kustomization.secretGenerator as object[]) ?? [])]) {
-      expect(Object.keys(generator).filter((field) => !["name", "behavior", "env"].includes(field))).toEqual([]);
-    }
-  });
+      expect(Object.keys(kustomization).filter((field) => !ALLOWED_FIELDS.includes(field))).toEqual([]);
+      for (const generator of [...((kustomization.configMapGenerator as object[]) ?? []), ...((kustomization.secretGenerator as object[]) ?? [])]) {
+        expect(Object.keys(generator).filter((field) => !["name", "behavior", "env"].includes(field))).toEqual([]);
+      }
+    },
+  );
 
   it("when the example overlay sets the images, then each of the apps' images gets a pinned tag", () => {
     const images = new Set(allContainers(example).map(({ container }) => container.image as string));

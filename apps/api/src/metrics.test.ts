@@ -46,7 +46,10 @@ describe("per-automation queue gauges", () => {
   });
 
   it("when the read fails, then the scrape still answers without the gauges' series, and the next scrape reads again", async () => {
-    const read = vi.fn<() => Promise<automations.AutomationQueueDepth[]>>().mockRejectedValueOnce(new Error("database down")).mockResolvedValue([depth("c", 7)]);
+    const read = vi
+      .fn<() => Promise<automations.AutomationQueueDepth[]>>()
+      .mockRejectedValueOnce(new Error("database down"))
+      .mockResolvedValue([depth("c", 7)]);
     const { registry } = createMetrics({ queueDepth: { read } });
 
     expect(await registry.metrics()).not.toContain('automation="c"');

@@ -87,7 +87,12 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
 function registerLimitDepthGauges(registry: Registry, source: LimitDepthSource): void {
   const readDepths = cachedQueueDepths(source);
   const metric = metricsOn(registry);
-  const gauge = (name: string, help: string, labelNames: string[], fill: (set: (labels: Record<string, string>, value: number) => void, depth: automations.AutomationLimitDepth) => void) =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (set: (labels: Record<string, string>, value: number) => void, depth: automations.AutomationLimitDepth) => void,
+  ) =>
     metric.gauge(name, help, {
       labelNames,
       async collect() {
@@ -102,15 +107,26 @@ function registerLimitDepthGauges(registry: Registry, source: LimitDepthSource):
         for (const depth of depths) fill((labels, value) => this.set(labels, value), depth);
       },
     });
-  gauge("hub_jobs_rate_limited", "Due queued jobs held back by a full rate-limit window, per active automation with a key or a rate limit", ["automation"], (set, depth) =>
-    set({ automation: depth.slug }, depth.rateLimited),
+  gauge(
+    "hub_jobs_rate_limited",
+    "Due queued jobs held back by a full rate-limit window, per active automation with a key or a rate limit",
+    ["automation"],
+    (set, depth) => set({ automation: depth.slug }, depth.rateLimited),
   );
-  gauge("hub_jobs_key_limited", "Due queued jobs whose concurrency_key value runs max_concurrent_per_key jobs, per active automation with a key or a rate limit", ["automation"], (set, depth) =>
-    set({ automation: depth.slug }, depth.keyLimited),
+  gauge(
+    "hub_jobs_key_limited",
+    "Due queued jobs whose concurrency_key value runs max_concurrent_per_key jobs, per active automation with a key or a rate limit",
+    ["automation"],
+    (set, depth) => set({ automation: depth.slug }, depth.keyLimited),
   );
-  gauge("hub_key_jobs_queued", "Due queued jobs per concurrency_key value, for the 20 values with the most per automation", ["automation", "key"], (set, depth) => {
-    for (const { key, queued } of depth.topKeys) set({ automation: depth.slug, key: key ?? "" }, queued);
-  });
+  gauge(
+    "hub_key_jobs_queued",
+    "Due queued jobs per concurrency_key value, for the 20 values with the most per automation",
+    ["automation", "key"],
+    (set, depth) => {
+      for (const { key, queued } of depth.topKeys) set({ automation: depth.slug, key: key ?? "" }, queued);
+    },
+  );
 }
 
 /**
@@ -137,9 +153,13 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource; limitDep
     "hub_login_overloaded_total",
     "Logins answered 503 because they waited more than 2 s for a password hashing slot",
   );
-  const streamsOpen = metricsOn(registry).gauge("hub_streams_open", "Server-sent event streams open in this API process, by stream (events, job_logs, worker_signals)", {
-    labelNames: ["stream"],
-  });
+  const streamsOpen = metricsOn(registry).gauge(
+    "hub_streams_open",
+    "Server-sent event streams open in this API process, by stream (events, job_logs, worker_signals)",
+    {
+      labelNames: ["stream"],
+    },
+  );
   const streamsRefused = metricsOn(registry).counter(
     "hub_streams_refused_total",
     "Streams refused with 429 because their user or worker key had as many open as allowed, by stream",

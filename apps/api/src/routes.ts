@@ -26,14 +26,28 @@ const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
 export function routesFor(passwordMinLength: number): AnyRoute[] {
   let routes = routesByPasswordMinLength.get(passwordMinLength);
   if (!routes) {
-    routes = [...healthRoutes, ...sectorRoutes, ...identityRoutes(passwordMinLength), ...oidcRoutes, ...userRoutes(passwordMinLength), ...apiKeyRoutes, ...eventRoutes, ...automationRoutes, ...workerRoutes,
+    routes = [
+      ...healthRoutes,
+      ...sectorRoutes,
+      ...identityRoutes(passwordMinLength),
+      ...oidcRoutes,
+      ...userRoutes(passwordMinLength),
+      ...apiKeyRoutes,
+      ...eventRoutes,
+      ...automationRoutes,
+      ...workerRoutes,
       // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
       // any /jobs/{job_id} route, so none is ever read as a job id.
-      ...workerProtocolRoutes, ...jobRoutes, ...jobLogRoutes, ...scheduleRoutes, ...webhookRoutes,
+      ...workerProtocolRoutes,
+      ...jobRoutes,
+      ...jobLogRoutes,
+      ...scheduleRoutes,
+      ...webhookRoutes,
       // Last: POST /workers/me/offline stops the worker, and its next call, even a refused one,
       // marks it seen again (a write); test/fuzz.test.ts, which walks the routes in this order,
       // checks that refused requests write nothing.
-      ...workerSelfRoutes];
+      ...workerSelfRoutes,
+    ];
     routesByPasswordMinLength.set(passwordMinLength, routes);
   }
   return routes;

@@ -78,7 +78,14 @@ function filterQueries(operation: Operation): string[] {
 /** Bodies that name the other sector's automation wherever a body can. */
 function bodiesOf(operation: Operation): unknown[] {
   if (operation.method === "get" || operation.method === "delete") return [undefined];
-  const naming = { automation_id: outside.automationId, context: {}, jobs: [{ automation_id: outside.automationId, context: {} }], cron: "@yearly", name: "walk", color: "#123456" };
+  const naming = {
+    automation_id: outside.automationId,
+    context: {},
+    jobs: [{ automation_id: outside.automationId, context: {} }],
+    cron: "@yearly",
+    name: "walk",
+    color: "#123456",
+  };
   if (operation.path.startsWith("/jobs/bulk-")) return [naming, { status: ["queued", "failed", "cancelled", "completed"], dry_run: true }];
   return [naming];
 }

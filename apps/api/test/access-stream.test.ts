@@ -27,7 +27,11 @@ async function automationInNewSector(): Promise<{ sectorId: string; automationId
   return { sectorId: sector.id, automationId: await createAutomation(hub, { sector_id: sector.id }) };
 }
 
-const jobsCreated = (client: SseClient) => client.events().filter((event) => event.event_type === "job.created").map((event) => event.aggregate_id as string);
+const jobsCreated = (client: SseClient) =>
+  client
+    .events()
+    .filter((event) => event.event_type === "job.created")
+    .map((event) => event.aggregate_id as string);
 
 describe("GET /events/stream for a sector-scoped employee", () => {
   it("when jobs are created in two sectors and then its sectors change, then it gets only the reached sector's events, stays open, and replays nothing", async () => {

@@ -69,7 +69,10 @@ describe("users' sector_ids", () => {
     expect(me.body.sector_ids).toEqual([inside.sectorId]);
     const events = (await eventsOf(hub, user.id)).filter((event) => event.eventType === "user.sectors_changed");
     expect(events.map((event) => event.payload)).toEqual([{ user_id: user.id, from: null, to: [inside.sectorId] }]);
-    const [row] = await hub.api.ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, user.id));
+    const [row] = await hub.api.ctx.database.db
+      .select({ generation: schema.users.credentialGeneration })
+      .from(schema.users)
+      .where(eq(schema.users.id, user.id));
     expect(row!.generation).toBe(0);
   });
 

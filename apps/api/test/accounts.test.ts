@@ -186,7 +186,10 @@ describe("PATCH /identity/users/{id}", () => {
     try {
       const me = (await own.client.get("/identity/me", { token: own.adminToken })).body.id as string;
       const ctx = own.api.ctx;
-      for (const [round, second] of [["demotions", "demote"], ["demotion and deactivation", "deactivate"]] as const) {
+      for (const [round, second] of [
+        ["demotions", "demote"],
+        ["demotion and deactivation", "deactivate"],
+      ] as const) {
         const other = await own.createUser("admin");
         const [mine] = await ctx.database.db.select({ generation: schema.users.credentialGeneration }).from(schema.users).where(eq(schema.users.id, me));
         const outcomes = await Promise.allSettled([
@@ -194,13 +197,22 @@ describe("PATCH /identity/users/{id}", () => {
           second === "demote" ? changeUser(ctx, me, { role: "employee" }, other.id) : deactivateUser(ctx.database.pool, me, other.id),
         ]);
 
-        expect(outcomes.filter((outcome) => outcome.status === "fulfilled"), round).toHaveLength(1);
+        expect(
+          outcomes.filter((outcome) => outcome.status === "fulfilled"),
+          round,
+        ).toHaveLength(1);
         const [rejected] = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
         expect(rejected?.reason, round).toMatchObject({ status: 409, detail: "The hub must keep at least one active admin" });
         const admins = await ctx.database.db.select({ id: schema.users.id, role: schema.users.role, isActive: schema.users.isActive }).from(schema.users);
-        expect(admins.filter((user) => user.role === "admin" && user.isActive), round).toHaveLength(1);
+        expect(
+          admins.filter((user) => user.role === "admin" && user.isActive),
+          round,
+        ).toHaveLength(1);
         // The next round starts from `me` as the one admin, with the token the fixture keeps using.
-        await ctx.database.db.update(schema.users).set({ role: "admin", isActive: true, credentialGeneration: mine!.generation }).where(eq(schema.users.id, me));
+        await ctx.database.db
+          .update(schema.users)
+          .set({ role: "admin", isActive: true, credentialGeneration: mine!.generation })
+          .where(eq(schema.users.id, me));
         await ctx.database.db.update(schema.users).set({ role: "employee" }).where(eq(schema.users.id, other.id));
         ctx.auth.forgetCredentials(); // as the process making a change does, not waiting for the notification
       }
@@ -230,7 +242,11 @@ describe("deactivated users: listing, reactivation, their e-mail", () => {
   });
 
   it("when a user is created with a deactivated user's e-mail, then 409 naming the reactivation", async () => {
-    const result = await hub.client.post("/identity/users", { email: user.email.toUpperCase(), password: newPassword(), role: "employee" }, { token: hub.adminToken });
+    const result = await hub.client.post(
+      "/identity/users",
+      { email: user.email.toUpperCase(), password: newPassword(), role: "employee" },
+      { token: hub.adminToken },
+    );
 
     expect(result.status).toBe(409);
     expect(result.body).toEqual({ detail: `A deactivated user has this e-mail: reactivate it with POST /identity/users/${user.id}/reactivate` });
@@ -266,7 +282,10 @@ describe("the password rules", () => {
   it("when a password shorter than the minimum was set before, then it still signs in (the rules never apply to a login)", async () => {
     const user = await hub.createUser("employee");
     // As a hub with a smaller HUB_PASSWORD_MIN_LENGTH would have stored it.
-    await hub.api.ctx.database.db.update(schema.users).set({ passwordHash: await hashPassword("short") }).where(eq(schema.users.id, user.id));
+    await hub.api.ctx.database.db
+      .update(schema.users)
+      .set({ passwordHash: await hashPassword("short") })
+      .where(eq(schema.users.id, user.id));
 
     expect((await hub.client.post("/identity/token", { email: user.email, password: "short" })).status).toBe(200);
     expect((await hub.client.post("/identity/token", { email: user.email, password: "shor" })).status).toBe(401);
@@ -307,7 +326,12 @@ describe("another API process", () => {
 
       expect((await hub.client.put(`/identity/users/${user.id}/password`, { new_password: newPassword() }, { token: hub.adminToken })).status).toBe(204);
 
-      await waitUntil("the second process refuses the old token", async () => (await client.get("/identity/me", { token: user.token })).status === 401, 2_000, 20);
+      await waitUntil(
+        "the second process refuses the old token",
+        async () => (await client.get("/identity/me", { token: user.token })).status === 401,
+        2_000,
+        20,
+      );
       await expectTokenRefused(user.token, client);
     } finally {
       await second.stop();

@@ -47,7 +47,11 @@ describe("Bearer hub_… on bearer endpoints", () => {
 
   it("when a key is expired, revoked, or its user deactivated, then 401 with RFC 6750's invalid_token, an expired key saying so", async () => {
     const user = await hub.createUser("employee");
-    const [expired, revoked, ofDeactivated] = [await createApiKey(hub, employee.token), await createApiKey(hub, employee.token), await createApiKey(hub, user.token)];
+    const [expired, revoked, ofDeactivated] = [
+      await createApiKey(hub, employee.token),
+      await createApiKey(hub, employee.token),
+      await createApiKey(hub, user.token),
+    ];
     for (const { key } of [expired, revoked, ofDeactivated]) expect((await hub.client.get("/jobs", { token: key })).status).toBe(200);
 
     await expireApiKey(hub, expired.id);
@@ -81,7 +85,11 @@ describe("Bearer hub_… on bearer endpoints", () => {
 
     const byToken = await hub.client.post("/jobs", { automation_id: automation.automationId }, { token: employee.token, headers });
     const byKey = await hub.client.post("/jobs", { automation_id: automation.automationId }, { token: key, headers });
-    const byOtherUser = await hub.client.post("/jobs", { automation_id: automation.automationId }, { token: (await createApiKey(hub, hub.adminToken)).key, headers });
+    const byOtherUser = await hub.client.post(
+      "/jobs",
+      { automation_id: automation.automationId },
+      { token: (await createApiKey(hub, hub.adminToken)).key, headers },
+    );
 
     expect(byToken.status).toBe(201);
     expect(byKey.status).toBe(200);
@@ -195,7 +203,9 @@ describe("request logs", () => {
     await logged.client.post("/jobs", { automation_id: automation.automationId }, { token: `${key.slice(0, -1)}x` });
     await logged.client.delete(`/identity/api-keys/${id}`, { token: key });
 
-    const lines = logged.lines.map((line) => JSON.parse(line) as Record<string, unknown> & { req?: { method: string; url: string }; res?: { statusCode: number } });
+    const lines = logged.lines.map(
+      (line) => JSON.parse(line) as Record<string, unknown> & { req?: { method: string; url: string }; res?: { statusCode: number } },
+    );
     const requestLine = (method: string, url: string, status: number) =>
       lines.find((line) => line.req?.method === method && line.req.url === url && line.res?.statusCode === status);
     expect(requestLine("POST", "/identity/api-keys", 201)).toMatchObject({ user_id: employee.id, target_api_key_id: id });

@@ -33,6 +33,9 @@ export async function storedApiKey(hub: TestHub, id: string) {
  * notification will, and the next request reads the key again.
  */
 export async function expireApiKey(hub: TestHub, id: string): Promise<void> {
-  await hub.api.ctx.database.db.update(schema.apiKeys).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(schema.apiKeys.id, id));
+  await hub.api.ctx.database.db
+    .update(schema.apiKeys)
+    .set({ expiresAt: sql`now() - interval '1 second'` })
+    .where(eq(schema.apiKeys.id, id));
   hub.api.ctx.auth.forgetCredentials();
 }

@@ -84,8 +84,30 @@ describe("GET /identity/api-keys", () => {
 
     expect(result.status).toBe(200);
     expect(result.body).toEqual([
-      { id: second.id, user_id: user.id, name: "second", prefix: second.key.slice(4, 12), created_at: expect.any(String), expires_at: second.expires_at, last_used_at: null, automation_ids: null, read_only: false, role: null },
-      { id: first.id, user_id: user.id, name: "first", prefix: first.key.slice(4, 12), created_at: expect.any(String), expires_at: expect.any(String), last_used_at: null, automation_ids: null, read_only: false, role: null },
+      {
+        id: second.id,
+        user_id: user.id,
+        name: "second",
+        prefix: second.key.slice(4, 12),
+        created_at: expect.any(String),
+        expires_at: second.expires_at,
+        last_used_at: null,
+        automation_ids: null,
+        read_only: false,
+        role: null,
+      },
+      {
+        id: first.id,
+        user_id: user.id,
+        name: "first",
+        prefix: first.key.slice(4, 12),
+        created_at: expect.any(String),
+        expires_at: expect.any(String),
+        last_used_at: null,
+        automation_ids: null,
+        read_only: false,
+        role: null,
+      },
     ]);
     expect(Date.parse(result.body[1].expires_at)).toBeLessThan(Date.now());
     expectNoSecrets(result.body, [first.key, second.key]);

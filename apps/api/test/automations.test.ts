@@ -1,16 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EVERYWHERE, jobs, schema, withTransaction, workers } from "@hub/db";
-import {
-  adminId,
-  countAllEvents,
-  createAutomation,
-  createSector,
-  eventsOf,
-  insertQueuedJob,
-  listenForWakes,
-  uniqueSlug,
-} from "./automation-fixtures";
+import { adminId, countAllEvents, createAutomation, createSector, eventsOf, insertQueuedJob, listenForWakes, uniqueSlug } from "./automation-fixtures";
 import { useTestHub, type TestUser } from "./harness";
 
 const hub = useTestHub();
@@ -168,11 +159,7 @@ describe("POST /automations", () => {
   it("when the sector does not exist, then 422 value_error on sector_id and nothing is created", async () => {
     const before = await countAllEvents(hub);
 
-    const result = await hub.client.post(
-      "/automations",
-      { name: "Orphan", slug: uniqueSlug(), sector_id: "00000000-0000-4000-8000-000000000000" },
-      asAdmin(),
-    );
+    const result = await hub.client.post("/automations", { name: "Orphan", slug: uniqueSlug(), sector_id: "00000000-0000-4000-8000-000000000000" }, asAdmin());
 
     expect(result.status).toBe(422);
     expect(result.body.detail).toEqual([{ loc: ["body", "sector_id"], msg: expect.stringMatching(/^Value error, /), type: "value_error" }]);
@@ -445,7 +432,9 @@ describe("PUT /automations/{automation_id}", () => {
 describe("DELETE /automations/{automation_id} (deactivate)", () => {
   it("when an active automation is deactivated, then 204, it stays readable inactive, its queued jobs are cancelled and running ones are left", async () => {
     const id = await createAutomation(hub, { sector_id: sector.id, max_concurrent_jobs: 5 });
-    const worker = await withTransaction(hub.api.ctx.database.pool, (tx) => workers.register(tx, { automationId: id, cloudInstanceId: "vm-1", apiKeyHash: uniqueSlug("hash") }));
+    const worker = await withTransaction(hub.api.ctx.database.pool, (tx) =>
+      workers.register(tx, { automationId: id, cloudInstanceId: "vm-1", apiKeyHash: uniqueSlug("hash") }),
+    );
     const running = await insertQueuedJob(hub, id, admin);
     await jobs.claim(hub.api.ctx.database.pool, { automationId: id, workerId: worker.id, maxJobs: 1, candidateIds: [running.id], leaseSeconds: 60 });
     const queued = [await insertQueuedJob(hub, id, admin), await insertQueuedJob(hub, id, admin)];
@@ -463,11 +452,7 @@ describe("DELETE /automations/{automation_id} (deactivate)", () => {
       ]);
     }
     expect((await jobs.find(hub.api.ctx.database.pool, EVERYWHERE, running.id))?.status).toBe("running");
-    expect((await eventsOf(hub, id)).map((event) => [event.eventType, event.actorId, event.payload]).at(-1)).toEqual([
-      "automation.deactivated",
-      admin,
-      {},
-    ]);
+    expect((await eventsOf(hub, id)).map((event) => [event.eventType, event.actorId, event.payload]).at(-1)).toEqual(["automation.deactivated", admin, {}]);
     expect(await hub.api.ctx.dispatch.ready.candidates(id, 10)).toEqual([]);
   });
 
@@ -509,7 +494,10 @@ describe("development mode", () => {
       await hub.client.post(`/automations/${id}/development-mode`, undefined, asAdmin()),
     ];
     const whileIn = await flag();
-    const left = [await hub.client.delete(`/automations/${id}/development-mode`, asAdmin()), await hub.client.delete(`/automations/${id}/development-mode`, asAdmin())];
+    const left = [
+      await hub.client.delete(`/automations/${id}/development-mode`, asAdmin()),
+      await hub.client.delete(`/automations/${id}/development-mode`, asAdmin()),
+    ];
 
     expect([...entered, ...left].map((answer) => answer.status)).toEqual([204, 204, 204, 204]);
     expect(whileIn).toBe(true);

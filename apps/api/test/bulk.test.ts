@@ -90,10 +90,7 @@ describe("POST /jobs/bulk-cancel", () => {
   it("when 10,000 jobs are cancelled at once, then every one ends cancelled with exactly one job.cancelled event", async () => {
     const sector = await createSector(hub);
     const automationId = await createAutomation(hub, { sector_id: sector.id });
-    await hub.api.ctx.database.pool.query(
-      "insert into jobs (automation_id, context) select $1, '{}'::jsonb from generate_series(1, 10000)",
-      [automationId],
-    );
+    await hub.api.ctx.database.pool.query("insert into jobs (automation_id, context) select $1, '{}'::jsonb from generate_series(1, 10000)", [automationId]);
 
     const result = await hub.client.post("/jobs/bulk-cancel", { automation_id: automationId, limit: 10_000 }, asAdmin());
 

@@ -83,41 +83,53 @@ describe("claim liveness: a due job is handed out while claims are open", () => 
     }
   }
 
-  it.each([1, 2, 8])("when %i overlapping 1 s long-polls run through development mode, cancelled jobs and its end, then the next job is handed out", async (polls) => {
-    expect(await pauseCancelResume(polls)).toBeLessThan(HANDED_OUT_WITHIN_MS);
-  });
+  it.each([1, 2, 8])(
+    "when %i overlapping 1 s long-polls run through development mode, cancelled jobs and its end, then the next job is handed out",
+    async (polls) => {
+      expect(await pauseCancelResume(polls)).toBeLessThan(HANDED_OUT_WITHIN_MS);
+    },
+  );
 
   // HUB_LIVENESS_RUNS=100 pnpm --filter @hub/api exec vitest run test/claim-liveness.test.ts: the
   // reproduction repeated, with the distribution of its wait printed.
   const repeatRuns = Number(process.env.HUB_LIVENESS_RUNS ?? 0);
-  it.runIf(repeatRuns > 0)(`when the sequence runs ${repeatRuns} times with 2 polls, then every run hands the job out`, { timeout: repeatRuns * 15_000 }, async () => {
-    const waits: number[] = [];
-    for (let run = 0; run < repeatRuns; run++) waits.push(await pauseCancelResume(2));
-    waits.sort((a, b) => a - b);
-    const at = (q: number) => waits[Math.min(waits.length - 1, Math.floor(q * waits.length))];
-    // eslint-disable-next-line no-console -- the figures are this test's output when asked for
-    console.log(`liveness: ${waits.length} runs, create→claim p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${waits.at(-1)} ms, within 1 s: ${waits.filter((ms) => ms <= 1000).length}`);
-    expect(waits.every((ms) => ms < HANDED_OUT_WITHIN_MS)).toBe(true);
-  });
+  it.runIf(repeatRuns > 0)(
+    `when the sequence runs ${repeatRuns} times with 2 polls, then every run hands the job out`,
+    { timeout: repeatRuns * 15_000 },
+    async () => {
+      const waits: number[] = [];
+      for (let run = 0; run < repeatRuns; run++) waits.push(await pauseCancelResume(2));
+      waits.sort((a, b) => a - b);
+      const at = (q: number) => waits[Math.min(waits.length - 1, Math.floor(q * waits.length))];
+      // eslint-disable-next-line no-console -- the figures are this test's output when asked for
+      console.log(
+        `liveness: ${waits.length} runs, create→claim p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${waits.at(-1)} ms, within 1 s: ${waits.filter((ms) => ms <= 1000).length}`,
+      );
+      expect(waits.every((ms) => ms < HANDED_OUT_WITHIN_MS)).toBe(true);
+    },
+  );
 
-  it.each([2, 8])("when %i overlapping 1 s long-polls waited at a full concurrency limit and the running job completes, then the next job is handed out", async (polls) => {
-    const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 1 });
-    const loops = claimLoops(hub, subject, polls, 1, 350);
-    try {
-      const first = await createJob(hub, subject.automationId);
-      await handedOutWithin(loops, first);
-      const second = await createJob(hub, subject.automationId);
-      // Long enough for every poll to have met the full limit and renewed at least once.
-      await sleep(2500);
-      expect(loops.claimedAt.has(second)).toBe(false);
+  it.each([2, 8])(
+    "when %i overlapping 1 s long-polls waited at a full concurrency limit and the running job completes, then the next job is handed out",
+    async (polls) => {
+      const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 1 });
+      const loops = claimLoops(hub, subject, polls, 1, 350);
+      try {
+        const first = await createJob(hub, subject.automationId);
+        await handedOutWithin(loops, first);
+        const second = await createJob(hub, subject.automationId);
+        // Long enough for every poll to have met the full limit and renewed at least once.
+        await sleep(2500);
+        expect(loops.claimedAt.has(second)).toBe(false);
 
-      expect((await complete(hub, subject, first)).status).toBe(200);
+        expect((await complete(hub, subject, first)).status).toBe(200);
 
-      expect(await handedOutWithin(loops, second)).toBeLessThan(HANDED_OUT_WITHIN_MS);
-    } finally {
-      await loops.stop();
-    }
-  });
+        expect(await handedOutWithin(loops, second)).toBeLessThan(HANDED_OUT_WITHIN_MS);
+      } finally {
+        await loops.stop();
+      }
+    },
+  );
 
   it.each([2, 8])("when %i overlapping 1 s long-polls waited for a rate limit's window, then the next job is handed out once it opens", async (polls) => {
     const subject = await createAutomationWithWorker(hub, { max_concurrent_jobs: 2, rate_limit: { count: 1, period_seconds: 3 } });

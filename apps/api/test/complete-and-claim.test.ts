@@ -110,8 +110,10 @@ describe("POST /jobs/{job_id}/complete-and-claim", () => {
     const subject = await createAutomationWithWorker(hub);
     const [running] = await queueJobs(hub, subject.automationId, 1);
     expect((await claim(hub, subject.workerKey, 0)).body.id).toBe(running);
-    const low = (await hub.client.post<{ id: string }>("/jobs", { automation_id: subject.automationId, context: {}, priority: 0 }, { token: hub.adminToken })).body.id;
-    const high = (await hub.client.post<{ id: string }>("/jobs", { automation_id: subject.automationId, context: {}, priority: 5 }, { token: hub.adminToken })).body.id;
+    const low = (await hub.client.post<{ id: string }>("/jobs", { automation_id: subject.automationId, context: {}, priority: 0 }, { token: hub.adminToken }))
+      .body.id;
+    const high = (await hub.client.post<{ id: string }>("/jobs", { automation_id: subject.automationId, context: {}, priority: 5 }, { token: hub.adminToken }))
+      .body.id;
     await hub.dispatcher.reconcileNow();
 
     const answer = await completeAndClaim(hub, subject, running!, { result: {} });

@@ -16,7 +16,8 @@ import { resolveConsoleDir } from "../src/console/console.routes";
 import { startTestHub, type TestHub } from "./harness";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const INDEX_HTML = '<!doctype html><html lang="en"><head><script type="module" src="/console/assets/index-Ab12Cd34.js"></script></head><body><div id="root"></div></body></html>';
+const INDEX_HTML =
+  '<!doctype html><html lang="en"><head><script type="module" src="/console/assets/index-Ab12Cd34.js"></script></head><body><div id="root"></div></body></html>';
 
 let hub: TestHub;
 let built: string;

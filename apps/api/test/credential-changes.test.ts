@@ -32,7 +32,9 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Pro
 }
 
 async function listening(): Promise<boolean> {
-  const { rows } = await sql.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hub-api-credentials' AND datname = current_database()");
+  const { rows } = await sql.query(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'hub-api-credentials' AND datname = current_database()",
+  );
   return rows[0].n === 1;
 }
 

@@ -26,7 +26,11 @@ afterAll(async () => {
 // A user may have 5 streams open at once (CONTRACT §6.15): each test starts with none open.
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  await eventually("every stream to be let go", () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"), (open) => open === 0);
+  await eventually(
+    "every stream to be let go",
+    () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"),
+    (open) => open === 0,
+  );
 });
 
 async function follow(options: { token?: string; query?: string; lastEventId?: string } = {}): Promise<SseClient> {
@@ -47,8 +51,10 @@ async function createUser(role: "admin" | "employee" = "employee"): Promise<{ id
 
 /** Resolves once the relay has put an event about `aggregateId` in the stream (so a stream opened next does not see it live). */
 async function published(aggregateId: string): Promise<void> {
-  await eventually(`an event of ${aggregateId} in the stream`, () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, "-", "+"), (entries) =>
-    entries.some(([, fields]) => fields.includes(aggregateId)),
+  await eventually(
+    `an event of ${aggregateId} in the stream`,
+    () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, "-", "+"),
+    (entries) => entries.some(([, fields]) => fields.includes(aggregateId)),
   );
 }
 
@@ -132,8 +138,10 @@ describe("GET /events/stream", () => {
 
     const missed = [await createSector(hub), await createSector(hub)];
     // Both are in the stream before the client comes back.
-    await eventually("the missed events published", () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, `(${lastId}`, "+"), (entries) =>
-      missed.every((sector) => entries.some(([, fields]) => fields.includes(sector.id))),
+    await eventually(
+      "the missed events published",
+      () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, `(${lastId}`, "+"),
+      (entries) => missed.every((sector) => entries.some(([, fields]) => fields.includes(sector.id))),
     );
     const resumed = await follow({ query: "event_type=sector.created", lastEventId: lastId });
     const live = await createSector(hub);
@@ -149,7 +157,11 @@ describe("GET /events/stream", () => {
     const lastId = client.messages.at(-1)!.id!;
     client.close();
     await createSector(hub);
-    await eventually("an event after it", () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, `(${lastId}`, "+"), (entries) => entries.length > 0);
+    await eventually(
+      "an event after it",
+      () => relay.redis.xrange(hub.api.ctx.keys.eventsStream, `(${lastId}`, "+"),
+      (entries) => entries.length > 0,
+    );
     // What MAXLEN trimming does to a long-running hub's stream, at once.
     await relay.redis.xtrim(hub.api.ctx.keys.eventsStream, "MAXLEN", 0);
 
@@ -175,7 +187,11 @@ describe("GET /events/stream", () => {
 
     expect(openBefore).toBeGreaterThanOrEqual(5);
     expect(readers).toHaveLength(1);
-    await eventually("the gauge to drop", () => metricValue("hub_event_stream_clients"), (open) => open === openBefore! - 5);
+    await eventually(
+      "the gauge to drop",
+      () => metricValue("hub_event_stream_clients"),
+      (open) => open === openBefore! - 5,
+    );
   });
 
   it("when idle, then a heartbeat comment arrives", async () => {

@@ -200,7 +200,9 @@ describe("GET /events", () => {
 
     const variants = resolveSchema(document.body, document.body.paths["/events"].get.responses["200"].content["application/json"].schema.items).oneOf as any[];
     const byType = new Map(variants.map((variant) => [variant.properties.event_type.const, variant]));
-    expect([...byType.keys()]).toEqual(expect.arrayContaining(["job.created", "job.requeued", "user.created", "webhook.created", "api_key.revoked", "schedule.skipped"]));
+    expect([...byType.keys()]).toEqual(
+      expect.arrayContaining(["job.created", "job.requeued", "user.created", "webhook.created", "api_key.revoked", "schedule.skipped"]),
+    );
     expect(byType.get("job.requeued").properties.payload).toMatchObject({
       properties: { reason: { enum: ["lease_expired", "retryable_failure", "timeout", "worker_unregistered"] }, available_at: { format: "date-time" } },
       required: expect.arrayContaining(["automation_id", "reason", "attempts", "available_at"]),
@@ -265,7 +267,15 @@ describe("GET /events: what an employee may read (CONTRACT §6.1)", () => {
     expect(types(all.body)).toEqual(["job.created", "job.completed"]);
     // Filtered in SQL: a limit of 2 still reaches the second job event past five hidden ones.
     expect(types(firstTwo.body)).toEqual(["job.created", "job.completed"]);
-    expect(types(admin.body)).toEqual(["user.created", "user.created", "job.created", "webhook.created", "api_key.created", "user.deactivated", "job.completed"]);
+    expect(types(admin.body)).toEqual([
+      "user.created",
+      "user.created",
+      "job.created",
+      "webhook.created",
+      "api_key.created",
+      "user.deactivated",
+      "job.completed",
+    ]);
   });
 
   it("when an employee filters by a hidden event_type or by the aggregate, then those events are left out (200, never 403)", async () => {

@@ -157,7 +157,9 @@ describe("GET /jobs find filters: 422", () => {
     const six = ["a", "b", "c", "d", "e", "f"].map((name) => `context.${name}=1`).join("&");
     expect(await problemsOf(six)).toEqual([{ loc: ["query"], type: "value_error", msg: expect.stringContaining("at most 5") }]);
     // The same name twice is two filters.
-    expect(await problemsOf("context.a=1&context.a=2&context[b]=1&context[c]=1&context.d=1&context.e=1")).toMatchObject([{ loc: ["query"], type: "value_error" }]);
+    expect(await problemsOf("context.a=1&context.a=2&context[b]=1&context[c]=1&context.d=1&context.e=1")).toMatchObject([
+      { loc: ["query"], type: "value_error" },
+    ]);
   });
 
   it("when a name is empty or longer than 100 characters, then 422 string_too_short / string_too_long at [query, context.<name>], with every other problem", async () => {
@@ -178,7 +180,9 @@ describe("GET /jobs find filters: 422", () => {
   });
 
   it("when error_contains is longer than 100 characters, or context is sent bare, then 422", async () => {
-    expect(await problemsOf(`error_contains=${"e".repeat(101)}`)).toEqual([expect.objectContaining({ loc: ["query", "error_contains"], type: "string_too_long" })]);
+    expect(await problemsOf(`error_contains=${"e".repeat(101)}`)).toEqual([
+      expect.objectContaining({ loc: ["query", "error_contains"], type: "string_too_long" }),
+    ]);
     expect(await problemsOf("context=x")).toEqual([{ loc: ["query", "context"], type: "extra_forbidden", msg: "Extra inputs are not permitted" }]);
   });
 
@@ -199,6 +203,8 @@ describe("GET /jobs find filters in /openapi.json", () => {
       explode: true,
       schema: { type: "object", additionalProperties: { type: "string" } },
     });
-    expect(parameters.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(["created_by", "finished_after", "finished_before", "error_contains"]));
+    expect(parameters.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(["created_by", "finished_after", "finished_before", "error_contains"]),
+    );
   });
 });

@@ -121,7 +121,16 @@ interface FuzzRequest {
   body: string | undefined;
 }
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; enum?: unknown[]; format?: string; items?: JsonSchema; anyOf?: JsonSchema[]; minimum?: number; maximum?: number };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  enum?: unknown[];
+  format?: string;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+};
 
 function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema {
   if (!schema) return {};
@@ -139,7 +148,11 @@ const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((co
 const anyIds = () => Object.values(ids).concat(stable.automationId, victim.automationId, stable.workerId, employee.id);
 /** Text around a character databases and encoders trip on: NUL, a control, a lone surrogate. */
 const awkwardText = fc
-  .tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\u0001", "\ud800", "\udfff", "\ufffe", "\u2028"), fc.string({ unit: "binary", maxLength: 10 }))
+  .tuple(
+    fc.string({ maxLength: 10 }),
+    fc.constantFrom("\u0000", "\u0001", "\ud800", "\udfff", "\ufffe", "\u2028"),
+    fc.string({ unit: "binary", maxLength: 10 }),
+  )
   .map(([before, awkward, after]) => `${before}${awkward}${after}`);
 const junkString = fc.oneof(
   fc.string({ maxLength: 60 }),
@@ -156,9 +169,13 @@ function encodeUriText(text: string): string {
 const dateTimeText = fc.oneof(
   fc.date({ noInvalidDate: true, min: new Date("1900-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z") }).map((date) => date.toISOString()),
   fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
-  fc.tuple(fc.constantFrom("0000", "0001", "1969", "2026", "9999"), fc.constantFrom("-01-01", "-12-31", "-02-29"), fc.constantFrom("", "T00:00:00Z", "T00:30:00+01:00", "T23:59:59-14:00", "T12:00:00.123456789")).map(
-    ([year, day, time]) => `${year}${day}${time}`,
-  ),
+  fc
+    .tuple(
+      fc.constantFrom("0000", "0001", "1969", "2026", "9999"),
+      fc.constantFrom("-01-01", "-12-31", "-02-29"),
+      fc.constantFrom("", "T00:00:00Z", "T00:30:00+01:00", "T23:59:59-14:00", "T12:00:00.123456789"),
+    )
+    .map(([year, day, time]) => `${year}${day}${time}`),
 );
 const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
@@ -168,7 +185,8 @@ const junkValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** A value that often passes the field's own schema, so requests reach the handlers. */
 function plausibleValue(name: string, schema: JsonSchema): fc.Arbitrary<unknown> {
-  if (name.endsWith("_id")) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...idsNamed(name)) }, { weight: 1, arbitrary: fc.constantFrom(...anyIds(), "not-a-uuid") });
+  if (name.endsWith("_id"))
+    return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...idsNamed(name)) }, { weight: 1, arbitrary: fc.constantFrom(...anyIds(), "not-a-uuid") });
   if (name === "password") return fc.string({ minLength: 1, maxLength: 80 });
   if (schema.enum && schema.enum.length > 0) return fc.constantFrom(...schema.enum);
   if (schema.format === "uuid") return fc.oneof(fc.uuid(), fc.constantFrom(...anyIds()));
@@ -203,10 +221,7 @@ function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
     record[name] = fc.oneof({ weight: 8, arbitrary: plausibleValue(name, fieldSchema) }, { weight: 1, arbitrary: junkValue });
   }
   return fc
-    .tuple(
-      fc.oneof(fc.record(record), fc.record(record, { requiredKeys: [] })),
-      fc.dictionary(fc.string({ maxLength: 12 }), junkValue, { maxKeys: 2 }),
-    )
+    .tuple(fc.oneof(fc.record(record), fc.record(record, { requiredKeys: [] })), fc.dictionary(fc.string({ maxLength: 12 }), junkValue, { maxKeys: 2 }))
     .map(([known, stray]) => ({ ...stray, ...known }));
 }
 
@@ -219,8 +234,14 @@ function bodyArbitrary(route: AnyRoute): fc.Arbitrary<string | undefined> {
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(isClaim ? withoutLongPoll(value) : value)) },
     { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
     { weight: 1, arbitrary: fc.constantFrom(undefined, "", "{}", "[]", "null", '{"a":1,"a":2}', "{", '"\\ud800"', "\ufeff{}") },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("[", '{"a":', '{"context":{"x":'), fc.integer({ min: 10, max: 100_000 })).map(([open, depth]) => open.repeat(depth)) },
-    { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }).map((depth) => JSON.stringify({ context: nest(depth), result: nest(depth), parameters: [nest(depth)] })) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom("[", '{"a":', '{"context":{"x":'), fc.integer({ min: 10, max: 100_000 })).map(([open, depth]) => open.repeat(depth)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 1, max: 60 }).map((depth) => JSON.stringify({ context: nest(depth), result: nest(depth), parameters: [nest(depth)] })),
+    },
     // Valid JSON nested far deeper than any sane body, inside the fields that take free-form objects.
     {
       weight: 1,
@@ -267,10 +288,23 @@ function queryArbitrary(route: AnyRoute): fc.Arbitrary<string> {
     fc.constantFrom(...anyIds(), "queued", "running", "true", "false"),
     dateTimeText,
   );
-  const knownPair = names.length > 0 ? fc.constantFrom(...names).chain((key) => fc.tuple(fc.constant(key), fc.oneof({ weight: 3, arbitrary: plausibleQueryValue(key, properties[key] ?? {}) }, { weight: 1, arbitrary: value }))) : fc.tuple(name, value);
+  const knownPair =
+    names.length > 0
+      ? fc
+          .constantFrom(...names)
+          .chain((key) =>
+            fc.tuple(fc.constant(key), fc.oneof({ weight: 3, arbitrary: plausibleQueryValue(key, properties[key] ?? {}) }, { weight: 1, arbitrary: value })),
+          )
+      : fc.tuple(name, value);
   // Mostly distinct keys (a repeated key arrives as a list, refused by every schema), sometimes repeats.
   const entries = fc.oneof(
-    { weight: 4, arbitrary: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: knownPair }, { weight: 1, arbitrary: fc.tuple(name, value) }), { selector: ([key]) => key, maxLength: 4 }) },
+    {
+      weight: 4,
+      arbitrary: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: knownPair }, { weight: 1, arbitrary: fc.tuple(name, value) }), {
+        selector: ([key]) => key,
+        maxLength: 4,
+      }),
+    },
     { weight: 1, arbitrary: fc.array(fc.tuple(name, value), { maxLength: 5 }) },
   );
   const pairs = entries.map((entries) => entries.map(([key, v]) => `${encodeUriText(key)}=${encodeUriText(v)}`).join("&"));
@@ -298,7 +332,7 @@ function idsNamed(name: string): string[] {
 
 /** A query value that often passes the parameter's schema (as text, as it travels). */
 function plausibleQueryValue(name: string, schema: JsonSchema): fc.Arbitrary<string> {
-  return plausibleValue(name, schema).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? ""));
+  return plausibleValue(name, schema).map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? "")));
 }
 
 /** Path values: the fixture ids a route may safely hit, unknown uuids, and junk. */
@@ -307,7 +341,13 @@ function pathValueArbitrary(route: AnyRoute, name: string): fc.Arbitrary<string>
   return fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...known) },
     { weight: 2, arbitrary: fc.uuid() },
-    { weight: 2, arbitrary: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom("claim", "00000000-0000-0000-0000-000000000000", "x".repeat(1000), "%", "..")) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.constantFrom("claim", "00000000-0000-0000-0000-000000000000", "x".repeat(1000), "%", ".."),
+      ),
+    },
   );
 }
 
@@ -325,7 +365,10 @@ function requestArbitrary(route: AnyRoute): fc.Arbitrary<FuzzRequest> {
   const headers = fc.record(
     {
       ...Object.fromEntries(headerNames.map((name) => [name, printable])),
-      "content-encoding": fc.oneof({ weight: 6, arbitrary: fc.constant("identity") }, { weight: 1, arbitrary: fc.constantFrom("gzip", "deflate", "br", "x-unknown") }),
+      "content-encoding": fc.oneof(
+        { weight: 6, arbitrary: fc.constant("identity") },
+        { weight: 1, arbitrary: fc.constantFrom("gzip", "deflate", "br", "x-unknown") },
+      ),
     },
     { requiredKeys: [] },
   ) as fc.Arbitrary<Record<string, string>>;
@@ -333,7 +376,17 @@ function requestArbitrary(route: AnyRoute): fc.Arbitrary<FuzzRequest> {
     { weight: 12, arbitrary: fc.constant("application/json") },
     {
       weight: 3,
-      arbitrary: fc.constantFrom(undefined, "application/json; charset=utf-8", "application/problem+json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "garbage", "", "application/json;;;"),
+      arbitrary: fc.constantFrom(
+        undefined,
+        "application/json; charset=utf-8",
+        "application/problem+json",
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "garbage",
+        "",
+        "application/json;;;",
+      ),
     },
   );
   return fc.record({
@@ -456,7 +509,12 @@ describe("fuzz: every endpoint, arbitrary path, query, headers and body", () => 
     if (process.env.FUZZ_STATS) {
       const counts = new Map<string, number>();
       for (const line of statusesSeen) counts.set(line, (counts.get(line) ?? 0) + 1);
-      process.stdout.write(`${[...counts].sort().map(([line, n]) => `${line} ×${n}`).join("\n")}\n`);
+      process.stdout.write(
+        `${[...counts]
+          .sort()
+          .map(([line, n]) => `${line} ×${n}`)
+          .join("\n")}\n`,
+      );
     }
     for (const status of [200, 201, 204, 401, 403, 404, 409, 413, 415, 422]) expect(statuses, `no ${status} among the answers`).toContain(status);
   });

@@ -37,10 +37,7 @@ export interface TestHub {
 }
 
 /** Starts an API for one test file; `overrides` set any env variable (e.g. HUB_JOB_LEASE_SECONDS). */
-export async function startTestHub(
-  overrides: Record<string, string> = {},
-  options: StartApiOptions & { logger?: Logger } = {},
-): Promise<TestHub> {
+export async function startTestHub(overrides: Record<string, string> = {}, options: StartApiOptions & { logger?: Logger } = {}): Promise<TestHub> {
   const services = testServiceUrls();
   const database = await createTestDatabase(services.databaseServerUrl);
   const env = loadApiEnv({

@@ -163,7 +163,14 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
 
   it("when a non-empty body is text/plain, XML, a form or multipart, then 415 and nothing is created", async () => {
     const before = await hub.client.get("/sectors?limit=1000", { token: hub.adminToken });
-    for (const contentType of ["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "text/json"]) {
+    for (const contentType of [
+      "text/plain",
+      "application/xml",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+      "text/json",
+    ]) {
       const result = await postSectorRaw(sectorJson(), { "content-type": contentType });
 
       expect(result.status, contentType).toBe(415);
@@ -174,7 +181,12 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
   });
 
   it("when the media type is application/json with parameters, in any case, or application/*+json, then the body is read", async () => {
-    for (const contentType of ["application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", "application/vnd.hub.v1+json; charset=UTF-8"]) {
+    for (const contentType of [
+      "application/json; charset=utf-8",
+      "Application/JSON",
+      "application/merge-patch+json",
+      "application/vnd.hub.v1+json; charset=UTF-8",
+    ]) {
       const result = await postSectorRaw(sectorJson(), { "content-type": contentType });
       expect(result.status, contentType).toBe(201);
     }
@@ -193,7 +205,11 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
 
   it("when the body is empty, then never 415, whatever the Content-Type", async () => {
     const result = await postSectorRaw("", { "content-type": "text/plain" });
-    const bodiless = await hub.client.post(`/jobs/${randomUUID()}/cancel`, undefined, { token: hub.adminToken, rawBody: "", headers: { "content-type": "image/png" } });
+    const bodiless = await hub.client.post(`/jobs/${randomUUID()}/cancel`, undefined, {
+      token: hub.adminToken,
+      rawBody: "",
+      headers: { "content-type": "image/png" },
+    });
 
     expect(result.status).toBe(422);
     expect(result.body.detail).toEqual([{ loc: ["body"], msg: "Field required", type: "missing" }]);
@@ -203,7 +219,10 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
   it("when the OAuth2 form is sent to POST /identity/token, then it is still read (a form elsewhere is 415)", async () => {
     const form = new URLSearchParams({ username: ADMIN_EMAIL, password: ADMIN_PASSWORD }).toString();
 
-    const login = await hub.client.post("/identity/token", undefined, { rawBody: form, headers: { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" } });
+    const login = await hub.client.post("/identity/token", undefined, {
+      rawBody: form,
+      headers: { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" },
+    });
     const xmlLogin = await hub.client.post("/identity/token", undefined, { rawBody: "<login/>", headers: { "content-type": "application/xml" } });
 
     expect(login.status).toBe(200);
@@ -227,7 +246,11 @@ describe("media types and the order of refusals (CONTRACT §6.1)", () => {
   it("when the body is both too large and of the wrong type, then 413; of the wrong type and malformed, then 415; then 422", async () => {
     const tooLarge = await postSectorRaw("<".repeat(1024 * 1024 + 10), { "content-type": "text/xml" });
     const wrongTypeAndMalformed = await postSectorRaw("{not json", { "content-type": "text/plain" });
-    const malformedAndInvalidPath = await hub.client.post("/jobs/not-a-uuid/fail", undefined, { rawBody: "{", headers: { "content-type": "application/json" }, token: hub.adminToken });
+    const malformedAndInvalidPath = await hub.client.post("/jobs/not-a-uuid/fail", undefined, {
+      rawBody: "{",
+      headers: { "content-type": "application/json" },
+      token: hub.adminToken,
+    });
 
     expect(tooLarge.status).toBe(413);
     expect(wrongTypeAndMalformed.status).toBe(415);
@@ -245,7 +268,11 @@ describe("text and nesting PostgreSQL cannot store (found by the fuzz)", () => {
 
     const nul = await hub.client.post("/sectors", { name: "Ops\u0000", color: "#000000" }, { token: hub.adminToken });
     const surrogate = await postSectorRaw('{"name":"Ops \\ud800","color":"#000000"}');
-    const key = await hub.client.post("/jobs", { automation_id: randomUUID(), context: { "k\u0000": "v", nested: ["ok", "\udfff"] } }, { token: hub.adminToken });
+    const key = await hub.client.post(
+      "/jobs",
+      { automation_id: randomUUID(), context: { "k\u0000": "v", nested: ["ok", "\udfff"] } },
+      { token: hub.adminToken },
+    );
     const query = await hub.client.get("/events?event_type=job.created%00", { token: hub.adminToken });
     const login = await hub.client.post("/identity/token", { email: `${ADMIN_EMAIL}\u0000`, password: ADMIN_PASSWORD });
 
@@ -278,7 +305,9 @@ describe("text and nesting PostgreSQL cannot store (found by the fuzz)", () => {
 
     expect(refused.status).toBe(422);
     // The root object is level 1 and each '{"a":' (5 characters) one more: level 201 opens at the 200th.
-    expect(refused.body.detail).toEqual([{ loc: ["body", prefix.length + 5 * (MAX_JSON_DEPTH - 1)], msg: expect.stringMatching(/^JSON decode error/), type: "json_invalid" }]);
+    expect(refused.body.detail).toEqual([
+      { loc: ["body", prefix.length + 5 * (MAX_JSON_DEPTH - 1)], msg: expect.stringMatching(/^JSON decode error/), type: "json_invalid" },
+    ]);
     expect(deepest.status).toBe(201);
   });
 });

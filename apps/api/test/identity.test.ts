@@ -97,9 +97,7 @@ describe("POST /identity/token", () => {
     const result = await postForm({ username: ADMIN_EMAIL, password: ADMIN_PASSWORD, grant_type: "client_credentials" });
 
     expect(result.status).toBe(422);
-    expect(result.body.detail).toEqual([
-      { loc: ["body", "grant_type"], msg: "String should match pattern '^password$'", type: "string_pattern_mismatch" },
-    ]);
+    expect(result.body.detail).toEqual([{ loc: ["body", "grant_type"], msg: "String should match pattern '^password$'", type: "string_pattern_mismatch" }]);
   });
 
   it("when the form lacks username and password, then 422 names both form fields", async () => {
@@ -253,12 +251,18 @@ describe("bearer authentication", () => {
     const now = () => Math.floor(Date.now() / 1000);
 
     it("without exp (it would never expire)", async () => {
-      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setIssuedAt().sign(secret());
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt()
+        .sign(secret());
       await expectRejected(bearer(token));
     });
 
     it("without iat", async () => {
-      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setExpirationTime("10m").sign(secret());
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS256" })
+        .setExpirationTime("10m")
+        .sign(secret());
       await expectRejected(bearer(token));
     });
 
@@ -283,7 +287,11 @@ describe("bearer authentication", () => {
     });
 
     it("with another HMAC algorithm (HS512) and the same secret", async () => {
-      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS512" }).setIssuedAt().setExpirationTime("10m").sign(secret());
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS512" })
+        .setIssuedAt()
+        .setExpirationTime("10m")
+        .sign(secret());
       await expectRejected(bearer(token));
     });
 
@@ -300,7 +308,11 @@ describe("bearer authentication", () => {
     });
 
     it("but a token with every rule kept is accepted (the rules above are what fail)", async () => {
-      const token = await claims(await adminId()).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime("10m").sign(secret());
+      const token = await claims(await adminId())
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt()
+        .setExpirationTime("10m")
+        .sign(secret());
       expect((await hub.client.get("/identity/me", { headers: bearer(token) })).status).toBe(200);
     });
   });
@@ -308,7 +320,10 @@ describe("bearer authentication", () => {
   it("when a registered worker's api key is sent to a bearer endpoint, then 401", async () => {
     const db = hub.api.ctx.database.db;
     const apiKey = randomBytes(32).toString("base64url");
-    const [sector] = await db.insert(schema.sectors).values({ name: `auth-${randomBytes(4).toString("hex")}`, color: "#112233" }).returning();
+    const [sector] = await db
+      .insert(schema.sectors)
+      .values({ name: `auth-${randomBytes(4).toString("hex")}`, color: "#112233" })
+      .returning();
     const [automation] = await db
       .insert(schema.automations)
       .values({ name: "auth probe", slug: `auth-probe-${randomBytes(4).toString("hex")}`, sectorId: sector!.id })

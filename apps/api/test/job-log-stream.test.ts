@@ -80,7 +80,11 @@ describe("GET /jobs/{job_id}/logs/stream", () => {
 
   it("when filtered by level, then only that level and above, and no progress is sent while there is none", async () => {
     const { workerKey, jobId } = await runningJob();
-    await hub.client.post(`/jobs/${jobId}/logs`, { lines: [{ message: "d", level: "debug" }, { message: "e", level: "error" }, { message: "i" }] }, { workerKey });
+    await hub.client.post(
+      `/jobs/${jobId}/logs`,
+      { lines: [{ message: "d", level: "debug" }, { message: "e", level: "error" }, { message: "i" }] },
+      { workerKey },
+    );
 
     const stream = await follow(jobId, { query: "level=warn" });
     await hub.client.post(`/jobs/${jobId}/logs`, { lines: [{ message: "w", level: "warn" }] }, { workerKey });
@@ -115,7 +119,9 @@ describe("GET /jobs/{job_id}/logs/stream", () => {
     await sendLines(workerKey, jobId, ["last words"]);
     await hub.client.post(`/jobs/${jobId}/complete`, { result: {} }, { workerKey });
 
-    const unknown = await fetch(`${hub.api.url}/jobs/00000000-0000-4000-8000-000000000000/logs/stream`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
+    const unknown = await fetch(`${hub.api.url}/jobs/00000000-0000-4000-8000-000000000000/logs/stream`, {
+      headers: { authorization: `Bearer ${hub.adminToken}` },
+    });
     const stream = await follow(jobId);
     await stream.closed;
 
@@ -124,9 +130,23 @@ describe("GET /jobs/{job_id}/logs/stream", () => {
   });
 
   it.each([
-    ["completes", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/complete`, { result: {} }, { workerKey: subject.workerKey }), "completed"],
-    ["fails for good", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/fail`, { error: "exit code 3", retryable: false }, { workerKey: subject.workerKey }), "failed"],
-    ["is cancelled", (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/cancel`, undefined, { token: hub.adminToken }), "cancelled"],
+    [
+      "completes",
+      (subject: AutomationWithWorker & { jobId: string }) =>
+        hub.client.post(`/jobs/${subject.jobId}/complete`, { result: {} }, { workerKey: subject.workerKey }),
+      "completed",
+    ],
+    [
+      "fails for good",
+      (subject: AutomationWithWorker & { jobId: string }) =>
+        hub.client.post(`/jobs/${subject.jobId}/fail`, { error: "exit code 3", retryable: false }, { workerKey: subject.workerKey }),
+      "failed",
+    ],
+    [
+      "is cancelled",
+      (subject: AutomationWithWorker & { jobId: string }) => hub.client.post(`/jobs/${subject.jobId}/cancel`, undefined, { token: hub.adminToken }),
+      "cancelled",
+    ],
   ] as const)("when a followed job %s, then event: end with id: end comes within 1 s", async (_, finish, status) => {
     const subject = await runningJob();
     await sendLines(subject.workerKey, subject.jobId, ["working"]);

@@ -57,7 +57,9 @@ describe("POST /jobs/{job_id}/logs", () => {
     const { workerKey, jobId } = await runningJob();
 
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, request) => sendLogs(workerKey, jobId, { lines: Array.from({ length: 5 }, (_, line) => ({ message: `r${request} l${line}` })) })),
+      Array.from({ length: 8 }, (_, request) =>
+        sendLogs(workerKey, jobId, { lines: Array.from({ length: 5 }, (_, line) => ({ message: `r${request} l${line}` })) }),
+      ),
     );
 
     expect(results.map((result) => result.status)).toEqual(Array(8).fill(200));
@@ -155,7 +157,12 @@ describe("POST /jobs/{job_id}/logs", () => {
 
     const oversized = await sendLogs(workerKey, jobId, { lines: [{ message: "ok" }, { message: "x".repeat(8193) }] });
     const tooMany = await sendLogs(workerKey, jobId, { lines: Array.from({ length: 1001 }, () => ({ message: "x" })) });
-    const wrongLevel = await sendLogs(workerKey, jobId, { lines: [{ message: "x", level: "fatal" }, { message: "", ts: "yesterday" }] });
+    const wrongLevel = await sendLogs(workerKey, jobId, {
+      lines: [
+        { message: "x", level: "fatal" },
+        { message: "", ts: "yesterday" },
+      ],
+    });
     const none = await sendLogs(workerKey, jobId, { lines: [] });
 
     expect(oversized.status).toBe(422);

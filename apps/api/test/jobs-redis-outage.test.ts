@@ -22,22 +22,26 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
-it("when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and the job reaches the dispatch queue once Redis is back", { timeout: 60_000 }, async () => {
-  const subject = await createAutomationWithWorker(hub);
-  await redisServer.process.kill("SIGKILL");
-  await waitFor(async () => hub.api.ctx.redis.status !== "ready");
+it(
+  "when Redis is down, then POST /jobs still answers 201 from PostgreSQL, and the job reaches the dispatch queue once Redis is back",
+  { timeout: 60_000 },
+  async () => {
+    const subject = await createAutomationWithWorker(hub);
+    await redisServer.process.kill("SIGKILL");
+    await waitFor(async () => hub.api.ctx.redis.status !== "ready");
 
-  const created = await hub.client.post("/jobs", { automation_id: subject.automationId }, { token: hub.adminToken });
+    const created = await hub.client.post("/jobs", { automation_id: subject.automationId }, { token: hub.adminToken });
 
-  expect(created.status).toBe(201);
-  expect((await readJob(hub, created.body.id)).status).toBe("queued");
-  expect(hub.api.ctx.dispatch.queue.buffered).toBe(1);
+    expect(created.status).toBe(201);
+    expect((await readJob(hub, created.body.id)).status).toBe("queued");
+    expect(hub.api.ctx.dispatch.queue.buffered).toBe(1);
 
-  await redisServer.process.restart();
-  const carried = async () => {
-    const messages = await hub.api.ctx.dispatch.queue.queues[0]!.getJobs(["waiting", "wait"]);
-    return messages.some((message) => message.data.jobs.some(([id]) => id === created.body.id));
-  };
-  await waitFor(carried, { timeoutMs: 30_000 });
-  expect(hub.api.ctx.dispatch.queue.buffered).toBe(0);
-});
+    await redisServer.process.restart();
+    const carried = async () => {
+      const messages = await hub.api.ctx.dispatch.queue.queues[0]!.getJobs(["waiting", "wait"]);
+      return messages.some((message) => message.data.jobs.some(([id]) => id === created.body.id));
+    };
+    await waitFor(carried, { timeoutMs: 30_000 });
+    expect(hub.api.ctx.dispatch.queue.buffered).toBe(0);
+  },
+);

@@ -32,7 +32,11 @@ async function jobCountOf(automationId: string): Promise<number> {
 
 describe("POST /jobs", () => {
   it("when an admin creates a job, then 201 {id} and the job reads back queued with every field", async () => {
-    const created = await hub.client.post("/jobs", { automation_id: parameterised.automationId, context: { city: "Lisbon", date: "2026-11-22", extra: 1 } }, { token: hub.adminToken });
+    const created = await hub.client.post(
+      "/jobs",
+      { automation_id: parameterised.automationId, context: { city: "Lisbon", date: "2026-11-22", extra: 1 } },
+      { token: hub.adminToken },
+    );
 
     expect(created.status).toBe(201);
     expect(Object.keys(created.body)).toEqual(["id"]);
@@ -174,7 +178,9 @@ describe("POST /jobs", () => {
       expect(created.status).toBe(201);
       expect((await readJob(hub, created.body.id)).status).toBe("queued");
       // The request does not wait for Redis: the hand-off is given up in the background, after its timeout.
-      await waitFor(async () => /hub_job_dispatch_signal_failures_total\{[^}]*operation="enqueue"[^}]*\} 1\b/.test(String((await hub.client.get("/metrics")).body)));
+      await waitFor(async () =>
+        /hub_job_dispatch_signal_failures_total\{[^}]*operation="enqueue"[^}]*\} 1\b/.test(String((await hub.client.get("/metrics")).body)),
+      );
     } finally {
       queue.enqueue = enqueue;
     }
@@ -216,9 +222,7 @@ describe("POST /jobs with Idempotency-Key", () => {
   it("when the same key arrives in many concurrent requests, then exactly one job is created and all get its id", async () => {
     const subject = await createAutomationWithWorker(hub);
 
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () => hub.client.post("/jobs", { automation_id: subject.automationId }, withKey("burst"))),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, () => hub.client.post("/jobs", { automation_id: subject.automationId }, withKey("burst"))));
 
     expect(results.filter((result) => result.status === 201)).toHaveLength(1);
     expect(results.filter((result) => result.status === 200)).toHaveLength(7);
@@ -270,9 +274,7 @@ describe("POST /jobs with Idempotency-Key", () => {
   it("when /openapi.json is read, then POST /jobs documents the optional Idempotency-Key header", async () => {
     const document = await hub.client.get("/openapi.json");
 
-    expect(document.body.paths["/jobs"].post.parameters).toEqual([
-      expect.objectContaining({ name: "idempotency-key", in: "header", required: false }),
-    ]);
+    expect(document.body.paths["/jobs"].post.parameters).toEqual([expect.objectContaining({ name: "idempotency-key", in: "header", required: false })]);
   });
 });
 

@@ -10,16 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSignatureHeader } from "@hub/shared/webhooks";
-import {
-  buildHubApps,
-  createScratchDatabase,
-  freePort,
-  ManagedProcess,
-  REPO_ROOT,
-  uniqueRedisPrefix,
-  waitUntil,
-  type ScratchDatabase,
-} from "@hub/testing";
+import { buildHubApps, createScratchDatabase, freePort, ManagedProcess, REPO_ROOT, uniqueRedisPrefix, waitUntil, type ScratchDatabase } from "@hub/testing";
 import { testServiceUrls } from "@hub/testing/vitest";
 
 interface ReceivedDelivery {
@@ -147,7 +138,11 @@ describe("the development launcher across a restart", { timeout: 600_000 }, () =
     expect(delivery!.headers["webhook-signature"]).toBe(webhookSignatureHeader([secret], message));
 
     // The last line says where to go, where the password is and how to get back in.
-    const launcherLines = launcher.output().trimEnd().split("\n").filter((line) => line.startsWith("start:"));
+    const launcherLines = launcher
+      .output()
+      .trimEnd()
+      .split("\n")
+      .filter((line) => line.startsWith("start:"));
     const lastLine = launcherLines.at(-1) ?? "";
     expect(lastLine).toContain(`${apiUrl}/console`);
     expect(lastLine).toContain(keptFile(".hub-dev-admin-password"));

@@ -167,7 +167,12 @@ describe("claims under the limits", () => {
     const waiting = await hub.client.get(`/jobs?automation_id=${subject.automationId}&status=queued`, asAdmin());
     const queuedIds = waiting.body.map((job: { id: string }) => job.id);
     const reasons = await Promise.all(queuedIds.map((id: string) => readJob(hub, id)));
-    expect(reasons.map((job) => job.waiting_reason)).toEqual(["key_concurrency_limit", "key_concurrency_limit", "key_concurrency_limit", "key_concurrency_limit"]);
+    expect(reasons.map((job) => job.waiting_reason)).toEqual([
+      "key_concurrency_limit",
+      "key_concurrency_limit",
+      "key_concurrency_limit",
+      "key_concurrency_limit",
+    ]);
     expect(reasons.map((job) => job.queue_position).sort()).toEqual([1, 2, 3, 4]);
 
     await complete(subject, first.find((job) => job.context.customer === "big")!.id);
@@ -197,7 +202,12 @@ describe("claims under the limits", () => {
   it("when a PUT moves the key to another parameter, then queued and running jobs count under the new one at once", async () => {
     const parameters = [...customerParameter, { name: "region", description: "Where it runs" }];
     const subject = await createAutomationWithWorker(hub, { parameters, max_concurrent_jobs: 10, concurrency_key: "customer", max_concurrent_per_key: 1 });
-    for (const [customer, region] of [["a", "eu"], ["b", "eu"], ["c", "us"], ["d", "eu"]] as const) {
+    for (const [customer, region] of [
+      ["a", "eu"],
+      ["b", "eu"],
+      ["c", "us"],
+      ["d", "eu"],
+    ] as const) {
       await createJob(hub, subject.automationId, hub.adminToken, { customer, region });
     }
     await hub.dispatcher.reconcileNow();
@@ -206,7 +216,15 @@ describe("claims under the limits", () => {
 
     const moved = await hub.client.put(
       `/automations/${subject.automationId}`,
-      { name: current.name, description: current.description, sector_id: current.sector.id, max_concurrent_jobs: 10, parameters, concurrency_key: "region", max_concurrent_per_key: 2 },
+      {
+        name: current.name,
+        description: current.description,
+        sector_id: current.sector.id,
+        max_concurrent_jobs: 10,
+        parameters,
+        concurrency_key: "region",
+        max_concurrent_per_key: 2,
+      },
       asAdmin(),
     );
     const next = await claimBatch(subject, 10);

@@ -36,7 +36,11 @@ async function walk(firstPath: string, between: () => Promise<void> = async () =
 }
 
 async function createJobs(automationId: string, n: number): Promise<string[]> {
-  const result = await hub.client.post<{ ids: string[] }>("/jobs/batch", { jobs: Array.from({ length: n }, () => ({ automation_id: automationId })) }, asAdmin());
+  const result = await hub.client.post<{ ids: string[] }>(
+    "/jobs/batch",
+    { jobs: Array.from({ length: n }, () => ({ automation_id: automationId })) },
+    asAdmin(),
+  );
   expect(result.status).toBe(201);
   return result.body.ids;
 }
@@ -87,7 +91,11 @@ describe("GET /jobs pagination", () => {
     const { automationId } = await createAutomationWithWorker(hub);
     const [early, middle, late] = await createJobs(automationId, 3);
     const times = { [early!]: "2026-01-01T00:00:00.000Z", [middle!]: "2026-01-02T00:00:00.000Z", [late!]: "2026-01-03T00:00:00.000Z" };
-    for (const [id, at] of Object.entries(times)) await hub.api.ctx.database.db.update(schema.jobs).set({ createdAt: new Date(at) }).where(eq(schema.jobs.id, id));
+    for (const [id, at] of Object.entries(times))
+      await hub.api.ctx.database.db
+        .update(schema.jobs)
+        .set({ createdAt: new Date(at) })
+        .where(eq(schema.jobs.id, id));
     const list = async (query: string) =>
       (await hub.client.get<{ id: string }[]>(`/jobs?automation_id=${automationId}&${query}`, asAdmin())).body.map((job) => job.id);
 
@@ -147,7 +155,15 @@ describe("cursors", () => {
   it.each([
     ["garbage", () => "not-a-cursor"],
     ["empty", () => ""],
-    ["a tampered position", () => `${Buffer.from(Buffer.from(cursor.split(".")[0]!, "base64url").toString().replace(/"at":"\d/, '"at":"1')).toString("base64url")}.${cursor.split(".")[1]}`],
+    [
+      "a tampered position",
+      () =>
+        `${Buffer.from(
+          Buffer.from(cursor.split(".")[0]!, "base64url")
+            .toString()
+            .replace(/"at":"\d/, '"at":"1'),
+        ).toString("base64url")}.${cursor.split(".")[1]}`,
+    ],
     ["a changed character", () => `${cursor.slice(0, 5)}${cursor[5] === "A" ? "B" : "A"}${cursor.slice(6)}`],
     ["a truncated cursor", () => cursor.slice(0, -2)],
   ])("when the cursor is %s, then 422 value_error at query.cursor", async (_name, make) => {

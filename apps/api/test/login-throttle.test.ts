@@ -119,7 +119,11 @@ describe("requests per address", () => {
       rawBody: "{not json",
       headers: { "x-forwarded-for": address, "content-type": "application/json" },
     });
-    const tooLarge = await hub.client.post("/identity/token", { email: user.email, password: "x".repeat(2 * 1024 * 1024) }, { headers: { "x-forwarded-for": address } });
+    const tooLarge = await hub.client.post(
+      "/identity/token",
+      { email: user.email, password: "x".repeat(2 * 1024 * 1024) },
+      { headers: { "x-forwarded-for": address } },
+    );
     const elsewhere = await logIn(user.email, user.password, freshAddress());
 
     expect(malformed.status).toBe(429);

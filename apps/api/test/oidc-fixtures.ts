@@ -36,7 +36,9 @@ export async function startProvider(port: number, redirectUris: string[]): Promi
   const issuer = `http://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
   const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: redirectUris, grant_types: ["authorization_code"], response_types: ["code"] }],
+    clients: [
+      { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: redirectUris, grant_types: ["authorization_code"], response_types: ["code"] },
+    ],
     claims: { email: ["email", "email_verified"] },
     // As Keycloak, Entra ID and Google do: the e-mail claims in the ID token itself.
     conformIdTokenClaims: false,
@@ -54,7 +56,11 @@ export async function startProvider(port: number, redirectUris: string[]): Promi
   return {
     issuer,
     accounts,
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -29,7 +29,9 @@ const callbackOf = (port: number) => `http://127.0.0.1:${port}/identity/oidc/cal
 /** Hub A: known users only, passwords on. */
 const hubA = useStartedHub(() => startTestHub(ssoEnv(portA)));
 /** Hub B: creates unknown users, passwords off (so no bootstrap admin signs in by password). */
-const hubB = useStartedHub(() => startTestHub({ ...ssoEnv(portB), HUB_OIDC_AUTO_CREATE: "true", HUB_PASSWORD_LOGIN: "false", HUB_ADMIN_EMAIL: "", HUB_ADMIN_PASSWORD: "" }));
+const hubB = useStartedHub(() =>
+  startTestHub({ ...ssoEnv(portB), HUB_OIDC_AUTO_CREATE: "true", HUB_PASSWORD_LOGIN: "false", HUB_ADMIN_EMAIL: "", HUB_ADMIN_PASSWORD: "" }),
+);
 /** Hub C: creates unknown users in HUB_OIDC_DEFAULT_SECTOR_IDS. */
 const hubC = useStartedHub(() => startTestHub({ ...ssoEnv(portC), HUB_OIDC_AUTO_CREATE: "true", HUB_OIDC_DEFAULT_SECTOR_IDS: DEFAULT_SECTOR_ID }));
 let provider: TestProvider | undefined;
@@ -104,7 +106,11 @@ describe("single sign-on", () => {
     expect(code, location).toBeDefined();
     expect(location).not.toMatch(/access_token|eyJ/);
 
-    const redeemed = await fetch(`${hubA.api.url}/identity/oidc/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }) });
+    const redeemed = await fetch(`${hubA.api.url}/identity/oidc/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
     expect(redeemed.status).toBe(200);
     expect(redeemed.headers.get("cache-control")).toBe("no-store");
     expect(redeemed.headers.get("pragma")).toBe("no-cache");

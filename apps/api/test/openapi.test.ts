@@ -146,10 +146,16 @@ describe("the status codes each route answers", () => {
       const method = route.method.toUpperCase();
       const url = unknownIdsPath(route);
       if (route.auth !== "none") expectDocumented(route, "without credentials", (await hub.client.request(method, url)).status, 401);
-      if (route.auth === "admin") expectDocumented(route, "as an employee", (await hub.client.request(method, url, undefined, { token: employeeToken })).status, 403);
+      if (route.auth === "admin")
+        expectDocumented(route, "as an employee", (await hub.client.request(method, url, undefined, { token: employeeToken })).status, 403);
       const as = credentials(route);
       // A route that looks its ids up before validating (POST /jobs/{job_id}/retry, CONTRACT §6.14) answers 404 for them first.
-      expectDocumented(route, "with ?not_a_parameter=1", (await hub.client.request(method, `${url}?not_a_parameter=1`, undefined, as)).status, route.beforeValidation ? 404 : 422);
+      expectDocumented(
+        route,
+        "with ?not_a_parameter=1",
+        (await hub.client.request(method, `${url}?not_a_parameter=1`, undefined, as)).status,
+        route.beforeValidation ? 404 : 422,
+      );
       expectDocumented(route, "with a body over 1 MiB", await statusWithBody(method, url, as, "application/json", "x".repeat(MAX_BODY_BYTES + 1)), 413);
       expectDocumented(route, "with a text/plain body", await statusWithBody(method, url, as, "text/plain", "hello"), 415);
       if (route.params) expectDocumented(route, "with unknown ids", (await hub.client.request(method, url, route.example, as)).status);
@@ -180,9 +186,15 @@ describe("Spectral's OpenAPI ruleset", () => {
       const file = path.join(dir, "openapi.json");
       writeFileSync(file, JSON.stringify(document));
       const spectral = path.join(API_DIR, "node_modules/.bin/spectral");
-      const { stdout } = await promisify(execFile)(spectral, ["lint", file, "--ruleset", path.join(API_DIR, ".spectral.yaml"), "--format", "json", "--quiet"]).catch(
-        (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
-      );
+      const { stdout } = await promisify(execFile)(spectral, [
+        "lint",
+        file,
+        "--ruleset",
+        path.join(API_DIR, ".spectral.yaml"),
+        "--format",
+        "json",
+        "--quiet",
+      ]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
 
       const findings = JSON.parse(stdout || "[]") as Array<{ code: string; message: string; path: string[] }>;
       expect(findings.map((finding) => `${finding.code}: ${finding.message} at ${finding.path.join(".")}`)).toEqual([]);
@@ -206,13 +218,21 @@ describe("what generated clients rely on (CONTRACT §6.21)", () => {
   it("when the document is read, then public operations say security: [], 401s declare WWW-Authenticate, secrets Cache-Control and Pragma, and info a licence", () => {
     const operation = (path: string, method: string) => document.paths[path][method];
 
-    for (const [path, method] of [["/healthz", "get"], ["/readyz", "get"], ["/identity/token", "post"], ["/openapi.json", "get"]] as const) {
+    for (const [path, method] of [
+      ["/healthz", "get"],
+      ["/readyz", "get"],
+      ["/identity/token", "post"],
+      ["/openapi.json", "get"],
+    ] as const) {
       expect(operation(path, method).security, `${method} ${path}`).toEqual([]);
     }
     expect(operation("/identity/token", "post").responses["401"].headers["WWW-Authenticate"]).toBeDefined();
     expect(operation("/metrics", "get").responses["401"].headers["WWW-Authenticate"]).toBeDefined();
     expect(document.components.responses.Unauthorized.headers["WWW-Authenticate"]).toBeDefined();
-    for (const [path, method] of [["/identity/token", "post"], ["/identity/me/password", "put"]] as const) {
+    for (const [path, method] of [
+      ["/identity/token", "post"],
+      ["/identity/me/password", "put"],
+    ] as const) {
       expect(Object.keys(operation(path, method).responses["200"].headers), `${method} ${path}`).toEqual(["Cache-Control", "Pragma"]);
     }
     expect(Object.keys(operation("/identity/api-keys", "post").responses["201"].headers)).toEqual(["Cache-Control"]);
@@ -222,7 +242,12 @@ describe("what generated clients rely on (CONTRACT §6.21)", () => {
   it("when the status filter of GET /jobs is read, then it is an array of the job statuses, comma-separated (style form, explode false)", () => {
     const status = document.paths["/jobs"].get.parameters.find((parameter: { name: string }) => parameter.name === "status");
 
-    expect(status).toMatchObject({ in: "query", style: "form", explode: false, schema: { type: "array", items: { type: "string", enum: ["queued", "running", "completed", "failed", "cancelled"] } } });
+    expect(status).toMatchObject({
+      in: "query",
+      style: "form",
+      explode: false,
+      schema: { type: "array", items: { type: "string", enum: ["queued", "running", "completed", "failed", "cancelled"] } },
+    });
   });
 
   it("when the event record is read, then it is a oneOf of one schema per event type, with event_type as discriminator and a named payload", () => {

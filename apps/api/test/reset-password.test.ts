@@ -27,7 +27,10 @@ async function resetPassword(argv: string[], input = "", env: Record<string, str
 }
 
 const resets = async (userId: string) =>
-  hub.api.ctx.database.db.select().from(schema.events).where(and(eq(schema.events.aggregateId, userId), eq(schema.events.eventType, "user.password_reset")));
+  hub.api.ctx.database.db
+    .select()
+    .from(schema.events)
+    .where(and(eq(schema.events.aggregateId, userId), eq(schema.events.eventType, "user.password_reset")));
 
 describe("reset-password", () => {
   it("when a password is given on standard input, then exit 0, nothing on stdout, the user signs in with it, its old token is refused, and the event has no actor", async () => {

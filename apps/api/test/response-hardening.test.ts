@@ -69,7 +69,11 @@ describe("headers", () => {
   it("when a user changes their own password, then the new token comes with Cache-Control: no-store and Pragma: no-cache", async () => {
     const user = await hub.createUser("employee");
 
-    const changed = await hub.client.put("/identity/me/password", { current_password: user.password, new_password: "a second long passphrase" }, { token: user.token });
+    const changed = await hub.client.put(
+      "/identity/me/password",
+      { current_password: user.password, new_password: "a second long passphrase" },
+      { token: user.token },
+    );
 
     expect(changed.status).toBe(200);
     expect(changed.headers.get("cache-control")).toBe("no-store");

@@ -147,7 +147,10 @@ describe("back-off", () => {
 
     expect(hub.env.HUB_JOB_MAX_ATTEMPTS).toBeGreaterThan(2);
     expect(last.body).toMatchObject({ status: "failed", attempts: 2, error: "flaky" });
-    expect((await eventsOf(hub, id)).at(-1)).toMatchObject({ eventType: "job.failed", payload: { automation_id: subject.automationId, error: "flaky", attempts: 2 } });
+    expect((await eventsOf(hub, id)).at(-1)).toMatchObject({
+      eventType: "job.failed",
+      payload: { automation_id: subject.automationId, error: "flaky", attempts: 2 },
+    });
   });
 });
 

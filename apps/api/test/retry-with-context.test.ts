@@ -89,7 +89,8 @@ describe("POST /jobs/{job_id}/retry: the order of refusals (404, 403, shape 422,
 
   it("when the job is unknown and the JSON malformed, then 404 too; a body that is not JSON is still 415 first (CONTRACT §6.1)", async () => {
     const url = `${hub.api.url}/jobs/00000000-0000-4000-8000-000000000000/retry`;
-    const send = (type: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": type, authorization: `Bearer ${hub.adminToken}` }, body });
+    const send = (type: string, body: string) =>
+      fetch(url, { method: "POST", headers: { "content-type": type, authorization: `Bearer ${hub.adminToken}` }, body });
     expect((await send("application/json", '{"context": ')).status).toBe(404);
     expect((await send("text/plain", "hello")).status).toBe(415);
   });
@@ -97,7 +98,10 @@ describe("POST /jobs/{job_id}/retry: the order of refusals (404, 403, shape 422,
   it("when the path is not a uuid, then 422 on the path, with the body's problems", async () => {
     const answer = await hub.client.post("/jobs/nope/retry", { context: 5 }, asAdmin());
     expect(answer.status).toBe(422);
-    expect(answer.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([["path", "job_id"], ["body", "context"]]);
+    expect(answer.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ["path", "job_id"],
+      ["body", "context"],
+    ]);
   });
 
   it("when a queued job gets a body of the wrong shape, then 422 (shape before 409)", async () => {

@@ -16,7 +16,9 @@ const preview = (query: string, token: string | null = employee.token): Promise<
 /** Weekday, hour and minute of `iso` on the wall clock of `timeZone`. */
 function wallClock(iso: string, timeZone: string): { weekday: string; time: string } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(new Date(iso)).map((part) => [part.type, part.value]),
+    new Intl.DateTimeFormat("en-GB", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+      .formatToParts(new Date(iso))
+      .map((part) => [part.type, part.value]),
   );
   return { weekday: parts.weekday!, time: `${parts.hour}:${parts.minute}` };
 }
@@ -64,7 +66,9 @@ describe("GET /schedules/preview", () => {
       expect.objectContaining({ loc: ["query", "count"], type: "less_than_equal" }),
     ]);
     expect((await preview("cron=@daily&count=0")).body.detail).toEqual([expect.objectContaining({ loc: ["query", "count"], type: "greater_than_equal" })]);
-    expect((await preview("cron=@daily&timezone=Mars/Olympus")).body.detail).toEqual([expect.objectContaining({ loc: ["query", "timezone"], type: "value_error" })]);
+    expect((await preview("cron=@daily&timezone=Mars/Olympus")).body.detail).toEqual([
+      expect.objectContaining({ loc: ["query", "timezone"], type: "value_error" }),
+    ]);
   });
 
   it("when the expression never fires within 4 years, or has a seconds field the hub does not allow, then 422 value_error at [query, cron]", async () => {

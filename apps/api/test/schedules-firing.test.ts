@@ -52,7 +52,11 @@ describe("a schedule's fires", () => {
       expect(job).toMatchObject({ automationId: worker.automationId, context: { month: "2026-11" }, priority: 5, createdBy: null, scheduleId });
       expect(job.availableAt.getTime()).toBe(job.createdAt.getTime());
       expect((await eventsOf(hub, job.id)).map((event) => [event.eventType, event.actorId, event.payload])).toEqual([
-        ["job.created", null, { automation_id: worker.automationId, context: { month: "2026-11" }, schedule_id: scheduleId, fire_time: job.fireTime!.toISOString() }],
+        [
+          "job.created",
+          null,
+          { automation_id: worker.automationId, context: { month: "2026-11" }, schedule_id: scheduleId, fire_time: job.fireTime!.toISOString() },
+        ],
       ]);
     }
     const record = (await hub.client.get(`/schedules/${scheduleId}`, asAdmin())).body;

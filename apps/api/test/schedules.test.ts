@@ -69,7 +69,17 @@ describe("POST /automations/{automation_id}/schedules", () => {
     expect(event).toMatchObject({
       eventType: "schedule.created",
       actorId: admin,
-      payload: { automation_id: automationId, key: null, cron: "@yearly", timezone: "UTC", context: {}, priority: 0, enabled: true, overlap: "skip", description: "" },
+      payload: {
+        automation_id: automationId,
+        key: null,
+        cron: "@yearly",
+        timezone: "UTC",
+        context: {},
+        priority: 0,
+        enabled: true,
+        overlap: "skip",
+        description: "",
+      },
     });
   });
 
@@ -111,7 +121,11 @@ describe("POST /automations/{automation_id}/schedules", () => {
     await createSchedule(automationId, { cron: "@daily", context: { month: "x" }, key: "deploy-key" });
 
     const again = await hub.client.post(`/automations/${automationId}/schedules`, { cron: "@hourly", context: { month: "y" }, key: "deploy-key" }, asAdmin());
-    const elsewhere = await hub.client.post(`/automations/${await newAutomation()}/schedules`, { cron: "@daily", context: { month: "x" }, key: "deploy-key" }, asAdmin());
+    const elsewhere = await hub.client.post(
+      `/automations/${await newAutomation()}/schedules`,
+      { cron: "@daily", context: { month: "x" }, key: "deploy-key" },
+      asAdmin(),
+    );
 
     expect(again.status).toBe(409);
     expect(again.body.detail).toContain("deploy-key");
@@ -322,7 +336,10 @@ describe("DELETE /schedules/{schedule_id}", () => {
 describe("deactivating the automation", () => {
   it("when the automation is deactivated, then its enabled schedules are disabled with schedule.updated {enabled: false}, and enabling one is 409", async () => {
     const automationId = await newAutomation();
-    const enabledIds = [await createSchedule(automationId, { cron: "@daily", context: { month: "x" } }), await createSchedule(automationId, { cron: "@hourly", context: { month: "x" } })];
+    const enabledIds = [
+      await createSchedule(automationId, { cron: "@daily", context: { month: "x" } }),
+      await createSchedule(automationId, { cron: "@hourly", context: { month: "x" } }),
+    ];
     const alreadyDisabled = await createSchedule(automationId, { cron: "@daily", context: { month: "x" }, enabled: false });
 
     expect((await hub.client.delete(`/automations/${automationId}`, asAdmin())).status).toBe(204);
@@ -337,7 +354,11 @@ describe("deactivating the automation", () => {
     expect((await eventsOf(hub, alreadyDisabled)).map((event) => event.eventType)).toEqual(["schedule.created"]);
     const enabling = await hub.client.put(`/schedules/${enabledIds[0]}`, { cron: "@daily", context: { month: "x" } }, asAdmin());
     expect(enabling.status).toBe(409);
-    const keptDisabled = await hub.client.put(`/schedules/${enabledIds[0]}`, { cron: "@daily", context: { month: "x" }, enabled: false, description: "paused" }, asAdmin());
+    const keptDisabled = await hub.client.put(
+      `/schedules/${enabledIds[0]}`,
+      { cron: "@daily", context: { month: "x" }, enabled: false, description: "paused" },
+      asAdmin(),
+    );
     expect(keptDisabled.status).toBe(200);
   });
 });
@@ -358,6 +379,8 @@ describe("GET /openapi.json", () => {
     expect(document.body.paths["/schedules"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(["automation_id", "enabled", "limit", "cursor"]),
     );
-    expect(resolve(document.body.paths["/schedules/{schedule_id}"].get.responses["200"].content["application/json"].schema).properties.next_run_at).toBeDefined();
+    expect(
+      resolve(document.body.paths["/schedules/{schedule_id}"].get.responses["200"].content["application/json"].schema).properties.next_run_at,
+    ).toBeDefined();
   });
 });

@@ -33,9 +33,7 @@ describe("POST /sectors", () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ id: result.body.id, name, color: "#1A2b3C", created_at: expect.any(String) });
     const recorded = await hub.api.ctx.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, result.body.id));
-    expect(recorded).toEqual([
-      expect.objectContaining({ eventType: "sector.created", actorId: admin.id, payload: { name, color: "#1A2b3C" } }),
-    ]);
+    expect(recorded).toEqual([expect.objectContaining({ eventType: "sector.created", actorId: admin.id, payload: { name, color: "#1A2b3C" } })]);
   });
 
   it("when the name is taken, then 409 and no second sector or event", async () => {

@@ -56,7 +56,11 @@ describe("a job's context", () => {
   });
 
   it("when the context is measured, then multi-byte characters count in UTF-8 bytes and the request's whitespace does not count", async () => {
-    const multiByte = await hub.client.post("/jobs", { automation_id: automationId, context: { note: "é".repeat(CONTEXT_MAX / 2) } }, { token: hub.adminToken });
+    const multiByte = await hub.client.post(
+      "/jobs",
+      { automation_id: automationId, context: { note: "é".repeat(CONTEXT_MAX / 2) } },
+      { token: hub.adminToken },
+    );
     const spaced = await hub.client.post("/jobs", undefined, {
       token: hub.adminToken,
       rawBody: JSON.stringify({ automation_id: automationId, context: contextOf(CONTEXT_MAX) }, null, 40).replace(/"note"/, ' "note" '),
@@ -72,7 +76,13 @@ describe("a job's context", () => {
 
     const result = await hub.client.post(
       "/jobs/batch",
-      { jobs: [{ automation_id: automationId, context: { note: "fine" } }, { automation_id: automationId, context: contextOf(CONTEXT_MAX + 1) }, { context: {} }] },
+      {
+        jobs: [
+          { automation_id: automationId, context: { note: "fine" } },
+          { automation_id: automationId, context: contextOf(CONTEXT_MAX + 1) },
+          { context: {} },
+        ],
+      },
       { token: hub.adminToken },
     );
 
@@ -115,7 +125,12 @@ describe("a job's result", () => {
 
     const result = await hub.client.post(
       "/jobs/complete-batch",
-      { items: [{ id: crypto.randomUUID(), result: {} }, { id: crypto.randomUUID(), result: resultOf(RESULT_MAX + 1) }] },
+      {
+        items: [
+          { id: crypto.randomUUID(), result: {} },
+          { id: crypto.randomUUID(), result: resultOf(RESULT_MAX + 1) },
+        ],
+      },
       { workerKey },
     );
 
@@ -127,7 +142,11 @@ describe("a job's result", () => {
 describe("an automation's texts", () => {
   const createWith = async (fields: Record<string, unknown>) => {
     const sector = await createSector(hub);
-    return hub.client.post("/automations", { name: "Too much", slug: `too-much-${crypto.randomUUID()}`, sector_id: sector.id, ...fields }, { token: hub.adminToken });
+    return hub.client.post(
+      "/automations",
+      { name: "Too much", slug: `too-much-${crypto.randomUUID()}`, sector_id: sector.id, ...fields },
+      { token: hub.adminToken },
+    );
   };
 
   it("when the description passes 10,000 characters or a parameter's passes 1,000, then 422 at each", async () => {

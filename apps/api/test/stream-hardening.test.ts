@@ -17,7 +17,11 @@ afterAll(async () => {
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  await eventually("every stream to be let go", () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"), (open) => open === 0);
+  await eventually(
+    "every stream to be let go",
+    () => readMetric(`${hub.api.url}/metrics`, "hub_streams_open"),
+    (open) => open === 0,
+  );
 });
 
 async function follow(token: string, lastEventId?: string): Promise<SseClient> {
@@ -44,7 +48,18 @@ const stream = () => hub.api.ctx.keys.eventsStream;
 /** Adds `count` entries of about `bytes` each to the events stream, as the relay would; answers the id before them. */
 async function publish(count: number, bytes: number): Promise<string> {
   const redis = hub.api.ctx.redis;
-  const before = (await redis.xadd(stream(), "*", "id", crypto.randomUUID(), "event_type", "sector.created", "aggregate_id", crypto.randomUUID(), "data", "{}"))!;
+  const before = (await redis.xadd(
+    stream(),
+    "*",
+    "id",
+    crypto.randomUUID(),
+    "event_type",
+    "sector.created",
+    "aggregate_id",
+    crypto.randomUUID(),
+    "data",
+    "{}",
+  ))!;
   const pipeline = redis.pipeline();
   for (let i = 0; i < count; i++) {
     const aggregateId = crypto.randomUUID();
@@ -186,7 +201,11 @@ describe("resuming with Last-Event-ID", () => {
     );
     for (const client of storm) if (client.messages.length > 0) expect(client.messages[0]).toMatchObject({ event: "reset" });
     for (const client of storm) expect(client.events()).toEqual([]);
-    await eventually("the displaced streams to end", async () => storm.filter((client) => !client.isEnded).length, (open) => open <= 5);
+    await eventually(
+      "the displaced streams to end",
+      async () => storm.filter((client) => !client.isEnded).length,
+      (open) => open <= 5,
+    );
     await hub.api.ctx.redis.del(stream());
   });
 });
@@ -233,10 +252,15 @@ describe("open streams per user", () => {
 
     streams[2]!.close();
 
-    await eventually("a sixth stream to be admitted", async () => (await fetch(streamUrl(), { headers: { authorization: `Bearer ${user.token}` }, signal: AbortSignal.timeout(2000) }).then((r) => {
-      void r.body?.cancel();
-      return r.status;
-    })), (status) => status === 200);
+    await eventually(
+      "a sixth stream to be admitted",
+      async () =>
+        await fetch(streamUrl(), { headers: { authorization: `Bearer ${user.token}` }, signal: AbortSignal.timeout(2000) }).then((r) => {
+          void r.body?.cancel();
+          return r.status;
+        }),
+      (status) => status === 200,
+    );
   });
 
   it("when the streams another API process counted were not renewed for 30 s (the process died), then they no longer count", async () => {

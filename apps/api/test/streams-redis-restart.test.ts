@@ -38,47 +38,56 @@ async function open(options: Parameters<typeof SseClient.open>[1]): Promise<SseC
   return stream;
 }
 
-it("when Redis restarts empty under open event, job log and signal streams, then none of them ends and each slot is counted again", { timeout: 60_000 }, async () => {
-  const subject = await createAutomationWithWorker(hub);
-  const jobId = await createJob(hub, subject.automationId);
-  const events = await open({ token: employee.token });
-  const logs = await open({ token: employee.token, path: `/jobs/${jobId}/logs/stream` });
-  const signals = await open({ workerKey: subject.workerKey, path: "/workers/me/signals" });
-  const openSlots = () => Promise.all([
-    hub.api.ctx.streamSlots.openCount("events", `user:${employee.id}`),
-    hub.api.ctx.streamSlots.openCount("job_logs", `user:${employee.id}`),
-    hub.api.ctx.streamSlots.openCount("worker_signals", `worker:${subject.workerId}`),
-  ]);
-  expect(await openSlots()).toEqual([1, 1, 1]);
+it(
+  "when Redis restarts empty under open event, job log and signal streams, then none of them ends and each slot is counted again",
+  { timeout: 60_000 },
+  async () => {
+    const subject = await createAutomationWithWorker(hub);
+    const jobId = await createJob(hub, subject.automationId);
+    const events = await open({ token: employee.token });
+    const logs = await open({ token: employee.token, path: `/jobs/${jobId}/logs/stream` });
+    const signals = await open({ workerKey: subject.workerKey, path: "/workers/me/signals" });
+    const openSlots = () =>
+      Promise.all([
+        hub.api.ctx.streamSlots.openCount("events", `user:${employee.id}`),
+        hub.api.ctx.streamSlots.openCount("job_logs", `user:${employee.id}`),
+        hub.api.ctx.streamSlots.openCount("worker_signals", `worker:${subject.workerId}`),
+      ]);
+    expect(await openSlots()).toEqual([1, 1, 1]);
 
-  await redisServer.process.kill("SIGKILL");
-  await waitFor(async () => hub.api.ctx.redis.status !== "ready");
-  await redisServer.process.restart();
-  await waitFor(async () => hub.api.ctx.redis.status === "ready", { timeoutMs: 30_000 });
-  // Two renewals after Redis is back: each finds its slot gone.
-  await sleep(2 * RENEW_INTERVAL_MS + 500);
+    await redisServer.process.kill("SIGKILL");
+    await waitFor(async () => hub.api.ctx.redis.status !== "ready");
+    await redisServer.process.restart();
+    await waitFor(async () => hub.api.ctx.redis.status === "ready", { timeoutMs: 30_000 });
+    // Two renewals after Redis is back: each finds its slot gone.
+    await sleep(2 * RENEW_INTERVAL_MS + 500);
 
-  expect([events.isEnded, logs.isEnded, signals.isEnded]).toEqual([false, false, false]);
-  const counted = await hub.api.ctx.redis.keys("*open-streams*");
-  expect(counted.length).toBeGreaterThan(0);
-  expect(await openSlots()).toEqual([1, 1, 1]);
-});
+    expect([events.isEnded, logs.isEnded, signals.isEnded]).toEqual([false, false, false]);
+    const counted = await hub.api.ctx.redis.keys("*open-streams*");
+    expect(counted.length).toBeGreaterThan(0);
+    expect(await openSlots()).toEqual([1, 1, 1]);
+  },
+);
 
-it("when a resume at the cap displaces the oldest stream, held by another API process, then that one still ends at its next renewal and the rest go on", { timeout: 60_000 }, async () => {
-  const user = await hub.createUser("employee");
-  const other = await startApi(hub.env);
-  try {
-    const oldest = await SseClient.open(other.url, { token: user.token });
-    streams.push(oldest);
-    for (let index = 1; index < USER_MAX_STREAMS; index += 1) await open({ token: user.token });
+it(
+  "when a resume at the cap displaces the oldest stream, held by another API process, then that one still ends at its next renewal and the rest go on",
+  { timeout: 60_000 },
+  async () => {
+    const user = await hub.createUser("employee");
+    const other = await startApi(hub.env);
+    try {
+      const oldest = await SseClient.open(other.url, { token: user.token });
+      streams.push(oldest);
+      for (let index = 1; index < USER_MAX_STREAMS; index += 1) await open({ token: user.token });
 
-    const resumed = await open({ token: user.token, lastEventId: "0-1" });
-    await waitFor(async () => oldest.isEnded, { timeoutMs: RENEW_INTERVAL_MS + 3_000 });
+      const resumed = await open({ token: user.token, lastEventId: "0-1" });
+      await waitFor(async () => oldest.isEnded, { timeoutMs: RENEW_INTERVAL_MS + 3_000 });
 
-    expect(resumed.isEnded).toBe(false);
-    expect(streams.filter((stream) => stream !== oldest && !stream.isEnded).length).toBeGreaterThanOrEqual(USER_MAX_STREAMS);
-    expect(await hub.api.ctx.streamSlots.openCount("events", `user:${user.id}`)).toBe(USER_MAX_STREAMS);
-  } finally {
-    await other.stop();
-  }
-});
+      expect(resumed.isEnded).toBe(false);
+      expect(streams.filter((stream) => stream !== oldest && !stream.isEnded).length).toBeGreaterThanOrEqual(USER_MAX_STREAMS);
+      expect(await hub.api.ctx.streamSlots.openCount("events", `user:${user.id}`)).toBe(USER_MAX_STREAMS);
+    } finally {
+      await other.stop();
+    }
+  },
+);

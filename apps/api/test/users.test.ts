@@ -79,9 +79,7 @@ describe("POST /identity/users", () => {
     const result = await hub.client.post("/identity/users", newUserBody({ password: "€".repeat(25) }), { token: hub.adminToken });
 
     expect(result.status).toBe(422);
-    expect(result.body.detail).toEqual([
-      { loc: ["body", "password"], msg: "String should have at most 72 bytes in UTF-8", type: "string_too_long" },
-    ]);
+    expect(result.body.detail).toEqual([{ loc: ["body", "password"], msg: "String should have at most 72 bytes in UTF-8", type: "string_too_long" }]);
     expect({ users: await countUsers(), events: await countEvents() }).toEqual(before);
   });
 
@@ -356,10 +354,16 @@ describe("the last active admin (CONTRACT §6.1)", () => {
 
       const statuses = [byA.status, byB.status].sort();
       // The loser is 409 when its request got past authentication first, else 401 (already deactivated).
-      expect([[204, 409], [204, 401]]).toContainEqual(statuses);
+      expect([
+        [204, 409],
+        [204, 401],
+      ]).toContainEqual(statuses);
       const refused = byA.status === 204 ? byB : byA;
       expect(refused.body).toEqual({ detail: expect.any(String) });
-      const survivors = await db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
+      const survivors = await db
+        .select({ id: schema.users.id })
+        .from(schema.users)
+        .where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
       expect(survivors).toHaveLength(1);
       const deactivations = await db.select().from(schema.events).where(eq(schema.events.eventType, "user.deactivated"));
       expect(deactivations.filter((event) => event.aggregateId === a.id || event.aggregateId === b.id)).toHaveLength(1);
@@ -372,10 +376,16 @@ describe("the last active admin (CONTRACT §6.1)", () => {
     const me = await meId(own.adminToken);
     for (let round = 0; round < 10; round += 1) {
       const other = await own.createUser("admin");
-      const active = await own.api.ctx.database.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
+      const active = await own.api.ctx.database.db
+        .select({ id: schema.users.id })
+        .from(schema.users)
+        .where(and(eq(schema.users.role, "admin"), eq(schema.users.isActive, true)));
       expect(active.map((user) => user.id).sort()).toEqual([me, other.id].sort());
 
-      const outcomes = await Promise.allSettled([deactivateUser(own.api.ctx.database.pool, other.id, me), deactivateUser(own.api.ctx.database.pool, me, other.id)]);
+      const outcomes = await Promise.allSettled([
+        deactivateUser(own.api.ctx.database.pool, other.id, me),
+        deactivateUser(own.api.ctx.database.pool, me, other.id),
+      ]);
 
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       const [rejected] = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");

@@ -159,7 +159,9 @@ describe("GET /jobs pages on 1M jobs", () => {
   }
 
   async function middlePosition(): Promise<KeysetPosition> {
-    const [row] = (await hub.db.execute<{ created_at: string; id: string }>(sql`select created_at, id from jobs order by created_at desc, id desc offset 500000 limit 1`)).rows;
+    const [row] = (
+      await hub.db.execute<{ created_at: string; id: string }>(sql`select created_at, id from jobs order by created_at desc, id desc offset 500000 limit 1`)
+    ).rows;
     return { createdAt: new Date(row!.created_at), id: row!.id };
   }
 
@@ -168,7 +170,10 @@ describe("GET /jobs pages on 1M jobs", () => {
     ["one status", () => ({ statuses: ["failed"] })],
     ["an automation", () => ({ automationId: busyAutomationId })],
     ["an automation and a status", () => ({ automationId: busyAutomationId, statuses: ["queued"] })],
-    ["several statuses and a time window", () => ({ statuses: ["failed", "cancelled"], createdAfter: new Date(Date.now() - 7 * 86_400_000), createdBefore: new Date() })],
+    [
+      "several statuses and a time window",
+      () => ({ statuses: ["failed", "cancelled"], createdAfter: new Date(Date.now() - 7 * 86_400_000), createdBefore: new Date() }),
+    ],
   ];
 
   for (const [name, filter] of filters) {

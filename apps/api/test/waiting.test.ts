@@ -156,7 +156,9 @@ describe("queue_position follows claim order", () => {
     // Ahead in priority, but not due: it counts for nobody, and has no position itself.
     await setJob(future!, sql`priority = 50, available_at = now() + interval '1 day'`);
     const positions = Object.fromEntries(
-      await Promise.all(Object.entries({ oldLow, high, earlierAvailable, future, plain }).map(async ([name, id]) => [name, (await readJob(hub, id!)).queue_position])),
+      await Promise.all(
+        Object.entries({ oldLow, high, earlierAvailable, future, plain }).map(async ([name, id]) => [name, (await readJob(hub, id!)).queue_position]),
+      ),
     );
     expect(positions).toEqual({ high: 1, earlierAvailable: 2, plain: 3, oldLow: 4, future: null });
   });
@@ -259,7 +261,12 @@ describe("per-automation gauges on /metrics", () => {
     const { automationId, workerId } = worker;
     const { body: automation } = await hub.client.get(`/automations/${automationId}`, { token: hub.adminToken });
     const slug = automation.slug as string;
-    const ids = [await createJob(hub, automationId), await createJob(hub, automationId), await createJob(hub, automationId), await createJob(hub, automationId)];
+    const ids = [
+      await createJob(hub, automationId),
+      await createJob(hub, automationId),
+      await createJob(hub, automationId),
+      await createJob(hub, automationId),
+    ];
     await setJob(ids[0]!, sql`available_at = now() - interval '2 minutes'`);
     await setJob(ids[2]!, sql`available_at = now() + interval '1 hour'`);
     await markRunning(ids[3]!, workerId);

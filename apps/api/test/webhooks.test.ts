@@ -73,7 +73,10 @@ describe("POST /webhooks", () => {
     expect(list.body).toContainEqual(read.body);
     const recorded = await hub.client.get(`/events?aggregate_id=${created.id}`, admin());
     expect(recorded.body).toEqual([
-      expect.objectContaining({ event_type: "webhook.created", payload: { url: "https://hooks.example.com/in", event_types: ["job.completed", "job.failed"] } }),
+      expect.objectContaining({
+        event_type: "webhook.created",
+        payload: { url: "https://hooks.example.com/in", event_types: ["job.completed", "job.failed"] },
+      }),
     ]);
     const [row] = await hub.api.ctx.database.db.select().from(schema.webhooks).where(eq(schema.webhooks.id, created.id));
     const secretBody = created.secret.slice(6);
@@ -81,7 +84,7 @@ describe("POST /webhooks", () => {
     expectNoSecrets(logLines.join("\n"), [secretBody]);
   });
 
-  it("when every type is wanted, then [\"*\"] is accepted; duplicates collapse", async () => {
+  it('when every type is wanted, then ["*"] is accepted; duplicates collapse', async () => {
     const all = await createWebhook({ event_types: ["*"] });
     const twice = await createWebhook({ event_types: ["job.created", "job.created"] });
 
@@ -113,17 +116,41 @@ describe("POST /webhooks", () => {
   });
 
   it.each([
-    ["http://hooks.example.com/in", "Value error, the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)"],
+    [
+      "http://hooks.example.com/in",
+      "Value error, the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)",
+    ],
     ["https://user:password@hooks.example.com/in", "Value error, the URL must not contain a user name or password"],
     ["hooks.example.com/in", "Value error, not an absolute URL"],
-    ["https://127.0.0.1/in", "Value error, 127.0.0.1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
-    ["https://10.0.0.1/in", "Value error, 10.0.0.1 is a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
+    [
+      "https://127.0.0.1/in",
+      "Value error, 127.0.0.1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
+    [
+      "https://10.0.0.1/in",
+      "Value error, 10.0.0.1 is a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
     ["https://169.254.169.254/latest/meta-data", "Value error, 169.254.169.254 is a metadata address, which webhooks may not target"],
-    ["https://[::1]:8443/in", "Value error, ::1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
-    ["https://internal.example.com/in", "Value error, the host internal.example.com resolves to 10.0.0.1, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
-    ["https://metadata.example.com/in", "Value error, the host metadata.example.com resolves to 169.254.169.254, a metadata address, which webhooks may not target"],
-    ["https://loopback.example.com/in", "Value error, the host loopback.example.com resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
-    ["https://mixed.example.com/in", "Value error, the host mixed.example.com resolves to 192.168.0.10, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)"],
+    [
+      "https://[::1]:8443/in",
+      "Value error, ::1 is a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
+    [
+      "https://internal.example.com/in",
+      "Value error, the host internal.example.com resolves to 10.0.0.1, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
+    [
+      "https://metadata.example.com/in",
+      "Value error, the host metadata.example.com resolves to 169.254.169.254, a metadata address, which webhooks may not target",
+    ],
+    [
+      "https://loopback.example.com/in",
+      "Value error, the host loopback.example.com resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
+    [
+      "https://mixed.example.com/in",
+      "Value error, the host mixed.example.com resolves to 192.168.0.10, a private address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+    ],
     ["https://nowhere.example.com/in", "Value error, the host nowhere.example.com does not resolve"],
     ["https://[::ffff:0:169.254.169.254]/latest/meta-data", "Value error, ::ffff:0:a9fe:a9fe is a metadata address, which webhooks may not target"],
     ["https://[::1:7f00:1]/in", "Value error, ::1:7f00:1 is a reserved address, which webhooks may not target"],
@@ -204,7 +231,10 @@ describe("POST /webhooks/{id}/secret", () => {
 
 /** Stamps every undispatched event as the relay does, which queues the subscriptions' deliveries (no relay runs here). */
 async function dispatchPendingEvents(): Promise<void> {
-  const undispatched = await hub.api.ctx.database.db.select({ id: schema.events.id }).from(schema.events).where(sql`${schema.events.dispatchedAt} is null`);
+  const undispatched = await hub.api.ctx.database.db
+    .select({ id: schema.events.id })
+    .from(schema.events)
+    .where(sql`${schema.events.dispatchedAt} is null`);
   await events.markDispatched(
     hub.api.ctx.database.pool,
     undispatched.map((e) => e.id),

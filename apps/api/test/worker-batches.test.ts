@@ -25,7 +25,6 @@ describe("worker batch endpoints", () => {
     await hub?.stop();
   });
 
-
   const claimBatch = (subject: AutomationWithWorker, body: Record<string, unknown>) =>
     hub.client.post<{ jobs: Array<Record<string, unknown>> }>("/jobs/claim-batch", body, { workerKey: subject.workerKey });
 

@@ -77,7 +77,9 @@ describe("rotating a worker key", () => {
     expect(await status(movedToNewKey.id)).toBe("running");
     expect(await status(claimedByNewKey.id)).toBe("running");
     expect(await requeueReasons(claimedByOldKeyDuringOverlap.id)).toEqual(["worker_key_rotated"]);
-    expect(cancels(oldKeyStream)).toEqual([{ job_id: claimedByOldKeyDuringOverlap.id, attempt: claimedByOldKeyDuringOverlap.attempts, reason: "worker_key_rotated" }]);
+    expect(cancels(oldKeyStream)).toEqual([
+      { job_id: claimedByOldKeyDuringOverlap.id, attempt: claimedByOldKeyDuringOverlap.attempts, reason: "worker_key_rotated" },
+    ]);
   });
 
   it("when rotated again during an overlap, then the jobs of the key that stops at once are queued at once; the others stay with the key now previous", async () => {

@@ -25,7 +25,6 @@ describe("worker protocol", () => {
     await hub?.stop();
   });
 
-
   async function claimedJob(subject: AutomationWithWorker): Promise<string> {
     const [id] = await queueJobs(hub, subject.automationId, 1);
     const claimed = await claim(hub, subject.workerKey, 5);

@@ -56,9 +56,7 @@ describe("GET /workers/me/signals", () => {
 
     const [first, ...bulk] = cancels(stream);
     expect(first).toEqual({ job_id: single!.id, attempt: single!.attempts, reason: "cancelled_by_user" });
-    expect(bulk).toEqual(
-      expect.arrayContaining([bulkA!, bulkB!].map((job) => ({ job_id: job.id, attempt: job.attempts, reason: "cancelled_by_user" }))),
-    );
+    expect(bulk).toEqual(expect.arrayContaining([bulkA!, bulkB!].map((job) => ({ job_id: job.id, attempt: job.attempts, reason: "cancelled_by_user" }))));
     expect(stream.messages.every((message) => message.id === undefined)).toBe(true);
   });
 

@@ -248,7 +248,13 @@ describe("DELETE /automations/{automation_id}/worker (unregister)", () => {
     const credentials = await register(automationId);
     const running = [await insertQueuedJob(hub, automationId, admin), await insertQueuedJob(hub, automationId, admin)];
     for (const job of running) {
-      const claimed = await jobs.claim(hub.api.ctx.database.pool, { automationId, workerId: credentials.id, maxJobs: 1, candidateIds: [job.id], leaseSeconds: 60 });
+      const claimed = await jobs.claim(hub.api.ctx.database.pool, {
+        automationId,
+        workerId: credentials.id,
+        maxJobs: 1,
+        candidateIds: [job.id],
+        leaseSeconds: 60,
+      });
       expect(claimed).toMatchObject({ kind: "claimed", jobs: [{ id: job.id }] });
     }
 

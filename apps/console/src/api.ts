@@ -4,7 +4,19 @@
  */
 import { createHubClient, type HubClient } from "@hub/client";
 
-export type { ApiKey, Automation, AutomationStats, BulkActionResult, Event as HubEvent, Job, Schedule, Sector, User, Webhook, WebhookDelivery } from "@hub/client";
+export type {
+  ApiKey,
+  Automation,
+  AutomationStats,
+  BulkActionResult,
+  Event as HubEvent,
+  Job,
+  Schedule,
+  Sector,
+  User,
+  Webhook,
+  WebhookDelivery,
+} from "@hub/client";
 
 /** Where the session's login token lives: this tab only, gone when it closes (never localStorage). */
 const TOKEN_KEY = "hub.console.token";

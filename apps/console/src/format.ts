@@ -125,7 +125,16 @@ export function localZone(): string {
 
 /** A full date and time in `timeZone`, naming the zone: "Mon 24 Nov 2026, 06:00 CET". */
 export function zonedDateTime(iso: string, timeZone: string): string {
-  return new Date(iso).toLocaleString(undefined, { timeZone, weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+  return new Date(iso).toLocaleString(undefined, {
+    timeZone,
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
 }
 
 /** A `datetime-local` value (the browser's zone) as RFC 3339, or undefined when empty. */

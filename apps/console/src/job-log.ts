@@ -61,26 +61,31 @@ export async function followJobLog(jobId: string, handlers: JobLogHandlers, sign
         handlers.onStatus("live");
         // Lines come in bursts (the stored ones at first): hand them on together, once per read.
         let burst: LogLine[] = [];
-        await readMessages(data, signal, (message) => {
-          if (message.event === "message") {
-            const line = JSON.parse(message.data) as LogLine;
-            // A resume is exact; this only guards against showing a line twice should it not be.
-            if (lastSeq !== undefined && line.seq <= lastSeq) return;
-            lastSeq = line.seq;
-            burst.push(line);
-            return;
-          }
-          if (burst.length > 0) handlers.onLines(burst);
-          burst = [];
-          if (message.event === "progress") handlers.onProgress(JSON.parse(message.data) as JobProgress | null);
-          else if (message.event === "end") {
-            ended = true;
-            handlers.onEnd((JSON.parse(message.data) as { status: string }).status);
-          }
-        }, () => {
-          if (burst.length > 0) handlers.onLines(burst);
-          burst = [];
-        });
+        await readMessages(
+          data,
+          signal,
+          (message) => {
+            if (message.event === "message") {
+              const line = JSON.parse(message.data) as LogLine;
+              // A resume is exact; this only guards against showing a line twice should it not be.
+              if (lastSeq !== undefined && line.seq <= lastSeq) return;
+              lastSeq = line.seq;
+              burst.push(line);
+              return;
+            }
+            if (burst.length > 0) handlers.onLines(burst);
+            burst = [];
+            if (message.event === "progress") handlers.onProgress(JSON.parse(message.data) as JobProgress | null);
+            else if (message.event === "end") {
+              ended = true;
+              handlers.onEnd((JSON.parse(message.data) as { status: string }).status);
+            }
+          },
+          () => {
+            if (burst.length > 0) handlers.onLines(burst);
+            burst = [];
+          },
+        );
       }
     } catch {
       // Network failure or abort: retried below unless aborted.

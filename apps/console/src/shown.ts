@@ -11,8 +11,9 @@
  * formatting characters, the byte-order mark, soft hyphen and the C0/C1 control characters other
  * than tab and line feed (kept: log lines and JSON contexts use them).
  */
-// eslint-disable-next-line no-control-regex, no-misleading-character-class -- these characters, each on its own, are what it finds
-const HIDDEN_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb]/gu;
+const HIDDEN_CHARACTERS =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- these characters, each on its own, are what it finds
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb]/gu;
 
 /** `text` with every hidden or direction-changing character replaced by `⟨U+XXXX⟩`. */
 export function shown(text: string): string {

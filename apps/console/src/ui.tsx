@@ -5,8 +5,15 @@ import { prettyJson, shortId } from "./format";
 import { shown } from "./shown";
 
 /** Data loaded by `load`, reloaded when `deps` change or `reload()` is called; keeps showing the last data while reloading. */
-export function useResource<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+export function useResource<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const generation = useRef(0);
   const latestLoad = useRef(load);
   latestLoad.current = load;
@@ -190,7 +197,11 @@ export function ConfirmButton({
           {label}
           {labelDetail && <span className="visually-hidden"> {labelDetail}</span>}
         </button>
-        {error && <span className="inline-error" role="alert">{error}</span>}
+        {error && (
+          <span className="inline-error" role="alert">
+            {error}
+          </span>
+        )}
       </span>
     );
   }

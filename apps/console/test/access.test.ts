@@ -71,7 +71,10 @@ describe("sectors in the console", () => {
     expect(await employee.getByRole("link", { name: "Invoice export" }).count()).toBe(0);
     await screenshot(employee, "access-employee-automations");
 
-    await employee.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Api keys/ }).click();
+    await employee
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: /Api keys/ })
+      .click();
     await employee.getByLabel("Key name").fill("report");
     await employee.getByLabel(/Read-only/).check();
     await employee.getByRole("button", { name: "Create key" }).click();

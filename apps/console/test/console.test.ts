@@ -251,7 +251,11 @@ describe("the operator console", () => {
     await admin.getByRole("button", { name: "Enter development mode" }).click();
     await admin.getByText("development mode", { exact: true }).waitFor();
     const hub = getHub();
-    const queued = [await hub.createJob(automationId, { month: "2026-01" }), await hub.createJob(automationId, { month: "2026-02" }), await hub.createJob(automationId, { month: "2026-03" })];
+    const queued = [
+      await hub.createJob(automationId, { month: "2026-01" }),
+      await hub.createJob(automationId, { month: "2026-02" }),
+      await hub.createJob(automationId, { month: "2026-03" }),
+    ];
     // The jobs list follows live: the three arrive without a reload.
     for (const id of queued) await admin.locator(`tr[data-job="${id}"]`).waitFor();
 
@@ -523,7 +527,12 @@ describe("the operator console", () => {
     const hub = getHub();
     const batch = await hub.client.post(
       "/jobs/batch",
-      { jobs: Array.from({ length: 25 }, (_, index) => ({ automation_id: automationId, context: { month: `2025-${String((index % 12) + 1).padStart(2, "0")}` } })) },
+      {
+        jobs: Array.from({ length: 25 }, (_, index) => ({
+          automation_id: automationId,
+          context: { month: `2025-${String((index % 12) + 1).padStart(2, "0")}` },
+        })),
+      },
       { token: hub.adminToken },
     );
     expect(batch.status).toBe(201);

@@ -73,7 +73,7 @@ function exportScript(goFile: string): string {
     "echo '::progress 5 connecting' >&2",
     "echo '::debug ledger session 7f3a opened' >&2",
     "i=1",
-    "while [ $i -le 30 ]; do echo \"exported invoice INV-2026-10-$i of 50\" >&2; i=$((i+1)); done",
+    'while [ $i -le 30 ]; do echo "exported invoice INV-2026-10-$i of 50" >&2; i=$((i+1)); done',
     "echo '::warn invoice INV-2026-10-17 has no VAT number; exported without it' >&2",
     `echo '::error ledger rejected INV-2026-10-23: ${"a very long reason that goes on and on ".repeat(6).trim()}' >&2`,
     "echo '::progress 60 exported 30 of 50 invoices' >&2",
@@ -91,9 +91,13 @@ describe("the job page's live log", () => {
     const keyFile = path.join(scratch, "worker.key");
     writeFileSync(keyFile, `${workerKey}\n`, { mode: 0o600 });
     const goFile = path.join(scratch, "go");
-    hubWorker = spawn(process.execPath, [HUB_WORKER_BIN, "--url", hub.processes.apiUrl, "--api-key-file", keyFile, "--wait", "1", "--", "sh", "-c", exportScript(goFile)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    hubWorker = spawn(
+      process.execPath,
+      [HUB_WORKER_BIN, "--url", hub.processes.apiUrl, "--api-key-file", keyFile, "--wait", "1", "--", "sh", "-c", exportScript(goFile)],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     hubWorker.stdout!.setEncoding("utf8").on("data", (text: string) => (hubWorkerOutput += text));
     hubWorker.stderr!.setEncoding("utf8").on("data", (text: string) => (hubWorkerOutput += text));
     const jobId = await hub.createJob(automationId, {});
@@ -162,7 +166,11 @@ describe("the job page's live log", () => {
     const keyFile = path.join(scratch, "restart-worker.key");
     writeFileSync(keyFile, `${workerKey}\n`, { mode: 0o600 });
     const script = [numbered(1, 5), `while [ ! -f ${goFile} ]; do sleep 0.1; done`, numbered(6, 10)].join("\n");
-    const restartWorker = spawn(process.execPath, [HUB_WORKER_BIN, "--url", hub.processes.apiUrl, "--api-key-file", keyFile, "--wait", "1", "--", "sh", "-c", script], { stdio: "ignore" });
+    const restartWorker = spawn(
+      process.execPath,
+      [HUB_WORKER_BIN, "--url", hub.processes.apiUrl, "--api-key-file", keyFile, "--wait", "1", "--", "sh", "-c", script],
+      { stdio: "ignore" },
+    );
     try {
       const jobId = await hub.createJob(automationId, {});
       await page.goto(`${hub.processes.apiUrl}/console/jobs/${jobId}`);

@@ -60,7 +60,11 @@ async function photograph(name: string): Promise<void> {
       const viewport = document.documentElement.clientWidth;
       const outside = [...document.querySelectorAll("body *")].filter((element) => element.getBoundingClientRect().right > viewport + 0.5);
       const innermost = outside.filter((element) => !outside.some((other) => other !== element && element.contains(other)));
-      return { document: document.documentElement.scrollWidth, viewport, culprits: innermost.slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className}`) };
+      return {
+        document: document.documentElement.scrollWidth,
+        viewport,
+        culprits: innermost.slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+      };
     });
     expect(widths.document, `${name} is wider than a 390 px screen (${widths.culprits.join("; ")})`).toBe(widths.viewport);
     await screenshot(page, `${name}-390`);

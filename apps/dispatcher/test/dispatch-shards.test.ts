@@ -34,7 +34,14 @@ beforeAll(async () => {
     redis: env.redis,
     keys,
     logger: env.logger,
-    config: { maxAttempts: 2, workerTtlSeconds: 1, delayedPromoteMaxSleepMs: 5000, epochCheckIntervalMs: 100, reconcileIntervalMs: 60_000, horizonPassIntervalMs: 600_000 },
+    config: {
+      maxAttempts: 2,
+      workerTtlSeconds: 1,
+      delayedPromoteMaxSleepMs: 5000,
+      epochCheckIntervalMs: 100,
+      reconcileIntervalMs: 60_000,
+      horizonPassIntervalMs: 600_000,
+    },
   });
   await dispatcher.start();
 });
@@ -54,10 +61,20 @@ describe("dispatch shards", () => {
     queue.submit(seeded.map(jobs.toJobRef));
     await queue.close();
 
-    expect(adds.map((add) => add.mock.calls.length)).toEqual(Array.from({ length: SHARDS }, (_, shard) => (shard === keys.shardOf(first) || shard === keys.shardOf(second) ? 1 : 0)));
+    expect(adds.map((add) => add.mock.calls.length)).toEqual(
+      Array.from({ length: SHARDS }, (_, shard) => (shard === keys.shardOf(first) || shard === keys.shardOf(second) ? 1 : 0)),
+    );
     expect(keys.readyJobs(first)).toBe(`${env.prefix}:{d${keys.shardOf(first)}}:ready:${first}`);
-    await eventually("2 jobs in the first ready set", () => env.redis.zcard(keys.readyJobs(first)), (count) => count === 2);
-    await eventually("3 jobs in the second ready set", () => env.redis.zcard(keys.readyJobs(second)), (count) => count === 3);
+    await eventually(
+      "2 jobs in the first ready set",
+      () => env.redis.zcard(keys.readyJobs(first)),
+      (count) => count === 2,
+    );
+    await eventually(
+      "3 jobs in the second ready set",
+      () => env.redis.zcard(keys.readyJobs(second)),
+      (count) => count === 3,
+    );
   });
 
   it("when a job is due in a moment, then it waits in its shard's delayed set and the timer moves it to its ready set", async () => {
@@ -68,7 +85,11 @@ describe("dispatch shards", () => {
     await ready.offer([{ ...jobs.toJobRef(job!), availableAt: new Date(Date.now() + 400) }]);
 
     expect(await env.redis.zcard(keys.delayedJobs(keys.shardOf(automationId)))).toBe(1);
-    await eventually("the job in its ready set", () => env.redis.zcard(keys.readyJobs(automationId)), (count) => count === 1);
+    await eventually(
+      "the job in its ready set",
+      () => env.redis.zcard(keys.readyJobs(automationId)),
+      (count) => count === 1,
+    );
     expect(await env.redis.zcard(keys.delayedJobs(keys.shardOf(automationId)))).toBe(0);
   });
 
@@ -76,17 +97,29 @@ describe("dispatch shards", () => {
     const [automationId] = await automationsInTwoShards();
     await seedQueuedJobs(env.database.db, automationId, 3);
     await dispatcher.reconcileNow();
-    await eventually("the 3 jobs offered", () => env.redis.zcard(keys.readyJobs(automationId)), (count) => count === 3);
-    await eventually("every shard's epoch key", () => Promise.all(Array.from({ length: SHARDS }, (_, shard) => env.redis.exists(keys.dispatchEpoch(shard)))), (present) => present.every((exists) => exists === 1));
-    const losses = () => dispatcher.metrics.reconciliations.get().then((metric) => metric.values.find((value) => value.labels.trigger === "redis_lost")?.value ?? 0);
+    await eventually(
+      "the 3 jobs offered",
+      () => env.redis.zcard(keys.readyJobs(automationId)),
+      (count) => count === 3,
+    );
+    await eventually(
+      "every shard's epoch key",
+      () => Promise.all(Array.from({ length: SHARDS }, (_, shard) => env.redis.exists(keys.dispatchEpoch(shard)))),
+      (present) => present.every((exists) => exists === 1),
+    );
+    const losses = () =>
+      dispatcher.metrics.reconciliations.get().then((metric) => metric.values.find((value) => value.labels.trigger === "redis_lost")?.value ?? 0);
     const before = await losses();
 
     const shard = keys.shardOf(automationId);
     await env.redis.del(keys.dispatchEpoch(shard), keys.readyJobs(automationId), keys.claimedJobs(automationId), keys.delayedJobs(shard));
 
     await eventually("the lost shard noticed", losses, (count) => count > before);
-    await eventually("the 3 jobs offered again", () => env.redis.zcard(keys.readyJobs(automationId)), (count) => count === 3);
+    await eventually(
+      "the 3 jobs offered again",
+      () => env.redis.zcard(keys.readyJobs(automationId)),
+      (count) => count === 3,
+    );
     expect(await env.redis.exists(keys.dispatchEpoch(shard))).toBe(1);
   });
 });
-

@@ -63,7 +63,11 @@ describe("dispatcher", () => {
     await queue.enqueue([jobs.toJobRef(job!)]);
     await queue.close();
     const ready = new ReadyJobs(env.redis, env.keys);
-    const candidates = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);
+    const candidates = await eventually(
+      "the job in the ready set",
+      () => readyIds(ready, automation.id),
+      (ids) => ids.length === 1,
+    );
     expect(candidates).toEqual([job!.id]);
   });
 
@@ -81,8 +85,20 @@ describe("dispatcher", () => {
 
     expect(added).toHaveBeenCalledTimes(1);
     const ready = new ReadyJobs(env.redis, env.keys);
-    expect(await eventually("the first automation's 3 jobs in its ready set", () => readyIds(ready, first.id), (ids) => ids.length === 3)).toEqual(inClaimOrder(firstJobs));
-    expect(await eventually("the second automation's 2 jobs in its ready set", () => readyIds(ready, second.id), (ids) => ids.length === 2)).toEqual(inClaimOrder(secondJobs));
+    expect(
+      await eventually(
+        "the first automation's 3 jobs in its ready set",
+        () => readyIds(ready, first.id),
+        (ids) => ids.length === 3,
+      ),
+    ).toEqual(inClaimOrder(firstJobs));
+    expect(
+      await eventually(
+        "the second automation's 2 jobs in its ready set",
+        () => readyIds(ready, second.id),
+        (ids) => ids.length === 2,
+      ),
+    ).toEqual(inClaimOrder(secondJobs));
   });
 
   it("when messages arrive one at a time, then the dispatcher waits for each with one BZPOPMIN and activates it with one script, and offers every job", async () => {
@@ -100,10 +116,18 @@ describe("dispatcher", () => {
       // One job per message, each sent once the one before is offered: the trickle of a hub at low load.
       for (const [index, job] of queued.entries()) {
         await queue.enqueue([jobs.toJobRef(job)]);
-        await eventually(`job ${index + 1} in the ready set`, () => readyIds(ready, automation.id), (ids) => ids.length === index + 1);
+        await eventually(
+          `job ${index + 1} in the ready set`,
+          () => readyIds(ready, automation.id),
+          (ids) => ids.length === index + 1,
+        );
       }
       // The wait after the last message starts once that message is finished.
-      await eventually("the dispatcher waiting again", async () => blockingWaits.length, (count) => count >= queued.length);
+      await eventually(
+        "the dispatcher waiting again",
+        async () => blockingWaits.length,
+        (count) => count >= queued.length,
+      );
     } finally {
       monitor.disconnect();
       await queue.close();
@@ -127,7 +151,11 @@ describe("dispatcher", () => {
         // Two messages at once: the second lands while the first is activated or offered, when the
         // offer clears BullMQ's marker; the message's end must fetch it from the wait list.
         await Promise.all(pair.map((job) => queue.enqueue([jobs.toJobRef(job)])));
-        await eventually(`round ${round + 1} offered`, () => readyIds(ready, automation.id), (ids) => ids.length === 2 * round + 2);
+        await eventually(
+          `round ${round + 1} offered`,
+          () => readyIds(ready, automation.id),
+          (ids) => ids.length === 2 * round + 2,
+        );
         slowest.push(Date.now() - startedAt);
       }
     } finally {
@@ -145,18 +173,32 @@ describe("dispatcher", () => {
     await legacy.close();
 
     const ready = new ReadyJobs(env.redis, env.keys);
-    expect(await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1)).toEqual([job!.id]);
+    expect(
+      await eventually(
+        "the job in the ready set",
+        () => readyIds(ready, automation.id),
+        (ids) => ids.length === 1,
+      ),
+    ).toEqual([job!.id]);
   });
 
   it("when Redis loses its data, then every queued job is offered again, in claim order", async () => {
     const { automation } = await seedAutomation(env.database.db);
     const queued = await seedQueuedJobs(env.database.db, automation.id, 5);
-    await eventually("the dispatch epoch key", () => env.redis.exists(env.keys.dispatchEpoch(0)), (exists) => exists === 1);
+    await eventually(
+      "the dispatch epoch key",
+      () => env.redis.exists(env.keys.dispatchEpoch(0)),
+      (exists) => exists === 1,
+    );
     // Simulate a Redis restart without persistence: everything under the hub's prefix is gone.
     const all = await env.redis.keys(`${env.prefix}:*`);
     await env.redis.del(...all);
     const ready = new ReadyJobs(env.redis, env.keys);
-    const candidates = await eventually("the 5 jobs re-offered", () => readyIds(ready, automation.id), (ids) => ids.length === 5);
+    const candidates = await eventually(
+      "the 5 jobs re-offered",
+      () => readyIds(ready, automation.id),
+      (ids) => ids.length === 5,
+    );
     expect(candidates).toEqual(inClaimOrder(queued));
   });
 
@@ -169,7 +211,11 @@ describe("dispatcher", () => {
         .set({ status: "running", workerId: worker.id, attempts: 1, leaseExpiresAt: new Date(Date.now() - 1000), startedAt: new Date() })
         .where(eq(schema.jobs.id, job!.id));
     await lapse();
-    const requeued = await eventually("the job back in queued", async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!, (row) => row.status === "queued");
+    const requeued = await eventually(
+      "the job back in queued",
+      async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!,
+      (row) => row.status === "queued",
+    );
     expect(requeued.status).toBe("queued");
     expect(requeued.workerId).toBeNull();
 
@@ -177,7 +223,11 @@ describe("dispatcher", () => {
       .update(schema.jobs)
       .set({ status: "running", workerId: worker.id, attempts: 2, leaseExpiresAt: new Date(Date.now() - 1000) })
       .where(eq(schema.jobs.id, job!.id));
-    const failed = await eventually("the job failed", async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!, (row) => row.status === "failed");
+    const failed = await eventually(
+      "the job failed",
+      async () => (await env.database.db.select().from(schema.jobs).where(eq(schema.jobs.id, job!.id)))[0]!,
+      (row) => row.status === "failed",
+    );
     expect(failed.status).toBe("failed");
     const jobEvents = await env.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, job!.id));
     expect(jobEvents.map((event) => event.eventType).sort()).toEqual(["job.failed", "job.requeued"]);
@@ -230,7 +280,11 @@ describe("dispatcher", () => {
     try {
       await ready.offerAgain([jobs.toJobRef(job!)]);
       expect(await readyIds(ready, automation.id)).toEqual([job!.id]);
-      const received = await eventually("two wake-ups", async () => wakes, (messages) => messages.length >= 2);
+      const received = await eventually(
+        "two wake-ups",
+        async () => wakes,
+        (messages) => messages.length >= 2,
+      );
       expect([...received].sort()).toEqual([automation.id, `slot:${automation.id}`].sort());
     } finally {
       subscriber.disconnect();
@@ -247,12 +301,22 @@ describe("dispatcher", () => {
       await ready.offerAgain([{ ...jobs.toJobRef(job!), availableAt }], "offer");
       expect(await readyIds(ready, automation.id)).toEqual([]);
 
-      const offered = await eventually("the job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length === 1);
+      const offered = await eventually(
+        "the job in the ready set",
+        () => readyIds(ready, automation.id),
+        (ids) => ids.length === 1,
+      );
 
       expect(offered).toEqual([job!.id]);
       expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());
       // The wake-up is published by the same script, but reaches this subscriber on its own connection.
-      expect(await eventually("a wake-up for the automation", async () => wakes, (messages) => messages.includes(automation.id))).toContain(automation.id);
+      expect(
+        await eventually(
+          "a wake-up for the automation",
+          async () => wakes,
+          (messages) => messages.includes(automation.id),
+        ),
+      ).toContain(automation.id);
     } finally {
       subscriber.disconnect();
     }
@@ -269,7 +333,14 @@ describe("dispatcher", () => {
     const availableAt = new Date(Date.now() + 500);
     await ready.offerAgain([{ ...jobs.toJobRef(earlier!), availableAt }], "offer");
 
-    expect(await eventually("the earlier job in the ready set", () => readyIds(ready, automation.id), (ids) => ids.length > 0, 20_000)).toEqual([earlier!.id]);
+    expect(
+      await eventually(
+        "the earlier job in the ready set",
+        () => readyIds(ready, automation.id),
+        (ids) => ids.length > 0,
+        20_000,
+      ),
+    ).toEqual([earlier!.id]);
     expect(Date.now()).toBeGreaterThanOrEqual(availableAt.getTime());
     const delayed = await env.redis.zrange(env.keys.delayedJobs(0), 0, -1);
     expect(delayed.filter((member) => member.startsWith(automation.id))).toEqual([`${automation.id}|${later!.id}|${later!.seq}|0`]);
@@ -278,11 +349,21 @@ describe("dispatcher", () => {
   it("when a running worker stays silent past the TTL, then it becomes stopped with one worker.status_changed event, and a fresh one stays running", async () => {
     const { automation, worker: silent } = await seedAutomation(env.database.db);
     const { worker: fresh } = await seedAutomation(env.database.db);
-    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() + 3_600_000) }).where(eq(schema.workers.id, fresh.id));
-    await env.database.db.update(schema.workers).set({ status: "running", lastSeenAt: new Date(Date.now() - 60_000) }).where(eq(schema.workers.id, silent.id));
+    await env.database.db
+      .update(schema.workers)
+      .set({ status: "running", lastSeenAt: new Date(Date.now() + 3_600_000) })
+      .where(eq(schema.workers.id, fresh.id));
+    await env.database.db
+      .update(schema.workers)
+      .set({ status: "running", lastSeenAt: new Date(Date.now() - 60_000) })
+      .where(eq(schema.workers.id, silent.id));
 
     const statusOf = async (id: string) => (await env.database.db.select().from(schema.workers).where(eq(schema.workers.id, id)))[0]!.status;
-    await eventually("the silent worker stopped", () => statusOf(silent.id), (status) => status === "stopped");
+    await eventually(
+      "the silent worker stopped",
+      () => statusOf(silent.id),
+      (status) => status === "stopped",
+    );
 
     expect(await statusOf(fresh.id)).toBe("running");
     const changes = await env.database.db.select().from(schema.events).where(eq(schema.events.aggregateId, automation.id));

@@ -32,7 +32,13 @@ async function seedOld(jobs: number, selfGrowingEvents: number, window = { newes
 }
 
 function dispatcherWith(config: { retentionDays: number; retentionBatchSize?: number }) {
-  return createDispatcher({ database: env.database, redis: env.redis, keys: env.keys, logger: env.logger, config: { maxAttempts: 3, workerTtlSeconds: 30, ...config } });
+  return createDispatcher({
+    database: env.database,
+    redis: env.redis,
+    keys: env.keys,
+    logger: env.logger,
+    config: { maxAttempts: 3, workerTtlSeconds: 30, ...config },
+  });
 }
 
 async function removedByTable(metrics: ReturnType<typeof createDispatcherMetrics>): Promise<Record<string, number>> {
@@ -74,7 +80,12 @@ describe("retention sweep", () => {
     const leftover = { jobs: await count("jobs"), events: await count("events") };
     const old = await seedOld(600, 300);
     const sweepers = [0, 1].map(() =>
-      createRetentionSweeper({ database: env.database, logger: env.logger, metrics: createDispatcherMetrics(), settings: { retentionDays: 30, batchSize: 50 } }),
+      createRetentionSweeper({
+        database: env.database,
+        logger: env.logger,
+        metrics: createDispatcherMetrics(),
+        settings: { retentionDays: 30, batchSize: 50 },
+      }),
     );
 
     const reports = await Promise.all(sweepers.map((sweeper) => sweeper.sweep()));
@@ -88,7 +99,12 @@ describe("retention sweep", () => {
   it("when a transaction writes old rows under the retention lock, then a sweep meanwhile ends removing nothing and the first sweep after the commit removes them all", async () => {
     const leftover = { jobs: await count("jobs"), events: await count("events") };
     const automationIds = await seedHistoryAutomations(env.database.pool, 3);
-    const sweeper = createRetentionSweeper({ database: env.database, logger: env.logger, metrics: createDispatcherMetrics(), settings: { retentionDays: 30, batchSize: 100 } });
+    const sweeper = createRetentionSweeper({
+      database: env.database,
+      logger: env.logger,
+      metrics: createDispatcherMetrics(),
+      settings: { retentionDays: 30, batchSize: 100 },
+    });
     let meanwhile: Awaited<ReturnType<typeof sweeper.sweep>> | undefined;
 
     const seeded = await withTransaction(env.database.pool, async (client) => {

@@ -50,7 +50,14 @@ export function tracedPublisher(options: { db: Executor; publish: StreamPublishe
 async function recordEndedAttempts(tracing: HubTracing, db: Executor, jobEvents: HubEvent[], traces: Map<string, jobs.JobTraceRow>): Promise<void> {
   const endings = jobEvents.filter((event) => ATTEMPT_ENDINGS.has(event.eventType) && traces.has(event.aggregateId));
   if (endings.length === 0) return;
-  const starts = new Map((await jobs.readAttemptStarts(db, endings.map((event) => event.id))).map((start) => [start.endingEventId, start]));
+  const starts = new Map(
+    (
+      await jobs.readAttemptStarts(
+        db,
+        endings.map((event) => event.id),
+      )
+    ).map((start) => [start.endingEventId, start]),
+  );
   for (const event of endings) {
     const start = starts.get(event.id);
     const trace = traces.get(event.aggregateId);

@@ -20,10 +20,7 @@ export function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T | unde
  * process keep separate figures. `readBacklog` is called on each scrape (not on a timer): the
  * backlog costs a query only when someone looks at it.
  */
-export function createRelayMetrics(options: {
-  readBacklog: () => Promise<{ undispatched: number; oldestAgeSeconds: number }>;
-  defaultMetrics?: boolean;
-}) {
+export function createRelayMetrics(options: { readBacklog: () => Promise<{ undispatched: number; oldestAgeSeconds: number }>; defaultMetrics?: boolean }) {
   const registry = createMetricsRegistry("event-relay", { defaultMetrics: options.defaultMetrics ?? false });
   const metric = metricsOn(registry);
 
@@ -39,16 +36,11 @@ export function createRelayMetrics(options: {
     ),
     published: metric.counter("hub_relay_events_published_total", "Events added to the Redis stream (a republished event counts again)"),
     dispatched: metric.counter("hub_relay_events_dispatched_total", "Events this relay stamped dispatched_at on (each event is stamped once)"),
-    failures: metric.counter(
-      "hub_relay_failures_total",
-      "Batches that failed and were retried after a back-off, by dependency (redis or database)",
-      ["dependency"],
-    ),
+    failures: metric.counter("hub_relay_failures_total", "Batches that failed and were retried after a back-off, by dependency (redis or database)", [
+      "dependency",
+    ]),
     ownedPartitions: metric.gauge("hub_relay_owned_partitions", "Outbox partitions this relay currently publishes"),
-    scanFloor: metric.gauge(
-      "hub_relay_scan_floor_position",
-      "Position below which no event is undispatched or can still appear; the relay reads from here",
-    ),
+    scanFloor: metric.gauge("hub_relay_scan_floor_position", "Position below which no event is undispatched or can still appear; the relay reads from here"),
     backlog: metric.gauge("hub_relay_outbox_backlog", "Events not yet dispatched (all partitions), read at scrape time", {
       async collect() {
         const backlog = await readBacklogOnce();

@@ -9,12 +9,7 @@ import { DependencyFailure } from "./outage-backoff";
 
 export type StreamPublisher = (batch: readonly HubEvent[]) => Promise<void>;
 
-export function createStreamPublisher(options: {
-  redis: RedisConnection;
-  stream: string;
-  streamMaxLen: number;
-  publishTimeoutMs: number;
-}): StreamPublisher {
+export function createStreamPublisher(options: { redis: RedisConnection; stream: string; streamMaxLen: number; publishTimeoutMs: number }): StreamPublisher {
   const { redis, stream, streamMaxLen, publishTimeoutMs } = options;
   return async (batch) => {
     // Never queue commands on a disconnected client: a long outage would pile up stale batches.

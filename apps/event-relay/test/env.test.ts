@@ -43,8 +43,18 @@ describe("relay configuration", () => {
     const badKey = () => loadRelayEnv({ HUB_WEBHOOK_ENCRYPTION_KEY: "not-a-key-but-a-secret-all-the-same" });
     const badFlag = () => loadRelayEnv({ HUB_WEBHOOKS_ALLOW_PRIVATE: "maybe" });
 
-    expect(env).toMatchObject({ HUB_WEBHOOK_ENCRYPTION_KEY: key, HUB_WEBHOOKS_ALLOW_INSECURE: true, HUB_WEBHOOKS_ALLOW_PRIVATE: true, HUB_WEBHOOK_TIME_SCALE: 0.001 });
-    expect(defaults).toMatchObject({ HUB_WEBHOOKS_ALLOW_INSECURE: false, HUB_WEBHOOKS_ALLOW_PRIVATE: false, HUB_WEBHOOK_TIME_SCALE: 1, HUB_WEBHOOK_CONCURRENCY: 64 });
+    expect(env).toMatchObject({
+      HUB_WEBHOOK_ENCRYPTION_KEY: key,
+      HUB_WEBHOOKS_ALLOW_INSECURE: true,
+      HUB_WEBHOOKS_ALLOW_PRIVATE: true,
+      HUB_WEBHOOK_TIME_SCALE: 0.001,
+    });
+    expect(defaults).toMatchObject({
+      HUB_WEBHOOKS_ALLOW_INSECURE: false,
+      HUB_WEBHOOKS_ALLOW_PRIVATE: false,
+      HUB_WEBHOOK_TIME_SCALE: 1,
+      HUB_WEBHOOK_CONCURRENCY: 64,
+    });
     expect(defaults.HUB_WEBHOOK_ENCRYPTION_KEY).toBeUndefined();
     expect(badKey).toThrow(/^Configuration error: HUB_WEBHOOK_ENCRYPTION_KEY is invalid: must be 32 bytes/);
     expect(badKey).not.toThrow(/not-a-key/);

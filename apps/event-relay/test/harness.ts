@@ -72,10 +72,7 @@ export async function createJobs(db: Database["db"], count: number): Promise<str
  * aggregate's events 1, 2, 3, …) and then records the event. Some transactions linger before
  * committing, so rows of different aggregates commit out of position order.
  */
-export async function writeEvents(
-  pool: Executor,
-  options: { aggregates: readonly string[]; total: number; concurrency?: number },
-): Promise<void> {
+export async function writeEvents(pool: Executor, options: { aggregates: readonly string[]; total: number; concurrency?: number }): Promise<void> {
   let remaining = options.total;
   const writer = async () => {
     while (remaining > 0) {

@@ -171,7 +171,10 @@ describe("the relay's statements over a large outbox", () => {
     expect(floorScan!["Actual Rows"]).toBe(1);
     expect(floorScan!["Rows Removed by Filter"] ?? 0).toBe(0);
     expect(rows.map((row) => row.position)).toEqual(
-      all.filter((event) => event.dispatchedAt === null).map((event) => event.position).sort((a, b) => a - b),
+      all
+        .filter((event) => event.dispatchedAt === null)
+        .map((event) => event.position)
+        .sort((a, b) => a - b),
     );
   });
 

@@ -118,9 +118,7 @@ describe("the event-relay process", { timeout: 60_000 }, () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(relay.output()).toContain("stopped cleanly");
     const entries = await readStream(bed.redis, bed.keys.eventsStream);
-    const dispatched = new Set(
-      (await bed.db.query.events.findMany()).filter((event) => event.dispatchedAt !== null).map((event) => event.id),
-    );
+    const dispatched = new Set((await bed.db.query.events.findMany()).filter((event) => event.dispatchedAt !== null).map((event) => event.id));
     expect(entries.length).toBeGreaterThanOrEqual(300);
     expect(entries.filter((entry) => !dispatched.has(entry.id))).toEqual([]);
     expect(health).toEqual({ status: "ok", owned_partitions: 32, redis: "ready" });

@@ -48,7 +48,6 @@ export async function startRelayProcess(bed: RelayTestbed, extraEnv: Record<stri
   return { child, metricsUrl, exited, output: () => output };
 }
 
-
 /** SIGKILLs the processes a test left running and waits for them to exit; empties the list. */
 export async function killLeftovers(children: ChildProcess[]): Promise<void> {
   for (const child of children.splice(0)) {

@@ -72,10 +72,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     const firstHalf = writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 8 });
     await waitUntil("relay A has published some events", async () => (await bed.redis.xlen(bed.keys.eventsStream)) >= 300);
     const relayB = await bed.startRelay();
-    await waitUntil(
-      "the two relays share the partitions",
-      () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
-    );
+    await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
     await Promise.all([firstHalf, writeEvents(bed.pool, { aggregates, total: 1500, concurrency: 8 })]);
     await waitUntil("every event is stamped", async () => (await outboxCounts(bed.db)).undispatched === 0, 20_000);
 
@@ -173,10 +170,7 @@ describe("event relay", { timeout: 60_000 }, () => {
     const aggregates = await createJobs(bed.db, 30);
     const relayA = await bed.startRelay();
     const relayB = await bed.startRelay();
-    await waitUntil(
-      "the two relays share the partitions",
-      () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0,
-    );
+    await waitUntil("the two relays share the partitions", () => relayA.ownedPartitions().length > 0 && relayB.ownedPartitions().length > 0);
     await writeEvents(bed.pool, { aggregates, total: 500 });
 
     // Act

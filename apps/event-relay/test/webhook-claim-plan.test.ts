@@ -96,7 +96,10 @@ describe("claiming webhook deliveries behind a backlog", () => {
 
     // Every read of webhook_deliveries, over all its loops, touched a bounded number of rows.
     const deliveryReads = nodes.filter((node) => node["Relation Name"] === "webhook_deliveries" || node["Index Name"]?.startsWith("webhook_deliveries_"));
-    const rowsRead = deliveryReads.reduce((sum, node) => sum + ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1), 0);
+    const rowsRead = deliveryReads.reduce(
+      (sum, node) => sum + ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1),
+      0,
+    );
     expect(nodes.map((node) => node["Node Type"])).not.toContain("Seq Scan");
     expect(rowsRead).toBeLessThan(200);
     // 8 in flight and 8 more: the first delivery of each of the first 16 aggregates, nothing later.

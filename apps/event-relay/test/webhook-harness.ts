@@ -100,10 +100,7 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
 }
 
 /** Writes a subscription as POST /webhooks would; returns its id and secret. */
-export async function subscribe(
-  pool: Executor,
-  options: { url: string; eventTypes: string[] },
-): Promise<{ id: string; secret: string }> {
+export async function subscribe(pool: Executor, options: { url: string; eventTypes: string[] }): Promise<{ id: string; secret: string }> {
   const [admin] = await queryBuilder(pool)
     .insert(schema.users)
     .values({ email: `admin-${randomUUID()}@hub.test`, passwordHash: "x", role: "admin" })
@@ -127,7 +124,9 @@ export async function subscribe(
 export async function writeJobEvents(pool: Executor, aggregateId: string, types: EventType[]): Promise<void> {
   for (const eventType of types) {
     await withTransaction(pool, async (tx) => {
-      const [row] = await queryBuilder(tx).execute<{ attempts: number }>(sql`update jobs set attempts = attempts + 1 where id = ${aggregateId} returning attempts`).then((r) => r.rows);
+      const [row] = await queryBuilder(tx)
+        .execute<{ attempts: number }>(sql`update jobs set attempts = attempts + 1 where id = ${aggregateId} returning attempts`)
+        .then((r) => r.rows);
       // Not the catalogue's payloads: the relay forwards any payload, and these tests read only the order.
       await events.record(tx, { eventType, aggregateId, actorId: null, payload: { attempts: row!.attempts } } as unknown as events.NewEvent);
     });
@@ -199,6 +198,10 @@ export async function createWebhookTestbed(): Promise<WebhookTestbed> {
 
 /** Every delivery of a subscription, oldest event first. */
 export async function deliveriesOf(db: Database["db"], webhookId: string): Promise<WebhookDelivery[]> {
-  const rows = await db.select().from(schema.webhookDeliveries).where(sql`${schema.webhookDeliveries.webhookId} = ${webhookId}`).orderBy(schema.webhookDeliveries.eventPosition);
+  const rows = await db
+    .select()
+    .from(schema.webhookDeliveries)
+    .where(sql`${schema.webhookDeliveries.webhookId} = ${webhookId}`)
+    .orderBy(schema.webhookDeliveries.eventPosition);
   return rows;
 }

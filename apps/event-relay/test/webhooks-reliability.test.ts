@@ -34,10 +34,14 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
 
     // Act
     await writeEvents(bed.pool, { aggregates, total: 300, concurrency: 4 });
-    await waitFor("every delivery is delivered", async () => {
-      const deliveries = await deliveriesOf(bed.db, subscription.id);
-      return deliveries.length === 300 && deliveries.every((d) => d.status === "delivered");
-    }, 60_000);
+    await waitFor(
+      "every delivery is delivered",
+      async () => {
+        const deliveries = await deliveriesOf(bed.db, subscription.id);
+        return deliveries.length === 300 && deliveries.every((d) => d.status === "delivered");
+      },
+      60_000,
+    );
 
     // Assert
     const entries = asEntries(receiver.requests);
@@ -57,10 +61,14 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
 
     // Act
     await writeEvents(bed.pool, { aggregates, total: 600, concurrency: 6 });
-    await waitFor("every delivery is delivered", async () => {
-      const deliveries = await deliveriesOf(bed.db, subscription.id);
-      return deliveries.length === 600 && deliveries.every((d) => d.status === "delivered");
-    }, 60_000);
+    await waitFor(
+      "every delivery is delivered",
+      async () => {
+        const deliveries = await deliveriesOf(bed.db, subscription.id);
+        return deliveries.length === 600 && deliveries.every((d) => d.status === "delivered");
+      },
+      60_000,
+    );
 
     // Assert
     const ids = receiver.requests.map((r) => r.event.id);
@@ -110,7 +118,13 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
       const gap = receiver.requests[i + 1]!.receivedAt - receiver.requests[i]!.receivedAt;
       expect(gap, `wait before attempt ${i + 2}`).toBeGreaterThanOrEqual(Math.floor(nominal * scale * 0.8) - 2);
     });
-    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({ status: "failed", attempts: 7, lastStatusCode: 500, lastError: "HTTP 500", nextAttemptAt: null });
+    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({
+      status: "failed",
+      attempts: 7,
+      lastStatusCode: 500,
+      lastError: "HTTP 500",
+      nextAttemptAt: null,
+    });
     const [row] = await bed.db.execute<{ disabled_at: Date | null }>(sql`select disabled_at from webhooks where id = ${subscription.id}`).then((r) => r.rows);
     expect(row!.disabled_at).toBeNull();
   });
@@ -127,10 +141,16 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     await waitFor("the first delivery has failed", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.status === "failed", 20_000);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await writeJobEvents(bed.pool, aggregates[1]!, ["job.failed"]);
-    await waitFor("the subscription is disabled", async () => {
-      const [row] = await bed.db.execute<{ disabled_at: Date | null }>(sql`select disabled_at from webhooks where id = ${subscription.id}`).then((r) => r.rows);
-      return row!.disabled_at !== null;
-    }, 20_000);
+    await waitFor(
+      "the subscription is disabled",
+      async () => {
+        const [row] = await bed.db
+          .execute<{ disabled_at: Date | null }>(sql`select disabled_at from webhooks where id = ${subscription.id}`)
+          .then((r) => r.rows);
+        return row!.disabled_at !== null;
+      },
+      20_000,
+    );
     const sentBefore = receiver.requests.length;
     await writeJobEvents(bed.pool, aggregates[2]!, ["job.requeued"]);
     await waitFor("the last event is stamped", async () => (await events.list(bed.pool, { aggregateId: aggregates[2]!, limit: 5 }))[0]?.dispatchedAt != null);
@@ -163,7 +183,8 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({
       status: "pending",
       lastStatusCode: null,
-      lastError: "refused: the host hooks.example.test resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
+      lastError:
+        "refused: the host hooks.example.test resolves to 127.0.0.1, a loopback address, which webhooks may not target (for a local webhook, HUB_WEBHOOKS_ALLOW_PRIVATE=true allows it)",
     });
     expect(receiver.requests).toHaveLength(0);
   });
@@ -177,7 +198,10 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     await waitFor("the attempt is recorded", async () => (await deliveriesOf(bed.db, subscription.id))[0]?.attempts === 1);
 
-    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({ lastError: "refused: the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)" });
+    expect((await deliveriesOf(bed.db, subscription.id))[0]).toMatchObject({
+      lastError:
+        "refused: the URL must be https:// (for a local webhook, HUB_WEBHOOKS_ALLOW_INSECURE=true allows http:// and HUB_WEBHOOKS_ALLOW_PRIVATE=true allows loopback and private addresses)",
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -209,7 +233,9 @@ describe("webhook delivery, reliability", { timeout: 90_000 }, () => {
     await writeJobEvents(bed.pool, jobId!, ["job.created"]);
     const [event] = await events.list(bed.pool, { aggregateId: jobId!, limit: 1 });
     await bed.db.execute(sql`update webhooks set disabled_at = now() where id = ${subscription.id}`);
-    await bed.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id, aggregate_id, event_position) values (${subscription.id}, ${event!.id}, ${jobId}, ${event!.position})`);
+    await bed.db.execute(
+      sql`insert into webhook_deliveries (webhook_id, event_id, aggregate_id, event_position) values (${subscription.id}, ${event!.id}, ${jobId}, ${event!.position})`,
+    );
 
     // Act
     await bed.startRelayWithWebhooks();

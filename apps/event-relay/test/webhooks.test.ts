@@ -158,7 +158,8 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     // Assert
     const [during, after] = receiver.requests as [(typeof receiver.requests)[0], (typeof receiver.requests)[0]];
     expect(String(during.headers["webhook-signature"]).split(" ")).toHaveLength(2);
-    for (const secret of [newSecret, subscription.secret]) expect(() => new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).not.toThrow();
+    for (const secret of [newSecret, subscription.secret])
+      expect(() => new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).not.toThrow();
     expect(String(after.headers["webhook-signature"]).split(" ")).toHaveLength(1);
     expect(() => new Webhook(newSecret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
     expect(() => new Webhook(subscription.secret).verify(after.body, after.headers as Record<string, string>)).toThrow();
@@ -209,7 +210,10 @@ describe("webhook delivery", { timeout: 60_000 }, () => {
     expect(text).toMatch(new RegExp(`hub_webhook_failure_streak\\{webhook_id="${healthy.id}",app="event-relay"\\} 0`));
     const logged = JSON.stringify(lines());
     for (const secret of [healthy.secret, broken.secret]) expect(logged).not.toContain(secret.slice(6));
-    const [row] = await bed.db.select().from(schema.webhooks).where(sql`${schema.webhooks.id} = ${broken.id}`);
+    const [row] = await bed.db
+      .select()
+      .from(schema.webhooks)
+      .where(sql`${schema.webhooks.id} = ${broken.id}`);
     expect(row!.secretCiphertext).not.toContain(broken.secret.slice(6));
   });
 });

@@ -61,7 +61,11 @@ export class LoginError extends Error {
  * Logs in with `POST /identity/token` and returns a client that sends the access token. The token
  * expires (`expires_in`, an hour by default): log in again, or use an api key for programs.
  */
-export async function logIn(baseUrl: string, credentials: { email: string; password: string }, options: Omit<HubClientOptions, "baseUrl" | "token"> = {}): Promise<HubClient> {
+export async function logIn(
+  baseUrl: string,
+  credentials: { email: string; password: string },
+  options: Omit<HubClientOptions, "baseUrl" | "token"> = {},
+): Promise<HubClient> {
   const { data, error, response } = await createHubClient({ baseUrl, ...options }).POST("/identity/token", { body: credentials });
   if (!data) throw new LoginError(response.status, (error as { detail?: unknown } | undefined)?.detail);
   return createHubClient({ baseUrl, ...options, token: data.access_token });

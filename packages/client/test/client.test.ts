@@ -19,7 +19,12 @@ describe("@hub/client", () => {
   it("when an admin logs in and creates a job, then reading it answers the typed job, queued with its context", async () => {
     const sector = await admin.POST("/sectors", { body: { name: `Finance ${Date.now()}`, color: "#1F77B4" } });
     const automation = await admin.POST("/automations", {
-      body: { name: "Invoice export", slug: `invoice-export-${Date.now()}`, sector_id: sector.data!.id, parameters: [{ name: "month", description: "YYYY-MM" }] },
+      body: {
+        name: "Invoice export",
+        slug: `invoice-export-${Date.now()}`,
+        sector_id: sector.data!.id,
+        parameters: [{ name: "month", description: "YYYY-MM" }],
+      },
     });
     const created = await admin.POST("/jobs", {
       params: { header: { "idempotency-key": `export-${Date.now()}` } },

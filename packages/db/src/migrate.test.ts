@@ -84,7 +84,9 @@ describe("the migration files", () => {
   });
 
   it("when a .sql file is in drizzle/, then the journal lists it (no migration is left out of the check)", () => {
-    const files = readdirSync(migrationsFolder).filter((name) => name.endsWith(".sql")).map((name) => name.replace(/\.sql$/, ""));
+    const files = readdirSync(migrationsFolder)
+      .filter((name) => name.endsWith(".sql"))
+      .map((name) => name.replace(/\.sql$/, ""));
 
     expect(files.sort()).toEqual(thisBuild.map((m) => m.tag).sort());
   });
@@ -102,7 +104,11 @@ describe("migrating", () => {
     const name = `hub_migrate_test_${randomBytes(6).toString("hex")}`;
     const url = new URL(testServiceUrls().databaseServerUrl);
     url.pathname = `/${name}`;
-    databases.push({ name, url: url.toString(), drop: () => query(testServiceUrls().databaseServerUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined) });
+    databases.push({
+      name,
+      url: url.toString(),
+      drop: () => query(testServiceUrls().databaseServerUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined),
+    });
 
     const results = await Promise.all([1, 2, 3, 4].map(() => prepareDatabase(url.toString())));
 
@@ -126,7 +132,9 @@ describe("migrating", () => {
     const error = await refusal(prepareDatabase(url, { migrationsFolder: merged }));
 
     expect(error).toBeInstanceOf(SchemaMismatchError);
-    expect(error?.message).toContain('still lacks 9001_merged_late after migrating: drizzle applies only migrations whose journal "when" is later than the newest one applied');
+    expect(error?.message).toContain(
+      'still lacks 9001_merged_late after migrating: drizzle applies only migrations whose journal "when" is later than the newest one applied',
+    );
   });
 });
 
@@ -193,7 +201,9 @@ describe("an app with migrate-on-start off (only the check)", () => {
     const error = await refusal(prepareDatabase(url, { migrate: false }));
 
     expect(error).toBeInstanceOf(SchemaMismatchError);
-    expect(error?.message).toContain(`database "${name}" has 1 migration(s) newer than this build, and this build cannot run beside 9001_next_breaking (breaking)`);
+    expect(error?.message).toContain(
+      `database "${name}" has 1 migration(s) newer than this build, and this build cannot run beside 9001_next_breaking (breaking)`,
+    );
     expect(error?.message).toContain("deploy the build that applied them");
   });
 

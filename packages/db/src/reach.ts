@@ -64,7 +64,9 @@ export function automationIdReached(reach: Reach, automationId: AnyPgColumn | SQ
   const conditions: SQL[] = [];
   if (reach.automationIds !== null) conditions.push(sql`${automationId} = any(${uuidArray(reach.automationIds)})`);
   if (reach.sectorIds !== null) {
-    conditions.push(sql`exists (select 1 from automations reach_a where reach_a.id = ${automationId} and reach_a.sector_id = any(${uuidArray(reach.sectorIds)}))`);
+    conditions.push(
+      sql`exists (select 1 from automations reach_a where reach_a.id = ${automationId} and reach_a.sector_id = any(${uuidArray(reach.sectorIds)}))`,
+    );
   }
   return sql.join(conditions, sql` and `);
 }
@@ -80,7 +82,9 @@ export function automationIdReachedText(reach: Reach, automationIdExpr: string, 
   }
   if (reach.sectorIds !== null) {
     values.push(`{${reach.sectorIds.join(",")}}`);
-    parts.push(`exists (select 1 from automations reach_a where reach_a.id = ${automationIdExpr} and reach_a.sector_id = any($${firstParam + values.length - 1}::uuid[]))`);
+    parts.push(
+      `exists (select 1 from automations reach_a where reach_a.id = ${automationIdExpr} and reach_a.sector_id = any($${firstParam + values.length - 1}::uuid[]))`,
+    );
   }
   return { text: `(${parts.join(" and ")})`, values };
 }

@@ -17,7 +17,10 @@ async function insertWith(settings: Partial<automations.NewAutomation>): Promise
   const suffix = randomBytes(4).toString("hex");
   try {
     await withTransaction(hub().pool, async (tx) => {
-      const [sector] = await queryBuilder(tx).insert(schema.sectors).values({ name: `limits ${suffix}`, color: "#000000" }).returning();
+      const [sector] = await queryBuilder(tx)
+        .insert(schema.sectors)
+        .values({ name: `limits ${suffix}`, color: "#000000" })
+        .returning();
       await automations.insert(tx, { name: "limits", slug: `limits-${suffix}`, sectorId: sector!.id, ...settings });
     });
     return undefined;

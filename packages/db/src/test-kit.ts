@@ -13,7 +13,7 @@ import { testServiceUrls } from "@hub/test-services/vitest";
 import { openDatabase, type Database } from "./client";
 import { withTransaction } from "./executor";
 import { prepareDatabase } from "./migrate";
-import type { jobs} from "./index";
+import type { jobs } from "./index";
 import { type AutomationParameter, type HubEvent, automations, events, sectors, users, workers } from "./index";
 
 /** Registers the file's hooks: a migrated database of its own, dropped in afterAll. Returns a getter. */

@@ -53,7 +53,13 @@ async function flushTraces(logger: Logger): Promise<void> {
   const timedOut = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), TRACE_FLUSH_TIMEOUT_MS);
   });
-  const outcome = await Promise.race([tracing.shutdown().then(() => "flushed" as const, () => "failed" as const), timedOut]);
+  const outcome = await Promise.race([
+    tracing.shutdown().then(
+      () => "flushed" as const,
+      () => "failed" as const,
+    ),
+    timedOut,
+  ]);
   clearTimeout(timer);
   if (outcome !== "flushed") logger.warn({ outcome }, "last trace spans not exported");
 }

@@ -107,10 +107,14 @@ export class DispatchQueue {
         }),
     );
     // `this.enqueue` is looked up on every send, so a test may replace it on the instance.
-    this.batcher = new MicroBatcher((jobs) => this.enqueue(jobs), () => this.connection.status === "ready", {
-      maxLingerMs: DISPATCH_MAX_LINGER_MS,
-      ...options,
-    });
+    this.batcher = new MicroBatcher(
+      (jobs) => this.enqueue(jobs),
+      () => this.connection.status === "ready",
+      {
+        maxLingerMs: DISPATCH_MAX_LINGER_MS,
+        ...options,
+      },
+    );
   }
 
   /**

@@ -59,7 +59,12 @@ describe("Redis Cluster settings", () => {
 
     expect(target.clusterNodes).toBeUndefined();
     expect(keys.shards).toBe(1);
-    expect([keys.readyJobs("a"), keys.delayedJobs(0), keys.bullPrefix(0), keys.dispatchEpoch(0)]).toEqual(["hub:ready:a", "hub:delayed", "hub:bull", "hub:dispatch-epoch"]);
+    expect([keys.readyJobs("a"), keys.delayedJobs(0), keys.bullPrefix(0), keys.dispatchEpoch(0)]).toEqual([
+      "hub:ready:a",
+      "hub:delayed",
+      "hub:bull",
+      "hub:dispatch-epoch",
+    ]);
   });
 
   it.each([

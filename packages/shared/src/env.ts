@@ -78,12 +78,15 @@ export const commonEnvShape = {
    * automation belongs to one. Unset: 16 on a cluster, 1 on one server. Every process must agree.
    */
   HUB_DISPATCH_SHARDS: optionalIntFromEnv(1, 1024),
-  LOG_LEVEL: z.preprocess(
-    (v) => (v === "" ? undefined : v),
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  ),
+  LOG_LEVEL: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
   /** Prefix of every Redis key the hub owns; lets tests and several hubs share one Redis. */
-  HUB_REDIS_PREFIX: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^[A-Za-z0-9_-]+$/).default("hub")),
+  HUB_REDIS_PREFIX: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default("hub"),
+  ),
   HUB_JOB_LEASE_SECONDS: intFromEnv(JOB_DEFAULTS.leaseSeconds, 1, 86_400),
   HUB_JOB_MAX_ATTEMPTS: intFromEnv(JOB_DEFAULTS.maxAttempts, AUTOMATION_LIMITS.maxAttempts.min, AUTOMATION_LIMITS.maxAttempts.max),
   HUB_WORKER_TTL_SECONDS: intFromEnv(JOB_DEFAULTS.workerTtlSeconds, 1, 86_400),

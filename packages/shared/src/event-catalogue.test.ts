@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_ONLY_EVENT_FAMILIES, EVENT_CATALOGUE, EVENT_TYPES, EVENT_TYPES_REMOVED_BY_AGE, eventFamily, isEventType, isEventVisibleTo } from "./event-catalogue";
+import {
+  ADMIN_ONLY_EVENT_FAMILIES,
+  EVENT_CATALOGUE,
+  EVENT_TYPES,
+  EVENT_TYPES_REMOVED_BY_AGE,
+  eventFamily,
+  isEventType,
+  isEventVisibleTo,
+} from "./event-catalogue";
 
 /** The event types of CONTRACT §4's table and §6's additions, as the contract spells them. */
 const CONTRACT_EVENT_TYPES = [

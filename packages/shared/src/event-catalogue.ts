@@ -100,12 +100,7 @@ export const EVENT_CATALOGUE = {
   "worker.registered": event("automation", workerIdentity),
   "worker.unregistered": event("automation", workerIdentity),
   "worker.api_key_rotated": event("automation", workerIdentity),
-  "worker.status_changed": event(
-    "automation",
-    z.object({ worker_id: id(), from: z.enum(WORKER_STATUSES), to: z.enum(WORKER_STATUSES) }),
-    "everyone",
-    "age",
-  ),
+  "worker.status_changed": event("automation", z.object({ worker_id: id(), from: z.enum(WORKER_STATUSES), to: z.enum(WORKER_STATUSES) }), "everyone", "age"),
   "job.created": event(
     "job",
     z.object({

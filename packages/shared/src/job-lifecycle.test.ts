@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { CANCELLABLE_JOB_STATUSES, canTransition, FINISHED_JOB_STATUSES, JOB_STATUSES, JOB_TRANSITIONS, RETRYABLE_JOB_STATUSES, type JobStatus } from "./job-lifecycle";
+import {
+  CANCELLABLE_JOB_STATUSES,
+  canTransition,
+  FINISHED_JOB_STATUSES,
+  JOB_STATUSES,
+  JOB_TRANSITIONS,
+  RETRYABLE_JOB_STATUSES,
+  type JobStatus,
+} from "./job-lifecycle";
 
 describe("the job lifecycle", () => {
   it("when the finished statuses are read, then they are completed, failed and cancelled, and none of them moves again", () => {
@@ -9,7 +17,7 @@ describe("the job lifecycle", () => {
 
   it("when a job starts queued, then every status is reachable", () => {
     const reached = new Set<JobStatus>(["queued"]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const from of [...reached]) {
         for (const to of JOB_TRANSITIONS[from]) {

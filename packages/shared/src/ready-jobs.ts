@@ -11,15 +11,7 @@
  *   jobs to their ready sets ({@link ReadyJobs.promoteDue});
  * - wake-ups: a message on one pub/sub channel names an automation whose claim may now succeed.
  */
-import {
-  delayedMember,
-  jobOfDelayedMember,
-  readyKeyOfMember,
-  readyMember,
-  readyScore,
-  type DispatchableJob,
-  type ReadyJobKey,
-} from "./claim-order";
+import { delayedMember, jobOfDelayedMember, readyKeyOfMember, readyMember, readyScore, type DispatchableJob, type ReadyJobKey } from "./claim-order";
 import { CLAIMED_MEMORY_MS, CLAIMED_SCRIPT, DELAY_SCRIPT, OFFER_SCRIPT, RESCHEDULE_SCRIPT, TAKE_DUE_SCRIPT, type ReadyScripts } from "./ready-jobs.scripts";
 import type { RedisConnection, RedisKeys } from "./redis";
 import { wakeMessage, type WakeReason } from "./wake-messages";

@@ -34,7 +34,13 @@ describe("redisKeys", () => {
     const shard = keys.shardOf(automationId);
     const tag = `{d${shard}}`;
 
-    for (const key of [keys.readyJobs(automationId), keys.claimedJobs(automationId), keys.delayedJobs(shard), keys.bullPrefix(shard), keys.dispatchEpoch(shard)]) {
+    for (const key of [
+      keys.readyJobs(automationId),
+      keys.claimedJobs(automationId),
+      keys.delayedJobs(shard),
+      keys.bullPrefix(shard),
+      keys.dispatchEpoch(shard),
+    ]) {
       expect(key).toContain(`hub:${tag}:`);
     }
     expect(keys.eventsStream).toBe("hub:events");
@@ -56,7 +62,13 @@ describe("createRedisCluster", () => {
     const seeds = ["rediss://hub:s3cr%40t@node-1.example:7000", "rediss://hub:s3cr%40t@node-2.example:7001"];
     const cluster = createRedisCluster(seeds, "test-cluster");
     try {
-      expect(cluster.options.redisOptions).toMatchObject({ username: "hub", password: "s3cr@t", tls: {}, maxRetriesPerRequest: null, connectionName: "test-cluster" });
+      expect(cluster.options.redisOptions).toMatchObject({
+        username: "hub",
+        password: "s3cr@t",
+        tls: {},
+        maxRetriesPerRequest: null,
+        connectionName: "test-cluster",
+      });
       expect(cluster.options.scaleReads).toBe("master");
       expect(describeRedisTarget({ url: "redis://unused:6379", clusterNodes: seeds })).not.toContain("s3cr");
     } finally {

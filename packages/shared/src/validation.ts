@@ -19,11 +19,7 @@ export interface ValidationIssue {
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
 /** Parses `input` with `schema`; on failure returns every issue located under `locPrefix`. */
-export function validate<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  locPrefix: Loc,
-): ValidationResult<z.output<S>> {
+export function validate<S extends z.ZodType>(schema: S, input: unknown, locPrefix: Loc): ValidationResult<z.output<S>> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, issues: result.error.issues.flatMap((issue) => toPydantic(issue, locPrefix)) };

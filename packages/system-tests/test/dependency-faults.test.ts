@@ -49,12 +49,21 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
   const api500Before = await readMetric(hub.processes.metricsUrl(hub.processes.api)!, "hub_http_request_duration_seconds_count", { status: "500" });
   let recoveryMs: number;
   try {
-    await eventually("30 jobs to complete before the fault", whileHubAlive(hub, () => hub.statusCounts(automationIds)), (counts) => (counts.completed ?? 0) >= 30);
+    await eventually(
+      "30 jobs to complete before the fault",
+      whileHubAlive(hub, () => hub.statusCounts(automationIds)),
+      (counts) => (counts.completed ?? 0) >= 30,
+    );
     await fault(load);
     const back = performance.now();
     const probeJob = await whileHubAlive(hub, () => load.createOne())();
     expect(probeJob).toBeDefined();
-    await eventually("a job created after the recovery to complete", whileHubAlive(hub, () => hub.readJob(probeJob!)), (job) => job.status === "completed", RECOVERY_BOUND_MS);
+    await eventually(
+      "a job created after the recovery to complete",
+      whileHubAlive(hub, () => hub.readJob(probeJob!)),
+      (job) => job.status === "completed",
+      RECOVERY_BOUND_MS,
+    );
     recoveryMs = performance.now() - back;
     await sleep(1_000);
     await load.stop();
@@ -93,7 +102,12 @@ async function runWithFault(hub: SystemHub, automation: SystemAutomation, fault:
   const api500After = await readMetric(hub.processes.metricsUrl(hub.processes.api)!, "hub_http_request_duration_seconds_count", { status: "500" });
   expect(api500After - api500Before, "requests the API answered 500").toBe(0);
   expect(hub.processes.unexpectedExits()).toEqual([]);
-  expect(hub.processes.processes().filter((child) => !child.running).map((child) => child.name)).toEqual([]);
+  expect(
+    hub.processes
+      .processes()
+      .filter((child) => !child.running)
+      .map((child) => child.name),
+  ).toEqual([]);
   process.stderr.write(
     `fault run: ${load.created.size} jobs, answers ${JSON.stringify(Object.fromEntries(load.answers))}, recovered in ${Math.round(recoveryMs)} ms\n`,
   );
@@ -119,72 +133,80 @@ describe.skipIf(!postgresBinDir)("PostgreSQL and Redis faults under load", () =>
     env: { HUB_JOB_LEASE_SECONDS: "10" },
   });
 
-  it("when every hub connection to PostgreSQL is terminated mid-load, then no process exits and every job completes once", async () => {
-    const hub = system();
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
-    await runWithFault(hub, automation, async () => {
-      for (let round = 0; round < 3; round++) {
-        const { rows } = await hub.database.pool.query<{ terminated: number }>(
-          `select count(*)::int as terminated from (
+  it(
+    "when every hub connection to PostgreSQL is terminated mid-load, then no process exits and every job completes once",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
+      await runWithFault(hub, automation, async () => {
+        for (let round = 0; round < 3; round++) {
+          const { rows } = await hub.database.pool.query<{ terminated: number }>(
+            `select count(*)::int as terminated from (
              select pg_terminate_backend(pid) from pg_stat_activity
              where datname = current_database() and application_name = any($1::text[])) as killed`,
-          [HUB_APPLICATION_NAMES],
-        );
-        expect(rows[0]!.terminated).toBeGreaterThan(0);
-        await sleep(1_000);
-      }
-    });
-  }, FAULT_TEST_TIMEOUT_MS);
-
-  it.each(["fast", "immediate"] as const)(
-    "when PostgreSQL stops (%s) for a few seconds and starts again, then requests answer 503 meanwhile and the hub resumes on its own",
-    async (mode) => {
-    const hub = system();
-    const postgres = hub.privatePostgres!;
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
-    const { load } = await runWithFault(hub, automation, async () => {
-      await postgres.stopServer(mode);
-      try {
-        const during = await readiness(hub);
-        expect(during.status).toBe(503);
-        expect(during.body.checks).toEqual({ database: "down", redis: "ok" });
-        expect((await hub.client.get("/healthz")).status).toBe(200);
-        await sleep(OUTAGE_MS);
-      } finally {
-        await postgres.startServer();
-      }
-    });
-    expect(load.answers.get(503) ?? 0, "creates answered 503 during the outage").toBeGreaterThan(0);
+            [HUB_APPLICATION_NAMES],
+          );
+          expect(rows[0]!.terminated).toBeGreaterThan(0);
+          await sleep(1_000);
+        }
+      });
     },
     FAULT_TEST_TIMEOUT_MS,
   );
 
-  it("when Redis stops for a few seconds and comes back empty, then the hub resumes on its own and wake-ups are subscribed again", async () => {
-    const hub = system();
-    const redisServer = hub.privateRedis!;
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
-    await runWithFault(hub, automation, async () => {
-      await redisServer.process.stop(5_000);
+  it.each(["fast", "immediate"] as const)(
+    "when PostgreSQL stops (%s) for a few seconds and starts again, then requests answer 503 meanwhile and the hub resumes on its own",
+    async (mode) => {
+      const hub = system();
+      const postgres = hub.privatePostgres!;
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
+      const { load } = await runWithFault(hub, automation, async () => {
+        await postgres.stopServer(mode);
+        try {
+          const during = await readiness(hub);
+          expect(during.status).toBe(503);
+          expect(during.body.checks).toEqual({ database: "down", redis: "ok" });
+          expect((await hub.client.get("/healthz")).status).toBe(200);
+          await sleep(OUTAGE_MS);
+        } finally {
+          await postgres.startServer();
+        }
+      });
+      expect(load.answers.get(503) ?? 0, "creates answered 503 during the outage").toBeGreaterThan(0);
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "when Redis stops for a few seconds and comes back empty, then the hub resumes on its own and wake-ups are subscribed again",
+    async () => {
+      const hub = system();
+      const redisServer = hub.privateRedis!;
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 3 });
+      await runWithFault(hub, automation, async () => {
+        await redisServer.process.stop(5_000);
+        try {
+          const during = await readiness(hub);
+          expect(during.status).toBe(503);
+          expect(during.body.checks).toEqual({ database: "ok", redis: "down" });
+          await sleep(OUTAGE_MS);
+        } finally {
+          await redisServer.process.start();
+        }
+      });
+      // The API's subscriber is back on the wake-up channel (ioredis subscribes again on reconnect).
+      const redis = createRedis(redisServer.url, "system-test-pubsub");
       try {
-        const during = await readiness(hub);
-        expect(during.status).toBe(503);
-        expect(during.body.checks).toEqual({ database: "ok", redis: "down" });
-        await sleep(OUTAGE_MS);
+        const subscribers = await eventually(
+          "the API to subscribe to wake-ups again",
+          async () => (await redis.pubsub("NUMSUB", hub.keys.wakeChannel)) as [string, number],
+          ([, count]) => Number(count) >= 1,
+        );
+        expect(Number(subscribers[1])).toBeGreaterThanOrEqual(1);
       } finally {
-        await redisServer.process.start();
+        redis.disconnect();
       }
-    });
-    // The API's subscriber is back on the wake-up channel (ioredis subscribes again on reconnect).
-    const redis = createRedis(redisServer.url, "system-test-pubsub");
-    try {
-      const subscribers = await eventually(
-        "the API to subscribe to wake-ups again",
-        async () => (await redis.pubsub("NUMSUB", hub.keys.wakeChannel)) as [string, number],
-        ([, count]) => Number(count) >= 1,
-      );
-      expect(Number(subscribers[1])).toBeGreaterThanOrEqual(1);
-    } finally {
-      redis.disconnect();
-    }
-  }, FAULT_TEST_TIMEOUT_MS);
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  );
 });

@@ -56,7 +56,11 @@ export class JobProducer {
     for (;;) {
       const client = new HubClient(this.apiUrls[this.nextApi++ % this.apiUrls.length]!);
       try {
-        const answer = await client.post<{ id: string }>("/jobs", { automation_id: automationId, context: { number } }, { token: this.token, headers: { "idempotency-key": key } });
+        const answer = await client.post<{ id: string }>(
+          "/jobs",
+          { automation_id: automationId, context: { number } },
+          { token: this.token, headers: { "idempotency-key": key } },
+        );
         this.answers.set(answer.status, (this.answers.get(answer.status) ?? 0) + 1);
         if ((answer.status === 201 || answer.status === 200) && answer.body?.id) {
           this.created.add(answer.body.id);

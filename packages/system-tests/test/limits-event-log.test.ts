@@ -47,78 +47,99 @@ const SUPPLIER_ARRIVALS = repeat("eu", 20);
 const TOTAL = EXPORT_BACKLOG.length + EXPORT_ARRIVALS.length + SUPPLIER_BACKLOG.length + SUPPLIER_ARRIVALS.length;
 
 describe("limits per key, rate limits and fair sharing across processes, from the event log", () => {
-  it("when an API process and a dispatcher are SIGKILLed while keyed, rate-limited jobs flow, then the log shows every limit and fair sharing held and every job completed once", async () => {
-    const hub = system();
-    const [exports, supplier] = [await hub.createAutomationWithWorker(EXPORTS), await hub.createAutomationWithWorker(SUPPLIER)] as [SystemAutomation, SystemAutomation];
-    const automationIds = [exports.automationId, supplier.automationId];
-    const ledger = new CompletionLedger();
-    const witness = new CommitWitness(hub.database);
-    const sampler = new ConcurrencySampler(hub.database).start();
+  it(
+    "when an API process and a dispatcher are SIGKILLed while keyed, rate-limited jobs flow, then the log shows every limit and fair sharing held and every job completed once",
+    async () => {
+      const hub = system();
+      const [exports, supplier] = [await hub.createAutomationWithWorker(EXPORTS), await hub.createAutomationWithWorker(SUPPLIER)] as [
+        SystemAutomation,
+        SystemAutomation,
+      ];
+      const automationIds = [exports.automationId, supplier.automationId];
+      const ledger = new CompletionLedger();
+      const witness = new CommitWitness(hub.database);
+      const sampler = new ConcurrencySampler(hub.database).start();
 
-    // The backlogs exist before any worker claims; the witness reads PostgreSQL's clock once they are committed.
-    const backlog = await Promise.all([
-      createAll(hub, exports.automationId, "customer", EXPORT_BACKLOG),
-      createAll(hub, supplier.automationId, "region", SUPPLIER_BACKLOG),
-    ]);
-    await witness.recordCreated(backlog.flat());
+      // The backlogs exist before any worker claims; the witness reads PostgreSQL's clock once they are committed.
+      const backlog = await Promise.all([
+        createAll(hub, exports.automationId, "customer", EXPORT_BACKLOG),
+        createAll(hub, supplier.automationId, "region", SUPPLIER_BACKLOG),
+      ]);
+      await witness.recordCreated(backlog.flat());
 
-    const workersOn = (url: string): RunningWorker[] =>
-      [exports, supplier].map((automation) =>
-        startWorker(automation, { concurrency: 2, workMs: [10, 40], ledger, waitSeconds: 1, url, onEvent: witness.onWorkerEvent }),
+      const workersOn = (url: string): RunningWorker[] =>
+        [exports, supplier].map((automation) =>
+          startWorker(automation, { concurrency: 2, workMs: [10, 40], ledger, waitSeconds: 1, url, onEvent: witness.onWorkerEvent }),
+        );
+      const workers = hub.processes.apiUrls.map(workersOn);
+
+      const arrivals = (async () => {
+        // From a second in, when the small customers' backlogs have drained and acme's has not.
+        await sleep(1000);
+        for (let index = 0; index < Math.max(EXPORT_ARRIVALS.length, SUPPLIER_ARRIVALS.length); index += 1) {
+          await sleep(150);
+          const created: string[] = [];
+          if (index < EXPORT_ARRIVALS.length) created.push(await hub.createJob(exports.automationId, { customer: EXPORT_ARRIVALS[index]! }));
+          if (index < SUPPLIER_ARRIVALS.length) created.push(await hub.createJob(supplier.automationId, { region: SUPPLIER_ARRIVALS[index]! }));
+          await witness.recordCreated(created);
+        }
+      })();
+
+      await eventually(
+        "a third of the exports to have started",
+        () => hub.statusCounts([exports.automationId]),
+        (counts) => (counts.running ?? 0) + (counts.completed ?? 0) >= 40,
       );
-    const workers = hub.processes.apiUrls.map(workersOn);
+      expect(await hub.processes.apis[1]!.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
+      expect(await hub.processes.dispatchers[1]!.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
+      // The killed API's workers can only fail their calls now; their jobs come back when their leases lapse.
+      const orphans = workers[1]!;
+      const replacement = await hub.processes.addApi();
+      await hub.processes.addDispatcher();
+      workers.push(workersOn(replacement.url));
+      await Promise.race([Promise.all(orphans.map((worker) => worker.stop())), sleep(5000)]);
 
-    const arrivals = (async () => {
-      // From a second in, when the small customers' backlogs have drained and acme's has not.
-      await sleep(1000);
-      for (let index = 0; index < Math.max(EXPORT_ARRIVALS.length, SUPPLIER_ARRIVALS.length); index += 1) {
-        await sleep(150);
-        const created: string[] = [];
-        if (index < EXPORT_ARRIVALS.length) created.push(await hub.createJob(exports.automationId, { customer: EXPORT_ARRIVALS[index]! }));
-        if (index < SUPPLIER_ARRIVALS.length) created.push(await hub.createJob(supplier.automationId, { region: SUPPLIER_ARRIVALS[index]! }));
-        await witness.recordCreated(created);
+      await arrivals;
+      await eventually(
+        "every job to complete",
+        () => hub.statusCounts(automationIds),
+        (counts) => counts.completed === TOTAL,
+        DRAIN_TIMEOUT_MS,
+      );
+      await Promise.all(workers.filter((set) => set !== orphans).flatMap((set) => set.map((worker) => worker.stop())));
+      await sampler.stop();
+      await witness.settled();
+
+      // Jobs the killed API's workers claimed and never heard back about: that API may have committed a completion and
+      // died before answering, so such a job may be completed without an accepted call.
+      const unanswered = new Set<string>();
+      for (const worker of orphans) {
+        const heardBack = new Set(
+          worker.events.flatMap((event) => ("jobId" in event ? [event.jobId] : event.type !== "claimed" && "job" in event ? [event.job.id] : [])),
+        );
+        for (const event of worker.events) if (event.type === "claimed" && !heardBack.has(event.job.id)) unanswered.add(event.job.id);
       }
-    })();
-
-    await eventually("a third of the exports to have started", () => hub.statusCounts([exports.automationId]), (counts) => (counts.running ?? 0) + (counts.completed ?? 0) >= 40);
-    expect(await hub.processes.apis[1]!.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
-    expect(await hub.processes.dispatchers[1]!.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" });
-    // The killed API's workers can only fail their calls now; their jobs come back when their leases lapse.
-    const orphans = workers[1]!;
-    const replacement = await hub.processes.addApi();
-    await hub.processes.addDispatcher();
-    workers.push(workersOn(replacement.url));
-    await Promise.race([Promise.all(orphans.map((worker) => worker.stop())), sleep(5000)]);
-
-    await arrivals;
-    await eventually("every job to complete", () => hub.statusCounts(automationIds), (counts) => counts.completed === TOTAL, DRAIN_TIMEOUT_MS);
-    await Promise.all(workers.filter((set) => set !== orphans).flatMap((set) => set.map((worker) => worker.stop())));
-    await sampler.stop();
-    await witness.settled();
-
-    // Jobs the killed API's workers claimed and never heard back about: that API may have committed a completion and
-    // died before answering, so such a job may be completed without an accepted call.
-    const unanswered = new Set<string>();
-    for (const worker of orphans) {
-      const heardBack = new Set(worker.events.flatMap((event) => ("jobId" in event ? [event.jobId] : event.type !== "claimed" && "job" in event ? [event.job.id] : [])));
-      for (const event of worker.events) if (event.type === "claimed" && !heardBack.has(event.job.id)) unanswered.add(event.job.id);
-    }
-    const audit = await auditJobs(hub.database, { automationIds, ledger, sampler, unanswered });
-    process.stdout.write(`limits run: ${TOTAL} jobs, ${ledger.acceptedCount} results accepted, ${unanswered.size} claims unanswered by the killed API\n`);
-    expect(audit.violations).toEqual([]);
-    expect(audit.byStatus).toEqual({ completed: TOTAL });
-    for (const [name, automation] of [["exports", exports], ["supplier", supplier]] as const) {
-      const report = await auditLimits(hub.database, automation.automationId, witness);
-      process.stdout.write(
-        `limits ${name}: ${report.starts} starts (${report.requeues} requeued), peak running ${report.peakRunning}/${report.limits.maxConcurrentJobs},` +
-          ` per key ${report.peakRunningPerKey}/${report.limits.maxConcurrentPerKey}, busiest window ${report.busiestWindow}/${report.limits.rateLimit?.count}` +
-          ` starts, fairness judged at ${report.fairnessChecks} (start, waiting key) pairs, ${report.idleKeyChecks} of an idle key\n`,
-      );
-      expect(report.violations).toEqual([]);
-      // The fairness rule was exercised: at some starts another key value provably waited and was allowed.
-      expect(report.fairnessChecks).toBeGreaterThan(0);
-    }
-  }, SYSTEM_TEST_TIMEOUT_MS);
+      const audit = await auditJobs(hub.database, { automationIds, ledger, sampler, unanswered });
+      process.stdout.write(`limits run: ${TOTAL} jobs, ${ledger.acceptedCount} results accepted, ${unanswered.size} claims unanswered by the killed API\n`);
+      expect(audit.violations).toEqual([]);
+      expect(audit.byStatus).toEqual({ completed: TOTAL });
+      for (const [name, automation] of [
+        ["exports", exports],
+        ["supplier", supplier],
+      ] as const) {
+        const report = await auditLimits(hub.database, automation.automationId, witness);
+        process.stdout.write(
+          `limits ${name}: ${report.starts} starts (${report.requeues} requeued), peak running ${report.peakRunning}/${report.limits.maxConcurrentJobs},` +
+            ` per key ${report.peakRunningPerKey}/${report.limits.maxConcurrentPerKey}, busiest window ${report.busiestWindow}/${report.limits.rateLimit?.count}` +
+            ` starts, fairness judged at ${report.fairnessChecks} (start, waiting key) pairs, ${report.idleKeyChecks} of an idle key\n`,
+        );
+        expect(report.violations).toEqual([]);
+        // The fairness rule was exercised: at some starts another key value provably waited and was allowed.
+        expect(report.fairnessChecks).toBeGreaterThan(0);
+      }
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
 });
 
 function repeat(value: string, times: number): string[] {

@@ -25,39 +25,47 @@ async function claimAndComplete(automation: SystemAutomation): Promise<string | 
 }
 
 describe("scheduled and prioritised jobs across processes", () => {
-  it("when jobs differ in priority and one waits for its run_at, then claims follow priority, then time, then creation", async () => {
-    const hub = system();
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
-    const normal = await hub.createJobs(automation.automationId, 5, { parallel: 1 });
-    const urgent = await createJob(hub, automation, { priority: 10 });
-    const runAt = new Date(Date.now() + 4000);
-    const scheduled = await createJob(hub, automation, { run_at: runAt.toISOString(), priority: 50 });
+  it(
+    "when jobs differ in priority and one waits for its run_at, then claims follow priority, then time, then creation",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
+      const normal = await hub.createJobs(automation.automationId, 5, { parallel: 1 });
+      const urgent = await createJob(hub, automation, { priority: 10 });
+      const runAt = new Date(Date.now() + 4000);
+      const scheduled = await createJob(hub, automation, { run_at: runAt.toISOString(), priority: 50 });
 
-    const beforeItsTime = [await claimAndComplete(automation), await claimAndComplete(automation)];
-    // Its time has come while four normal jobs still wait: it goes before them.
-    await sleep(Math.max(0, runAt.getTime() + 500 - Date.now()));
-    const afterItsTime: Array<string | undefined> = [];
-    for (let index = 0; index < 5; index += 1) afterItsTime.push(await claimAndComplete(automation));
+      const beforeItsTime = [await claimAndComplete(automation), await claimAndComplete(automation)];
+      // Its time has come while four normal jobs still wait: it goes before them.
+      await sleep(Math.max(0, runAt.getTime() + 500 - Date.now()));
+      const afterItsTime: Array<string | undefined> = [];
+      for (let index = 0; index < 5; index += 1) afterItsTime.push(await claimAndComplete(automation));
 
-    expect(beforeItsTime).toEqual([urgent, normal[0]]);
-    expect(afterItsTime).toEqual([scheduled, ...normal.slice(1)]);
-    expect(await automation.worker.claim(0)).toBeNull();
-  }, SYSTEM_TEST_TIMEOUT_MS);
+      expect(beforeItsTime).toEqual([urgent, normal[0]]);
+      expect(afterItsTime).toEqual([scheduled, ...normal.slice(1)]);
+      expect(await automation.worker.claim(0)).toBeNull();
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
 
-  it("when a worker long-polls for a job whose run_at is 2 s ahead, then it gets it after run_at and within a second of it", async () => {
-    const hub = system();
-    const automation = await hub.createAutomationWithWorker();
-    const runAt = new Date(Date.now() + 2000).toISOString();
-    const id = await createJob(hub, automation, { run_at: runAt });
+  it(
+    "when a worker long-polls for a job whose run_at is 2 s ahead, then it gets it after run_at and within a second of it",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker();
+      const runAt = new Date(Date.now() + 2000).toISOString();
+      const id = await createJob(hub, automation, { run_at: runAt });
 
-    const early = await automation.worker.claim(0);
-    const job = await automation.worker.claim(10);
+      const early = await automation.worker.claim(0);
+      const job = await automation.worker.claim(10);
 
-    expect(early).toBeNull();
-    expect(job?.id).toBe(id);
-    // PostgreSQL's clock on both sides.
-    const lateness = new Date(job!.started_at!).getTime() - new Date(runAt).getTime();
-    expect(lateness).toBeGreaterThanOrEqual(0);
-    expect(lateness).toBeLessThan(1000);
-  }, SYSTEM_TEST_TIMEOUT_MS);
+      expect(early).toBeNull();
+      expect(job?.id).toBe(id);
+      // PostgreSQL's clock on both sides.
+      const lateness = new Date(job!.started_at!).getTime() - new Date(runAt).getTime();
+      expect(lateness).toBeGreaterThanOrEqual(0);
+      expect(lateness).toBeLessThan(1000);
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
 });

@@ -9,7 +9,6 @@ import { pino } from "pino";
 import { sleep, type CompletionLedger } from "@hub/testing";
 import { useSystemHub as useHub, type SystemAutomation as HubAutomation, type SystemHub as Hub, type SystemHubOptions } from "@hub/testing/vitest";
 
-
 export interface SystemAutomation extends HubAutomation {
   /** A client of the worker protocol holding the automation's worker key. */
   worker: HubWorkerClient;

@@ -50,106 +50,122 @@ const traceparentOf = (traceId: string, spanId: string) => `00-${traceId}-${span
 const hexId = (bytes: number) => randomBytes(bytes).toString("hex");
 
 describe("tracing across the hub's processes", () => {
-  it("when a request with a traceparent creates a job that the worker SDK runs, then one trace holds the request, the relay's publishing, job.run and the worker's call, and no span holds a planted secret", async () => {
-    const hub = system();
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
-    const { body: automationRecord } = await hub.client.get(`/automations/${automation.automationId}`, { token: hub.adminToken });
-    const traceId = hexId(16);
-    const callerSpanId = hexId(8);
+  it(
+    "when a request with a traceparent creates a job that the worker SDK runs, then one trace holds the request, the relay's publishing, job.run and the worker's call, and no span holds a planted secret",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
+      const { body: automationRecord } = await hub.client.get(`/automations/${automation.automationId}`, { token: hub.adminToken });
+      const traceId = hexId(16);
+      const callerSpanId = hexId(8);
 
-    // The marker in an e-mail address, a password, a query string, the context, the result and a log line.
-    const email = `${MARKER}@example.com`;
-    const password = `pw-${MARKER}-long-enough`;
-    expect((await hub.client.post("/identity/users", { email, password, role: "employee" }, { token: hub.adminToken })).status).toBe(201);
-    expect((await hub.client.post("/identity/token", { email, password })).status).toBe(200);
-    expect((await hub.client.get(`/jobs?limit=5&context[ref]=${MARKER}`, { token: hub.adminToken })).status).toBe(200);
-    const created = await hub.client.post(
-      "/jobs",
-      { automation_id: automation.automationId, context: { ref: MARKER } },
-      { token: hub.adminToken, headers: { traceparent: traceparentOf(traceId, callerSpanId) } },
-    );
-    expect(created.status).toBe(201);
-    const jobId = created.body.id as string;
+      // The marker in an e-mail address, a password, a query string, the context, the result and a log line.
+      const email = `${MARKER}@example.com`;
+      const password = `pw-${MARKER}-long-enough`;
+      expect((await hub.client.post("/identity/users", { email, password, role: "employee" }, { token: hub.adminToken })).status).toBe(201);
+      expect((await hub.client.post("/identity/token", { email, password })).status).toBe(200);
+      expect((await hub.client.get(`/jobs?limit=5&context[ref]=${MARKER}`, { token: hub.adminToken })).status).toBe(200);
+      const created = await hub.client.post(
+        "/jobs",
+        { automation_id: automation.automationId, context: { ref: MARKER } },
+        { token: hub.adminToken, headers: { traceparent: traceparentOf(traceId, callerSpanId) } },
+      );
+      expect(created.status).toBe(201);
+      const jobId = created.body.id as string;
 
-    let handedOut: { traceparent: string | null | undefined; activeSpanId: string | undefined } | undefined;
-    const worker = createWorker({
-      url: hub.processes.apiUrl,
-      apiKey: automation.workerKey,
-      waitSeconds: 1,
-      handleSignals: false,
-      logger: pino({ level: "silent" }),
-      handler: async (job) => {
-        handedOut = { traceparent: job.traceparent, activeSpanId: trace.getSpanContext(context.active())?.spanId };
-        job.log("info", `working on ${MARKER}`);
-        return { secret: MARKER };
-      },
-    });
-    const running = worker.run();
-    try {
-      await eventually("the job to complete", () => hub.readJob(jobId), (job) => job.status === "completed");
-    } finally {
-      await worker.stop();
-      await running;
-    }
-
-    const inTrace = (matches: (span: ReceivedSpan) => boolean) => receiver.waitForSpan((span) => span.traceId === traceId && matches(span));
-    const request = await inTrace((span) => span.name === "POST /jobs" && span.kind === SPAN_KIND.server);
-    expect(request).toMatchObject({ service: "automation-hub-api", parentSpanId: callerSpanId });
-    expect(request.attributes["http.route"]).toBe("/jobs");
-    // Its statements are PostgreSQL client spans in the same trace (under express's handler span).
-    await inTrace((span) => span.service === "automation-hub-api" && span.kind === SPAN_KIND.client && span.attributes["db.system.name"] === "postgresql");
-
-    // The claim handed out job.run's span id in the request's trace; the handler ran inside it.
-    expect(handedOut?.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-    const runSpanId = handedOut!.traceparent!.split("-")[2]!;
-    expect(handedOut?.activeSpanId).toBe(runSpanId);
-    const run = await inTrace((span) => span.name === `job.run ${automationRecord.slug}`);
-    expect(run).toMatchObject({ service: "automation-hub-event-relay", spanId: runSpanId, parentSpanId: request.spanId, kind: SPAN_KIND.consumer });
-    expect(run.attributes).toMatchObject({ "hub.job.id": jobId, "hub.job.attempt": 1, "hub.job.outcome": "completed" });
-    expect(run.endTimeUnixNano).toBeGreaterThan(run.startTimeUnixNano);
-
-    // The worker's calls about the job are the hub's server spans under job.run.
-    const complete = await inTrace((span) => span.kind === SPAN_KIND.server && span.parentSpanId === runSpanId && span.name.startsWith("POST /jobs/"));
-    expect(complete.name).toMatch(/^POST \/jobs\/:[a-z_]+\/(complete|complete-and-claim|logs)$/);
-    expect(complete.name).not.toContain(jobId);
-    // The relay published the job's events in its trace.
-    const publish = await inTrace((span) => span.name === "hub:events publish" && span.kind === SPAN_KIND.producer);
-    expect(publish.service).toBe("automation-hub-event-relay");
-
-    // The API's log lines of the request carry its trace.
-    const apiLog = readFileSync(path.join(hub.processes.logDir, "api.log"), "utf8");
-    expect(apiLog).toContain(`"trace_id":"${traceId}"`);
-
-    // Let the last batches arrive, then look at every span every process exported.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const leaks = receiver.spans.filter((span) => span.strings.some((text) => text.includes(MARKER)));
-    expect(leaks.map((span) => `${span.service} ${span.name}: ${span.strings.filter((text) => text.includes(MARKER)).join(" | ")}`)).toEqual([]);
-    expect(receiver.spans.length).toBeGreaterThan(10);
-    expect(new Set(receiver.contentTypes)).toEqual(new Set(["application/x-protobuf"]));
-  }, SYSTEM_TEST_TIMEOUT_MS);
-
-  it("when the collector accepts connections and never answers, then requests still answer while the export hangs, and the lost spans are counted", async () => {
-    const hub = system();
-    const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
-    receiver.hang = true;
-    try {
-      // An export is stuck at the collector...
-      await hub.client.get("/identity/me", { token: hub.adminToken });
-      await eventually("an export to hang at the collector", async () => receiver.hungRequests, (hung) => hung > 0);
-      // ...and requests still answer, each making spans the stuck exporter cannot send.
-      for (let index = 0; index < 5; index += 1) {
-        const created = await hub.client.post("/jobs", { automation_id: automation.automationId, context: {} }, { token: hub.adminToken });
-        expect(created.status).toBe(201);
-        expect((await hub.client.get(`/jobs/${created.body.id}`, { token: hub.adminToken })).status).toBe(200);
+      let handedOut: { traceparent: string | null | undefined; activeSpanId: string | undefined } | undefined;
+      const worker = createWorker({
+        url: hub.processes.apiUrl,
+        apiKey: automation.workerKey,
+        waitSeconds: 1,
+        handleSignals: false,
+        logger: pino({ level: "silent" }),
+        handler: async (job) => {
+          handedOut = { traceparent: job.traceparent, activeSpanId: trace.getSpanContext(context.active())?.spanId };
+          job.log("info", `working on ${MARKER}`);
+          return { secret: MARKER };
+        },
+      });
+      const running = worker.run();
+      try {
+        await eventually(
+          "the job to complete",
+          () => hub.readJob(jobId),
+          (job) => job.status === "completed",
+        );
+      } finally {
+        await worker.stop();
+        await running;
       }
-      expect(receiver.hungRequests).toBeGreaterThan(0);
-      const dropped = async () => {
-        const metrics = await hub.client.get<string>("/metrics", { token: hub.adminToken });
-        return Number(/^hub_trace_spans_dropped_total\{[^}]*\} (\d+)/m.exec(String(metrics.body))?.[1] ?? 0);
-      };
-      await eventually("the spans of the hung export to be counted as dropped", dropped, (count) => count > 0);
-    } finally {
-      receiver.hang = false;
-    }
-  }, SYSTEM_TEST_TIMEOUT_MS);
+
+      const inTrace = (matches: (span: ReceivedSpan) => boolean) => receiver.waitForSpan((span) => span.traceId === traceId && matches(span));
+      const request = await inTrace((span) => span.name === "POST /jobs" && span.kind === SPAN_KIND.server);
+      expect(request).toMatchObject({ service: "automation-hub-api", parentSpanId: callerSpanId });
+      expect(request.attributes["http.route"]).toBe("/jobs");
+      // Its statements are PostgreSQL client spans in the same trace (under express's handler span).
+      await inTrace((span) => span.service === "automation-hub-api" && span.kind === SPAN_KIND.client && span.attributes["db.system.name"] === "postgresql");
+
+      // The claim handed out job.run's span id in the request's trace; the handler ran inside it.
+      expect(handedOut?.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+      const runSpanId = handedOut!.traceparent!.split("-")[2]!;
+      expect(handedOut?.activeSpanId).toBe(runSpanId);
+      const run = await inTrace((span) => span.name === `job.run ${automationRecord.slug}`);
+      expect(run).toMatchObject({ service: "automation-hub-event-relay", spanId: runSpanId, parentSpanId: request.spanId, kind: SPAN_KIND.consumer });
+      expect(run.attributes).toMatchObject({ "hub.job.id": jobId, "hub.job.attempt": 1, "hub.job.outcome": "completed" });
+      expect(run.endTimeUnixNano).toBeGreaterThan(run.startTimeUnixNano);
+
+      // The worker's calls about the job are the hub's server spans under job.run.
+      const complete = await inTrace((span) => span.kind === SPAN_KIND.server && span.parentSpanId === runSpanId && span.name.startsWith("POST /jobs/"));
+      expect(complete.name).toMatch(/^POST \/jobs\/:[a-z_]+\/(complete|complete-and-claim|logs)$/);
+      expect(complete.name).not.toContain(jobId);
+      // The relay published the job's events in its trace.
+      const publish = await inTrace((span) => span.name === "hub:events publish" && span.kind === SPAN_KIND.producer);
+      expect(publish.service).toBe("automation-hub-event-relay");
+
+      // The API's log lines of the request carry its trace.
+      const apiLog = readFileSync(path.join(hub.processes.logDir, "api.log"), "utf8");
+      expect(apiLog).toContain(`"trace_id":"${traceId}"`);
+
+      // Let the last batches arrive, then look at every span every process exported.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const leaks = receiver.spans.filter((span) => span.strings.some((text) => text.includes(MARKER)));
+      expect(leaks.map((span) => `${span.service} ${span.name}: ${span.strings.filter((text) => text.includes(MARKER)).join(" | ")}`)).toEqual([]);
+      expect(receiver.spans.length).toBeGreaterThan(10);
+      expect(new Set(receiver.contentTypes)).toEqual(new Set(["application/x-protobuf"]));
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "when the collector accepts connections and never answers, then requests still answer while the export hangs, and the lost spans are counted",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
+      receiver.hang = true;
+      try {
+        // An export is stuck at the collector...
+        await hub.client.get("/identity/me", { token: hub.adminToken });
+        await eventually(
+          "an export to hang at the collector",
+          async () => receiver.hungRequests,
+          (hung) => hung > 0,
+        );
+        // ...and requests still answer, each making spans the stuck exporter cannot send.
+        for (let index = 0; index < 5; index += 1) {
+          const created = await hub.client.post("/jobs", { automation_id: automation.automationId, context: {} }, { token: hub.adminToken });
+          expect(created.status).toBe(201);
+          expect((await hub.client.get(`/jobs/${created.body.id}`, { token: hub.adminToken })).status).toBe(200);
+        }
+        expect(receiver.hungRequests).toBeGreaterThan(0);
+        const dropped = async () => {
+          const metrics = await hub.client.get<string>("/metrics", { token: hub.adminToken });
+          return Number(/^hub_trace_spans_dropped_total\{[^}]*\} (\d+)/m.exec(String(metrics.body))?.[1] ?? 0);
+        };
+        await eventually("the spans of the hung export to be counted as dropped", dropped, (count) => count > 0);
+      } finally {
+        receiver.hang = false;
+      }
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
 });

@@ -27,10 +27,7 @@ export async function startTestServices(): Promise<TestServices> {
     try {
       // Imported lazily: without Docker the package is never loaded.
       const { GenericContainer } = await import("testcontainers");
-      const postgres = await new GenericContainer("postgres:15-alpine")
-        .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: "trust" })
-        .withExposedPorts(5432)
-        .start();
+      const postgres = await new GenericContainer("postgres:15-alpine").withEnvironment({ POSTGRES_HOST_AUTH_METHOD: "trust" }).withExposedPorts(5432).start();
       const redis = await new GenericContainer("redis:7-alpine").withExposedPorts(6379).start();
       return {
         databaseServerUrl: `postgres://postgres@${postgres.getHost()}:${postgres.getMappedPort(5432)}/postgres`,

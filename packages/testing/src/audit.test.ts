@@ -83,7 +83,11 @@ describe("auditJobs", () => {
       `job ${twiceCompleted!.id}: job.completed at position`,
       `automation ${automation.id}: 2 jobs running at event position`,
     ];
-    for (const violation of expected) expect(report.violations.some((line) => line.startsWith(violation)), violation).toBe(true);
+    for (const violation of expected)
+      expect(
+        report.violations.some((line) => line.startsWith(violation)),
+        violation,
+      ).toBe(true);
   });
 
   it("when a completed job's worker never heard back because its API process was killed, then it needs no accepted call and its other rules still hold", async () => {
@@ -94,10 +98,16 @@ describe("auditJobs", () => {
     await history(doubled!.id, automation.id, ["job.created", "job.started", "job.completed", "job.completed"]);
     await completed(doubled!.id, { n: 2 });
 
-    const report = await auditJobs(env.database, { automationIds: [automation.id], ledger: new CompletionLedger(), unanswered: new Set([answerLost!.id, doubled!.id]) });
+    const report = await auditJobs(env.database, {
+      automationIds: [automation.id],
+      ledger: new CompletionLedger(),
+      unanswered: new Set([answerLost!.id, doubled!.id]),
+    });
 
     expect(report.violations).toHaveLength(2);
-    expect(report.violations[0]).toBe(`job ${doubled!.id} is completed but its terminal events are [job.completed, job.completed] (expected exactly one job.completed)`);
+    expect(report.violations[0]).toBe(
+      `job ${doubled!.id} is completed but its terminal events are [job.completed, job.completed] (expected exactly one job.completed)`,
+    );
     expect(report.violations[1]).toMatch(new RegExp(`^job ${doubled!.id}: job.completed at position \\d+ while it was not running$`));
   });
 
@@ -107,7 +117,11 @@ describe("auditJobs", () => {
     for (const job of staged) await history(job.id, automation.id, ["job.created"]);
     const sampler = new ConcurrencySampler(env.database, { limits: new Map([[automation.id, 1]]) }).start();
     await env.database.db.update(schema.jobs).set({ status: "running" }).where(eq(schema.jobs.automationId, automation.id));
-    await eventually("the sampler to see both running", async () => sampler.peakRunning.get(automation.id) ?? 0, (peak) => peak === 2);
+    await eventually(
+      "the sampler to see both running",
+      async () => sampler.peakRunning.get(automation.id) ?? 0,
+      (peak) => peak === 2,
+    );
     await sampler.stop();
 
     const report = await auditJobs(env.database, { automationIds: [automation.id], sampler });

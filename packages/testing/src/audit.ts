@@ -122,9 +122,8 @@ export async function auditJobs(database: Database, options: AuditOptions): Prom
       ])
     ).rows.map((row) => [row.id, row.max_concurrent_jobs]),
   );
-  const jobs = (
-    await pool.query<JobRow>("select id, automation_id, status, attempts, result from jobs where automation_id = any($1::uuid[])", [automationIds])
-  ).rows;
+  const jobs = (await pool.query<JobRow>("select id, automation_id, status, attempts, result from jobs where automation_id = any($1::uuid[])", [automationIds]))
+    .rows;
   const jobById = new Map(jobs.map((job) => [job.id, job]));
   const events = (
     await pool.query<EventRow>(
@@ -293,7 +292,8 @@ export async function auditOutbox(database: Database, options: { automationIds: 
       if (position === undefined || seen.has(entry.id)) continue;
       seen.add(entry.id);
       const previous = lastPosition.get(entry.aggregateId);
-      if (previous !== undefined && position < previous) violations.push(`stream entry ${entry.streamId}: event ${entry.id} of ${entry.aggregateId} came after a later event of it`);
+      if (previous !== undefined && position < previous)
+        violations.push(`stream entry ${entry.streamId}: event ${entry.id} of ${entry.aggregateId} came after a later event of it`);
       lastPosition.set(entry.aggregateId, position);
     }
     const missing = rows.filter((row) => !seen.has(row.id));

@@ -314,11 +314,13 @@ export class HubProcesses {
   /** Processes that exited without being signalled (a crash the caller did not cause). */
   unexpectedExits(): { name: string; pid: number; exit: ExitInfo }[] {
     return this.processes().flatMap((child) =>
-      child.incarnations.filter((incarnation) => incarnation.exitedOnItsOwn && incarnation.exit).map((incarnation) => ({
-        name: child.name,
-        pid: incarnation.pid,
-        exit: incarnation.exit!,
-      })),
+      child.incarnations
+        .filter((incarnation) => incarnation.exitedOnItsOwn && incarnation.exit)
+        .map((incarnation) => ({
+          name: child.name,
+          pid: incarnation.pid,
+          exit: incarnation.exit!,
+        })),
     );
   }
 

@@ -44,7 +44,16 @@ describe("checkLimitLog: concurrency and rate", () => {
     log.event(a1!, "job.completed", 20);
     log.event(a2!, "job.started", 30);
     const report = checkLimitLog(PER_KEY, log.jobs, log.events, log.witnesses);
-    expect(report).toEqual({ violations: [], starts: 3, requeues: 0, peakRunning: 2, peakRunningPerKey: 1, busiestWindow: 0, fairnessChecks: 1, idleKeyChecks: 0 });
+    expect(report).toEqual({
+      violations: [],
+      starts: 3,
+      requeues: 0,
+      peakRunning: 2,
+      peakRunningPerKey: 1,
+      busiestWindow: 0,
+      fairnessChecks: 1,
+      idleKeyChecks: 0,
+    });
   });
 
   it("when a key value runs more than max_concurrent_per_key, or the automation more than max_concurrent_jobs, then each is named", () => {
@@ -68,7 +77,12 @@ describe("checkLimitLog: concurrency and rate", () => {
   });
 
   it("when count + 1 starts fall within less than period_seconds, then it reports them; count starts a full period apart pass", () => {
-    const limits: AutomationLimits = { maxConcurrentJobs: 10, concurrencyKey: null, maxConcurrentPerKey: null, rateLimit: { count: 2, periodSeconds: 1, perKey: false } };
+    const limits: AutomationLimits = {
+      maxConcurrentJobs: 10,
+      concurrencyKey: null,
+      maxConcurrentPerKey: null,
+      rateLimit: { count: 2, periodSeconds: 1, perKey: false },
+    };
     const log = stage();
     const ids = [0, 1, 2, 3].map(() => log.job("x"));
     for (const [index, at] of [0, 500, 1000, 1499].entries()) {
@@ -81,7 +95,12 @@ describe("checkLimitLog: concurrency and rate", () => {
   });
 
   it("when the rate limit is per key, then windows are counted per key value", () => {
-    const limits: AutomationLimits = { maxConcurrentJobs: 10, concurrencyKey: "customer", maxConcurrentPerKey: 5, rateLimit: { count: 1, periodSeconds: 1, perKey: true } };
+    const limits: AutomationLimits = {
+      maxConcurrentJobs: 10,
+      concurrencyKey: "customer",
+      maxConcurrentPerKey: 5,
+      rateLimit: { count: 1, periodSeconds: 1, perKey: true },
+    };
     const log = stage();
     const [a1, b1, a2] = [log.job("a"), log.job("b"), log.job("a")];
     log.event(a1!, "job.started", 0);

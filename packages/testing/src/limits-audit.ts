@@ -101,9 +101,13 @@ export interface LimitsReport {
 const ENDS = new Set<LimitLogEventType>(["job.completed", "job.failed", "job.requeued", "job.cancelled"]);
 const TERMINAL = new Set<LimitLogEventType>(["job.completed", "job.failed", "job.cancelled"]);
 
-
 /** Checks a run's log against the limits (see the module comment); `events` in any order. */
-export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJob[], events: readonly LimitLogEvent[], witnesses?: CommitWitnesses): LimitsReport {
+export function checkLimitLog(
+  limits: AutomationLimits,
+  jobs: readonly LimitLogJob[],
+  events: readonly LimitLogEvent[],
+  witnesses?: CommitWitnesses,
+): LimitsReport {
   const violations: string[] = [];
   const jobById = new Map(jobs.map((job) => [job.id, job]));
   const ordered = [...events].sort((a, b) => a.position - b.position);
@@ -114,8 +118,7 @@ export function checkLimitLog(limits: AutomationLimits, jobs: readonly LimitLogJ
   /** Each job's `available_at` at the event at hand: as inserted, then as its latest `job.requeued` set it. */
   const availableAt = new Map(jobs.map((job) => [job.id, job.availableAtMs]));
   /** §6.8's claim order at the event at hand: a negative number when `a` comes first. */
-  const claimOrder = (a: LimitLogJob, b: LimitLogJob): number =>
-    b.priority - a.priority || availableAt.get(a.id)! - availableAt.get(b.id)! || a.seq - b.seq;
+  const claimOrder = (a: LimitLogJob, b: LimitLogJob): number => b.priority - a.priority || availableAt.get(a.id)! - availableAt.get(b.id)! || a.seq - b.seq;
   const jobsOfKey = new Map<string, LimitLogJob[]>();
   for (const job of jobs) jobsOfKey.set(job.key, [...(jobsOfKey.get(job.key) ?? []), job]);
 

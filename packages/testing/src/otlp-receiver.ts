@@ -127,7 +127,13 @@ function spansOf(request: OtlpRequest): ReceivedSpan[] {
           status,
           startTimeUnixNano: nanos(span.startTimeUnixNano),
           endTimeUnixNano: nanos(span.endTimeUnixNano),
-          strings: [span.name, ...Object.values(attributes).map(String), ...eventAttributes, ...links.flatMap((link) => Object.values(link.attributes).map(String)), status.message],
+          strings: [
+            span.name,
+            ...Object.values(attributes).map(String),
+            ...eventAttributes,
+            ...links.flatMap((link) => Object.values(link.attributes).map(String)),
+            status.message,
+          ],
         });
       }
     }
@@ -199,7 +205,10 @@ export class OtlpReceiver {
       const found = this.spans.find(matches);
       if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching span within ${timeoutMs} ms; received: ${[...new Set(this.spans.map((s) => `${s.service}:${s.name}`))].join(", ")}; undecodable: ${this.decodeErrors.join("; ") || "none"}`);
+      if (left <= 0)
+        throw new Error(
+          `no matching span within ${timeoutMs} ms; received: ${[...new Set(this.spans.map((s) => `${s.service}:${s.name}`))].join(", ")}; undecodable: ${this.decodeErrors.join("; ") || "none"}`,
+        );
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.#waiters.delete(wake);

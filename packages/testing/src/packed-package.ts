@@ -14,9 +14,8 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 /** The repository's pnpm (`packageManager`), so corepack runs the same one outside the workspace. */
-const PACKAGE_MANAGER = (
-  JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { packageManager: string }
-).packageManager;
+const PACKAGE_MANAGER = (JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { packageManager: string })
+  .packageManager;
 
 export interface InstalledPackage {
   /** The project it is installed in: run `node` here, or `node_modules/.bin/<bin>`. */

@@ -8,10 +8,11 @@ import { connectRedis, redisServers, type RedisConnection } from "@hub/shared";
 export async function deleteRedisKeys(redis: RedisConnection | string, prefix: string): Promise<void> {
   const connection = typeof redis === "string" ? connectRedis({ url: redis }, "hub-test-cleanup") : redis;
   try {
-    if (connection.status !== "ready") await new Promise<void>((resolve, reject) => {
-      connection.once("ready", resolve);
-      connection.once("end", () => reject(new Error("Redis connection ended before the clean-up")));
-    });
+    if (connection.status !== "ready")
+      await new Promise<void>((resolve, reject) => {
+        connection.once("ready", resolve);
+        connection.once("end", () => reject(new Error("Redis connection ended before the clean-up")));
+      });
     for (const server of redisServers(connection)) {
       const oneSlotPerCommand = server !== connection;
       let cursor = "0";

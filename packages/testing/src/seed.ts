@@ -8,7 +8,10 @@ import { type Db, schema } from "@hub/db";
 /** An active automation with a registered worker, in a new sector. */
 export async function seedAutomation(db: Db, maxConcurrentJobs = 1) {
   const suffix = randomBytes(4).toString("hex");
-  const [sector] = await db.insert(schema.sectors).values({ name: `sector-${suffix}`, color: "#112233" }).returning();
+  const [sector] = await db
+    .insert(schema.sectors)
+    .values({ name: `sector-${suffix}`, color: "#112233" })
+    .returning();
   const [automation] = await db
     .insert(schema.automations)
     .values({ name: `automation ${suffix}`, slug: `automation-${suffix}`, sectorId: sector!.id, maxConcurrentJobs })

@@ -145,11 +145,7 @@ async function startSystemHub(
       const sector = await expectStatus("POST /sectors", client.post<{ id: string }>("/sectors", { name: slug, color: "#336699" }, asAdmin), 201);
       const automation = await expectStatus(
         "POST /automations",
-        client.post<{ id: string }>(
-          "/automations",
-          { name: slug, slug, sector_id: sector.id, max_concurrent_jobs: maxConcurrentJobs, ...settings },
-          asAdmin,
-        ),
+        client.post<{ id: string }>("/automations", { name: slug, slug, sector_id: sector.id, max_concurrent_jobs: maxConcurrentJobs, ...settings }, asAdmin),
         201,
       );
       const credentials = await expectStatus(
@@ -183,7 +179,11 @@ async function startSystemHub(
     async waitUntilOffered(automationId, count) {
       const redis = connectRedis(redisTarget, "system-test-ready-set");
       try {
-        await eventually(`${count} jobs of ${automationId} offered`, () => redis.zcard(keys.readyJobs(automationId)), (offered) => offered >= count);
+        await eventually(
+          `${count} jobs of ${automationId} offered`,
+          () => redis.zcard(keys.readyJobs(automationId)),
+          (offered) => offered >= count,
+        );
       } finally {
         redis.disconnect();
       }

@@ -29,7 +29,10 @@ export function activeTracing(): HubTracing | undefined {
  * Starts tracing when the variables ask for it; resolves with the tracer, or `undefined` when off.
  * Throws {@link TracingConfigError} naming a variable the hub cannot trace with.
  */
-export async function startTracing(defaultServiceName: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<HubTracing | undefined> {
+export async function startTracing(
+  defaultServiceName: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<HubTracing | undefined> {
   if (active) return active;
   const settings = tracingSettings(env, defaultServiceName);
   if (!settings) return undefined;

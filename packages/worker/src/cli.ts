@@ -32,7 +32,12 @@ function readApiKey(file: string): string {
 
 /** Whether `command` can be run: a path to an executable file, or a name found on PATH. */
 function isRunnable(command: string): boolean {
-  const candidates = command.includes("/") ? [command] : (process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+  const candidates = command.includes("/")
+    ? [command]
+    : (process.env.PATH ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, command));
   return candidates.some((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);

@@ -315,11 +315,18 @@ export class HubWorkerClient {
    * the returned job's status says which happened (`queued` or `failed`).
    */
   async fail(jobId: string, failure: { error: string; retryable?: boolean; attempt?: number }): Promise<HubJob> {
-    const answer = await this.#call("fail", `/jobs/${encodeURIComponent(jobId)}/fail`, {
-      error: failure.error,
-      retryable: failure.retryable ?? false,
-      attempt: failure.attempt,
-    }, 0, undefined, jobId);
+    const answer = await this.#call(
+      "fail",
+      `/jobs/${encodeURIComponent(jobId)}/fail`,
+      {
+        error: failure.error,
+        retryable: failure.retryable ?? false,
+        attempt: failure.attempt,
+      },
+      0,
+      undefined,
+      jobId,
+    );
     return this.#finished(jobId, () => this.#expect("fail", answer, 200, jobId) as HubJob);
   }
 
@@ -361,7 +368,8 @@ export class HubWorkerClient {
     if (answer.status === expected) return answer.body;
     const body = typeof answer.body === "object" && answer.body !== null ? (answer.body as { detail?: unknown; status?: unknown }) : undefined;
     const detail = body && "detail" in body ? body.detail : answer.body;
-    if (answer.status === 409 && jobId !== undefined) throw new LeaseLostError(operation, jobId, detail, typeof body?.status === "string" ? body.status : undefined);
+    if (answer.status === 409 && jobId !== undefined)
+      throw new LeaseLostError(operation, jobId, detail, typeof body?.status === "string" ? body.status : undefined);
     if (answer.status === 401) throw new WorkerUnauthorizedError(operation, detail);
     throw new HubRequestError(operation, answer.status, detail, answer.retryAfterMs);
   }

@@ -16,7 +16,8 @@ async function standInHub(traceparent: string | null) {
     request.resume();
     request.on("end", () => {
       response.setHeader("content-type", "application/json");
-      if (request.url === "/jobs/claim") response.end(JSON.stringify({ id: JOB_ID, attempts: 1, status: "running", traceparent, tracestate: traceparent ? "hub=1" : null }));
+      if (request.url === "/jobs/claim")
+        response.end(JSON.stringify({ id: JOB_ID, attempts: 1, status: "running", traceparent, tracestate: traceparent ? "hub=1" : null }));
       else if (request.url?.endsWith("/heartbeat")) response.end(JSON.stringify({ lease_expires_at: new Date().toISOString() }));
       else response.end(JSON.stringify({ id: JOB_ID, status: "completed" }));
     });

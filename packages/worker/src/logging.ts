@@ -16,7 +16,10 @@ export function logWorkerEvent(logger: Logger, event: WorkerEvent): void {
     case "failed":
       return logger.warn({ job_id: event.job.id, error: event.error, retryable: event.retryable, status: event.job.status }, "job failed");
     case "lease_lost":
-      return logger.warn({ job_id: event.jobId, during: event.during, reason: event.reason }, "job taken back by the hub (cancelled or lease lapsed); work dropped");
+      return logger.warn(
+        { job_id: event.jobId, during: event.during, reason: event.reason },
+        "job taken back by the hub (cancelled or lease lapsed); work dropped",
+      );
     case "report_unconfirmed":
       return logger.warn(
         { job_id: event.jobId, during: event.during },
@@ -25,7 +28,10 @@ export function logWorkerEvent(logger: Logger, event: WorkerEvent): void {
     case "abandoned":
       return logger.warn({ job_id: event.jobId }, "shutdown deadline passed: job failed as retryable, its handler abandoned");
     case "log_lines_dropped":
-      return logger.warn({ job_id: event.jobId, dropped_total: event.total }, "log lines dropped: the hub cannot take them now (told once until lines reach it again)");
+      return logger.warn(
+        { job_id: event.jobId, dropped_total: event.total },
+        "log lines dropped: the hub cannot take them now (told once until lines reach it again)",
+      );
     case "log_lines_delivered_again":
       return logger.info({ dropped: event.dropped, dropped_total: event.total }, "log lines reach the hub again");
     case "signals_connected":

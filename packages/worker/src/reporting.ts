@@ -114,7 +114,8 @@ export function batchReporter(options: ReporterOptions): Reporter {
           const verdicts = await client.completeBatch(batch.map(({ job, result }) => ({ id: job.id, result, attempt: job.attempts })));
           batch.forEach(({ job, result }, index) => {
             if (verdicts[index]?.status === "completed") emit({ type: "completed", job: { ...job, status: "completed", result }, result });
-            else emit(unanswered ? { type: "report_unconfirmed", jobId: job.id, during: "complete" } : { type: "lease_lost", jobId: job.id, during: "complete" });
+            else
+              emit(unanswered ? { type: "report_unconfirmed", jobId: job.id, during: "complete" } : { type: "lease_lost", jobId: job.id, during: "complete" });
           });
           return;
         } catch (error) {

@@ -64,7 +64,13 @@ export interface SignalsStream {
 
 function isCancelSignal(value: unknown): value is CancelSignal {
   const signal = value as Partial<CancelSignal> | null;
-  return typeof signal === "object" && signal !== null && typeof signal.job_id === "string" && typeof signal.attempt === "number" && typeof signal.reason === "string";
+  return (
+    typeof signal === "object" &&
+    signal !== null &&
+    typeof signal.job_id === "string" &&
+    typeof signal.attempt === "number" &&
+    typeof signal.reason === "string"
+  );
 }
 
 /** Holds the signals stream open until closed, handing each cancel to `listeners`. */

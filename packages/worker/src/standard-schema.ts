@@ -14,9 +14,7 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly types?: { readonly input: Input; readonly output: Output } | undefined;
 }
 
-export type StandardSchemaResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
+export type StandardSchemaResult<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<StandardSchemaIssue> };
 
 export interface StandardSchemaIssue {
   readonly message: string;

@@ -148,7 +148,7 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
     const job = { ...hubJob, log: controls.log, progress: controls.progress, signal };
     const schema = options.contextSchema;
     if (!schema) return inJobTrace(hubJob, () => outcomeOf(() => options.handler(job as WorkerJob<Context>, tools)));
-    let checked: Awaited<ReturnType<typeof schema["~standard"]["validate"]>>;
+    let checked: Awaited<ReturnType<(typeof schema)["~standard"]["validate"]>>;
     try {
       checked = await schema["~standard"].validate(job.context);
     } catch (error) {
@@ -192,7 +192,18 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
     const signals = holdSignalsStream({ client, listeners: cancels, emit });
     try {
       try {
-        await runWorkerLoop({ client, run: runJob, concurrency, batch, waitSeconds, stopClaiming: stopClaiming.signal, abandon: abandon.signal, emit, logBudget, cancels });
+        await runWorkerLoop({
+          client,
+          run: runJob,
+          concurrency,
+          batch,
+          waitSeconds,
+          stopClaiming: stopClaiming.signal,
+          abandon: abandon.signal,
+          emit,
+          logBudget,
+          cancels,
+        });
       } finally {
         await signals.close();
       }

@@ -37,7 +37,9 @@ export function startCli(args: string[], command: string[] = CLI_FROM_SOURCE, cw
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const logs = () =>
     stdout
       .split("\n")

@@ -59,7 +59,11 @@ describe("hub-worker running the Python example", () => {
     const currentJob = await settled(current);
     expect(currentJob).toMatchObject({ status: "completed", result: { job_id: current } });
     expect([monthBefore, new Date().toISOString().slice(0, 7)]).toContain(currentJob.result.month);
-    expect(await settled(october)).toMatchObject({ status: "failed", attempts: 1, error: "the command exited with 1: month must look like 2026-10, not 'October'" });
+    expect(await settled(october)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      error: "the command exited with 1: month must look like 2026-10, not 'October'",
+    });
     expect(await settled(busy)).toMatchObject({
       status: "failed",
       attempts: 2,

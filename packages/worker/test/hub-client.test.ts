@@ -2,14 +2,7 @@
 import { inspect } from "node:util";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  createAutomationWithWorker,
-  createJob,
-  readJob,
-  startHubWithDispatcher,
-  type AutomationWithWorker,
-  type DispatchingHub,
-} from "@hub/api/testing";
+import { createAutomationWithWorker, createJob, readJob, startHubWithDispatcher, type AutomationWithWorker, type DispatchingHub } from "@hub/api/testing";
 import { createWorker, HubUnreachableError, HubWorkerClient, LeaseLostError, WorkerUnauthorizedError } from "../src/index";
 import { startFaultProxy, type FaultProxy } from "./support";
 
@@ -186,7 +179,11 @@ describe("createWorker with one job per claim", () => {
   it("when jobs wait, then each result goes with complete-and-claim, whose next job the slot works without a claim request", async () => {
     const { automationId, workerKey } = await createAutomationWithWorker(hub);
     const proxy = await startFaultProxy(hub.api.url);
-    const jobIds = [await createJob(hub, automationId, hub.adminToken), await createJob(hub, automationId, hub.adminToken), await createJob(hub, automationId, hub.adminToken)];
+    const jobIds = [
+      await createJob(hub, automationId, hub.adminToken),
+      await createJob(hub, automationId, hub.adminToken),
+      await createJob(hub, automationId, hub.adminToken),
+    ];
     await hub.dispatcher.reconcileNow();
     const completed: string[] = [];
     const worker = createWorker({

@@ -12,7 +12,19 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createWorker, JobAbortedError, MAX_LOG_LINE_LENGTH, type WorkerEvent, type WorkerOptions } from "../src/index";
 import { keyFile, startCli, type CliProcess } from "./cli-process";
-import { capturingLogger, createJob, newAutomation, readJob, signalled, sleep, startFaultProxy, startHubWithDispatcher, waitFor, type DispatchingHub, type FaultProxy } from "./support";
+import {
+  capturingLogger,
+  createJob,
+  newAutomation,
+  readJob,
+  signalled,
+  sleep,
+  startFaultProxy,
+  startHubWithDispatcher,
+  waitFor,
+  type DispatchingHub,
+  type FaultProxy,
+} from "./support";
 
 let hub: DispatchingHub;
 const log = capturingLogger();
@@ -91,7 +103,12 @@ describe("job.log and job.progress", () => {
 
     // Read right after the completion: the lines went first.
     const lines = await storedLines(jobId);
-    expect(lines.map((line) => line.message)).toEqual([...Array.from({ length: 25 }, (_, index) => `step ${index}`), "x".repeat(MAX_LOG_LINE_LENGTH), "x".repeat(100), "last words"]);
+    expect(lines.map((line) => line.message)).toEqual([
+      ...Array.from({ length: 25 }, (_, index) => `step ${index}`),
+      "x".repeat(MAX_LOG_LINE_LENGTH),
+      "x".repeat(100),
+      "last words",
+    ]);
     expect(lines.map((line) => line.level).slice(0, 6)).toEqual(["warn", "info", "info", "info", "info", "warn"]);
     expect(lines.at(-1)).toMatchObject({ level: "error", attempt: 1 });
     expect(lines.map((line) => line.seq)).toEqual([...lines.map((line) => line.seq)].sort((a, b) => a - b));
@@ -246,8 +263,13 @@ describe("cancel while a job runs", () => {
 describe("offline on drain", () => {
   it("when the worker stops gracefully, then it closes its signals stream, calls POST /workers/me/offline, and the hub shows it stopped at once", async () => {
     const proxy = await proxied();
-    const { automationId, worker } = await newWorker({ url: proxy.url, handler: async () => ({}), onEvent: (event) => event.type === "completed" && void worker.stop() });
-    const workerStatus = async () => (await hub.client.get<{ worker: { status: string } | null }>(`/automations/${automationId}`, { token: hub.adminToken })).body.worker?.status;
+    const { automationId, worker } = await newWorker({
+      url: proxy.url,
+      handler: async () => ({}),
+      onEvent: (event) => event.type === "completed" && void worker.stop(),
+    });
+    const workerStatus = async () =>
+      (await hub.client.get<{ worker: { status: string } | null }>(`/automations/${automationId}`, { token: hub.adminToken })).body.worker?.status;
     const jobId = await createJob(hub, automationId);
     const running = worker.run();
     await waitFor(async () => (await readJob(hub, jobId)).status === "completed");
@@ -257,7 +279,9 @@ describe("offline on drain", () => {
 
     expect(proxy.requests.filter((request) => request.path === "/workers/me/offline")).toHaveLength(1);
     expect(await workerStatus()).toBe("stopped");
-    const changes = await hub.client.get<Array<{ payload: { to: string } }>>(`/events?aggregate_id=${automationId}&event_type=worker.status_changed`, { token: hub.adminToken });
+    const changes = await hub.client.get<Array<{ payload: { to: string } }>>(`/events?aggregate_id=${automationId}&event_type=worker.status_changed`, {
+      token: hub.adminToken,
+    });
     expect(changes.body.map((event) => event.payload.to)).toContain("stopped");
   });
 });
@@ -330,13 +354,21 @@ describe("hub-worker logs, progress and cancel", () => {
     expect(isAlive(commandPid)).toBe(true);
     await waitFor(async () => !isAlive(commandPid), { timeoutMs: 15_000 });
     await cli.waitForLog("job taken back by the hub (cancelled or lease lapsed); work dropped");
-    expect(cli.logs().find((line) => line.msg === "job taken back by the hub (cancelled or lease lapsed); work dropped")).toMatchObject({ during: "signal", reason: "cancelled_by_user" });
+    expect(cli.logs().find((line) => line.msg === "job taken back by the hub (cancelled or lease lapsed); work dropped")).toMatchObject({
+      during: "signal",
+      reason: "cancelled_by_user",
+    });
     expect(await readJob(hub, jobId)).toMatchObject({ status: "cancelled", result: null });
   });
   it("when hub-worker is SIGKILLed mid-job, then the lines it sent stay readable, through the job's end", async () => {
     const dir = scratchDir();
     const pidFile = path.join(dir, "command.pid");
-    const script = [`echo $$ > ${pidFile}`, "echo 'exporting 120 invoices' >&2", "echo '::warn invoice 17 has no customer' >&2", "while true; do sleep 0.2; done"].join("\n");
+    const script = [
+      `echo $$ > ${pidFile}`,
+      "echo 'exporting 120 invoices' >&2",
+      "echo '::warn invoice 17 has no customer' >&2",
+      "while true; do sleep 0.2; done",
+    ].join("\n");
     const { automationId, cli } = await runCli(["sh", "-c", script]);
     const jobId = await createJob(hub, automationId);
     await waitFor(async () => (await storedLines(jobId)).length === 2, { timeoutMs: 15_000 });

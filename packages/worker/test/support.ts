@@ -70,13 +70,10 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       res.end(JSON.stringify({ detail: outage.detail ?? (recorded.answeredStatus === 429 ? "Too many open streams" : "Service temporarily unavailable") }));
       return;
     }
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
     upstream.on("error", () => res.destroy());
     res.on("close", () => upstream.destroy());
     req.pipe(upstream);

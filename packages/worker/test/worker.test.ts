@@ -4,18 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ABANDONED_AT_SHUTDOWN, createWorker, JobAbortedError, RetryableError, WorkerUnauthorizedError, type WorkerEvent, type WorkerOptions } from "../src/index";
 import {
-  capturingLogger,
-  createJob,
-  newAutomation,
-  readJob,
-  signalled,
-  sleep,
-  startFaultProxy,
-  startHubWithDispatcher,
-  type DispatchingHub,
-} from "./support";
+  ABANDONED_AT_SHUTDOWN,
+  createWorker,
+  JobAbortedError,
+  RetryableError,
+  WorkerUnauthorizedError,
+  type WorkerEvent,
+  type WorkerOptions,
+} from "../src/index";
+import { capturingLogger, createJob, newAutomation, readJob, signalled, sleep, startFaultProxy, startHubWithDispatcher, type DispatchingHub } from "./support";
 
 /** Short, so a handler can outlive its lease within a test; heartbeats come every second. */
 const LEASE_SECONDS = 3;
@@ -33,10 +31,7 @@ afterAll(async () => {
 });
 
 /** A worker on a new automation; its log lines go to `log`. */
-async function newWorker<Context>(
-  automation: Record<string, unknown>,
-  options: Omit<WorkerOptions<Context>, "url" | "apiKey" | "logger"> & { url?: string },
-) {
+async function newWorker<Context>(automation: Record<string, unknown>, options: Omit<WorkerOptions<Context>, "url" | "apiKey" | "logger"> & { url?: string }) {
   const { automationId, workerKey } = await newAutomation(hub, automation);
   workerKeys.push(workerKey);
   const worker = createWorker<Context>({ url: hub.api.url, apiKey: workerKey, logger: log.logger, handleSignals: false, waitSeconds: 1, ...options });
@@ -248,7 +243,10 @@ describe("createWorker against an unavailable hub", () => {
     const proxy = await startFaultProxy(hub.api.url);
     proxy.outage = { paths: /^\/jobs\/claim$/, retryAfterSeconds: 1 };
     try {
-      const { automationId, worker } = await newWorker({}, { url: proxy.url, handler: async () => ({ ok: true }), onEvent: (event) => event.type === "completed" && void worker.stop() });
+      const { automationId, worker } = await newWorker(
+        {},
+        { url: proxy.url, handler: async () => ({ ok: true }), onEvent: (event) => event.type === "completed" && void worker.stop() },
+      );
       const jobId = await createJob(hub, automationId);
 
       const running = worker.run();

@@ -2,21 +2,8 @@ import { z } from "zod";
 import { createdIdResponse } from "../http/common-schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import { defineRoute } from "../http/route";
-import {
-  automationIdParams,
-  automationRecord,
-  createAutomationBody,
-  listAutomationsQuery,
-  replaceAutomationBody,
-} from "./automations.schemas";
-import {
-  createAutomation,
-  deactivateAutomation,
-  getAutomation,
-  listAutomations,
-  replaceAutomation,
-  setDevelopmentMode,
-} from "./automations.service";
+import { automationIdParams, automationRecord, createAutomationBody, listAutomationsQuery, replaceAutomationBody } from "./automations.schemas";
+import { createAutomation, deactivateAutomation, getAutomation, listAutomations, replaceAutomation, setDevelopmentMode } from "./automations.service";
 import { automationStatsRecord } from "./stats.schemas";
 import { getAutomationStats } from "./stats.service";
 
@@ -50,8 +37,7 @@ export const automationRoutes = [
     path: "/automations",
     operationId: "listAutomations",
     summary: "List automations",
-    description:
-      "Automations oldest first, optionally of one sector or only the active ones, a page at a time (follow the `Link` header).",
+    description: "Automations oldest first, optionally of one sector or only the active ones, a page at a time (follow the `Link` header).",
     tag: "automations",
     auth: "user",
     query: listAutomationsQuery,
@@ -75,7 +61,10 @@ export const automationRoutes = [
     auth: "user",
     params: automationIdParams,
     responses: { 200: { description: "The automation", schema: automationRecord }, 404: { description: "Unknown automation" } },
-    handler: async ({ params, caller, ctx }) => ({ status: 200, body: await getAutomation(ctx.database.pool, caller.reach, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS) }),
+    handler: async ({ params, caller, ctx }) => ({
+      status: 200,
+      body: await getAutomation(ctx.database.pool, caller.reach, params.automation_id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
+    }),
   }),
   defineRoute({
     method: "get",
@@ -135,8 +124,7 @@ export const automationRoutes = [
     path: "/automations/{automation_id}/development-mode",
     operationId: "enterDevelopmentMode",
     summary: "Enter development mode",
-    description:
-      "Admins only; idempotent. Jobs are still accepted but stay queued: dispatch to the worker pauses until development mode ends.",
+    description: "Admins only; idempotent. Jobs are still accepted but stay queued: dispatch to the worker pauses until development mode ends.",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,
@@ -151,8 +139,7 @@ export const automationRoutes = [
     path: "/automations/{automation_id}/development-mode",
     operationId: "exitDevelopmentMode",
     summary: "Leave development mode",
-    description:
-      "Admins only; idempotent. The jobs held meanwhile are released to the worker in claim order.",
+    description: "Admins only; idempotent. The jobs held meanwhile are released to the worker in claim order.",
     tag: "automations",
     auth: "admin",
     params: automationIdParams,

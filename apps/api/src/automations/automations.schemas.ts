@@ -84,47 +84,54 @@ const parameterInput = z.object({
 
 /** Parameters of a create or update body: names are unique (they become the context's keys). */
 const parameterList = () =>
-  z.array(parameterInput).max(AUTOMATION_PARAMETERS_MAX).superRefine((parameters, ctx) => {
-    const seen = new Set<string>();
-    const duplicates = new Set<string>();
-    for (const { name } of parameters) {
-      if (seen.has(name)) duplicates.add(name);
-      seen.add(name);
-      if (UNUSABLE_PARAMETER_NAMES.has(name)) {
-        ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, '${name}' cannot be a parameter name`) });
+  z
+    .array(parameterInput)
+    .max(AUTOMATION_PARAMETERS_MAX)
+    .superRefine((parameters, ctx) => {
+      const seen = new Set<string>();
+      const duplicates = new Set<string>();
+      for (const { name } of parameters) {
+        if (seen.has(name)) duplicates.add(name);
+        seen.add(name);
+        if (UNUSABLE_PARAMETER_NAMES.has(name)) {
+          ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, '${name}' cannot be a parameter name`) });
+        }
       }
-    }
-    if (duplicates.size > 0) {
-      const names = [...duplicates].map((name) => `'${name}'`).join(", ");
-      ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, parameter names must be unique; repeated: ${names}`) });
-    }
-  });
+      if (duplicates.size > 0) {
+        const names = [...duplicates].map((name) => `'${name}'`).join(", ");
+        ctx.addIssue({ code: "custom", input: parameters, ...pydanticIssue("value_error", `Value error, parameter names must be unique; repeated: ${names}`) });
+      }
+    });
 
-export const createAutomationBody = z.object({
-  name: automationName(),
-  slug: slugField(),
-  sector_id: uuid(),
-  parameters: parameterList().default([]),
-  description: z.string().max(AUTOMATION_DESCRIPTION_MAX).default(""),
-  max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
-  ...retrySettings,
-  ...limitSettings,
-}).meta({ id: "CreateAutomationRequest" });
+export const createAutomationBody = z
+  .object({
+    name: automationName(),
+    slug: slugField(),
+    sector_id: uuid(),
+    parameters: parameterList().default([]),
+    description: z.string().max(AUTOMATION_DESCRIPTION_MAX).default(""),
+    max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
+    ...retrySettings,
+    ...limitSettings,
+  })
+  .meta({ id: "CreateAutomationRequest" });
 export type CreateAutomationInput = z.output<typeof createAutomationBody>;
 
 /**
  * Full replacement of the original fields; a `slug` in the body is ignored like any unknown field
  * (it cannot change). The retry and limit settings are optional: omitted, each stays as it was.
  */
-export const replaceAutomationBody = z.object({
-  name: automationName(),
-  description: z.string().max(AUTOMATION_DESCRIPTION_MAX),
-  sector_id: uuid(),
-  max_concurrent_jobs: maxConcurrentJobs(),
-  parameters: parameterList(),
-  ...retrySettings,
-  ...limitSettings,
-}).meta({ id: "ReplaceAutomationRequest" });
+export const replaceAutomationBody = z
+  .object({
+    name: automationName(),
+    description: z.string().max(AUTOMATION_DESCRIPTION_MAX),
+    sector_id: uuid(),
+    max_concurrent_jobs: maxConcurrentJobs(),
+    parameters: parameterList(),
+    ...retrySettings,
+    ...limitSettings,
+  })
+  .meta({ id: "ReplaceAutomationRequest" });
 export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
 
 export const listAutomationsQuery = z.object({
@@ -144,28 +151,30 @@ const workerRecord = z
   })
   .meta({ id: "Worker", description: "`running` while it has called the hub within HUB_WORKER_TTL_SECONDS, else `stopped`" });
 
-export const automationRecord = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  slug: z.string(),
-  sector: sectorRecord.pick({ id: true, name: true, color: true }),
-  parameters: z.array(z.object({ name: z.string(), type: z.literal("text"), description: z.string() }).meta({ id: "AutomationParameter" })),
-  context_schema: z.record(z.string(), z.unknown()).describe("JSON Schema of a job's context, derived from the parameters"),
-  description: z.string(),
-  max_concurrent_jobs: z.int(),
-  max_attempts: maxAttempts(),
-  retry_backoff_seconds: retryBackoffSeconds(),
-  timeout_seconds: timeoutSeconds(),
-  concurrency_key: concurrencyKey(),
-  max_concurrent_per_key: maxConcurrentPerKey(),
-  rate_limit: z
-    .object({ ...rateLimitFields, per_key: z.boolean() })
-    .meta({ id: "RateLimit" })
-    .nullable()
-    .describe(rateLimitDescription),
-  is_active: z.boolean(),
-  is_development: z.boolean(),
-  worker: workerRecord.nullable().describe("The registered worker; null until one is registered"),
-  created_at: z.iso.datetime(),
-}).meta({ id: "Automation", description: "What jobs run for: its parameters, limits, retry settings and worker" });
+export const automationRecord = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    sector: sectorRecord.pick({ id: true, name: true, color: true }),
+    parameters: z.array(z.object({ name: z.string(), type: z.literal("text"), description: z.string() }).meta({ id: "AutomationParameter" })),
+    context_schema: z.record(z.string(), z.unknown()).describe("JSON Schema of a job's context, derived from the parameters"),
+    description: z.string(),
+    max_concurrent_jobs: z.int(),
+    max_attempts: maxAttempts(),
+    retry_backoff_seconds: retryBackoffSeconds(),
+    timeout_seconds: timeoutSeconds(),
+    concurrency_key: concurrencyKey(),
+    max_concurrent_per_key: maxConcurrentPerKey(),
+    rate_limit: z
+      .object({ ...rateLimitFields, per_key: z.boolean() })
+      .meta({ id: "RateLimit" })
+      .nullable()
+      .describe(rateLimitDescription),
+    is_active: z.boolean(),
+    is_development: z.boolean(),
+    worker: workerRecord.nullable().describe("The registered worker; null until one is registered"),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "Automation", description: "What jobs run for: its parameters, limits, retry settings and worker" });
 export type AutomationRecord = z.infer<typeof automationRecord>;

@@ -1,4 +1,18 @@
-import { type Automation, type AutomationParameter, type KeysetPage, type KeysetPageRequest, isForeignKeyViolation, isUniqueViolation, automations, events, jobs, schedules, withTransaction, type Executor, type Reach } from "@hub/db";
+import {
+  type Automation,
+  type AutomationParameter,
+  type KeysetPage,
+  type KeysetPageRequest,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  automations,
+  events,
+  jobs,
+  schedules,
+  withTransaction,
+  type Executor,
+  type Reach,
+} from "@hub/db";
 import type { EventPayload, ValidationIssue } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
@@ -171,64 +185,64 @@ export async function getAutomation(db: Executor, reach: Reach, id: string, defa
  * records no event. A raised `max_concurrent_jobs` wakes waiting claims at once.
  */
 export async function replaceAutomation(
-  ctx: AutomationServiceContext, reach: Reach,
+  ctx: AutomationServiceContext,
+  reach: Reach,
   id: string,
   input: ReplaceAutomationInput,
   actorId: string,
 ): Promise<AutomationRecord> {
   const parameters = toStoredParameters(input.parameters);
   const outcome = await withTransaction(ctx.database.pool, async (tx) => {
-      let current = await lockAutomationOrNotFound(tx, reach, id, "no key update");
-      const limits = resolveLimits(input, parameters, current);
-      await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
-      const before = limitsOfAutomation(current);
-      const keyChanged = limits.resulting.concurrency_key !== before.concurrency_key;
-      // A new key is written into the automation's active jobs: FOR UPDATE waits for job inserts
-      // that read the old key (FOR KEY SHARE) and makes later ones wait for this commit.
-      if (keyChanged) current = await lockAutomationOrNotFound(tx, reach, id, "update");
+    let current = await lockAutomationOrNotFound(tx, reach, id, "no key update");
+    const limits = resolveLimits(input, parameters, current);
+    await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
+    const before = limitsOfAutomation(current);
+    const keyChanged = limits.resulting.concurrency_key !== before.concurrency_key;
+    // A new key is written into the automation's active jobs: FOR UPDATE waits for job inserts
+    // that read the old key (FOR KEY SHARE) and makes later ones wait for this commit.
+    if (keyChanged) current = await lockAutomationOrNotFound(tx, reach, id, "update");
 
-      const changes: automations.AutomationChanges = {};
-      const changedFields: AutomationEventFields = {};
-      if (input.name !== current.name) changedFields.name = changes.name = input.name;
-      if (input.description !== current.description) changedFields.description = changes.description = input.description;
-      if (input.sector_id !== current.sectorId) changedFields.sector_id = changes.sectorId = input.sector_id;
-      if (input.max_concurrent_jobs !== current.maxConcurrentJobs) {
-        changedFields.max_concurrent_jobs = changes.maxConcurrentJobs = input.max_concurrent_jobs;
-      }
-      if (!sameParameters(parameters, current.parameters)) changedFields.parameters = changes.parameters = parameters;
-      // Omitted retry settings stay as they were. Setting max_attempts pins it, even to the
-      // hub's default value: it then no longer follows HUB_JOB_MAX_ATTEMPTS.
-      if (input.max_attempts !== undefined && input.max_attempts !== current.maxAttempts) {
-        changedFields.max_attempts = changes.maxAttempts = input.max_attempts;
-      }
-      if (input.retry_backoff_seconds !== undefined && input.retry_backoff_seconds !== current.retryBackoffSeconds) {
-        changedFields.retry_backoff_seconds = changes.retryBackoffSeconds = input.retry_backoff_seconds;
-      }
-      if (input.timeout_seconds !== undefined && input.timeout_seconds !== current.timeoutSeconds) {
-        changedFields.timeout_seconds = changes.timeoutSeconds = input.timeout_seconds;
-      }
+    const changes: automations.AutomationChanges = {};
+    const changedFields: AutomationEventFields = {};
+    if (input.name !== current.name) changedFields.name = changes.name = input.name;
+    if (input.description !== current.description) changedFields.description = changes.description = input.description;
+    if (input.sector_id !== current.sectorId) changedFields.sector_id = changes.sectorId = input.sector_id;
+    if (input.max_concurrent_jobs !== current.maxConcurrentJobs) {
+      changedFields.max_concurrent_jobs = changes.maxConcurrentJobs = input.max_concurrent_jobs;
+    }
+    if (!sameParameters(parameters, current.parameters)) changedFields.parameters = changes.parameters = parameters;
+    // Omitted retry settings stay as they were. Setting max_attempts pins it, even to the
+    // hub's default value: it then no longer follows HUB_JOB_MAX_ATTEMPTS.
+    if (input.max_attempts !== undefined && input.max_attempts !== current.maxAttempts) {
+      changedFields.max_attempts = changes.maxAttempts = input.max_attempts;
+    }
+    if (input.retry_backoff_seconds !== undefined && input.retry_backoff_seconds !== current.retryBackoffSeconds) {
+      changedFields.retry_backoff_seconds = changes.retryBackoffSeconds = input.retry_backoff_seconds;
+    }
+    if (input.timeout_seconds !== undefined && input.timeout_seconds !== current.timeoutSeconds) {
+      changedFields.timeout_seconds = changes.timeoutSeconds = input.timeout_seconds;
+    }
 
-      const limitsChanged = !sameLimits(limits.resulting, before);
-      if (limitsChanged) {
-        Object.assign(changes, storedLimits(limits.resulting));
-        Object.assign(changedFields, changedLimits(before, limits.resulting));
-      }
+    const limitsChanged = !sameLimits(limits.resulting, before);
+    if (limitsChanged) {
+      Object.assign(changes, storedLimits(limits.resulting));
+      Object.assign(changedFields, changedLimits(before, limits.resulting));
+    }
 
-      if (Object.keys(changedFields).length > 0) {
-        await automations.update(tx, id, changes);
-        if (keyChanged) await jobs.rekey(tx, id, limits.resulting.concurrency_key);
-        await events.record(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
-      }
-      // Any change of the §6.13 limits may let a waiting job start: waiting claims look again.
-      return {
-        record: await getAutomation(tx, reach, id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
-        limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs || limitsChanged,
-      };
-    })
-    .catch((error: unknown) => {
-      if (isForeignKeyViolation(error)) throw unknownSector();
-      throw error;
-    });
+    if (Object.keys(changedFields).length > 0) {
+      await automations.update(tx, id, changes);
+      if (keyChanged) await jobs.rekey(tx, id, limits.resulting.concurrency_key);
+      await events.record(tx, { eventType: "automation.updated", aggregateId: id, actorId, payload: changedFields });
+    }
+    // Any change of the §6.13 limits may let a waiting job start: waiting claims look again.
+    return {
+      record: await getAutomation(tx, reach, id, ctx.env.HUB_JOB_MAX_ATTEMPTS),
+      limitRaised: input.max_concurrent_jobs > current.maxConcurrentJobs || limitsChanged,
+    };
+  }).catch((error: unknown) => {
+    if (isForeignKeyViolation(error)) throw unknownSector();
+    throw error;
+  });
   if (outcome.limitRaised) await wakeClaims(ctx, id);
   return outcome.record;
 }

@@ -66,8 +66,7 @@ export function resolveLimits(
 ): { resulting: AutomationLimits; issues: ValidationIssue[] } {
   const previous: AutomationLimits = stored ? limitsOfAutomation(stored) : { concurrency_key: null, max_concurrent_per_key: null, rate_limit: null };
   const key = input.concurrency_key === undefined ? previous.concurrency_key : input.concurrency_key;
-  const perKeyLimit =
-    input.max_concurrent_per_key === undefined ? (key === null ? null : previous.max_concurrent_per_key) : input.max_concurrent_per_key;
+  const perKeyLimit = input.max_concurrent_per_key === undefined ? (key === null ? null : previous.max_concurrent_per_key) : input.max_concurrent_per_key;
   const rateLimit = input.rate_limit === undefined ? previous.rate_limit : input.rate_limit;
   const issues: ValidationIssue[] = [];
 

@@ -6,7 +6,10 @@ import { BY_KEY_MAX, type AutomationStatsRecord } from "./stats.schemas";
 export async function getAutomationStats(db: Executor, reach: Reach, automationId: string): Promise<AutomationStatsRecord> {
   const stats = await automations.readStats(db, reach, automationId);
   if (!stats) throw new NotFoundError("Automation not found");
-  const [byKey, rateLimitRemaining] = await Promise.all([automations.readKeyDepths(db, automationId, BY_KEY_MAX), automations.readRateLimitRemaining(db, automationId)]);
+  const [byKey, rateLimitRemaining] = await Promise.all([
+    automations.readKeyDepths(db, automationId, BY_KEY_MAX),
+    automations.readRateLimitRemaining(db, automationId),
+  ]);
   return {
     automation_id: stats.automationId,
     queued: stats.queued,

@@ -20,12 +20,7 @@ export type SignalOperation = "enqueue" | "offer" | "wake" | "remove" | "clear" 
 export type SignalContext = Pick<AppContext, "dispatch" | "logger" | "metrics">;
 
 /** Resolves true when `send` settled within the timeout, false (logged, counted) otherwise. */
-export async function sendSignal(
-  ctx: SignalContext,
-  operation: SignalOperation,
-  automationId: string,
-  send: () => Promise<void>,
-): Promise<boolean> {
+export async function sendSignal(ctx: SignalContext, operation: SignalOperation, automationId: string, send: () => Promise<void>): Promise<boolean> {
   try {
     await settleWithin(send(), SIGNAL_TIMEOUT_MS);
     return true;
@@ -47,7 +42,12 @@ export const enqueueForDispatch = (ctx: SignalContext, jobs: jobs.JobRef[]): voi
  * Jobs the batcher could not hand to Redis (a failed or timed-out send, a full buffer): counted
  * and logged. They stay queued in PostgreSQL and the dispatcher's reconciler offers them.
  */
-export function reportLostEnqueues(ctx: Pick<SignalContext, "logger" | "metrics">, count: number, reason: "send_failed" | "buffer_full", error?: unknown): void {
+export function reportLostEnqueues(
+  ctx: Pick<SignalContext, "logger" | "metrics">,
+  count: number,
+  reason: "send_failed" | "buffer_full",
+  error?: unknown,
+): void {
   ctx.metrics.jobs.dispatchSignalFailures.inc({ operation: "enqueue" }, count);
   ctx.logger.warn({ err: error, jobs: count, reason }, "handing committed jobs to the dispatch queue failed; the dispatcher's reconciler will offer them");
 }
@@ -79,5 +79,4 @@ export const moveOffer = (ctx: SignalContext, previous: jobs.JobRef, current: jo
   sendSignal(ctx, "reschedule", current.automationId, () => ctx.dispatch.ready.reschedule(previous, current));
 
 /** The automation was deactivated: forget every offer it had. */
-export const clearOffers = (ctx: SignalContext, automationId: string) =>
-  sendSignal(ctx, "clear", automationId, () => ctx.dispatch.ready.clear(automationId));
+export const clearOffers = (ctx: SignalContext, automationId: string) => sendSignal(ctx, "clear", automationId, () => ctx.dispatch.ready.clear(automationId));

@@ -136,11 +136,17 @@ export async function serveEventStream({ ctx, req, res, caller, filter, lastEven
   // The credential as it is now, checked again on every credential change and every moment
   // (../http/open-streams.ts): a deactivated user's, a revoked key's or an expired token's stream
   // ends within a second, and a changed role changes what the stream shows.
-  const untrack = ctx.streams.track({ name: "events", req, requirement: "user", onCaller: (current) => {
+  const untrack = ctx.streams.track({
+    name: "events",
+    req,
+    requirement: "user",
+    onCaller: (current) => {
       role = current.user.role;
       // From now on, what the new sectors reach; nothing earlier is replayed.
       reach.update(current.reach);
-    }, end: () => end() });
+    },
+    end: () => end(),
+  });
   res.once("close", () => {
     ended = true;
     clearInterval(heartbeat);

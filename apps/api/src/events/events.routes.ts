@@ -60,7 +60,10 @@ export const eventRoutes = [
         schema: z.string(),
         example: STREAM_EXAMPLE,
       },
-      429: { description: "Too many open streams: the caller's user already has 5 open (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After" },
+      429: {
+        description:
+          "Too many open streams: the caller's user already has 5 open (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After",
+      },
     },
     handler: async ({ query, headers, caller, ctx, req, res }) => {
       await serveEventStream({

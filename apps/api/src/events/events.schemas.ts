@@ -5,7 +5,10 @@ import { pageQueryShape } from "../http/pagination";
 
 export const listEventsQuery = z.object({
   aggregate_id: uuid().optional(),
-  event_type: z.string().optional().describe(`One event type of the catalogue (an unknown type matches nothing): ${EVENT_TYPES.join(", ")}`),
+  event_type: z
+    .string()
+    .optional()
+    .describe(`One event type of the catalogue (an unknown type matches nothing): ${EVENT_TYPES.join(", ")}`),
   aggregate_type: z
     .enum(AGGREGATE_TYPES)
     .optional()
@@ -79,16 +82,15 @@ function eventRecordOf(eventType: EventType) {
  * An Event record (CONTRACT §4), one variant per type of the event catalogue, told apart by
  * `event_type` (an OpenAPI discriminator, which generated clients narrow on): for the document.
  */
-export const eventRecord = z.discriminatedUnion(
-  "event_type",
-  EVENT_TYPES.map(eventRecordOf) as [ReturnType<typeof eventRecordOf>, ...ReturnType<typeof eventRecordOf>[]],
-).meta({
-  id: "Event",
-  description: "One state change, from the outbox: one variant per event type, with its payload",
-  discriminator: {
-    propertyName: "event_type",
-    mapping: Object.fromEntries(EVENT_TYPES.map((eventType) => [eventType, `#/components/schemas/${eventSchemaName(eventType)}Event`])),
-  },
-});
+export const eventRecord = z
+  .discriminatedUnion("event_type", EVENT_TYPES.map(eventRecordOf) as [ReturnType<typeof eventRecordOf>, ...ReturnType<typeof eventRecordOf>[]])
+  .meta({
+    id: "Event",
+    description: "One state change, from the outbox: one variant per event type, with its payload",
+    discriminator: {
+      propertyName: "event_type",
+      mapping: Object.fromEntries(EVENT_TYPES.map((eventType) => [eventType, `#/components/schemas/${eventSchemaName(eventType)}Event`])),
+    },
+  });
 /** An Event record as served: the JSON @hub/db builds from a row (the relay publishes the same). */
 export type EventRecord = events.EventRecordJson;

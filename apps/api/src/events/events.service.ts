@@ -12,7 +12,13 @@ const toEventRecord: (event: HubEvent) => EventRecord = events.toEventRecordJson
  * are left out for anyone else, never a 403; they are filtered in SQL, so `limit` counts visible
  * events only. A caller with a narrower `reach` sees only the events about what it reaches (CONTRACT §6.22).
  */
-export async function listEvents(db: Executor, reach: Reach, query: ListEventsQuery, readerRole: Role, page: KeysetPageRequest): Promise<KeysetPage<EventRecord>> {
+export async function listEvents(
+  db: Executor,
+  reach: Reach,
+  query: ListEventsQuery,
+  readerRole: Role,
+  page: KeysetPageRequest,
+): Promise<KeysetPage<EventRecord>> {
   const { items, next } = await events.listPage(
     db,
     reach,

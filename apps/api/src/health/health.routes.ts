@@ -17,11 +17,13 @@ const dependencyState = z.enum(["ok", "down"]);
 const healthResponse = z.object({ status: z.string() }).meta({ id: "Health" });
 const checks = z.object({ database: dependencyState, redis: dependencyState });
 const readyResponse = z.object({ status: z.literal("ok"), checks }).meta({ id: "Readiness" });
-const notReadyResponse = z.object({
-  detail: z.string().describe('"Service temporarily unavailable"'),
-  status: z.literal("unavailable"),
-  checks: checks.describe("Which dependency is down"),
-}).meta({ id: "NotReady" });
+const notReadyResponse = z
+  .object({
+    detail: z.string().describe('"Service temporarily unavailable"'),
+    status: z.literal("unavailable"),
+    checks: checks.describe("Which dependency is down"),
+  })
+  .meta({ id: "NotReady" });
 
 async function probe(attempt: () => Promise<unknown>): Promise<"ok" | "down"> {
   try {

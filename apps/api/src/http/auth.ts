@@ -59,7 +59,11 @@ const READ_ONLY_KEY = "This api key is read-only";
  */
 function readOnlyKeyAllows(req: Request, apiKeyId: string): boolean {
   if (req.method === "GET" || req.method === "HEAD") return true;
-  return req.method === "DELETE" && req.route?.path === "/identity/api-keys/:api_key_id" && String(req.params.api_key_id ?? "").toLowerCase() === apiKeyId.toLowerCase();
+  return (
+    req.method === "DELETE" &&
+    req.route?.path === "/identity/api-keys/:api_key_id" &&
+    String(req.params.api_key_id ?? "").toLowerCase() === apiKeyId.toLowerCase()
+  );
 }
 
 export type Caller<A extends AuthRequirement> = A extends "user" | "admin" | "user-login-token" | "admin-login-token"
@@ -73,8 +77,7 @@ type ApiKeyLookupRow = Awaited<ReturnType<apiKeys.ApiKeyLookup["execute"]>>[numb
 export const WORKER_KEY_HEADER = "x-worker-api-key";
 
 /** A worker key sent to a bearer endpoint: say what to send instead (CONTRACT §6.11). */
-const WORKER_KEY_ON_BEARER_ENDPOINT =
-  "Worker api keys are for worker endpoints: bearer endpoints take Authorization: Bearer <token or api key>";
+const WORKER_KEY_ON_BEARER_ENDPOINT = "Worker api keys are for worker endpoints: bearer endpoints take Authorization: Bearer <token or api key>";
 
 /** The user behind a login token as this process keeps it: with the generation its tokens must carry. */
 type TokenUser = AuthenticatedUser & { credentialGeneration: number };

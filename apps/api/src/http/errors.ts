@@ -51,7 +51,10 @@ export function notFoundHandler(routes: AnyRoute[]): RequestHandler {
   return (req, res) => {
     const allowed = known.filter((k) => k.pattern.test(req.path)).map((k) => k.method);
     if (allowed.length > 0) {
-      res.status(405).set("Allow", [...new Set(allowed)].join(", ")).json({ detail: "Method Not Allowed" });
+      res
+        .status(405)
+        .set("Allow", [...new Set(allowed)].join(", "))
+        .json({ detail: "Method Not Allowed" });
       return;
     }
     res.status(404).json({ detail: "Not Found" });

@@ -26,13 +26,8 @@ const MAC_BYTES = 16;
  */
 export function pageQueryShape(defaultLimit: number = LIST_DEFAULT_LIMIT) {
   return {
-    limit: queryInt({ min: 1, max: LIST_MAX_LIMIT })
-      .default(defaultLimit)
-      .describe(`Most items on this page (1–${LIST_MAX_LIMIT}, default ${defaultLimit})`),
-    cursor: z
-      .string()
-      .optional()
-      .describe('Where to continue: copied from the previous page\'s `Link: <…>; rel="next"` header; opaque'),
+    limit: queryInt({ min: 1, max: LIST_MAX_LIMIT }).default(defaultLimit).describe(`Most items on this page (1–${LIST_MAX_LIMIT}, default ${defaultLimit})`),
+    cursor: z.string().optional().describe('Where to continue: copied from the previous page\'s `Link: <…>; rel="next"` header; opaque'),
   };
 }
 

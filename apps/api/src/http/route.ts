@@ -149,13 +149,9 @@ export interface PatternQuery {
 }
 
 /** Identity function that keeps each route's schema types flowing into its handler. */
-export function defineRoute<
-  A extends AuthRequirement,
-  P extends z.ZodType,
-  Q extends z.ZodType,
-  B extends z.ZodType,
-  H extends z.ZodType = z.ZodUndefined,
->(spec: RouteSpec<A, P, Q, B, H>): RouteSpec<A, P, Q, B, H> {
+export function defineRoute<A extends AuthRequirement, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, H extends z.ZodType = z.ZodUndefined>(
+  spec: RouteSpec<A, P, Q, B, H>,
+): RouteSpec<A, P, Q, B, H> {
   return spec;
 }
 
@@ -182,11 +178,15 @@ export function mountRoutes(router: Router, routes: AnyRoute[], ctx: AppContext)
       if (route.secretInResponse) res.set(noStoreHeaders(route.secretInResponse));
       const caller = await ctx.auth.authenticate(req, route.auth === "worker" && route.leavesWorkerUnseen ? "worker-unseen" : route.auth);
       await route.beforeBody?.({ req, ctx });
-      const parsedBody = await readBodyBefore(route, () => readRequestBody(req, res, route.formBody !== undefined), async () => {
-        // An invalid path is reported below with every other problem.
-        const path = route.params ? validate(route.params, req.params, ["path"]) : { ok: true as const, value: undefined };
-        if (path.ok) await route.beforeValidation!({ params: path.value, caller, ctx });
-      });
+      const parsedBody = await readBodyBefore(
+        route,
+        () => readRequestBody(req, res, route.formBody !== undefined),
+        async () => {
+          // An invalid path is reported below with every other problem.
+          const path = route.params ? validate(route.params, req.params, ["path"]) : { ok: true as const, value: undefined };
+          if (path.ok) await route.beforeValidation!({ params: path.value, caller, ctx });
+        },
+      );
       const issues: ValidationIssue[] = [];
       const pick = <S extends z.ZodType>(schema: S | undefined, input: unknown, loc: string) => {
         if (!schema) return undefined;

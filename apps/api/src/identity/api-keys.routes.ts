@@ -13,7 +13,7 @@ export const apiKeyRoutes = [
     summary: "Create an api key for a program",
     description:
       "A credential for a program (a CI pipeline, a script): `Authorization: Bearer hub_…` then acts as the caller, with the caller's role, on every bearer endpoint until the key expires (`expires_in_days`, 1–365, default 90) or is deleted, or the user is deactivated. The key is in this answer only; the hub keeps its SHA-256 digest. Needs a login token (an api key cannot create keys: 403). Writes `api_key.created`. " +
-      "Optional scopes, fixed for the key's life: `automation_ids` (only those automations, within what the user reaches; any other → 422), `read_only` (only GET and streams, and DELETE of the key itself; anything else → 403 \"This api key is read-only\"), `role: \"employee\"` (an admin's key acting as an employee).",
+      'Optional scopes, fixed for the key\'s life: `automation_ids` (only those automations, within what the user reaches; any other → 422), `read_only` (only GET and streams, and DELETE of the key itself; anything else → 403 "This api key is read-only"), `role: "employee"` (an admin\'s key acting as an employee).',
     tag: "identity",
     auth: "user-login-token",
     body: createApiKeyBody,

@@ -36,7 +36,8 @@ async function scopeIssues(db: Executor, caller: UserCaller, input: CreateApiKey
   if (input.automation_ids) {
     const reached = await automations.reachedAmong(db, caller.reach, input.automation_ids);
     input.automation_ids.forEach((id, index) => {
-      if (!reached.has(id.toLowerCase())) issues.push({ loc: ["body", "automation_ids", index], msg: "Value error, automation not found", type: "value_error" });
+      if (!reached.has(id.toLowerCase()))
+        issues.push({ loc: ["body", "automation_ids", index], msg: "Value error, automation not found", type: "value_error" });
     });
   }
   return issues;

@@ -10,7 +10,13 @@ try {
   await prepareDatabase(env.DATABASE_URL);
   const database = openDatabase(env.DATABASE_URL, { max: 1, applicationName: "hub-create-admin" });
   try {
-    const outcome = await ensureFirstAdmin(database.pool, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, createLogger("create-admin", env.LOG_LEVEL), env.HUB_PASSWORD_MIN_LENGTH);
+    const outcome = await ensureFirstAdmin(
+      database.pool,
+      env.HUB_ADMIN_EMAIL,
+      env.HUB_ADMIN_PASSWORD,
+      createLogger("create-admin", env.LOG_LEVEL),
+      env.HUB_PASSWORD_MIN_LENGTH,
+    );
     const email = env.HUB_ADMIN_EMAIL.toLowerCase();
     process.stdout.write(outcome === "created" ? `admin ${email} created\n` : `a user with e-mail ${email} already exists; nothing changed\n`);
   } finally {

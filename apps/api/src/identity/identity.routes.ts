@@ -33,8 +33,7 @@ export const identityRoutes = (passwordMinLength: number) => [
     path: "/identity/me",
     operationId: "getCurrentUser",
     summary: "The caller's user record",
-    description:
-      "The user the credentials belong to: id, e-mail, role and whether it is active.",
+    description: "The user the credentials belong to: id, e-mail, role and whether it is active.",
     tag: "identity",
     auth: "user",
     responses: { 200: { description: "The caller", schema: userRecord } },

@@ -50,19 +50,25 @@ export const sectorIdsField = () =>
 /** The request bodies that set a password, for a minimum length (HUB_PASSWORD_MIN_LENGTH). */
 function buildPasswordBodies(passwordMinLength: number) {
   return {
-    createUser: z.object({
-      email: emailField(),
-      password: passwordField(passwordMinLength),
-      role: z.enum(ROLES),
-      sector_ids: sectorIdsField().default(null),
-    }).meta({ id: "CreateUserRequest" }),
-    changeOwnPassword: z.object({
-      current_password: z.string().describe("The password the caller signs in with now"),
-      new_password: passwordField(passwordMinLength),
-    }).meta({ id: "ChangeOwnPasswordRequest" }),
-    resetPassword: z.object({
-      new_password: passwordField(passwordMinLength),
-    }).meta({ id: "ResetPasswordRequest" }),
+    createUser: z
+      .object({
+        email: emailField(),
+        password: passwordField(passwordMinLength),
+        role: z.enum(ROLES),
+        sector_ids: sectorIdsField().default(null),
+      })
+      .meta({ id: "CreateUserRequest" }),
+    changeOwnPassword: z
+      .object({
+        current_password: z.string().describe("The password the caller signs in with now"),
+        new_password: passwordField(passwordMinLength),
+      })
+      .meta({ id: "ChangeOwnPasswordRequest" }),
+    resetPassword: z
+      .object({
+        new_password: passwordField(passwordMinLength),
+      })
+      .meta({ id: "ResetPasswordRequest" }),
   };
 }
 
@@ -94,10 +100,12 @@ export const changeUserBody = z
 export type ChangeUserInput = z.output<typeof changeUserBody>;
 
 /** POST /identity/token as JSON. Login takes any string: a malformed e-mail simply never matches. */
-export const loginJsonBody = z.object({
-  email: z.string(),
-  password: z.string(),
-}).meta({ id: "LoginRequest" });
+export const loginJsonBody = z
+  .object({
+    email: z.string(),
+    password: z.string(),
+  })
+  .meta({ id: "LoginRequest" });
 export type LoginInput = z.output<typeof loginJsonBody>;
 
 /**
@@ -108,23 +116,33 @@ export const loginFormBody = z
   .object({
     username: z.string(),
     password: z.string(),
-    grant_type: z.preprocess((value) => (value === "" ? undefined : value), z.string().regex(/^password$/).optional()),
+    grant_type: z.preprocess(
+      (value) => (value === "" ? undefined : value),
+      z
+        .string()
+        .regex(/^password$/)
+        .optional(),
+    ),
   })
   .transform(({ username, password }): LoginInput => ({ email: username, password }))
   .meta({ id: "LoginForm", description: "The OAuth2 password form: the e-mail as username" });
 
-export const tokenResponse = z.object({
-  access_token: z.string(),
-  token_type: z.literal("bearer"),
-  expires_in: z.int().describe("Seconds until the token expires"),
-}).meta({ id: "AccessToken" });
+export const tokenResponse = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal("bearer"),
+    expires_in: z.int().describe("Seconds until the token expires"),
+  })
+  .meta({ id: "AccessToken" });
 
-export const userRecord = z.object({
-  id: z.uuid(),
-  email: z.string(),
-  role: z.enum(ROLES),
-  is_active: z.boolean(),
-  created_at: z.iso.datetime(),
-  sector_ids: z.array(z.uuid()).nullable().describe("The sectors an employee reaches; null: every sector"),
-}).meta({ id: "User", description: "A hub user; never a password or its hash" });
+export const userRecord = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    role: z.enum(ROLES),
+    is_active: z.boolean(),
+    created_at: z.iso.datetime(),
+    sector_ids: z.array(z.uuid()).nullable().describe("The sectors an employee reaches; null: every sector"),
+  })
+  .meta({ id: "User", description: "A hub user; never a password or its hash" });
 export type UserRecord = z.infer<typeof userRecord>;

@@ -26,8 +26,7 @@ export const userRoutes = (passwordMinLength: number) => [
     path: "/identity/users",
     operationId: "listUsers",
     summary: "List users",
-    description:
-      "Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users only with `include_inactive=true`.",
+    description: "Admins only. Active users, oldest first, a page at a time (follow the `Link` header); deactivated users only with `include_inactive=true`.",
     tag: "identity",
     auth: "admin",
     query: listUsersQuery,
@@ -43,8 +42,7 @@ export const userRoutes = (passwordMinLength: number) => [
     path: "/identity/users/{user_id}",
     operationId: "getUser",
     summary: "Get an active user",
-    description:
-      "Admins only. 404 for an unknown or a deactivated user.",
+    description: "Admins only. 404 for an unknown or a deactivated user.",
     tag: "identity",
     auth: "admin",
     params: userIdParams,

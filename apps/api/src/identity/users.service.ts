@@ -22,7 +22,9 @@ async function assertSectorsExist(db: Executor, sectorIds: readonly string[] | n
   const unknown = new Set(await users.unknownSectorIds(db, sectorIds));
   if (unknown.size === 0) return;
   throw new RequestValidationError(
-    sectorIds.flatMap((id, index) => (unknown.has(id) ? [{ loc: ["body", "sector_ids", index], msg: "Value error, sector not found", type: "value_error" }] : [])),
+    sectorIds.flatMap((id, index) =>
+      unknown.has(id) ? [{ loc: ["body", "sector_ids", index], msg: "Value error, sector not found", type: "value_error" }] : [],
+    ),
   );
 }
 
@@ -165,7 +167,12 @@ export async function changeUser(ctx: AccountContext, targetId: string, change: 
       const after = await users.setActiveUserRole(tx, targetId, change.role);
       if (!after) throw new NotFoundError(USER_NOT_FOUND);
       if (before.role === "admin") await assertAnAdminRemains(tx);
-      await events.record(tx, { eventType: "user.role_changed", aggregateId: targetId, actorId, payload: { user_id: targetId, from: before.role, to: change.role } });
+      await events.record(tx, {
+        eventType: "user.role_changed",
+        aggregateId: targetId,
+        actorId,
+        payload: { user_id: targetId, from: before.role, to: change.role },
+      });
       user = after;
       changed = true;
     }

@@ -31,12 +31,19 @@ export const jobLogRoutes = [
     auth: "worker",
     params: jobIdParams,
     body: appendJobLogsBody,
-    example: { lines: [{ message: "read 1200 rows", level: "info" }, { message: "row 17: missing VAT number", level: "warn", ts: "2026-11-26T10:00:01.250Z" }], attempt: 1 },
+    example: {
+      lines: [
+        { message: "read 1200 rows", level: "info" },
+        { message: "row 17: missing VAT number", level: "warn", ts: "2026-11-26T10:00:01.250Z" },
+      ],
+      attempt: 1,
+    },
     responses: {
       200: { description: "What was stored", schema: appendJobLogsResponse },
       404: { description: "Unknown job, or a job of another automation" },
       409: {
-        description: "The job is not running under this worker's current lease (or not in the attempt named); nothing was stored. `status` is the job's status now",
+        description:
+          "The job is not running under this worker's current lease (or not in the attempt named); nothing was stored. `status` is the job's status now",
         schema: jobNotLeasedResponse,
       },
     },
@@ -88,12 +95,25 @@ export const jobLogRoutes = [
         schema: z.string(),
         example: STREAM_EXAMPLE,
       },
-      204: { description: "`Last-Event-ID: end`: the client already received `event: end`; nothing follows (a standard EventSource stops reconnecting on a 204)" },
+      204: {
+        description: "`Last-Event-ID: end`: the client already received `event: end`; nothing follows (a standard EventSource stops reconnecting on a 204)",
+      },
       404: { description: "Unknown job" },
-      429: { description: "Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After" },
+      429: {
+        description:
+          "Too many open streams: the caller's user already has 5 open on this path (a request with Last-Event-ID takes the oldest one's place instead); see Retry-After",
+      },
     },
     handler: async ({ params, query, headers, caller, ctx, req, res }) => {
-      const served = await serveJobLogStream({ ctx, req, res, caller, jobId: params.job_id, minLevel: query.level, lastEventId: headers[LAST_EVENT_ID_HEADER] });
+      const served = await serveJobLogStream({
+        ctx,
+        req,
+        res,
+        caller,
+        jobId: params.job_id,
+        minLevel: query.level,
+        lastEventId: headers[LAST_EVENT_ID_HEADER],
+      });
       return served === "ended" ? { status: 204 } : { status: 200, streaming: true };
     },
   }),

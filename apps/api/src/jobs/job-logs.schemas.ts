@@ -1,13 +1,6 @@
 /** Request and response shapes of job logs and progress (CONTRACT §6.12). */
 import { z } from "zod";
-import {
-  AUTOMATION_LIMITS,
-  isoDateTime,
-  JOB_LOG_LEVELS,
-  JOB_LOG_MAX_LINES_PER_REQUEST,
-  JOB_LOG_MESSAGE_MAX_LENGTH,
-  queryInt,
-} from "@hub/shared";
+import { AUTOMATION_LIMITS, isoDateTime, JOB_LOG_LEVELS, JOB_LOG_MAX_LINES_PER_REQUEST, JOB_LOG_MESSAGE_MAX_LENGTH, queryInt } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 import { LAST_EVENT_ID_HEADER } from "../events/events.schemas";
 import { attemptFence } from "./jobs.schemas";

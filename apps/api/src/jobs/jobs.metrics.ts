@@ -23,7 +23,11 @@ export function createJobMetrics(registry: Registry) {
       ["outcome"],
     ),
     claimsWaiting: metric.gauge("hub_job_claims_waiting", "POST /jobs/claim calls currently long-polling in this process"),
-    queueWait: metric.histogram("hub_job_queue_wait_seconds", "Time from when a job became claimable (its available_at: creation, run_at or the end of a retry back-off) to its claim by a worker", LATENCY_BUCKETS_SECONDS),
+    queueWait: metric.histogram(
+      "hub_job_queue_wait_seconds",
+      "Time from when a job became claimable (its available_at: creation, run_at or the end of a retry back-off) to its claim by a worker",
+      LATENCY_BUCKETS_SECONDS,
+    ),
     runDuration: metric.histogram(
       "hub_job_run_duration_seconds",
       "Time from claim to the worker's final report, by outcome (completed, failed)",

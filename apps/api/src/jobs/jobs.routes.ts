@@ -138,7 +138,7 @@ export const jobRoutes = [
       "Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), " +
       "`priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created. " +
       "`context[<name>]=<value>` (also written `context.<name>=<value>`; up to 5) keeps the jobs whose context has that top-level key with that string value: " +
-      "a sixth is a 422 on [\"query\"], an empty or over-long name a 422 at [\"query\",\"context.<name>\"]. " +
+      'a sixth is a 422 on ["query"], an empty or over-long name a 422 at ["query","context.<name>"]. ' +
       "A context value matching up to 10,000 jobs is found by an index, with or without automation_id; broader values and error_contains are best effort.",
     tag: "jobs",
     auth: "user",
@@ -229,6 +229,9 @@ export const jobRoutes = [
       404: { description: "Unknown job" },
       409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) } }),
+    handler: async ({ params, body, caller, ctx }) => ({
+      status: 201,
+      body: { id: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) },
+    }),
   }),
 ];

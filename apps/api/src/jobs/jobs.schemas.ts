@@ -58,33 +58,37 @@ const priority = () => z.int().min(JOB_PRIORITY_MIN).max(JOB_PRIORITY_MAX);
 export const jobPriority = () =>
   priority().default(JOB_PRIORITY_DEFAULT).describe("Claim order: −100 to 100, higher first (then the earliest available_at, then creation order)");
 
-export const createJobBody = z.object({
-  automation_id: uuid(),
-  context: jobContextField().default({}).describe("Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON"),
-  run_at: runAt()
-    .nullable()
-    .optional()
-    .describe(
-      `Run the job no earlier than this time (RFC 3339, at most ${RUN_AT_MAX_DAYS_AHEAD} days ahead). ` +
-        "Omitted, null or past: as soon as possible. Until then the job is queued with waiting_reason scheduled.",
-    ),
-  priority: priority()
-    .default(JOB_PRIORITY_DEFAULT)
-    .describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`)
-    .meta({ examples: [10] }),
-}).meta({ id: "CreateJobRequest" });
+export const createJobBody = z
+  .object({
+    automation_id: uuid(),
+    context: jobContextField()
+      .default({})
+      .describe("Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON"),
+    run_at: runAt()
+      .nullable()
+      .optional()
+      .describe(
+        `Run the job no earlier than this time (RFC 3339, at most ${RUN_AT_MAX_DAYS_AHEAD} days ahead). ` +
+          "Omitted, null or past: as soon as possible. Until then the job is queued with waiting_reason scheduled.",
+      ),
+    priority: priority()
+      .default(JOB_PRIORITY_DEFAULT)
+      .describe(
+        `${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`,
+      )
+      .meta({ examples: [10] }),
+  })
+  .meta({ id: "CreateJobRequest" });
 export type CreateJobBody = z.output<typeof createJobBody>;
 
 /** Most jobs one POST /jobs/batch creates (CONTRACT §6.6). */
 export const JOB_BATCH_MAX_JOBS = jobs.MAX_JOBS_PER_BATCH;
 
-export const createJobBatchBody = z.object({
-  jobs: z
-    .array(createJobBody)
-    .min(1)
-    .max(JOB_BATCH_MAX_JOBS)
-    .describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
-}).meta({ id: "CreateJobBatchRequest" });
+export const createJobBatchBody = z
+  .object({
+    jobs: z.array(createJobBody).min(1).max(JOB_BATCH_MAX_JOBS).describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
+  })
+  .meta({ id: "CreateJobBatchRequest" });
 export type CreateJobBatchBody = z.output<typeof createJobBatchBody>;
 
 export const createdJobBatchResponse = z.object({ ids: z.array(z.uuid()).describe("The new jobs' ids, in input order") }).meta({ id: "CreatedJobBatch" });
@@ -119,17 +123,22 @@ const statusList = () =>
       return [...new Set(statuses)];
     })
     // What a client sends: a list, comma-separated in one parameter (style form, explode false).
-    .meta({ type: "array", items: { type: "string", enum: [...JOB_STATUSES] }, description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}` });
+    .meta({
+      type: "array",
+      items: { type: "string", enum: [...JOB_STATUSES] },
+      description: `One status or a comma-separated list of ${JOB_STATUSES.join(", ")}`,
+    });
 
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
   status: statusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
-  priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX }).optional().describe("Only jobs whose priority is at least this").meta({ examples: [10] }),
-  scheduled: queryBool()
+  priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX })
     .optional()
-    .describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
+    .describe("Only jobs whose priority is at least this")
+    .meta({ examples: [10] }),
+  scheduled: queryBool().optional().describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
   schedule_id: uuid().optional().describe("Only the jobs this schedule created"),
   created_by: uuid().optional().describe("Only the jobs this user created"),
   finished_after: isoDateTime().optional().describe("Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match"),
@@ -157,56 +166,57 @@ export const listJobsQuery = z.object({
 });
 export type ListJobsQuery = z.output<typeof listJobsQuery>;
 
-export const jobRecord = z.object({
-  id: z.uuid(),
-  automation_id: z.uuid(),
-  status: z.enum(JOB_STATUSES),
-  context: z.record(z.string(), z.unknown()),
-  result: z.record(z.string(), z.unknown()).nullable(),
-  error: z.string().nullable(),
-  attempts: z.int(),
-  created_by: z.uuid().nullable(),
-  created_at: z.iso.datetime(),
-  started_at: z.iso.datetime().nullable(),
-  finished_at: z.iso.datetime().nullable(),
-  lease_expires_at: z.iso.datetime().nullable(),
-  waiting_reason: z
-    .enum(jobs.WAITING_REASONS)
-    .nullable()
-    .describe(
-      "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
-        "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
-        "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
-        "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
-        "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
-        "key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), " +
-        "next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued.",
-    ),
-  queue_position: z
-    .int()
-    .min(1)
-    .nullable()
-    .describe(
-      "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); " +
-        "with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). " +
-        "Null when not queued, while its own available_at is ahead, and in lists.",
-    ),
-  available_at: z.iso
-    .datetime()
-    .describe(
-      "When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. " +
-        "In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)",
-    ),
-  retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
-  run_at: z.iso
-    .datetime()
-    .nullable()
-    .describe("The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given"),
-  priority: z.int().describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}; among due jobs, higher priorities are handed out first`),
-  schedule_id: z.uuid().nullable().describe("The schedule whose fire created the job; null for jobs created by a request"),
-  fire_time: z.iso.datetime().nullable().describe("The schedule's fire time this job was created for; null otherwise"),
-  progress: jobProgress.nullable().describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
-}).meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
+export const jobRecord = z
+  .object({
+    id: z.uuid(),
+    automation_id: z.uuid(),
+    status: z.enum(JOB_STATUSES),
+    context: z.record(z.string(), z.unknown()),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: z.string().nullable(),
+    attempts: z.int(),
+    created_by: z.uuid().nullable(),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    finished_at: z.iso.datetime().nullable(),
+    lease_expires_at: z.iso.datetime().nullable(),
+    waiting_reason: z
+      .enum(jobs.WAITING_REASONS)
+      .nullable()
+      .describe(
+        "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
+          "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
+          "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
+          "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
+          "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
+          "key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), " +
+          "next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued.",
+      ),
+    queue_position: z
+      .int()
+      .min(1)
+      .nullable()
+      .describe(
+        "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); " +
+          "with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). " +
+          "Null when not queued, while its own available_at is ahead, and in lists.",
+      ),
+    available_at: z.iso
+      .datetime()
+      .describe(
+        "When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. " +
+          "In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)",
+      ),
+    retry_of: z.uuid().nullable().describe("The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise"),
+    run_at: z.iso.datetime().nullable().describe("The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given"),
+    priority: z.int().describe(`${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}; among due jobs, higher priorities are handed out first`),
+    schedule_id: z.uuid().nullable().describe("The schedule whose fire created the job; null for jobs created by a request"),
+    fire_time: z.iso.datetime().nullable().describe("The schedule's fire time this job was created for; null otherwise"),
+    progress: jobProgress
+      .nullable()
+      .describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
+  })
+  .meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;
 
 /** A job as the endpoints that hand one out show it: with its attempt's trace context (CONTRACT §6.20). */
@@ -230,16 +240,18 @@ export const rescheduleJobBody = z
     run_at: runAt()
       .nullable()
       .optional()
-      .describe(
-        "The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is",
-      ),
-    priority: priority().optional().describe("The new priority; omitted: it stays as it is").meta({ examples: [50] }),
+      .describe("The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is"),
+    priority: priority()
+      .optional()
+      .describe("The new priority; omitted: it stays as it is")
+      .meta({ examples: [50] }),
   })
   .superRefine((body, ctx) => {
     if (body.run_at === undefined && body.priority === undefined) {
       ctx.addIssue({ code: "custom", input: body, ...pydanticIssue("value_error", "Value error, give run_at, priority or both") });
     }
-  }).meta({ id: "RescheduleJobRequest" });
+  })
+  .meta({ id: "RescheduleJobRequest" });
 export type RescheduleJobBody = z.output<typeof rescheduleJobBody>;
 
 /** POST /jobs/{job_id}/retry (CONTRACT §6.14): an optional body; with `context`, the retry runs with it. An absent body means `{}`. */
@@ -259,12 +271,7 @@ export type RetryJobBody = z.output<typeof retryJobBody>;
 /** An absent body means `{}`: a worker may POST /jobs/claim with no body at all. */
 export const claimJobBody = z
   .object({
-    wait_seconds: z
-      .int()
-      .min(0)
-      .max(CLAIM_MAX_WAIT_SECONDS)
-      .default(0)
-      .describe("Long-poll: how long to wait for a job before answering 204"),
+    wait_seconds: z.int().min(0).max(CLAIM_MAX_WAIT_SECONDS).default(0).describe("Long-poll: how long to wait for a job before answering 204"),
   })
   .default({ wait_seconds: 0 })
   .meta({ id: "ClaimJobRequest" });
@@ -273,12 +280,11 @@ export const claimJobBody = z
  * Optional fence on the attempt: the `attempts` value of the job as claimed. A worker that sends it
  * cannot have a late call of an earlier attempt of the same job accepted (409 instead).
  */
-export const attemptFence = int32()
-  .min(1)
-  .optional()
-  .describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
+export const attemptFence = int32().min(1).optional().describe("The job's `attempts` as claimed; when given, a call for another attempt is refused with 409");
 
-export const completeJobBody = z.object({ result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"), attempt: attemptFence }).meta({ id: "CompleteJobRequest" });
+export const completeJobBody = z
+  .object({ result: jobResultField().describe("At most HUB_JOB_RESULT_MAX_BYTES (262144) bytes as compact JSON"), attempt: attemptFence })
+  .meta({ id: "CompleteJobRequest" });
 
 /** POST /jobs/{job_id}/complete-and-claim: a complete's body, and how long to wait for the next job. */
 export const completeAndClaimJobBody = z
@@ -297,15 +303,19 @@ export const completeAndClaimJobBody = z
 export const completeAndClaimJobResponse = z
   .object({
     job: jobRecord.describe("The job whose result was recorded, now completed"),
-    next: claimedJobRecord.nullable().describe("The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds"),
+    next: claimedJobRecord
+      .nullable()
+      .describe("The worker's next job, now running under a lease, as POST /jobs/claim hands it out; null when none came within wait_seconds"),
   })
   .meta({ id: "CompletedAndClaimedJobs" });
 
-export const failJobBody = z.object({
-  error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
-  retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),
-  attempt: attemptFence,
-}).meta({ id: "FailJobRequest" });
+export const failJobBody = z
+  .object({
+    error: z.string().min(1).max(FAILURE_ERROR_MAX_LENGTH),
+    retryable: z.boolean().default(false).describe("Re-queue the job while attempts remain"),
+    attempt: attemptFence,
+  })
+  .meta({ id: "FailJobRequest" });
 
 /** An absent body means `{}`. */
 export const heartbeatJobBody = z.object({ attempt: attemptFence, progress: progressReport.optional() }).default({}).meta({ id: "HeartbeatJobRequest" });
@@ -339,12 +349,7 @@ function bulkActionBody<A extends BulkAction>(action: A) {
       created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
       created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
       dry_run: z.boolean().default(false).describe("Count and list the matching jobs, change nothing"),
-      limit: z
-        .int()
-        .min(1)
-        .max(BULK_ACTION_MAX_LIMIT)
-        .default(1000)
-        .describe("Most jobs the action selects, oldest first by (created_at, id)"),
+      limit: z.int().min(1).max(BULK_ACTION_MAX_LIMIT).default(1000).describe("Most jobs the action selects, oldest first by (created_at, id)"),
     })
     .superRefine((body, ctx) => {
       // Without a filter the action would sweep the whole job table: refused on ["body"].
@@ -362,11 +367,11 @@ export const bulkCancelBody = bulkActionBody("cancel").meta({ id: "BulkCancelReq
 export const bulkRetryBody = bulkActionBody("retry").meta({ id: "BulkRetryRequest" });
 export type BulkActionBody = z.output<typeof bulkCancelBody> | z.output<typeof bulkRetryBody>;
 
-export const bulkActionResponse = z.object({
-  matched: z.int().min(0).describe("Jobs the filters selected (at most `limit`) in a status the action applies to"),
-  affected: z.int().min(0).describe("Jobs the action changed; 0 on a dry run. Jobs that changed state meanwhile are skipped"),
-  job_ids: z
-    .array(z.uuid())
-    .describe(`Up to ${BULK_ACTION_LISTED_IDS} of the affected jobs (of the matched ones on a dry run), oldest first`),
-}).meta({ id: "BulkActionResult" });
+export const bulkActionResponse = z
+  .object({
+    matched: z.int().min(0).describe("Jobs the filters selected (at most `limit`) in a status the action applies to"),
+    affected: z.int().min(0).describe("Jobs the action changed; 0 on a dry run. Jobs that changed state meanwhile are skipped"),
+    job_ids: z.array(z.uuid()).describe(`Up to ${BULK_ACTION_LISTED_IDS} of the affected jobs (of the matched ones on a dry run), oldest first`),
+  })
+  .meta({ id: "BulkActionResult" });
 export type BulkActionResponse = z.infer<typeof bulkActionResponse>;

@@ -110,7 +110,8 @@ function refusalOf(items: readonly CreateJobBody[], seen: readonly jobs.Automati
  * is handed to dispatch without waiting for Redis.
  */
 export async function createJob(
-  ctx: AppContext, reach: Reach,
+  ctx: AppContext,
+  reach: Reach,
   creator: AuthenticatedUser,
   input: CreateJobBody,
   idempotencyKey: string | undefined,
@@ -139,18 +140,13 @@ export async function createJob(
  * automation → 409.
  */
 export async function createJobBatch(
-  ctx: AppContext, reach: Reach,
+  ctx: AppContext,
+  reach: Reach,
   creator: AuthenticatedUser,
   input: CreateJobBatchBody,
   idempotencyKey: string | undefined,
 ): Promise<CreatedJobBatch> {
-  const outcome = await jobs.insertBatch(
-    ctx.database.pool, reach,
-    creator.id,
-    input.jobs.map(newJobOf),
-    idempotencyKey,
-    activeTracing()?.currentContext(),
-  );
+  const outcome = await jobs.insertBatch(ctx.database.pool, reach, creator.id, input.jobs.map(newJobOf), idempotencyKey, activeTracing()?.currentContext());
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc(outcome.jobs.length);
@@ -170,7 +166,8 @@ export async function createJobBatch(
 /** One page of GET /jobs, newest first. */
 export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery, page: KeysetPageRequest): Promise<KeysetPage<JobRecord>> {
   const { items, next } = await jobs.list(
-    db, reach,
+    db,
+    reach,
     {
       automationId: query.automation_id,
       statuses: query.status,
@@ -333,9 +330,16 @@ async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonl
  * {@link BULK_ACTION_LISTED_IDS}; for a retry these are the retried jobs, whose retries carry
  * `retry_of`.
  */
-export async function runBulkAction(ctx: AppContext, reach: Reach, user: AuthenticatedUser, action: BulkAction, body: BulkActionBody): Promise<BulkActionResponse> {
+export async function runBulkAction(
+  ctx: AppContext,
+  reach: Reach,
+  user: AuthenticatedUser,
+  action: BulkAction,
+  body: BulkActionBody,
+): Promise<BulkActionResponse> {
   const matchedIds = await jobs.findIdsForBulkAction(
-    ctx.database.pool, reach,
+    ctx.database.pool,
+    reach,
     {
       automationId: body.automation_id,
       statuses: body.status ?? BULK_ACTION_STATUSES[action],

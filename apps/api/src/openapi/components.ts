@@ -60,14 +60,18 @@ export class ComponentSchemas {
     if (io === "output" && this.inputPhase) throw new Error("ComponentSchemas: render responses (output) before requests (input)");
     this.inputPhase ||= io === "input";
     const rendered = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" });
-    const { $schema: _dialect, $defs, ...root } = (io === "input" ? withoutRequestDefaults(rendered) : rendered) as JsonSchema & {
+    const {
+      $schema: _dialect,
+      $defs,
+      ...root
+    } = (io === "input" ? withoutRequestDefaults(rendered) : rendered) as JsonSchema & {
       $defs?: Record<string, JsonSchema>;
     };
     const definitions = Object.entries($defs ?? {});
     const names = new Map(definitions.map(([id]) => [id, id]));
     const rename = (ref: string) => (ref.startsWith(LOCAL_DEFS) ? COMPONENTS + (names.get(ref.slice(LOCAL_DEFS.length)) ?? ref) : ref);
     // A definition that refers to a renamed one may need renaming too: repeat until none changes.
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const [id, definition] of definitions) {
         const name = this.nameFor(id, mapRefs(definition, rename) as JsonSchema, io);

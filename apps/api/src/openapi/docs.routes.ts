@@ -37,7 +37,8 @@ export function mountDocs(router: Router, routes: AnyRoute[]): void {
   router.get("/openapi.json", (req, res) => {
     // It takes no query parameter: an unknown one is refused as on every other endpoint.
     const unknown = Object.keys(req.query);
-    if (unknown.length > 0) throw new RequestValidationError(unknown.map((name) => ({ loc: ["query", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" })));
+    if (unknown.length > 0)
+      throw new RequestValidationError(unknown.map((name) => ({ loc: ["query", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" })));
     res.json(document);
   });
   router.use("/docs", pageSecurityHeaders(DOCS_CONTENT_SECURITY_POLICY));

@@ -151,7 +151,11 @@ export function buildOpenApiDocument(routes: AnyRoute[]) {
       summary: route.summary,
       description: route.description,
       tags: [route.tag],
-      parameters: [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query", route.patternQuery?.name), ...parametersOf(route.headers, "header")],
+      parameters: [
+        ...parametersOf(route.params, "path"),
+        ...parametersOf(route.query, "query", route.patternQuery?.name),
+        ...parametersOf(route.headers, "header"),
+      ],
       ...securityOf(route),
       responses: responsesOf(route, schemas),
     } as Record<string, unknown>,

@@ -37,7 +37,10 @@ export const scheduleRoutes = [
       404: { description: "Unknown automation" },
       409: { description: "The automation is deactivated, or it already has a schedule with this key" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: { id: await createSchedule(ctx, caller.reach, params.automation_id, body, caller.user.id) } }),
+    handler: async ({ params, body, caller, ctx }) => ({
+      status: 201,
+      body: { id: await createSchedule(ctx, caller.reach, params.automation_id, body, caller.user.id) },
+    }),
   }),
   defineRoute({
     method: "get",
@@ -55,7 +58,13 @@ export const scheduleRoutes = [
       404: { description: "Unknown automation" },
     },
     handler: async ({ params, query, after, caller, ctx }) => {
-      const page = await listSchedules(ctx.database.pool, caller.reach, { automation_id: params.automation_id, enabled: query.enabled }, { limit: query.limit, after }, { automationMustExist: true });
+      const page = await listSchedules(
+        ctx.database.pool,
+        caller.reach,
+        { automation_id: params.automation_id, enabled: query.enabled },
+        { limit: query.limit, after },
+        { automationMustExist: true },
+      );
       return { status: 200, body: page.items, next: page.next };
     },
   }),
@@ -64,7 +73,8 @@ export const scheduleRoutes = [
     path: "/schedules",
     operationId: "listSchedules",
     summary: "List schedules across automations",
-    description: "Every schedule (not deleted), oldest first, a page at a time; `automation_id=` and `enabled=` filter. `next_run_at` is when it fires next (null when disabled).",
+    description:
+      "Every schedule (not deleted), oldest first, a page at a time; `automation_id=` and `enabled=` filter. `next_run_at` is when it fires next (null when disabled).",
     tag: "schedules",
     auth: "user",
     query: listSchedulesQuery,
@@ -83,7 +93,7 @@ export const scheduleRoutes = [
     summary: "Preview the next fire times of a cron expression",
     description:
       "The next `count` (1–20, default 5) fire times of `cron` read in `timezone`, as a schedule with them would fire from now (PostgreSQL's clock), fewer when fewer fall within 4 years. " +
-      "Checked as creating a schedule checks them, with the problems at [\"query\", <name>]: an expression the hub does not accept, a seconds field where HUB_SCHEDULES_ALLOW_SECONDS is off, " +
+      'Checked as creating a schedule checks them, with the problems at ["query", <name>]: an expression the hub does not accept, a seconds field where HUB_SCHEDULES_ALLOW_SECONDS is off, ' +
       "no fire time within 4 years, or a time zone Intl.DateTimeFormat does not know. Any signed-in user; nothing is stored.",
     tag: "schedules",
     auth: "user",
@@ -121,13 +131,17 @@ export const scheduleRoutes = [
       404: { description: "Unknown or deleted schedule" },
       409: { description: "enabled: true on a deactivated automation, or another schedule of the automation has this key" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 200, body: await replaceSchedule(ctx, caller.reach, params.schedule_id, body, caller.user.id) }),
+    handler: async ({ params, body, caller, ctx }) => ({
+      status: 200,
+      body: await replaceSchedule(ctx, caller.reach, params.schedule_id, body, caller.user.id),
+    }),
   }),
   defineRoute({
     method: "delete",
     path: "/schedules/{schedule_id}",
     operationId: "deleteSchedule",
-    description: "The schedule makes no more jobs and is gone for every read and PUT (404); the jobs it made keep their schedule_id. Writes `schedule.deleted`.",
+    description:
+      "The schedule makes no more jobs and is gone for every read and PUT (404); the jobs it made keep their schedule_id. Writes `schedule.deleted`.",
     summary: "Delete a schedule (admins): it makes no more jobs; the jobs it made stay, queued ones included",
     tag: "schedules",
     auth: "admin",

@@ -55,13 +55,17 @@ export const scheduleBody = z
     timezone: timezoneField(),
     context: jobContextField()
       .default({})
-      .describe("The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON"),
+      .describe(
+        "The context of every job the schedule makes; checked against the automation's parameters like POST /jobs; at most HUB_JOB_CONTEXT_MAX_BYTES bytes as compact JSON",
+      ),
     priority: jobPriority(),
     enabled: z.boolean().default(true).describe("A disabled schedule makes no job; enabling it starts from its next fire time (nothing is caught up)"),
     overlap: z
       .enum(SCHEDULE_OVERLAP_POLICIES)
       .default("skip")
-      .describe("skip: a fire while a job of this schedule is still queued or running makes none (event schedule.skipped, reason overlap); allow: it makes one anyway"),
+      .describe(
+        "skip: a fire while a job of this schedule is still queued or running makes none (event schedule.skipped, reason overlap); allow: it makes one anyway",
+      ),
     key: z
       .string()
       .min(1)
@@ -72,8 +76,17 @@ export const scheduleBody = z
     description: z.string().default(""),
   })
   .meta({
-    examples: [{ cron: "0 6 * * MON-FRI", timezone: "Europe/Berlin", context: { month: "current" }, key: "weekday-invoice-export", description: "Invoices, every weekday at 06:00 Berlin time" }],
-  }).meta({ id: "ScheduleRequest" });
+    examples: [
+      {
+        cron: "0 6 * * MON-FRI",
+        timezone: "Europe/Berlin",
+        context: { month: "current" },
+        key: "weekday-invoice-export",
+        description: "Invoices, every weekday at 06:00 Berlin time",
+      },
+    ],
+  })
+  .meta({ id: "ScheduleRequest" });
 export type ScheduleBody = z.output<typeof scheduleBody>;
 
 /** Most fire times one GET /schedules/preview lists (CONTRACT §6.14). */
@@ -139,5 +152,6 @@ export const scheduleRecord = z
         created_at: "2026-11-01T09:12:44.120Z",
       },
     ],
-  }).meta({ id: "Schedule", description: "A cron expression in a time zone that makes one job of its automation per fire" });
+  })
+  .meta({ id: "Schedule", description: "A cron expression in a time zone that makes one job of its automation per fire" });
 export type ScheduleRecord = z.infer<typeof scheduleRecord>;

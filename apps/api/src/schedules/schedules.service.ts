@@ -7,7 +7,20 @@
  * being deactivated until the change commits — then the schedule row.
  */
 import { isDeepStrictEqual } from "node:util";
-import { isUniqueViolation, type Automation, type KeysetPage, type KeysetPageRequest, type Schedule, automations, events, jobs, schedules, withTransaction, type Executor, type Reach } from "@hub/db";
+import {
+  isUniqueViolation,
+  type Automation,
+  type KeysetPage,
+  type KeysetPageRequest,
+  type Schedule,
+  automations,
+  events,
+  jobs,
+  schedules,
+  withTransaction,
+  type Executor,
+  type Reach,
+} from "@hub/db";
 import { validate, type ValidationIssue } from "@hub/shared";
 import { CronTimetable, parseCronExpression, timeZoneProblem } from "@hub/shared/cron";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -162,7 +175,8 @@ export async function getSchedule(db: Executor, reach: Reach, id: string): Promi
 
 /** GET /schedules and GET /automations/{automation_id}/schedules (404 for an unknown automation): oldest first. */
 export async function listSchedules(
-  db: Executor, reach: Reach,
+  db: Executor,
+  reach: Reach,
   filter: Pick<ListSchedulesQuery, "automation_id" | "enabled">,
   page: KeysetPageRequest,
   { automationMustExist = false } = {},

@@ -11,8 +11,7 @@ export const sectorRoutes = [
     path: "/sectors",
     operationId: "createSector",
     summary: "Create a sector",
-    description:
-      "Admins only. The name is unique (409 when taken); the colour is `#RRGGBB`. Writes a sector.created event.",
+    description: "Admins only. The name is unique (409 when taken); the colour is `#RRGGBB`. Writes a sector.created event.",
     tag: "sectors",
     auth: "admin",
     body: createSectorBody,
@@ -25,8 +24,7 @@ export const sectorRoutes = [
     path: "/sectors",
     operationId: "listSectors",
     summary: "List sectors",
-    description:
-      "Every sector, oldest first, a page at a time: follow the `Link` header until a response has none.",
+    description: "Every sector, oldest first, a page at a time: follow the `Link` header until a response has none.",
     tag: "sectors",
     auth: "user",
     query: listSectorsQuery,
@@ -42,8 +40,7 @@ export const sectorRoutes = [
     path: "/sectors/{sector_id}",
     operationId: "getSector",
     summary: "Get a sector",
-    description:
-      "One sector by id; 404 when there is none.",
+    description: "One sector by id; 404 when there is none.",
     tag: "sectors",
     auth: "user",
     params: sectorIdParams,

@@ -23,7 +23,7 @@ export const webhookRoutes = [
     secretInResponse: "key",
     summary: "Subscribe an endpoint to events",
     description:
-      "Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is shown in this answer only. A URL that is not https://, or whose host resolves to a loopback, private or link-local address, is a 422 on [\"body\",\"url\"] (unless the hub allows them for development).",
+      'Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is shown in this answer only. A URL that is not https://, or whose host resolves to a loopback, private or link-local address, is a 422 on ["body","url"] (unless the hub allows them for development).',
     tag: "webhooks",
     auth: "admin",
     body: createWebhookBody,
@@ -85,7 +85,11 @@ export const webhookRoutes = [
     tag: "webhooks",
     auth: "admin",
     params: webhookIdParams,
-    responses: { 200: { description: "The new secret", schema: webhookSecretResponse }, 404: { description: "Unknown or deleted subscription" }, 503: NOT_CONFIGURED },
+    responses: {
+      200: { description: "The new secret", schema: webhookSecretResponse },
+      404: { description: "Unknown or deleted subscription" },
+      503: NOT_CONFIGURED,
+    },
     handler: async ({ params, ctx }) => ({ status: 200, body: await rotateSecret(ctx, params.webhook_id) }),
   }),
   defineRoute({
@@ -93,7 +97,8 @@ export const webhookRoutes = [
     path: "/webhooks/{webhook_id}/deliveries",
     operationId: "listWebhookDeliveries",
     summary: "A webhook's delivery log",
-    description: "Deliveries to this subscription, newest first, a page at a time: status (pending, delivered, failed), attempts, the last status code or error, and when the next attempt is due.",
+    description:
+      "Deliveries to this subscription, newest first, a page at a time: status (pending, delivered, failed), attempts, the last status code or error, and when the next attempt is due.",
     tag: "webhooks",
     auth: "admin",
     params: webhookIdParams,

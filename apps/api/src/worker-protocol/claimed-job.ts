@@ -10,7 +10,6 @@ import { activeTracing, runTraceContext } from "@hub/tracing";
 import type { AppContext } from "../context";
 import type { ClaimedJobRecord, JobRecord } from "../jobs/jobs.schemas";
 
-
 /** The records of jobs just claimed, with their trace contexts (one read by primary key, only while tracing is on). */
 export async function withRunTraceContexts(ctx: AppContext, records: JobRecord[]): Promise<ClaimedJobRecord[]> {
   if (!activeTracing() || records.length === 0) return records.map((record) => ({ ...record, traceparent: null, tracestate: null }));

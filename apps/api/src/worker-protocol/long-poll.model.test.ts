@@ -31,7 +31,11 @@ function random(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+  };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -53,7 +57,10 @@ class World {
   readonly log: string[] = [];
   private seq = 0;
 
-  constructor(private readonly lossRate: number, private readonly rng: ReturnType<typeof random>) {}
+  constructor(
+    private readonly lossRate: number,
+    private readonly rng: ReturnType<typeof random>,
+  ) {}
 
   note(line: string) {
     this.log.push(`${Date.now()} ${line}`);
@@ -63,10 +70,13 @@ class World {
   /** A wake-up message: reaches the listener after a little latency, unless lost. */
   publish(reason: "offer" | "slot") {
     if (this.rng.next() < this.lossRate) return this.note(`lost ${reason}`);
-    setTimeout(() => {
-      this.note(`deliver ${reason}`);
-      this.subscriber.emit("message", keys.wakeChannel, reason === "slot" ? `slot:${AUTOMATION}` : AUTOMATION);
-    }, this.rng.int(0, 3));
+    setTimeout(
+      () => {
+        this.note(`deliver ${reason}`);
+        this.subscriber.emit("message", keys.wakeChannel, reason === "slot" ? `slot:${AUTOMATION}` : AUTOMATION);
+      },
+      this.rng.int(0, 3),
+    );
   }
 
   offer(id: string) {
@@ -97,7 +107,9 @@ class World {
     readyCandidates: async (_automationId, count) => {
       await sleep(this.rng.int(0, 2));
       this.note(`look ${this.ready.slice(0, count).join(",") || "-"}`);
-      return this.ready.slice(0, count).map((id): ReadyJobKey => ({ id, automationId: AUTOMATION, priority: 0, availableAtMs: 0, seq: 0 }) as unknown as ReadyJobKey);
+      return this.ready
+        .slice(0, count)
+        .map((id): ReadyJobKey => ({ id, automationId: AUTOMATION, priority: 0, availableAtMs: 0, seq: 0 }) as unknown as ReadyJobKey);
     },
     claim: async ({ maxJobs, candidateIds }) => {
       await sleep(this.rng.int(1, 4));
@@ -143,7 +155,11 @@ class World {
     this.openClaims += 1;
     try {
       const pending = completing ? { jobId: completing, result: {}, attempt: undefined } : undefined;
-      return await longPoll(this.port, { automationId: AUTOMATION, maxJobs, deadline: Date.now() + waitSeconds * 1000, completing: pending }, new AbortController().signal);
+      return await longPoll(
+        this.port,
+        { automationId: AUTOMATION, maxJobs, deadline: Date.now() + waitSeconds * 1000, completing: pending },
+        new AbortController().signal,
+      );
     } finally {
       this.openClaims -= 1;
     }
@@ -151,7 +167,12 @@ class World {
 }
 
 /** A worker slot: claims, runs what it got, reports it (with complete-and-claim or apart), again. */
-async function workerLoop(world: World, rng: ReturnType<typeof random>, until: number, options: { waitSeconds: number[]; maxJobs: number; startAfterMs: number }) {
+async function workerLoop(
+  world: World,
+  rng: ReturnType<typeof random>,
+  until: number,
+  options: { waitSeconds: number[]; maxJobs: number; startAfterMs: number },
+) {
   await sleep(options.startAfterMs);
   let finished: string | undefined;
   while (Date.now() < until) {
@@ -232,7 +253,10 @@ async function runModel({ seed, lossRate, durationMs }: Run): Promise<{ worstMs:
     else if (world.openClaims > 0) waitedMs += STEP_MS;
     if (waitedMs > worstMs) {
       worstMs = waitedMs;
-      worstLog = [...world.log, `${Date.now()} waiting ${waitedMs} ms: ready ${world.ready.join(",")} queued ${[...world.queued].join(",")} running ${world.running.size}/${world.limit} open ${world.openClaims}`];
+      worstLog = [
+        ...world.log,
+        `${Date.now()} waiting ${waitedMs} ms: ready ${world.ready.join(",")} queued ${[...world.queued].join(",")} running ${world.running.size}/${world.limit} open ${world.openClaims}`,
+      ];
     }
   }
   // Let the last long-polls (up to 30 s) answer.

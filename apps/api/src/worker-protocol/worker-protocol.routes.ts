@@ -27,7 +27,14 @@ import {
   heartbeatBatchBody,
   heartbeatBatchResponse,
 } from "./worker-protocol.schemas";
-import { completeJobAndClaimNext, completeJobAsWorker, completeJobsAsWorker, failJobAsWorker, heartbeatJob, heartbeatJobsAsWorker } from "./worker-protocol.service";
+import {
+  completeJobAndClaimNext,
+  completeJobAsWorker,
+  completeJobsAsWorker,
+  failJobAsWorker,
+  heartbeatJob,
+  heartbeatJobsAsWorker,
+} from "./worker-protocol.service";
 
 const TAG = "worker protocol";
 const notYours = { description: "Unknown job, or a job of another automation" };
@@ -91,7 +98,11 @@ export const workerProtocolRoutes = [
     handler: async ({ body, caller, ctx, req, res }) => {
       const jobs = await claimNextJobs(ctx, caller.worker, { maxJobs: body.max_jobs, waitSeconds: body.wait_seconds }, clientGone(req, res));
       if (jobs.length === 0) noteNoEventsWritten(res);
-      await recordKeyHolds(ctx, caller.worker, jobs.map((job) => job.id));
+      await recordKeyHolds(
+        ctx,
+        caller.worker,
+        jobs.map((job) => job.id),
+      );
       return jobs.length > 0 ? { status: 200, body: { jobs: await withRunTraceContexts(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
     },
   }),
@@ -114,8 +125,7 @@ export const workerProtocolRoutes = [
     path: "/jobs/heartbeat-batch",
     operationId: "heartbeatJobBatch",
     summary: "Extend several leases",
-    description:
-      "Each id is extended (`ok`, with its new lease_expires_at) or refused on its own (`conflict`, `not_found`), in input order.",
+    description: "Each id is extended (`ok`, with its new lease_expires_at) or refused on its own (`conflict`, `not_found`), in input order.",
     tag: TAG,
     auth: "worker",
     body: heartbeatBatchBody,

@@ -85,7 +85,13 @@ export async function heartbeatJob(
 }
 
 /** Records the result once (the lease fence of complete); refused: 404 or 409, nothing changed. */
-async function recordResult(ctx: AppContext, worker: AuthenticatedWorker, jobId: string, result: Record<string, unknown>, attempt: number | undefined): Promise<Job> {
+async function recordResult(
+  ctx: AppContext,
+  worker: AuthenticatedWorker,
+  jobId: string,
+  result: Record<string, unknown>,
+  attempt: number | undefined,
+): Promise<Job> {
   const outcome = await jobs.complete(ctx.database.pool, jobId, fenceFor(worker, attempt), result);
   if (!outcome.ok) throw await refused(ctx, "complete", jobId, outcome.refusal);
   observeFinishedRun(ctx, outcome.job);
@@ -194,7 +200,11 @@ export async function completeJobsAsWorker(
 export async function heartbeatJobsAsWorker(ctx: AppContext, worker: AuthenticatedWorker, jobIds: string[]): Promise<HeartbeatBatchResponse> {
   const verdicts = await jobs.extendLeaseBatch(ctx.database.pool, worker, jobIds, ctx.env.HUB_JOB_LEASE_SECONDS);
   for (const verdict of verdicts) if (verdict.refusal) countRefusal(ctx, "heartbeat", verdict.refusal);
-  await recordKeyHolds(ctx, worker, verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
+  await recordKeyHolds(
+    ctx,
+    worker,
+    verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id),
+  );
   return {
     results: verdicts.map(({ id, refusal, leaseExpiresAt }) => ({
       id,

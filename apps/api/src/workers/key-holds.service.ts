@@ -32,7 +32,10 @@ export async function recordKeyHolds(ctx: Pick<AppContext, "database">, worker: 
 /** The signal streams and dispatch of this process learn of jobs a key stopped holding. */
 export async function afterKeyStopped(ctx: AppContext, automationId: string, workerId: string, requeued: readonly Job[]): Promise<void> {
   if (requeued.length === 0) return;
-  ctx.workerSignals.deliverCommitted("worker_key_rotated", requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })));
+  ctx.workerSignals.deliverCommitted(
+    "worker_key_rotated",
+    requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
+  );
   ctx.jobLogs.announceAll(requeued.map((job) => job.id));
   await offerAgain(ctx, automationId, requeued.map(jobs.toJobRef));
 }

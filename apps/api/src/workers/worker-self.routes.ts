@@ -27,7 +27,8 @@ export const workerSelfRoutes = [
     auth: "worker",
     responses: {
       200: {
-        description: "The stream, open until the worker leaves, its key stops being valid or the API shuts down. Messages: `event: cancel` and `:` comments (heartbeats)",
+        description:
+          "The stream, open until the worker leaves, its key stops being valid or the API shuts down. Messages: `event: cancel` and `:` comments (heartbeats)",
         contentType: "text/event-stream",
         schema: z.string(),
         example: SIGNALS_EXAMPLE,

@@ -142,7 +142,10 @@ export class WorkerSignalStreams {
     // rather than at the next sweep), so the cancels of the jobs that key held reach it before the end.
     const endAsCredentialRefused =
       worker.key === "previous"
-        ? () => void endKeyOverlap(ctx, worker.automationId).catch((error: unknown) => req.log.warn({ err: error }, "ending a worker key overlap failed")).finally(end)
+        ? () =>
+            void endKeyOverlap(ctx, worker.automationId)
+              .catch((error: unknown) => req.log.warn({ err: error }, "ending a worker key overlap failed"))
+              .finally(end)
         : end;
     const untrack = ctx.streams.track({ name: "worker_signals", req, requirement: "worker-unseen", end: endAsCredentialRefused });
     const heartbeat = setInterval(() => !ended && res.write(": heartbeat\n\n"), ctx.env.HUB_EVENTS_STREAM_HEARTBEAT_SECONDS * 1000);

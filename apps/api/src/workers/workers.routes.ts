@@ -61,8 +61,7 @@ export const workerRoutes = [
     path: "/automations/{automation_id}/worker",
     operationId: "unregisterWorker",
     summary: "Unregister the worker",
-    description:
-      "Admins only. Its key stops working at once and its running jobs go back to queued, without counting as failed attempts.",
+    description: "Admins only. Its key stops working at once and its running jobs go back to queued, without counting as failed attempts.",
     tag: "workers",
     auth: "admin",
     params: automationIdParams,
@@ -71,7 +70,10 @@ export const workerRoutes = [
       const { workerId, requeued } = await unregisterWorker(ctx, caller.reach, params.automation_id, caller.user.id);
       // This process's signal streams of the worker get their cancels before they end on the
       // credential change below (other processes hear both in that order from PostgreSQL).
-      ctx.workerSignals.deliverCommitted("worker_unregistered", requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })));
+      ctx.workerSignals.deliverCommitted(
+        "worker_unregistered",
+        requeued.map((job) => ({ id: job.id, workerId, attempts: job.attempts })),
+      );
       ctx.auth.forgetCredentials();
       return { status: 204 };
     },

@@ -1,8 +1,10 @@
 import { z } from "zod";
 
-export const registerWorkerBody = z.object({
-  cloud_instance_id: z.string().min(1).max(64),
-}).meta({ id: "RegisterWorkerRequest" });
+export const registerWorkerBody = z
+  .object({
+    cloud_instance_id: z.string().min(1).max(64),
+  })
+  .meta({ id: "RegisterWorkerRequest" });
 export type RegisterWorkerInput = z.output<typeof registerWorkerBody>;
 
 /** Longest a rotated-out worker key keeps working (CONTRACT §6.12). */
@@ -22,8 +24,10 @@ export const rotateWorkerKeyBody = z
   .meta({ id: "RotateWorkerApiKeyRequest" });
 
 /** Shown once, at registration or rotation: the hub keeps only the key's hash. */
-export const workerCredentials = z.object({
-  id: z.uuid().describe("The worker's id"),
-  api_key: z.string().describe("Send it in the X-Worker-Api-Key header; it cannot be shown again"),
-}).meta({ id: "WorkerCredentials" });
+export const workerCredentials = z
+  .object({
+    id: z.uuid().describe("The worker's id"),
+    api_key: z.string().describe("Send it in the X-Worker-Api-Key header; it cannot be shown again"),
+  })
+  .meta({ id: "WorkerCredentials" });
 export type WorkerCredentials = z.infer<typeof workerCredentials>;

@@ -9,7 +9,6 @@ import { lockAutomationOrNotFound, type AutomationServiceContext } from "../auto
 import { hashApiKey, newSecretKey, WORKER_API_KEY_PREFIX } from "../identity/secret-keys";
 import type { RegisterWorkerInput, WorkerCredentials } from "./workers.schemas";
 
-
 function workerPayload(worker: Pick<Worker, "id" | "cloudInstanceId">) {
   return { worker_id: worker.id, cloud_instance_id: worker.cloudInstanceId };
 }
@@ -23,7 +22,8 @@ async function lockRegisteredWorkerOrNotFound(tx: Executor, reach: Reach, automa
 
 /** Registers the automation's worker; 409 when the automation is inactive or already has one. */
 export async function registerWorker(
-  ctx: AutomationServiceContext, reach: Reach,
+  ctx: AutomationServiceContext,
+  reach: Reach,
   automationId: string,
   input: RegisterWorkerInput,
   actorId: string,
@@ -79,7 +79,12 @@ export async function rotateWorkerApiKey(
  * Unregisters the worker: its key stops working and its running jobs go back to `queued` (then are
  * offered again, oldest first, to whichever worker registers next).
  */
-export async function unregisterWorker(ctx: AutomationServiceContext, reach: Reach, automationId: string, actorId: string): Promise<{ workerId: string; requeued: Job[] }> {
+export async function unregisterWorker(
+  ctx: AutomationServiceContext,
+  reach: Reach,
+  automationId: string,
+  actorId: string,
+): Promise<{ workerId: string; requeued: Job[] }> {
   const unregistered = await withTransaction(ctx.database.pool, async (tx) => {
     const worker = await lockRegisteredWorkerOrNotFound(tx, reach, automationId);
     // Re-queued (and signalled) first: a signals stream ends on the credential change, after them.

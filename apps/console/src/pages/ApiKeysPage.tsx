@@ -16,7 +16,9 @@ async function listKeys(prefix: string | undefined): Promise<ApiKey[]> {
   const keys: ApiKey[] = [];
   let cursor: string | undefined;
   do {
-    const request = hub.GET("/identity/api-keys", { params: { query: { limit: 1000, ...(prefix ? { all: true, prefix } : {}), ...(cursor ? { cursor } : {}) } } });
+    const request = hub.GET("/identity/api-keys", {
+      params: { query: { limit: 1000, ...(prefix ? { all: true, prefix } : {}), ...(cursor ? { cursor } : {}) } },
+    });
     keys.push(...(await call(request)));
     cursor = nextCursor((await request).response);
   } while (cursor);
@@ -41,7 +43,9 @@ export function ApiKeysPage() {
   const create = async (event: FormEvent) => {
     event.preventDefault();
     const done = await run(async () => {
-      const answer = await call(hub.POST("/identity/api-keys", { body: { name, expires_in_days: Number(days), read_only: readOnly, role: asEmployee ? "employee" : null } }));
+      const answer = await call(
+        hub.POST("/identity/api-keys", { body: { name, expires_in_days: Number(days), read_only: readOnly, role: asEmployee ? "employee" : null } }),
+      );
       setCreated(answer.key);
     });
     if (done) {
@@ -53,7 +57,9 @@ export function ApiKeysPage() {
   return (
     <>
       <h1>Api keys</h1>
-      <p className="sub">A program sends a key as <code>Authorization: Bearer hub_…</code> and acts as you, with your role.</p>
+      <p className="sub">
+        A program sends a key as <code>Authorization: Bearer hub_…</code> and acts as you, with your role.
+      </p>
       {created && (
         <SecretOnce
           title="Your new api key"
@@ -73,7 +79,8 @@ export function ApiKeysPage() {
             {(props) => <input {...props} type="number" min={1} max={365} required value={days} onChange={(event) => setDays(event.target.value)} />}
           </Field>
           <label className="toggle">
-            <input type="checkbox" checked={readOnly} onChange={(event) => setReadOnly(event.target.checked)} /> Read-only (only reads; fixed for the key's life)
+            <input type="checkbox" checked={readOnly} onChange={(event) => setReadOnly(event.target.checked)} /> Read-only (only reads; fixed for the key's
+            life)
           </label>
           {user.isAdmin && (
             <label className="toggle">

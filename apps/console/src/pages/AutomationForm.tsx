@@ -49,7 +49,9 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
   const [rateCount, setRateCount] = useState(String(existing?.rate_limit?.count ?? 60));
   const [ratePeriod, setRatePeriod] = useState(String(existing?.rate_limit?.period_seconds ?? 60));
   const [ratePerKey, setRatePerKey] = useState(existing?.rate_limit?.per_key ?? false);
-  const [parameters, setParameters] = useState<ParameterRow[]>(() => (existing?.parameters ?? []).map((parameter, index) => ({ key: index + 1, name: parameter.name, description: parameter.description })));
+  const [parameters, setParameters] = useState<ParameterRow[]>(() =>
+    (existing?.parameters ?? []).map((parameter, index) => ({ key: index + 1, name: parameter.name, description: parameter.description })),
+  );
   const [nextKey, setNextKey] = useState(parameters.length + 1);
   const { busy, error, issues, run } = useSubmission();
 
@@ -66,7 +68,12 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
           sector = (await call(hub.POST("/sectors", { body: { name: sectorName, color: sectorColor.toUpperCase() } }))).id;
         } catch (failure) {
           // The new sector's fields are "sector.name" and "sector.color" in this form.
-          if (failure instanceof ApiError) throw new ApiError(failure.message, failure.status, failure.issues.map((issue) => ({ ...issue, field: `sector.${issue.field}` })));
+          if (failure instanceof ApiError)
+            throw new ApiError(
+              failure.message,
+              failure.status,
+              failure.issues.map((issue) => ({ ...issue, field: `sector.${issue.field}` })),
+            );
           throw failure;
         }
         setSectorId(sector);
@@ -77,7 +84,10 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         sector_id: sector,
         description,
         max_concurrent_jobs: Number(maxConcurrentJobs),
-        parameters: parameters.map(({ name: parameterName, description: parameterDescription }) => ({ name: parameterName, description: parameterDescription })),
+        parameters: parameters.map(({ name: parameterName, description: parameterDescription }) => ({
+          name: parameterName,
+          description: parameterDescription,
+        })),
         ...(numberOrDefault(maxAttempts) === undefined ? {} : { max_attempts: numberOrDefault(maxAttempts) }),
         ...(numberOrDefault(retryBackoff) === undefined ? {} : { retry_backoff_seconds: numberOrDefault(retryBackoff) }),
         // Empty means no timeout: sent as null, so an edit can remove one.
@@ -162,21 +172,49 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
       <fieldset>
         <legend>Running and retries</legend>
         <Field label="Jobs running at once" hint="At most this many of its jobs run at the same time (1–1000)." error={issues.max_concurrent_jobs}>
-          {(props) => <input {...props} type="number" min={1} max={1000} required value={maxConcurrentJobs} onChange={(event) => setMaxConcurrentJobs(event.target.value)} />}
+          {(props) => (
+            <input
+              {...props}
+              type="number"
+              min={1}
+              max={1000}
+              required
+              value={maxConcurrentJobs}
+              onChange={(event) => setMaxConcurrentJobs(event.target.value)}
+            />
+          )}
         </Field>
-        <Field label="Attempts per job" hint={existing ? "1–100: a job that fails retryably runs again until it has had this many." : "1–100; empty: the hub's default (HUB_JOB_MAX_ATTEMPTS)."} error={issues.max_attempts}>
+        <Field
+          label="Attempts per job"
+          hint={
+            existing ? "1–100: a job that fails retryably runs again until it has had this many." : "1–100; empty: the hub's default (HUB_JOB_MAX_ATTEMPTS)."
+          }
+          error={issues.max_attempts}
+        >
           {(props) => <input {...props} type="number" min={1} max={100} value={maxAttempts} onChange={(event) => setMaxAttempts(event.target.value)} />}
         </Field>
-        <Field label="Retry back-off (seconds)" hint={`0–3600, doubling per attempt (±20 %, at most 1 h); empty: ${existing ? "as it is" : "10"}.`} error={issues.retry_backoff_seconds}>
+        <Field
+          label="Retry back-off (seconds)"
+          hint={`0–3600, doubling per attempt (±20 %, at most 1 h); empty: ${existing ? "as it is" : "10"}.`}
+          error={issues.retry_backoff_seconds}
+        >
           {(props) => <input {...props} type="number" min={0} max={3600} value={retryBackoff} onChange={(event) => setRetryBackoff(event.target.value)} />}
         </Field>
-        <Field label="Timeout (seconds)" hint="1–86400: a job running longer fails with “timeout” (retryably); empty: no timeout." error={issues.timeout_seconds}>
+        <Field
+          label="Timeout (seconds)"
+          hint="1–86400: a job running longer fails with “timeout” (retryably); empty: no timeout."
+          error={issues.timeout_seconds}
+        >
           {(props) => <input {...props} type="number" min={1} max={86_400} value={timeout} onChange={(event) => setTimeoutSeconds(event.target.value)} />}
         </Field>
       </fieldset>
       <fieldset>
         <legend>Limits per key and rate</legend>
-        <Field label="Concurrency key" hint="A parameter whose value groups jobs (e.g. customer): each value gets its own limit and a fair share." error={issues.concurrency_key}>
+        <Field
+          label="Concurrency key"
+          hint="A parameter whose value groups jobs (e.g. customer): each value gets its own limit and a fair share."
+          error={issues.concurrency_key}
+        >
           {(props) => (
             <select {...props} value={concurrencyKey} onChange={(event) => setConcurrencyKey(event.target.value)}>
               <option value="">No key</option>
@@ -199,10 +237,14 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         {rateLimited && (
           <div className="inline-form">
             <Field label="Starts" hint="1–100000." error={issues["rate_limit.count"]}>
-              {(props) => <input {...props} type="number" min={1} max={100_000} required value={rateCount} onChange={(event) => setRateCount(event.target.value)} />}
+              {(props) => (
+                <input {...props} type="number" min={1} max={100_000} required value={rateCount} onChange={(event) => setRateCount(event.target.value)} />
+              )}
             </Field>
             <Field label="Per seconds" hint="The window, 1–86400." error={issues["rate_limit.period_seconds"]}>
-              {(props) => <input {...props} type="number" min={1} max={86_400} required value={ratePeriod} onChange={(event) => setRatePeriod(event.target.value)} />}
+              {(props) => (
+                <input {...props} type="number" min={1} max={86_400} required value={ratePeriod} onChange={(event) => setRatePeriod(event.target.value)} />
+              )}
             </Field>
             {concurrencyKey && (
               <label className="toggle">
@@ -223,10 +265,19 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         {parameters.map((row, index) => (
           <div className="parameter-row" key={row.key}>
             <Field label={`Parameter ${index + 1} name`} error={issues[`parameters.${index}.name`]}>
-              {(props) => <input {...props} required maxLength={100} value={row.name} onChange={(event) => updateParameter(row.key, { name: event.target.value })} />}
+              {(props) => (
+                <input {...props} required maxLength={100} value={row.name} onChange={(event) => updateParameter(row.key, { name: event.target.value })} />
+              )}
             </Field>
             <Field label={`Parameter ${index + 1} description`} error={issues[`parameters.${index}.description`]}>
-              {(props) => <input {...props} maxLength={1000} value={row.description} onChange={(event) => updateParameter(row.key, { description: event.target.value })} />}
+              {(props) => (
+                <input
+                  {...props}
+                  maxLength={1000}
+                  value={row.description}
+                  onChange={(event) => updateParameter(row.key, { description: event.target.value })}
+                />
+              )}
             </Field>
             <button type="button" onClick={() => setParameters((rows) => rows.filter((candidate) => candidate.key !== row.key))}>
               Remove<span className="visually-hidden"> parameter {index + 1}</span>

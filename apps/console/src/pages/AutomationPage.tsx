@@ -151,10 +151,17 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         ) : (
           !stats.error && <Loading what="the queue" />
         )}
-        {record.concurrency_key !== null && stats.data && <TopKeys concurrencyKey={record.concurrency_key} byKey={stats.data.by_key} perKeyRate={record.rate_limit?.per_key ?? false} />}
+        {record.concurrency_key !== null && stats.data && (
+          <TopKeys concurrencyKey={record.concurrency_key} byKey={stats.data.by_key} perKeyRate={record.rate_limit?.per_key ?? false} />
+        )}
       </section>
 
-      <WorkerSection automation={record} workerStatus={stats.data?.worker_status ?? null} lastSeenAt={stats.data?.worker_last_seen_at ?? null} onChange={reloadAutomation} />
+      <WorkerSection
+        automation={record}
+        workerStatus={stats.data?.worker_status ?? null}
+        lastSeenAt={stats.data?.worker_last_seen_at ?? null}
+        onChange={reloadAutomation}
+      />
 
       <section aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>

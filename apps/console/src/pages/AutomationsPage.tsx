@@ -162,8 +162,7 @@ export function AutomationsPage() {
         <Loading what="automations" />
       ) : rows.size === 0 && !list.error ? (
         <Empty>
-          No automations yet.{" "}
-          {user.isAdmin ? <Link to="/automations/new">Create the first one</Link> : "An admin creates them; they will show up here."}
+          No automations yet. {user.isAdmin ? <Link to="/automations/new">Create the first one</Link> : "An admin creates them; they will show up here."}
         </Empty>
       ) : (
         <>

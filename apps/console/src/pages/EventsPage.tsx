@@ -53,7 +53,9 @@ const EVENT_GROUPS: [string, string[]][] = [...new Set(EVENT_TYPES.map((type) =>
   EVENT_TYPES.filter((type) => type.startsWith(`${group}.`)),
 ]);
 
-const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key"] as const satisfies readonly NonNullable<StreamFilters["aggregate_type"]>[];
+const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key"] as const satisfies readonly NonNullable<
+  StreamFilters["aggregate_type"]
+>[];
 
 /** How far back the page starts, how far each "earlier" step goes, and how many live events it keeps. */
 const HISTORY_MINUTES = 15;
@@ -175,7 +177,14 @@ export function EventsPage() {
           )}
         </Field>
         <Field label="Aggregate id">
-          {(props) => <input {...props} value={draft.aggregate_id ?? ""} onChange={(event) => setDraft({ ...draft, aggregate_id: event.target.value.trim() })} placeholder="a job's, automation's… id" />}
+          {(props) => (
+            <input
+              {...props}
+              value={draft.aggregate_id ?? ""}
+              onChange={(event) => setDraft({ ...draft, aggregate_id: event.target.value.trim() })}
+              placeholder="a job's, automation's… id"
+            />
+          )}
         </Field>
         <button type="submit" className="primary">
           Apply filters

@@ -13,7 +13,12 @@ import { shown } from "../shown";
 /** Most lines the tail shows at once (the newest); the download holds them all. */
 const SHOWN_LINES = 2000;
 
-const STATUS_TEXT: Record<LiveStatus | "ended", string> = { connecting: "Connecting…", live: "Following live", reconnecting: "Reconnecting…", ended: "Complete log" };
+const STATUS_TEXT: Record<LiveStatus | "ended", string> = {
+  connecting: "Connecting…",
+  live: "Following live",
+  reconnecting: "Reconnecting…",
+  ended: "Complete log",
+};
 
 /** The job's progress: a bar with its percent, and the worker's message. */
 export function JobProgressBar({ progress }: { progress: JobProgress }) {

@@ -97,7 +97,9 @@ export function JobPage({ jobId }: { jobId: string }) {
             <ConfirmButton
               label="Cancel job"
               danger
-              question={record.status === "running" ? "Cancel this running job? Its slot frees at once; the worker's result will be refused." : "Cancel this job?"}
+              question={
+                record.status === "running" ? "Cancel this running job? Its slot frees at once; the worker's result will be refused." : "Cancel this job?"
+              }
               confirmLabel="Cancel job"
               keepLabel={record.status === "running" ? "Keep running" : "Keep it queued"}
               onConfirm={async () => {
@@ -228,7 +230,11 @@ function summarize(event: HubEvent): string {
     case "job.cancelled":
       return String(payload.reason);
     case "job.created":
-      return payload.retry_of ? `retry of ${shortId(String(payload.retry_of))}${payload.context_changed ? " with a changed context" : ""}` : payload.schedule_id ? "by a schedule" : "";
+      return payload.retry_of
+        ? `retry of ${shortId(String(payload.retry_of))}${payload.context_changed ? " with a changed context" : ""}`
+        : payload.schedule_id
+          ? "by a schedule"
+          : "";
     case "job.rescheduled":
       return `priority ${String(payload.priority)}`;
     default:
@@ -243,7 +249,9 @@ function summarize(event: HubEvent): string {
 function RetryJob({ job, automation }: { job: Job; automation: Automation | undefined }) {
   const [open, setOpen] = useState(false);
   const parameters = automation?.parameters ?? [];
-  const initial = Object.fromEntries(parameters.map((parameter) => [parameter.name, typeof job.context[parameter.name] === "string" ? (job.context[parameter.name] as string) : ""]));
+  const initial = Object.fromEntries(
+    parameters.map((parameter) => [parameter.name, typeof job.context[parameter.name] === "string" ? (job.context[parameter.name] as string) : ""]),
+  );
   const [values, setValues] = useState<Record<string, string>>({});
   const { busy, error, issues, run } = useSubmission();
   const changed = parameters.some((parameter) => values[parameter.name] !== initial[parameter.name] || typeof job.context[parameter.name] !== "string");
@@ -283,7 +291,14 @@ function RetryJob({ job, automation }: { job: Job; automation: Automation | unde
       ) : (
         parameters.map((parameter) => (
           <Field key={parameter.name} label={parameter.name} hint={parameter.description || undefined} error={issues[`context.${parameter.name}`]}>
-            {(props) => <input {...props} required value={values[parameter.name] ?? ""} onChange={(event) => setValues((previous) => ({ ...previous, [parameter.name]: event.target.value }))} />}
+            {(props) => (
+              <input
+                {...props}
+                required
+                value={values[parameter.name] ?? ""}
+                onChange={(event) => setValues((previous) => ({ ...previous, [parameter.name]: event.target.value }))}
+              />
+            )}
           </Field>
         ))
       )}

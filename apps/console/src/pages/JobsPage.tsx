@@ -32,7 +32,10 @@ export function JobsPage() {
     if (event === "reset" || event.event_type === "automation.created" || event.event_type === "automation.updated") reloadAutomations();
   });
   const failedLastHour = () =>
-    setPreset((previous) => ({ key: previous.key + 1, filters: { ...NO_FILTERS, status: "failed", finishedAfter: localOfIso(new Date(Date.now() - HOUR_MS).toISOString()) } }));
+    setPreset((previous) => ({
+      key: previous.key + 1,
+      filters: { ...NO_FILTERS, status: "failed", finishedAfter: localOfIso(new Date(Date.now() - HOUR_MS).toISOString()) },
+    }));
   const mine = () => setPreset((previous) => ({ key: previous.key + 1, filters: { ...NO_FILTERS, createdBy: user.id } }));
 
   return (

@@ -13,7 +13,18 @@ import { CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow
 import { listAllUsers } from "./UsersPage";
 import { shown } from "../shown";
 import { BulkActions } from "./jobs/BulkActions";
-import { filtered, jobsQuery, MAX_CONTEXT_FILTERS, NO_FILTERS, STATUSES, TYPING_PAUSE_MS, useSettled, type ContextFilter, type Filters, type Status } from "./jobs/job-filters";
+import {
+  filtered,
+  jobsQuery,
+  MAX_CONTEXT_FILTERS,
+  NO_FILTERS,
+  STATUSES,
+  TYPING_PAUSE_MS,
+  useSettled,
+  type ContextFilter,
+  type Filters,
+  type Status,
+} from "./jobs/job-filters";
 import { QueuedJobActions } from "./jobs/QueuedJobActions";
 
 export { filtersFromSearch, filtersToSearch, NO_FILTERS, type Filters } from "./jobs/job-filters";
@@ -52,7 +63,9 @@ export function JobsSection({
   const [refresh, setRefresh] = useState(0);
   const cursor = cursors[cursors.length - 1];
   const users = useResource(async () => (user.isAdmin ? listAllUsers(true) : []), [user.isAdmin]);
-  const moreCount = [filters.createdAfter, filters.createdBefore, filters.finishedAfter, filters.finishedBefore, filters.errorContains.trim()].filter(Boolean).length + filters.context.length;
+  const moreCount =
+    [filters.createdAfter, filters.createdBefore, filters.finishedAfter, filters.finishedBefore, filters.errorContains.trim()].filter(Boolean).length +
+    filters.context.length;
   const [moreOpen, setMoreOpen] = useState(moreCount > 0);
 
   const latestOnSettled = useRef(onFiltersSettled);
@@ -90,7 +103,9 @@ export function JobsSection({
   const emailsById = new Map((users.data ?? []).map((candidate) => [candidate.id, candidate.email]));
   const creatorName = (id: string | null) => (id === null ? "a schedule" : id === user.id ? "you" : (emailsById.get(id) ?? "another user"));
   const zone = localZone();
-  const parameterNames = automation ? automation.parameters.map((parameter) => parameter.name) : [...new Set((automations ?? []).flatMap((candidate) => candidate.parameters.map((parameter) => parameter.name)))];
+  const parameterNames = automation
+    ? automation.parameters.map((parameter) => parameter.name)
+    : [...new Set((automations ?? []).flatMap((candidate) => candidate.parameters.map((parameter) => parameter.name)))];
   const listId = automation ? `context-names-${automation.id}` : "context-names";
 
   return (
@@ -142,24 +157,60 @@ export function JobsSection({
           <summary>More filters: time, context values, error text{moreCount > 0 ? ` (${moreCount} set)` : ""}</summary>
           <div className="filters">
             <Field label="Error contains">
-              {(props) => <input {...props} type="search" maxLength={100} value={filters.errorContains} onChange={(event) => changeFilters({ errorContains: event.target.value })} />}
+              {(props) => (
+                <input
+                  {...props}
+                  type="search"
+                  maxLength={100}
+                  value={filters.errorContains}
+                  onChange={(event) => changeFilters({ errorContains: event.target.value })}
+                />
+              )}
             </Field>
             <fieldset className="filter-group">
               <legend>Created ({zone})</legend>
               <Field label="Created after">
-                {(props) => <input {...props} type="datetime-local" value={filters.createdAfter} onChange={(event) => changeFilters({ createdAfter: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="datetime-local"
+                    value={filters.createdAfter}
+                    onChange={(event) => changeFilters({ createdAfter: event.target.value })}
+                  />
+                )}
               </Field>
               <Field label="Created before">
-                {(props) => <input {...props} type="datetime-local" value={filters.createdBefore} onChange={(event) => changeFilters({ createdBefore: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="datetime-local"
+                    value={filters.createdBefore}
+                    onChange={(event) => changeFilters({ createdBefore: event.target.value })}
+                  />
+                )}
               </Field>
             </fieldset>
             <fieldset className="filter-group">
               <legend>Finished ({zone})</legend>
               <Field label="Finished after">
-                {(props) => <input {...props} type="datetime-local" value={filters.finishedAfter} onChange={(event) => changeFilters({ finishedAfter: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="datetime-local"
+                    value={filters.finishedAfter}
+                    onChange={(event) => changeFilters({ finishedAfter: event.target.value })}
+                  />
+                )}
               </Field>
               <Field label="Finished before">
-                {(props) => <input {...props} type="datetime-local" value={filters.finishedBefore} onChange={(event) => changeFilters({ finishedBefore: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="datetime-local"
+                    value={filters.finishedBefore}
+                    onChange={(event) => changeFilters({ finishedBefore: event.target.value })}
+                  />
+                )}
               </Field>
             </fieldset>
             <fieldset className="filter-group">
@@ -168,7 +219,15 @@ export function JobsSection({
               {filters.context.map((row, index) => (
                 <div className="context-filter" key={row.key}>
                   <Field label={`Context name ${index + 1}`}>
-                    {(props) => <input {...props} list={listId} maxLength={100} value={row.name} onChange={(event) => changeContext(row.key, { name: event.target.value })} />}
+                    {(props) => (
+                      <input
+                        {...props}
+                        list={listId}
+                        maxLength={100}
+                        value={row.name}
+                        onChange={(event) => changeContext(row.key, { name: event.target.value })}
+                      />
+                    )}
                   </Field>
                   <Field label={`Context value ${index + 1}`}>
                     {(props) => <input {...props} value={row.value} onChange={(event) => changeContext(row.key, { value: event.target.value })} />}
@@ -240,7 +299,11 @@ export function JobsSection({
                         <CopyId id={job.id} what="job" />
                       </span>
                     </th>
-                    {!automation && <td data-label="Automation">{owner ? <Link to={`/automations/${owner.id}`}>{shown(owner.name)}</Link> : <ShortId id={job.automation_id} />}</td>}
+                    {!automation && (
+                      <td data-label="Automation">
+                        {owner ? <Link to={`/automations/${owner.id}`}>{shown(owner.name)}</Link> : <ShortId id={job.automation_id} />}
+                      </td>
+                    )}
                     <td data-label="Status">
                       <JobStatus status={job.status} />
                     </td>
@@ -248,7 +311,9 @@ export function JobsSection({
                       {ago(job.created_at, now)}
                       <span className="sub">by {creatorName(job.created_by)}</span>
                     </td>
-                    <td data-label="Finished" title={dateTime(job.finished_at)}>{job.finished_at ? ago(job.finished_at, now) : "—"}</td>
+                    <td data-label="Finished" title={dateTime(job.finished_at)}>
+                      {job.finished_at ? ago(job.finished_at, now) : "—"}
+                    </td>
                     <td className="num" data-label="Attempts">
                       {job.attempts}
                     </td>

@@ -48,13 +48,17 @@ function ChangePasswordForm() {
       <h2 id="password-title">Change your password</h2>
       <form className="form" onSubmit={(event) => void submit(event)}>
         <Field label="Current password" error={issues.current_password}>
-          {(props) => <input {...props} type="password" required autoComplete="current-password" value={current} onChange={(event) => setCurrent(event.target.value)} />}
+          {(props) => (
+            <input {...props} type="password" required autoComplete="current-password" value={current} onChange={(event) => setCurrent(event.target.value)} />
+          )}
         </Field>
         <Field label="New password" hint="Every other session of yours is signed out." error={issues.new_password}>
           {(props) => <input {...props} type="password" required autoComplete="new-password" value={next} onChange={(event) => setNext(event.target.value)} />}
         </Field>
         <Field label="Repeat the new password" error={issues.repeated}>
-          {(props) => <input {...props} type="password" required autoComplete="new-password" value={repeated} onChange={(event) => setRepeated(event.target.value)} />}
+          {(props) => (
+            <input {...props} type="password" required autoComplete="new-password" value={repeated} onChange={(event) => setRepeated(event.target.value)} />
+          )}
         </Field>
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>

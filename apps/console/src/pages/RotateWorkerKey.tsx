@@ -41,7 +41,10 @@ export function RotateWorkerKey({ automationId, onRotated }: { automationId: str
       keepLabel="Keep the current key"
       onConfirm={async () => {
         const rotated = await call(
-          hub.POST("/automations/{automation_id}/worker/api-key", { params: { path: { automation_id: automationId } }, body: { overlap_seconds: overlapSeconds } }),
+          hub.POST("/automations/{automation_id}/worker/api-key", {
+            params: { path: { automation_id: automationId } },
+            body: { overlap_seconds: overlapSeconds },
+          }),
         );
         onRotated(rotated.api_key);
       }}

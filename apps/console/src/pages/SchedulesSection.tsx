@@ -177,11 +177,26 @@ function usePreview(cron: string, timezone: string): Preview {
   return preview;
 }
 
-function ScheduleForm({ automation, existing, onDone, onDiscard }: { automation: Automation; existing: Schedule | undefined; onDone: () => void; onDiscard: () => void }) {
+function ScheduleForm({
+  automation,
+  existing,
+  onDone,
+  onDiscard,
+}: {
+  automation: Automation;
+  existing: Schedule | undefined;
+  onDone: () => void;
+  onDiscard: () => void;
+}) {
   const [cron, setCron] = useState(existing?.cron ?? "0 6 * * MON-FRI");
   const [timezone, setTimezone] = useState(existing?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
   const [context, setContext] = useState<Record<string, string>>(() =>
-    Object.fromEntries(automation.parameters.map((parameter) => [parameter.name, typeof existing?.context[parameter.name] === "string" ? (existing.context[parameter.name] as string) : ""])),
+    Object.fromEntries(
+      automation.parameters.map((parameter) => [
+        parameter.name,
+        typeof existing?.context[parameter.name] === "string" ? (existing.context[parameter.name] as string) : "",
+      ]),
+    ),
   );
   const [priority, setPriority] = useState(String(existing?.priority ?? 0));
   const [enabled, setEnabled] = useState(existing?.enabled ?? true);
@@ -241,9 +256,7 @@ function ScheduleForm({ automation, existing, onDone, onDiscard }: { automation:
           <p>It never fires within the next 4 years.</p>
         ) : (
           <>
-            <p>
-              Next fire times ({timezone || "UTC"}):
-            </p>
+            <p>Next fire times ({timezone || "UTC"}):</p>
             <ol>
               {preview.next.map((time) => (
                 <li key={time}>
@@ -259,7 +272,14 @@ function ScheduleForm({ automation, existing, onDone, onDiscard }: { automation:
           <legend>Context of its jobs</legend>
           {automation.parameters.map((parameter) => (
             <Field key={parameter.name} label={parameter.name} hint={parameter.description || undefined} error={issues[`context.${parameter.name}`]}>
-              {(props) => <input {...props} required value={context[parameter.name] ?? ""} onChange={(event) => setContext((previous) => ({ ...previous, [parameter.name]: event.target.value }))} />}
+              {(props) => (
+                <input
+                  {...props}
+                  required
+                  value={context[parameter.name] ?? ""}
+                  onChange={(event) => setContext((previous) => ({ ...previous, [parameter.name]: event.target.value }))}
+                />
+              )}
             </Field>
           ))}
         </fieldset>

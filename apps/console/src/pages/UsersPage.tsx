@@ -171,7 +171,9 @@ function ResetPasswordForm({ user, onDone }: { user: User; onDone: (message: str
   return (
     <form className="inline-form" aria-label={`Reset the password of ${user.email}`} onSubmit={(event) => void submit(event)}>
       <Field label={`New password for ${user.email}`} error={error}>
-        {(props) => <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+        {(props) => (
+          <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+        )}
       </Field>
       <button type="submit" className="primary" disabled={busy}>
         Set password
@@ -213,8 +215,14 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
         <Field label="Email" error={issues.email}>
           {(props) => <input {...props} type="email" required autoComplete="off" value={email} onChange={(event) => setEmail(event.target.value)} />}
         </Field>
-        <Field label="Password" hint="At most 72 bytes (the hub may require a minimum length); give it to the user over a safe channel." error={issues.password}>
-          {(props) => <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
+        <Field
+          label="Password"
+          hint="At most 72 bytes (the hub may require a minimum length); give it to the user over a safe channel."
+          error={issues.password}
+        >
+          {(props) => (
+            <input {...props} type="password" required autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+          )}
         </Field>
         <Field label="Role" error={issues.role}>
           {(props) => (
@@ -229,9 +237,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
           <label className="toggle">
             <input type="checkbox" checked={everySector} onChange={(event) => setEverySector(event.target.checked)} /> Every sector
           </label>
-          {!everySector && (
-            <SectorChoices sectors={sectors.data ?? []} chosen={sectorIds} onChange={setSectorIds} />
-          )}
+          {!everySector && <SectorChoices sectors={sectors.data ?? []} chosen={sectorIds} onChange={setSectorIds} />}
           {sectorIssue(issues) && (
             <span className="inline-error" role="alert">
               {sectorIssue(issues)}

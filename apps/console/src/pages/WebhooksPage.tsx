@@ -9,7 +9,21 @@ import { ago, dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import { Badge, ConfirmButton, CopyId, Empty, ErrorMessage, Field, Loading, SecretOnce, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
+import {
+  Badge,
+  ConfirmButton,
+  CopyId,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  SecretOnce,
+  ShortId,
+  useCoalesced,
+  useNow,
+  useResource,
+  useSubmission,
+} from "../ui";
 import { EVENT_TYPES } from "./EventsPage";
 import { shown } from "../shown";
 
@@ -18,12 +32,15 @@ function readWebhook(webhookId: string) {
 }
 
 async function readDeliveries(webhookId: string, cursor: string | undefined) {
-  const request = hub.GET("/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: webhookId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } } });
+  const request = hub.GET("/webhooks/{webhook_id}/deliveries", {
+    params: { path: { webhook_id: webhookId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
+  });
   const deliveries = await call(request);
   return { deliveries, next: nextCursor((await request).response) };
 }
 
-const SECRET_WARNING = "Copy it now into the receiving service: it verifies each delivery's webhook-signature with it. The hub cannot show it again; rotate it if it is lost.";
+const SECRET_WARNING =
+  "Copy it now into the receiving service: it verifies each delivery's webhook-signature with it. The hub cannot show it again; rotate it if it is lost.";
 
 function AdminsOnly({ title }: { title: string }) {
   return (
@@ -71,7 +88,13 @@ export function WebhooksPage() {
       <h1>Webhooks</h1>
       <p className="sub">Each subscription receives the events of the types it names, signed (Standard Webhooks), at least once and in order per aggregate.</p>
       {secret && (
-        <SecretOnce title="The new subscription's signing secret" label="Webhook secret" secret={secret.secret} warning={SECRET_WARNING} onDone={() => setSecret(undefined)}>
+        <SecretOnce
+          title="The new subscription's signing secret"
+          label="Webhook secret"
+          secret={secret.secret}
+          warning={SECRET_WARNING}
+          onDone={() => setSecret(undefined)}
+        >
           <p>
             <Link to={`/webhooks/${secret.id}`}>See its deliveries</Link>
           </p>
@@ -98,7 +121,9 @@ export function WebhooksPage() {
                     <input
                       type="checkbox"
                       checked={types.includes(type)}
-                      onChange={(event) => setTypes((previous) => (event.target.checked ? [...previous, type] : previous.filter((candidate) => candidate !== type)))}
+                      onChange={(event) =>
+                        setTypes((previous) => (event.target.checked ? [...previous, type] : previous.filter((candidate) => candidate !== type)))
+                      }
                     />{" "}
                     {type}
                   </label>
@@ -210,7 +235,9 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
 
   const redeliver = async (delivery: Delivery) => {
     try {
-      await call(hub.POST("/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", { params: { path: { webhook_id: webhookId, delivery_id: delivery.id } } }));
+      await call(
+        hub.POST("/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", { params: { path: { webhook_id: webhookId, delivery_id: delivery.id } } }),
+      );
       setNotice(`Delivery of event ${delivery.event_type} queued again.`);
       deliveries.reload();
     } catch (failure) {
@@ -231,7 +258,15 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
         {record.description && `${shown(record.description)} · `}
         {record.event_types.join(", ")}
       </p>
-      {secret && <SecretOnce title="The subscription's new signing secret" label="Webhook secret" secret={secret} warning={`${SECRET_WARNING} The previous secret also signs deliveries for 24 hours.`} onDone={() => setSecret(undefined)} />}
+      {secret && (
+        <SecretOnce
+          title="The subscription's new signing secret"
+          label="Webhook secret"
+          secret={secret}
+          warning={`${SECRET_WARNING} The previous secret also signs deliveries for 24 hours.`}
+          onDone={() => setSecret(undefined)}
+        />
+      )}
       <div className="actions">
         <ConfirmButton
           label="Rotate secret"
@@ -321,7 +356,11 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
                     <td title={dateTime(delivery.next_attempt_at)}>{delivery.next_attempt_at ? dateTime(delivery.next_attempt_at) : "—"}</td>
                     <td>
                       <button type="button" onClick={() => void redeliver(delivery)}>
-                        Redeliver<span className="visually-hidden"> {delivery.event_type} {delivery.event_id}</span>
+                        Redeliver
+                        <span className="visually-hidden">
+                          {" "}
+                          {delivery.event_type} {delivery.event_id}
+                        </span>
                       </button>
                     </td>
                   </tr>
@@ -335,7 +374,11 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
             Newer deliveries
           </button>
           <span>Page {cursors.length}</span>
-          <button type="button" disabled={!deliveries.data?.next} onClick={() => deliveries.data?.next && setCursors((stack) => [...stack, deliveries.data?.next])}>
+          <button
+            type="button"
+            disabled={!deliveries.data?.next}
+            onClick={() => deliveries.data?.next && setCursors((stack) => [...stack, deliveries.data?.next])}
+          >
             Older deliveries
           </button>
         </nav>

@@ -12,14 +12,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import {
-  bareHostname,
-  checkWebhookUrl,
-  resolveWebhookTarget,
-  type HostResolver,
-  type ResolvedAddress,
-  type WebhookTargetPolicy,
-} from "@hub/shared/webhooks";
+import { bareHostname, checkWebhookUrl, resolveWebhookTarget, type HostResolver, type ResolvedAddress, type WebhookTargetPolicy } from "@hub/shared/webhooks";
 import type { SignedWebhookRequest } from "./signer";
 
 /**

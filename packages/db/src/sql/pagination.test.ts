@@ -81,8 +81,18 @@ describe("keyset pages, oldest first (GET /sectors)", () => {
 describe("keyset pages, newest first (GET /jobs)", () => {
   it("when jobs of one batch share created_at, then a walk visits each once, newest (created_at, id) first", async () => {
     const { automationId, userId } = await stageAutomation(hub());
-    await jobs.insertBatch(hub().pool, EVERYWHERE, userId, Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })));
-    await jobs.insertBatch(hub().pool, EVERYWHERE, userId, Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })));
+    await jobs.insertBatch(
+      hub().pool,
+      EVERYWHERE,
+      userId,
+      Array.from({ length: 5 }, (_, n) => ({ automationId, context: { n } })),
+    );
+    await jobs.insertBatch(
+      hub().pool,
+      EVERYWHERE,
+      userId,
+      Array.from({ length: 4 }, (_, n) => ({ automationId, context: { n: 5 + n } })),
+    );
 
     const pages = await walk((page) => jobs.list(hub().pool, EVERYWHERE, { automationId }, page), 4);
 

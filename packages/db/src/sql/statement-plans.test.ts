@@ -96,10 +96,9 @@ async function sequentialScansOf<Setup>(
 }
 
 async function pendingSequentialScans(): Promise<Record<string, number>> {
-  const { rows } = await client.query<{ relname: string; seq_scan: string }>(
-    "select relname, seq_scan from pg_stat_xact_user_tables where relname = any($1)",
-    [WATCHED_TABLES],
-  );
+  const { rows } = await client.query<{ relname: string; seq_scan: string }>("select relname, seq_scan from pg_stat_xact_user_tables where relname = any($1)", [
+    WATCHED_TABLES,
+  ]);
   return Object.fromEntries(WATCHED_TABLES.map((table) => [table, Number(rows.find((row) => row.relname === table)?.seq_scan ?? 0)]));
 }
 
@@ -113,13 +112,20 @@ async function queuedJob(): Promise<string> {
 
 async function runningJobs(count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) await queuedJob();
-  const claim = await jobs.claim(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: count, leaseSeconds: 60, candidateIds: [] });
+  const claim = await jobs.claim(client, {
+    automationId: subject.automationId,
+    workerId: subject.worker.id,
+    maxJobs: count,
+    leaseSeconds: 60,
+    candidateIds: [],
+  });
   if (claim.kind !== "claimed") throw new Error(`jobs not claimed: ${claim.kind}`);
   return claim.jobs.map((job) => job.id);
 }
 
 const worker = () => subject.worker;
-const claimOf = (maxJobs: number) => jobs.claim(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs, leaseSeconds: 60, candidateIds: [] });
+const claimOf = (maxJobs: number) =>
+  jobs.claim(client, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs, leaseSeconds: 60, candidateIds: [] });
 
 describe.each(SIZES)("on %i analysed jobs", (size) => {
   beforeAll(() => growTo(size), 600_000);
@@ -129,7 +135,12 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
       async () => undefined,
       async () => {
         await queuedJob();
-        const batch = await jobs.insertBatch(client, EVERYWHERE, subject.userId, [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })));
+        const batch = await jobs.insertBatch(
+          client,
+          EVERYWHERE,
+          subject.userId,
+          [1, 2, 3].map(() => ({ automationId: subject.automationId, context: {} })),
+        );
         expect(batch.kind).toBe("created");
       },
     );
@@ -155,7 +166,11 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
         expect((await jobs.complete(client, a!, worker(), { ok: true })).ok).toBe(true);
         expect((await jobs.fail(client, b!, worker(), { error: "boom", retryable: false, maxAttempts: 3 })).ok).toBe(true);
         expect((await jobs.extendLeaseBatch(client, worker(), [c!, d!], 60)).map((item) => item.refusal)).toEqual([null, null]);
-        const completed = await jobs.completeBatch(client, worker(), [c!, d!, e!].map((id) => ({ id, result: {} })));
+        const completed = await jobs.completeBatch(
+          client,
+          worker(),
+          [c!, d!, e!].map((id) => ({ id, result: {} })),
+        );
         expect(completed.map((item) => item.refusal)).toEqual([null, null, null]);
       },
     );
@@ -203,7 +218,8 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     const measured = await sequentialScansOf(
       async () => {
         const customer = `customer-${Math.random().toString(36).slice(2)}`;
-        for (let i = 0; i < 3; i++) await jobs.insert(client, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: { customer, index: String(i) } });
+        for (let i = 0; i < 3; i++)
+          await jobs.insert(client, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: { customer, index: String(i) } });
         return customer;
       },
       async (customer, tx) => {

@@ -130,7 +130,7 @@ export function addressBytes(address: string): Uint8Array | undefined {
 function inRange(bytes: Uint8Array, base: Uint8Array, prefixLength: number): boolean {
   if (bytes.length !== base.length) return false;
   for (let bit = 0; bit < prefixLength; bit++) {
-    const mask = 0x80 >> bit % 8;
+    const mask = 0x80 >> (bit % 8);
     if ((bytes[bit >> 3]! & mask) !== (base[bit >> 3]! & mask)) return false;
   }
   return true;

@@ -152,8 +152,21 @@ describe("webhook targets (SSRF defence)", () => {
   });
 
   it("when private addresses are allowed, then of IPv6 only ::1, fc00::/7 and fe80::/10 pass, never a form that carries IPv4", () => {
-    for (const address of ["::1", "fc00::1", "fdff:ffff::1", "fe80::1", "febf::1"]) expect(refusedAddressClass(address, { allowPrivate: true }), address).toBeUndefined();
-    for (const address of ["::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:127.0.0.1", "64:ff9b::a00:1", "2002:a00:1::1", "::ffff:10.0.0.1", "fe80::5efe:a00:1", "fec0::1", "100::1", "4000::1", "::1:7f00:1"]) {
+    for (const address of ["::1", "fc00::1", "fdff:ffff::1", "fe80::1", "febf::1"])
+      expect(refusedAddressClass(address, { allowPrivate: true }), address).toBeUndefined();
+    for (const address of [
+      "::ffff:127.0.0.1",
+      "::127.0.0.1",
+      "::ffff:0:127.0.0.1",
+      "64:ff9b::a00:1",
+      "2002:a00:1::1",
+      "::ffff:10.0.0.1",
+      "fe80::5efe:a00:1",
+      "fec0::1",
+      "100::1",
+      "4000::1",
+      "::1:7f00:1",
+    ]) {
       expect(refusedAddressClass(address, { allowPrivate: true }), address).toBeDefined();
     }
   });

@@ -28,9 +28,7 @@ const INHERITED_ENV = ["PATH", "HOME", "TMPDIR", "TZ", "LANG", "LC_ALL", "NODE_E
 // because each check wakes the child, and `pnpm bench timed` counts an idle hub process's
 // wake-ups in its CPU (two a second were ~0.3 ms/s per process, not the hub's own cost).
 const ORPHAN_GUARD =
-  "data:text/javascript,const parent=process.ppid;" +
-  "setInterval(()=>{if(process.ppid!==parent)process.kill(process.pid,'SIGKILL')},2000).unref();";
-
+  "data:text/javascript,const parent=process.ppid;" + "setInterval(()=>{if(process.ppid!==parent)process.kill(process.pid,'SIGKILL')},2000).unref();";
 
 const DEFAULT_READY_TIMEOUT_MS = 60_000;
 /** How long {@link ManagedProcess.stop} waits after SIGTERM before it sends SIGKILL. */

@@ -77,15 +77,24 @@ export async function startPrivateRedisCluster(
         name: `redis-cluster-${index}`,
         command: "redis-server",
         args: [
-          "--port", String(port),
-          "--bind", "127.0.0.1",
-          "--cluster-enabled", "yes",
-          "--cluster-port", String(busPort),
-          "--cluster-config-file", "nodes.conf",
-          "--cluster-node-timeout", String(nodeTimeoutMs),
-          "--save", "",
-          "--appendonly", "no",
-          "--dir", dir,
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-port",
+          String(busPort),
+          "--cluster-config-file",
+          "nodes.conf",
+          "--cluster-node-timeout",
+          String(nodeTimeoutMs),
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--dir",
+          dir,
         ],
         env: {},
         logFile: path.join(dir, "redis.log"),
@@ -116,7 +125,8 @@ export async function startPrivateRedisCluster(
         masters.map((master, index) => (master.process.running ? cli(index, "CLUSTER", "INFO").catch((error: Error) => error.message) : "not running")),
       );
       if (states.every((state) => state.includes("cluster_state:ok"))) return;
-      if (Date.now() > deadline) throw new Error(`the Redis Cluster is not ok after ${timeoutMs} ms: ${states.map((state) => state.split("\n")[0]).join(" | ")}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Redis Cluster is not ok after ${timeoutMs} ms: ${states.map((state) => state.split("\n")[0]).join(" | ")}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };

@@ -46,7 +46,9 @@ describe("single sign-on variables", () => {
   });
 
   it("when passwords are turned off without single sign-on, then start-up fails", () => {
-    expect(() => loadApiEnv({ ...REQUIRED, HUB_PASSWORD_LOGIN: "false" })).toThrow("Configuration error: HUB_PASSWORD_LOGIN is invalid: false needs single sign-on");
+    expect(() => loadApiEnv({ ...REQUIRED, HUB_PASSWORD_LOGIN: "false" })).toThrow(
+      "Configuration error: HUB_PASSWORD_LOGIN is invalid: false needs single sign-on",
+    );
     expect(loadApiEnv({ ...REQUIRED, ...SSO, HUB_PASSWORD_LOGIN: "false" }).HUB_PASSWORD_LOGIN).toBe(false);
   });
 });

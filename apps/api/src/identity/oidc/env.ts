@@ -10,7 +10,13 @@ const { optionalString, boolFromEnv } = envHelpers;
 /** Comma-separated sector ids (blanks ignored); unset → undefined (every sector). */
 const sectorIdsFromEnv = () =>
   z.preprocess(
-    (v) => (v === undefined || v === "" ? undefined : String(v).split(",").map((id) => id.trim()).filter((id) => id !== "")),
+    (v) =>
+      v === undefined || v === ""
+        ? undefined
+        : String(v)
+            .split(",")
+            .map((id) => id.trim())
+            .filter((id) => id !== ""),
     z.array(z.uuid("must be comma-separated sector ids")).optional(),
   );
 

@@ -32,10 +32,15 @@ function providerOf(ctx: AppContext) {
 
 const optionalParam = (description: string) => z.string().max(4096).optional().describe(description);
 
-export const signInOptions = z.object({
-  password_login: z.boolean().describe("Whether POST /identity/token takes passwords (HUB_PASSWORD_LOGIN)"),
-  sso: z.object({ name: z.string().describe("HUB_OIDC_NAME: the console says \"Sign in with <name>\"") }).nullable().describe("Single sign-on, or null when it is not configured"),
-}).meta({ id: "SignInOptions" });
+export const signInOptions = z
+  .object({
+    password_login: z.boolean().describe("Whether POST /identity/token takes passwords (HUB_PASSWORD_LOGIN)"),
+    sso: z
+      .object({ name: z.string().describe('HUB_OIDC_NAME: the console says "Sign in with <name>"') })
+      .nullable()
+      .describe("Single sign-on, or null when it is not configured"),
+  })
+  .meta({ id: "SignInOptions" });
 
 export const oidcRoutes = [
   defineRoute({
@@ -68,7 +73,8 @@ export const oidcRoutes = [
     handler: async ({ ctx }) => {
       const provider = providerOf(ctx);
       const discovered = provider.current;
-      if (!discovered) throw new HttpError(503, "The identity provider is not reachable yet; try again shortly", { "Retry-After": String(DISCOVERY_RETRY_AFTER_SECONDS) });
+      if (!discovered)
+        throw new HttpError(503, "The identity provider is not reachable yet; try again shortly", { "Retry-After": String(DISCOVERY_RETRY_AFTER_SECONDS) });
       const { location, binding } = await beginLogin(ctx, provider, discovered.authorizationEndpoint);
       return { status: 302, headers: { Location: location, "Set-Cookie": stateCookie(ctx, binding, STATE_TTL_SECONDS), "Cache-Control": "no-store" } };
     },
@@ -113,7 +119,8 @@ export const oidcRoutes = [
     operationId: "redeemSingleSignOnCode",
     secretInResponse: "token",
     summary: "Exchange a single sign-on code for an access token",
-    description: "The console sends the `sso_code` of its URL's fragment. Answers what POST /identity/token answers, once per code, within 60 s of the sign-in; any other code → 400.",
+    description:
+      "The console sends the `sso_code` of its URL's fragment. Answers what POST /identity/token answers, once per code, within 60 s of the sign-in; any other code → 400.",
     tag: "identity",
     auth: "none",
     body: z.object({ code: z.string().min(1).max(200) }),

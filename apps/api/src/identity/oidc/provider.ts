@@ -24,7 +24,10 @@ export class OidcProvider {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(readonly settings: OidcSettings, private readonly logger: Logger) {}
+  constructor(
+    readonly settings: OidcSettings,
+    private readonly logger: Logger,
+  ) {}
 
   /** Starts discovery; it is retried with backoff (0.5 s doubling to 30 s) until it succeeds. */
   start(): void {

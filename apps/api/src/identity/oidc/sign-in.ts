@@ -56,7 +56,8 @@ export async function beginLogin(ctx: SignInContext, provider: OidcProvider, aut
     nonce: pending.nonce,
     code_challenge: sha256(pending.verifier),
     code_challenge_method: "S256",
-  })) url.searchParams.set(name, value);
+  }))
+    url.searchParams.set(name, value);
   return { location: url.href, binding };
 }
 
@@ -67,7 +68,12 @@ export interface CallbackInput {
 }
 
 /** Finishes a login: a one-time code for the console, or why not. */
-export async function finishLogin(ctx: SignInContext, provider: OidcProvider, input: CallbackInput, binding: string | undefined): Promise<{ code: string } | { error: SsoError }> {
+export async function finishLogin(
+  ctx: SignInContext,
+  provider: OidcProvider,
+  input: CallbackInput,
+  binding: string | undefined,
+): Promise<{ code: string } | { error: SsoError }> {
   if (!input.state) return { error: "invalid_request" };
   // Taken whatever follows: a state is tried once.
   const raw = await ctx.redis.getdel(stateKey(ctx, input.state));

@@ -66,7 +66,9 @@ export function BulkActions({ filters, fixedAutomation, onDone }: { filters: Fil
           <button type="button" disabled={busy || Boolean(narrowerFilters) || !statusFilterFits("retry")} onClick={() => void run("retry", true)}>
             Retry matching jobs…
           </button>
-          {narrowerFilters && <span className="hint">Bulk actions select by status, automation and creation time only: clear the other filters to use them.</span>}
+          {narrowerFilters && (
+            <span className="hint">Bulk actions select by status, automation and creation time only: clear the other filters to use them.</span>
+          )}
         </>
       )}
       {preview && (

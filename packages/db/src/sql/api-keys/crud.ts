@@ -71,7 +71,10 @@ export async function touchLastUsed(executor: Executor, id: string): Promise<boo
 }
 
 /** What a list shows of a key: never its digest. */
-export type ApiKeyListing = Pick<ApiKey, "id" | "userId" | "name" | "prefix" | "createdAt" | "expiresAt" | "lastUsedAt" | "automationIds" | "readOnly" | "actsAsRole">;
+export type ApiKeyListing = Pick<
+  ApiKey,
+  "id" | "userId" | "name" | "prefix" | "createdAt" | "expiresAt" | "lastUsedAt" | "automationIds" | "readOnly" | "actsAsRole"
+>;
 
 const listingColumns = {
   id: apiKeys.id,
@@ -116,7 +119,12 @@ export async function insert(executor: Executor, key: NewApiKey, actorId: string
     })
     .returning({ id: apiKeys.id, expiresAt: apiKeys.expiresAt });
   if (!row) throw new Error("insert into api_keys returned no row");
-  await events.record(executor, { eventType: "api_key.created", aggregateId: row.id, actorId, payload: { user_id: key.userId, name: key.name, prefix: key.prefix } });
+  await events.record(executor, {
+    eventType: "api_key.created",
+    aggregateId: row.id,
+    actorId,
+    payload: { user_id: key.userId, name: key.name, prefix: key.prefix },
+  });
   return row;
 }
 
@@ -133,7 +141,12 @@ export async function revoke(executor: Executor, target: { id: string; ownerId?:
     .where(and(eq(apiKeys.id, target.id), isNull(apiKeys.revokedAt), target.ownerId === undefined ? undefined : eq(apiKeys.userId, target.ownerId)))
     .returning(listingColumns);
   if (!row) return undefined;
-  await events.record(executor, { eventType: "api_key.revoked", aggregateId: row.id, actorId, payload: { user_id: row.userId, name: row.name, prefix: row.prefix } });
+  await events.record(executor, {
+    eventType: "api_key.revoked",
+    aggregateId: row.id,
+    actorId,
+    payload: { user_id: row.userId, name: row.name, prefix: row.prefix },
+  });
   return row;
 }
 

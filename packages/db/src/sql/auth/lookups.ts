@@ -37,10 +37,7 @@ export function prepareLookups(executor: Executor) {
       .from(workers)
       // The current key, or the previous one of a rotation with overlap (its expiry is the caller's to check).
       .where(
-        and(
-          or(eq(workers.apiKeyHash, sql.placeholder("keyHash")), eq(workers.previousApiKeyHash, sql.placeholder("keyHash"))),
-          isNull(workers.unregisteredAt),
-        ),
+        and(or(eq(workers.apiKeyHash, sql.placeholder("keyHash")), eq(workers.previousApiKeyHash, sql.placeholder("keyHash"))), isNull(workers.unregisteredAt)),
       )
       .prepare("auth_worker_by_key_hash"),
   };

@@ -37,7 +37,7 @@ export type AutomationLimitField = "concurrencyKey" | "maxConcurrentPerKey" | "r
 
 export type NewAutomation = Pick<
   typeof automations.$inferInsert,
-    | "name"
+  | "name"
   | "slug"
   | "sectorId"
   | "description"

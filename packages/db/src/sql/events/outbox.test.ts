@@ -67,9 +67,19 @@ describe("events.markDispatched and events.measureOutboxBacklog", () => {
     const undispatched = await events.selectUndispatched(hub().pool, { partitions: ALL_PARTITIONS, limit: 100 });
     expect(await events.measureOutboxBacklog(hub().pool)).toMatchObject({ undispatched: 3 });
 
-    const lags = (await events.markDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
+    const lags = (
+      await events.markDispatched(
+        hub().pool,
+        undispatched.slice(0, 2).map((event) => event.id),
+      )
+    ).lagSeconds;
     const firstStamps = await hub().db.select({ id: schema.events.id, dispatchedAt: schema.events.dispatchedAt }).from(schema.events);
-    const again = (await events.markDispatched(hub().pool, undispatched.slice(0, 2).map((event) => event.id))).lagSeconds;
+    const again = (
+      await events.markDispatched(
+        hub().pool,
+        undispatched.slice(0, 2).map((event) => event.id),
+      )
+    ).lagSeconds;
 
     expect(lags).toHaveLength(2);
     for (const lag of lags) expect(lag).toBeGreaterThanOrEqual(0);
@@ -99,7 +109,10 @@ describe("events.stampAndSelectUndispatched", () => {
 
     expect(stamp.lagSeconds).toHaveLength(2);
     expect(stamp.webhookDeliveries).toBe(0);
-    const all = await hub().db.select({ id: schema.events.id, position: schema.events.position, dispatchedAt: schema.events.dispatchedAt }).from(schema.events).orderBy(schema.events.position);
+    const all = await hub()
+      .db.select({ id: schema.events.id, position: schema.events.position, dispatchedAt: schema.events.dispatchedAt })
+      .from(schema.events)
+      .orderBy(schema.events.position);
     expect(next.map((event) => event.id)).toEqual(all.slice(2, 4).map((event) => event.id));
     expect(next[0]).toMatchObject({ eventType: "job.created", dispatchedAt: null });
     expect(next[0]!.createdAt).toBeInstanceOf(Date);

@@ -43,10 +43,7 @@ const PARTITION_OF_AGGREGATE = `(get_byte(uuid_send(aggregate_id), 15) % ${OUTBO
  * with a lower position may commit after one with a higher position, and must still be found.
  * Pass 0 or a scan floor from `lowestUndispatchedPosition` only.
  */
-export async function selectUndispatched(
-  db: Executor,
-  options: { partitions: readonly number[]; limit: number; fromPosition?: number },
-): Promise<HubEvent[]> {
+export async function selectUndispatched(db: Executor, options: { partitions: readonly number[]; limit: number; fromPosition?: number }): Promise<HubEvent[]> {
   if (options.partitions.length === 0) return [];
   // The relay's own statement with nothing to stamp: one statement reads the outbox, whoever asks.
   return (await stampAndSelectUndispatched(db, { ...options, stampIds: [] })).next;

@@ -93,13 +93,7 @@ interface AppendRow {
  * Appends a worker's lines to a job running under its lease, in input order, up to the job's byte
  * limit `maxBytes` (see the module comment). One statement.
  */
-export async function append(
-  executor: Executor,
-  jobId: string,
-  worker: LeaseHolder,
-  lines: readonly NewLine[],
-  maxBytes: number,
-): Promise<AppendResult> {
+export async function append(executor: Executor, jobId: string, worker: LeaseHolder, lines: readonly NewLine[], maxBytes: number): Promise<AppendResult> {
   const [row] = await runStatement<AppendRow>(executor, appendStatement, [
     jobId,
     worker.automationId,

@@ -80,7 +80,11 @@ describe("statements that name jobs by id, on an automation whose statistics are
     const ids = await runningJobsOfBurst(8);
 
     const captured = await plansOf(async () => {
-      const completed = await jobs.completeBatch(client, burst.worker, ids.map((id) => ({ id, result: {} })));
+      const completed = await jobs.completeBatch(
+        client,
+        burst.worker,
+        ids.map((id) => ({ id, result: {} })),
+      );
       expect(completed.map((item) => item.refusal)).toEqual(ids.map(() => null));
     });
 
@@ -113,7 +117,13 @@ describe("statements that name jobs by id, on an automation whose statistics are
 
     const captured = await plansOf(async () => {
       expect((await jobLogs.append(client, running!, burst.worker, [{ level: "info", message: "step 1" }], 1_000_000)).ok).toBe(true);
-      const outcome = await jobs.completeAndClaim(client, running!, burst.worker, { ok: true }, { maxJobs: 1, leaseSeconds: 60, candidateIds: [created.jobs[0]!.id] });
+      const outcome = await jobs.completeAndClaim(
+        client,
+        running!,
+        burst.worker,
+        { ok: true },
+        { maxJobs: 1, leaseSeconds: 60, candidateIds: [created.jobs[0]!.id] },
+      );
       expect(outcome.completed.ok).toBe(true);
     });
 
@@ -150,7 +160,13 @@ describe("statements that name jobs by id, on an automation whose statistics are
 
     const captured = await plansOf(async () => {
       // A stale candidate (running now) among offered ones: the check must tell them apart.
-      const claim = await jobs.claim(client, { automationId: burst.automationId, workerId: burst.worker.id, maxJobs: 1, leaseSeconds: 60, candidateIds: [running!, ...candidateIds] });
+      const claim = await jobs.claim(client, {
+        automationId: burst.automationId,
+        workerId: burst.worker.id,
+        maxJobs: 1,
+        leaseSeconds: 60,
+        candidateIds: [running!, ...candidateIds],
+      });
       expect(claim.kind).toBe("claimed");
       if (claim.kind === "claimed") expect(claim.staleIds).toEqual([running]);
     });

@@ -32,7 +32,10 @@ interface Limits {
 
 const KEY_VALUES = ["acme", "globex", "initech", "umbrella"];
 
-const scenarioJob = fc.record({ key: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KEY_VALUES) }, { weight: 1, arbitrary: fc.constant(null) }), priority: fc.constantFrom(-1, 0, 0, 1) });
+const scenarioJob = fc.record({
+  key: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KEY_VALUES) }, { weight: 1, arbitrary: fc.constant(null) }),
+  priority: fc.constantFrom(-1, 0, 0, 1),
+});
 
 /** An automation with a `customer` key and `limits`, and `jobs` queued in order in one statement (one available_at, seq in order). */
 async function stage(limits: Limits, jobs: ScenarioJob[]): Promise<{ automationId: string; workerId: string; userId: string; ids: string[] }> {
@@ -41,7 +44,14 @@ async function stage(limits: Limits, jobs: ScenarioJob[]): Promise<{ automationI
   await pool.query(
     `update automations set max_concurrent_jobs = $2, concurrency_key = 'customer', max_concurrent_per_key = $3,
        rate_limit_count = $4, rate_limit_period_seconds = $5, rate_limit_per_key = $6 where id = $1`,
-    [staged.automationId, limits.maxConcurrentJobs, limits.maxConcurrentPerKey, limits.rateLimit?.count ?? null, limits.rateLimit?.periodSeconds ?? null, limits.rateLimit?.perKey ?? false],
+    [
+      staged.automationId,
+      limits.maxConcurrentJobs,
+      limits.maxConcurrentPerKey,
+      limits.rateLimit?.count ?? null,
+      limits.rateLimit?.periodSeconds ?? null,
+      limits.rateLimit?.perKey ?? false,
+    ],
   );
   const { rows } = await pool.query<{ id: string }>(
     `insert into jobs (automation_id, context, priority)
@@ -158,7 +168,10 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
   it("when the values that started longest ago are all at their limit, then the walk passes over them to the next in line", async () => {
     // 40 values, 2 jobs each, one job per value running: every value at its limit of 1.
     const values = Array.from({ length: 40 }, (_, index) => `customer-${index}`);
-    const { automationId, workerId, ids } = await stage({ maxConcurrentJobs: 100, maxConcurrentPerKey: 1 }, [...values, ...values].map((key) => ({ key, priority: 0 })));
+    const { automationId, workerId, ids } = await stage(
+      { maxConcurrentJobs: 100, maxConcurrentPerKey: 1 },
+      [...values, ...values].map((key) => ({ key, priority: 0 })),
+    );
     const first = await claimFor(automationId, workerId, 40);
     expect(first.kind === "claimed" ? first.jobs.map((job) => ids.indexOf(job.id)) : []).toEqual(values.map((_, index) => index));
     // The last five values to start finish; the 35 before them stay at their limit, and the walk passes over them.
@@ -169,84 +182,97 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
 
   it("when one claimer claims and completes at random, then every claim starts exactly the jobs the rules pick, in that order", async () => {
     await fc.assert(
-      fc.asyncProperty(limitsArbitrary, fc.array(scenarioJob, { minLength: 1, maxLength: 16 }), fc.array(step, { minLength: 1, maxLength: 24 }), async (limits, jobs, steps) => {
-        const { automationId, workerId, userId, ids } = await stage(limits, jobs);
-        const model = new ClaimModel([...jobs], limits);
-        for (const next of steps) {
-          if ("add" in next) {
-            const { rows } = await hub().pool.query<{ id: string }>(
-              `insert into jobs (automation_id, context, priority) values ($1, $2, $3) returning id`,
-              [automationId, next.add.key === null ? {} : { customer: next.add.key }, next.add.priority],
-            );
-            ids.push(rows[0]!.id);
-            model.add(next.add);
-          } else if ("cancel" in next) {
-            const index = model.queuedAt(next.cancel);
-            if (index === undefined) continue;
-            expect(await cancel(hub().pool, ids[index]!, userId)).toMatchObject({ ok: true });
-            model.cancel(index);
-          } else if ("reprioritise" in next) {
-            const index = model.queuedAt(next.reprioritise);
-            if (index === undefined) continue;
-            expect(await reschedule(hub().pool, EVERYWHERE, ids[index]!, { priority: next.priority }, { userId, mayRescheduleAnyJob: true })).toMatchObject({ ok: true });
-            model.reprioritise(index, next.priority);
-          } else if ("claim" in next) {
-            const outcome = await claimFor(automationId, workerId, next.claim);
-            const started = outcome.kind === "claimed" ? outcome.jobs.map((job) => ids.indexOf(job.id)) : [];
-            expect(started).toEqual(model.claim(next.claim));
-          } else {
-            const running = model.runningJobs();
-            if (running.length === 0) continue;
-            const index = running[next.complete % running.length]!;
-            model.complete(index);
-            await complete([ids[index]!]);
+      fc.asyncProperty(
+        limitsArbitrary,
+        fc.array(scenarioJob, { minLength: 1, maxLength: 16 }),
+        fc.array(step, { minLength: 1, maxLength: 24 }),
+        async (limits, jobs, steps) => {
+          const { automationId, workerId, userId, ids } = await stage(limits, jobs);
+          const model = new ClaimModel([...jobs], limits);
+          for (const next of steps) {
+            if ("add" in next) {
+              const { rows } = await hub().pool.query<{ id: string }>(`insert into jobs (automation_id, context, priority) values ($1, $2, $3) returning id`, [
+                automationId,
+                next.add.key === null ? {} : { customer: next.add.key },
+                next.add.priority,
+              ]);
+              ids.push(rows[0]!.id);
+              model.add(next.add);
+            } else if ("cancel" in next) {
+              const index = model.queuedAt(next.cancel);
+              if (index === undefined) continue;
+              expect(await cancel(hub().pool, ids[index]!, userId)).toMatchObject({ ok: true });
+              model.cancel(index);
+            } else if ("reprioritise" in next) {
+              const index = model.queuedAt(next.reprioritise);
+              if (index === undefined) continue;
+              expect(await reschedule(hub().pool, EVERYWHERE, ids[index]!, { priority: next.priority }, { userId, mayRescheduleAnyJob: true })).toMatchObject({
+                ok: true,
+              });
+              model.reprioritise(index, next.priority);
+            } else if ("claim" in next) {
+              const outcome = await claimFor(automationId, workerId, next.claim);
+              const started = outcome.kind === "claimed" ? outcome.jobs.map((job) => ids.indexOf(job.id)) : [];
+              expect(started).toEqual(model.claim(next.claim));
+            } else {
+              const running = model.runningJobs();
+              if (running.length === 0) continue;
+              const index = running[next.complete % running.length]!;
+              model.complete(index);
+              await complete([ids[index]!]);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 40 },
     );
   }, 120_000);
 
   it("when three claimers race with completions in between, then no committed state runs more than the per-key or the total limit", async () => {
     await fc.assert(
-      fc.asyncProperty(limitsArbitrary, fc.array(scenarioJob, { minLength: 4, maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 3, maxLength: 3 }), async (limits, jobs, batchSizes) => {
-        const { automationId, workerId, ids } = await stage(limits, jobs);
-        const violations: string[] = [];
-        let done = false;
-        const observe = async () => {
-          while (!done) {
-            const { rows } = await hub().pool.query<{ key: string | null; running: number }>(
-              `select context ->> 'customer' as key, count(*)::int as running from jobs where automation_id = $1 and status = 'running' group by 1`,
-              [automationId],
-            );
-            const total = rows.reduce((sum, row) => sum + row.running, 0);
-            if (total > limits.maxConcurrentJobs) violations.push(`${total} running in all`);
-            for (const row of rows) if (row.running > limits.maxConcurrentPerKey) violations.push(`${row.running} running for ${row.key}`);
-          }
-        };
-        const claimer = async (maxJobs: number) => {
-          for (let idle = 0; idle < 3; ) {
-            const outcome = await claimFor(automationId, workerId, maxJobs);
-            if (outcome.kind === "claimed") {
-              idle = 0;
-              await complete(outcome.jobs.filter((_, index) => index % 2 === 0).map((job) => job.id));
-              await complete(outcome.jobs.filter((_, index) => index % 2 === 1).map((job) => job.id));
-            } else {
-              idle += 1;
+      fc.asyncProperty(
+        limitsArbitrary,
+        fc.array(scenarioJob, { minLength: 4, maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 3, maxLength: 3 }),
+        async (limits, jobs, batchSizes) => {
+          const { automationId, workerId, ids } = await stage(limits, jobs);
+          const violations: string[] = [];
+          let done = false;
+          const observe = async () => {
+            while (!done) {
+              const { rows } = await hub().pool.query<{ key: string | null; running: number }>(
+                `select context ->> 'customer' as key, count(*)::int as running from jobs where automation_id = $1 and status = 'running' group by 1`,
+                [automationId],
+              );
+              const total = rows.reduce((sum, row) => sum + row.running, 0);
+              if (total > limits.maxConcurrentJobs) violations.push(`${total} running in all`);
+              for (const row of rows) if (row.running > limits.maxConcurrentPerKey) violations.push(`${row.running} running for ${row.key}`);
             }
-          }
-        };
-        const observer = observe();
-        await Promise.all(batchSizes.map(claimer));
-        done = true;
-        await observer;
-        expect(violations).toEqual([]);
-        const { rows } = await hub().pool.query<{ status: string; n: number }>(
-          `select status, count(*)::int as n from jobs where id = any($1::uuid[]) group by status`,
-          [ids],
-        );
-        expect(rows).toEqual([{ status: "completed", n: jobs.length }]);
-      }),
+          };
+          const claimer = async (maxJobs: number) => {
+            for (let idle = 0; idle < 3;) {
+              const outcome = await claimFor(automationId, workerId, maxJobs);
+              if (outcome.kind === "claimed") {
+                idle = 0;
+                await complete(outcome.jobs.filter((_, index) => index % 2 === 0).map((job) => job.id));
+                await complete(outcome.jobs.filter((_, index) => index % 2 === 1).map((job) => job.id));
+              } else {
+                idle += 1;
+              }
+            }
+          };
+          const observer = observe();
+          await Promise.all(batchSizes.map(claimer));
+          done = true;
+          await observer;
+          expect(violations).toEqual([]);
+          const { rows } = await hub().pool.query<{ status: string; n: number }>(
+            `select status, count(*)::int as n from jobs where id = any($1::uuid[]) group by status`,
+            [ids],
+          );
+          expect(rows).toEqual([{ status: "completed", n: jobs.length }]);
+        },
+      ),
       { numRuns: 8 },
     );
   }, 120_000);
@@ -266,9 +292,12 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
             for (;;) {
               const outcome = await claimFor(automationId, workerId, maxJobs);
               if (outcome.kind === "claimed") await complete(outcome.jobs.map((job) => job.id));
-              const { rows } = await hub().pool.query<{ n: number }>(`select count(*)::int as n from jobs where automation_id = $1 and status = 'queued'`, [automationId]);
+              const { rows } = await hub().pool.query<{ n: number }>(`select count(*)::int as n from jobs where automation_id = $1 and status = 'queued'`, [
+                automationId,
+              ]);
               if (rows[0]!.n === 0) return;
-              if (outcome.kind !== "claimed") await new Promise((resolve) => setTimeout(resolve, Math.min(outcome.kind === "blocked" ? (outcome.retryAfterMs ?? 20) : 20, 200)));
+              if (outcome.kind !== "claimed")
+                await new Promise((resolve) => setTimeout(resolve, Math.min(outcome.kind === "blocked" ? (outcome.retryAfterMs ?? 20) : 20, 200)));
             }
           };
           await Promise.all([claimer(1), claimer(3)]);
@@ -282,7 +311,8 @@ describe("hub_claim_jobs_v3 under §6.13", () => {
           for (const group of groups) {
             const times = group.map((row) => row.started_at.getTime());
             // Milliseconds on this side: PostgreSQL's microseconds may round a full period down by 1 ms.
-            for (let i = 0; i + limits.rateLimit.count < times.length; i++) expect(times[i + limits.rateLimit.count]! - times[i]!).toBeGreaterThanOrEqual(periodMs - 1);
+            for (let i = 0; i + limits.rateLimit.count < times.length; i++)
+              expect(times[i + limits.rateLimit.count]! - times[i]!).toBeGreaterThanOrEqual(periodMs - 1);
           }
         },
       ),

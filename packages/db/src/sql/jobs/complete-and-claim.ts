@@ -15,8 +15,7 @@ const completeAndClaimStatement: NamedStatement = {
 type CompleteAndClaimRow = FencedRow & ClaimRow & { row_kind: "completed" | "refused" | "claim" };
 
 export type CompleteAndClaimOutcome =
-  | { completed: Extract<LeasedJobResult, { ok: true }>; claimed: ClaimOutcome }
-  | { completed: Extract<LeasedJobResult, { ok: false }>; claimed: null };
+  { completed: Extract<LeasedJobResult, { ok: true }>; claimed: ClaimOutcome } | { completed: Extract<LeasedJobResult, { ok: false }>; claimed: null };
 
 /**
  * Records the job's result once (the lease fence of {@link complete}) and, when it was recorded, claims as

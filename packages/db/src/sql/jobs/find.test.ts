@@ -45,13 +45,22 @@ async function walk(filter: JobFilter, limit: number): Promise<string[]> {
 }
 
 const expected = (filters: ContextFilter[], automationId?: string) =>
-  all.filter((job) => (!automationId || job.automationId === automationId) && filters.every((filter) => job.context[filter.name] === filter.value)).map((job) => job.id);
+  all
+    .filter((job) => (!automationId || job.automationId === automationId) && filters.every((filter) => job.context[filter.name] === filter.value))
+    .map((job) => job.id);
 
 describe("jobs.list with context filters", () => {
   it.each([
     ["a common value", [{ name: "kind", value: "even" }], undefined],
     ["a value only old jobs hold", [{ name: "tag", value: "old" }], undefined],
-    ["two values and an automation", [{ name: "kind", value: "odd" }, { name: "tag", value: "new" }], "second"],
+    [
+      "two values and an automation",
+      [
+        { name: "kind", value: "odd" },
+        { name: "tag", value: "new" },
+      ],
+      "second",
+    ],
     ["a rare value of an automation", [{ name: "tag", value: "old" }], "first"],
   ] as const)("when %s is filtered, then every match is served once, newest first", async (_, filters, automation) => {
     const automationId = automation === undefined ? undefined : (automation === "first" ? first : second).automationId;

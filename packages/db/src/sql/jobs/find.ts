@@ -69,7 +69,9 @@ export async function listByContext(
   const db = queryBuilder(executor);
   const [first] = filter.context;
   const comparison = order.direction === "oldest first" ? sql`>` : sql`<`;
-  const after = page.after ? sql`and (entry.created_at, entry.job_id) ${comparison} (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id}::uuid)` : sql``;
+  const after = page.after
+    ? sql`and (entry.created_at, entry.job_id) ${comparison} (${page.after.createdAt.toISOString()}::timestamptz, ${page.after.id}::uuid)`
+    : sql``;
   const ofAutomation = filter.automationId ? sql`and entry.automation_id = ${filter.automationId}::uuid` : sql``;
   const direction = order.direction === "oldest first" ? sql`asc` : sql`desc`;
   return keysetPage(

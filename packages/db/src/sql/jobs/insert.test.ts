@@ -24,7 +24,12 @@ describe("jobs.insert", () => {
 
     expect(outcome.kind).toBe("created");
     const [created] = outcome.kind === "created" ? outcome.jobs : [];
-    expect(await jobs.find(hub().pool, EVERYWHERE, created!.id)).toMatchObject({ status: "queued", context: { month: "2026-10", extra: 1 }, createdBy: userId, attempts: 0 });
+    expect(await jobs.find(hub().pool, EVERYWHERE, created!.id)).toMatchObject({
+      status: "queued",
+      context: { month: "2026-10", extra: 1 },
+      createdBy: userId,
+      attempts: 0,
+    });
     const events = await catalogueCheckedEvents(hub(), created!.id);
     expect(events.map((event) => [event.eventType, event.actorId, event.payload])).toEqual([
       ["job.created", userId, { automation_id: automationId, context: { month: "2026-10", extra: 1 } }],

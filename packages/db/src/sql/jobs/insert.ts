@@ -136,7 +136,14 @@ interface CreateOneRow {
  * `POST /jobs`: creates one job with its `job.created` event (and the Idempotency-Key binding,
  * when `idempotencyKey` is given), in one prepared statement — see the module comment.
  */
-export async function insert(db: Executor, reach: Reach, createdBy: string, job: NewJob, idempotencyKey?: string, trace?: JobTrace): Promise<CreateJobsOutcome> {
+export async function insert(
+  db: Executor,
+  reach: Reach,
+  createdBy: string,
+  job: NewJob,
+  idempotencyKey?: string,
+  trace?: JobTrace,
+): Promise<CreateJobsOutcome> {
   const outside = await refusalOutsideReach(db, reach, [job]);
   if (outside) return outside;
   const id = randomUUID();
@@ -228,7 +235,14 @@ interface CreateBatchRow {
  * order, with their events and the Idempotency-Key binding, in one prepared statement — or none
  * of them. Ids come back in input order.
  */
-export async function insertBatch(db: Executor, reach: Reach, createdBy: string, batch: NewJob[], idempotencyKey?: string, trace?: JobTrace): Promise<CreateJobsOutcome> {
+export async function insertBatch(
+  db: Executor,
+  reach: Reach,
+  createdBy: string,
+  batch: NewJob[],
+  idempotencyKey?: string,
+  trace?: JobTrace,
+): Promise<CreateJobsOutcome> {
   if (batch.length === 0 || batch.length > MAX_JOBS_PER_BATCH) throw new RangeError(`a batch holds 1 to ${MAX_JOBS_PER_BATCH} jobs`);
   const outside = await refusalOutsideReach(db, reach, batch);
   if (outside) return outside;

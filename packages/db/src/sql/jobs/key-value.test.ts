@@ -21,12 +21,21 @@ const hub = useTestDatabase();
 let staged: StagedAutomation;
 
 beforeEach(async () => {
-  staged = await stageAutomation(hub(), { parameters: [{ name: "customer", description: "" }, { name: "region", description: "" }] });
+  staged = await stageAutomation(hub(), {
+    parameters: [
+      { name: "customer", description: "" },
+      { name: "region", description: "" },
+    ],
+  });
   await setKey("customer");
 });
 
 async function setKey(key: string | null): Promise<void> {
-  await hub().pool.query("update automations set concurrency_key = $2, max_concurrent_per_key = $3 where id = $1", [staged.automationId, key, key === null ? null : 2]);
+  await hub().pool.query("update automations set concurrency_key = $2, max_concurrent_per_key = $3 where id = $1", [
+    staged.automationId,
+    key,
+    key === null ? null : 2,
+  ]);
 }
 
 async function keyValues(ids: readonly string[]): Promise<unknown[]> {
@@ -48,8 +57,16 @@ async function failedJob(context: Record<string, unknown>): Promise<string> {
 async function dueSchedule(context: Record<string, unknown>): Promise<string> {
   const schedule = await withTransaction(hub().pool, (tx) =>
     schedules.insert(tx, {
-      automationId: staged.automationId, key: null, cron: "* * * * *", timezone: "UTC", context, priority: 0, enabled: true, overlap: "allow",
-      description: "", nextRunAt: new Date(Date.now() - 60_000),
+      automationId: staged.automationId,
+      key: null,
+      cron: "* * * * *",
+      timezone: "UTC",
+      context,
+      priority: 0,
+      enabled: true,
+      overlap: "allow",
+      description: "",
+      nextRunAt: new Date(Date.now() - 60_000),
     }),
   );
   return schedule.id;
@@ -59,7 +76,11 @@ async function dueSchedule(context: Record<string, unknown>): Promise<string> {
 async function fire(scheduleId: string, whileHeld: () => void = () => {}): Promise<string> {
   const outcome = await schedules.fireDue(hub().pool, 100, (due) => {
     whileHeld();
-    return due.map((held) => ({ scheduleId: held.id, fires: held.id === scheduleId ? [{ fireTime: held.nextRunAt, outcome: "created" as const }] : [], nextRunAt: null }));
+    return due.map((held) => ({
+      scheduleId: held.id,
+      fires: held.id === scheduleId ? [{ fireTime: held.nextRunAt, outcome: "created" as const }] : [],
+      nextRunAt: null,
+    }));
   });
   return outcome.created.find((job) => job.scheduleId === scheduleId)!.id;
 }
@@ -93,7 +114,10 @@ const insertPaths: Record<string, (context: Record<string, unknown>) => Promise<
   },
   "the seed (no key_value given: the trigger's)": async (context) => async (db) => {
     await seed(db, staged.userId, [{ automationId: staged.automationId, context, availableAt: new Date() }]);
-    const { rows } = await db.query<{ id: string }>({ text: "select id from jobs where automation_id = $1 order by seq desc limit 1", values: [staged.automationId] });
+    const { rows } = await db.query<{ id: string }>({
+      text: "select id from jobs where automation_id = $1 order by seq desc limit 1",
+      values: [staged.automationId],
+    });
     return rows[0]!.id;
   },
   "a schedule's fire": async (context) => {
@@ -103,15 +127,18 @@ const insertPaths: Record<string, (context: Record<string, unknown>) => Promise<
 };
 
 describe("the key value of a new job", () => {
-  it.each(Object.keys(insertPaths))("when %s creates jobs, then each holds its context's value of the automation's key (waiting), SQL NULL without a key", async (path) => {
-    const create = async (context: Record<string, unknown>) => (await insertPaths[path]!(context))(hub().pool);
-    const keyed = await create({ customer: "acme", region: "eu" });
-    await setKey(null);
-    const unkeyed = await create({ customer: "acme", region: "eu" });
-    expect(await keyValues([keyed, unkeyed])).toEqual(["acme", null]);
-    const { rows } = await hub().pool.query("select key_value, waiting from job_key_states where automation_id = $1", [staged.automationId]);
-    expect(rows).toEqual([{ key_value: "acme", waiting: true }]);
-  });
+  it.each(Object.keys(insertPaths))(
+    "when %s creates jobs, then each holds its context's value of the automation's key (waiting), SQL NULL without a key",
+    async (path) => {
+      const create = async (context: Record<string, unknown>) => (await insertPaths[path]!(context))(hub().pool);
+      const keyed = await create({ customer: "acme", region: "eu" });
+      await setKey(null);
+      const unkeyed = await create({ customer: "acme", region: "eu" });
+      expect(await keyValues([keyed, unkeyed])).toEqual(["acme", null]);
+      const { rows } = await hub().pool.query("select key_value, waiting from job_key_states where automation_id = $1", [staged.automationId]);
+      expect(rows).toEqual([{ key_value: "acme", waiting: true }]);
+    },
+  );
 
   it("when a direct insert leaves key_value out (a build before migration 0019), then the trigger computes it, JSON null for a context without the key", async () => {
     const { rows } = await hub().pool.query<{ key_value: unknown }>(
@@ -119,8 +146,13 @@ describe("the key value of a new job", () => {
       [staged.automationId, { customer: "globex" }],
     );
     expect(rows.map((row) => row.key_value)).toEqual(["globex", null]);
-    const { rows: states } = await hub().pool.query("select key_value, waiting from job_key_states where automation_id = $1 order by key_value::text", [staged.automationId]);
-    expect(states).toEqual([{ key_value: "globex", waiting: true }, { key_value: null, waiting: true }]);
+    const { rows: states } = await hub().pool.query("select key_value, waiting from job_key_states where automation_id = $1 order by key_value::text", [
+      staged.automationId,
+    ]);
+    expect(states).toEqual([
+      { key_value: "globex", waiting: true },
+      { key_value: null, waiting: true },
+    ]);
   });
 });
 

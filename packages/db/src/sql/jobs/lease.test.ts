@@ -80,7 +80,13 @@ describe("jobs.fail", () => {
     const jobId = await runningJob(subject);
 
     const firstFailure = await jobs.fail(hub().pool, jobId, subject.worker, { error: "upstream down", retryable: true, maxAttempts: 3 });
-    await jobs.claim(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
+    await jobs.claim(hub().pool, {
+      automationId: subject.automationId,
+      workerId: subject.worker.id,
+      maxJobs: 1,
+      leaseSeconds: LEASE_SECONDS,
+      candidateIds: [],
+    });
     const lastFailure = await jobs.fail(hub().pool, jobId, subject.worker, { error: "still down", retryable: true, maxAttempts: 3 });
 
     expect(firstFailure).toMatchObject({ ok: true, requeued: true, job: { status: "queued", attempts: 1, error: "upstream down", workerId: null } });
@@ -105,11 +111,21 @@ describe("expireLapsedLeases", () => {
   it("when a lease lapses, then the sweep re-queues the job with reason lease_expired; once its attempts are used, it fails", async () => {
     const subject = await stageAutomation(hub(), { maxAttempts: 2, retryBackoffSeconds: 0 });
     const jobId = await runningJob(subject);
-    const lapse = () => hub().db.update(schema.jobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(schema.jobs.id, jobId));
+    const lapse = () =>
+      hub()
+        .db.update(schema.jobs)
+        .set({ leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(schema.jobs.id, jobId));
 
     await lapse();
     const firstSweep = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
-    await jobs.claim(hub().pool, { automationId: subject.automationId, workerId: subject.worker.id, maxJobs: 1, leaseSeconds: LEASE_SECONDS, candidateIds: [] });
+    await jobs.claim(hub().pool, {
+      automationId: subject.automationId,
+      workerId: subject.worker.id,
+      maxJobs: 1,
+      leaseSeconds: LEASE_SECONDS,
+      candidateIds: [],
+    });
     await lapse();
     const secondSweep = await jobs.expireLapsedLeases(hub().pool, { maxAttempts: 3, batchSize: 100 });
 
@@ -139,8 +155,14 @@ describe("expireOverdue", () => {
     const timedOutId = await runningJob(subject);
     const runningId = await runningJob(subject);
     await hub().db.update(schema.automations).set({ timeoutSeconds: 60 }).where(eq(schema.automations.id, subject.automationId));
-    await hub().db.update(schema.jobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(schema.jobs.id, lapsedId));
-    await hub().db.update(schema.jobs).set({ startedAt: sql`now() - interval '2 minutes'` }).where(eq(schema.jobs.id, timedOutId));
+    await hub()
+      .db.update(schema.jobs)
+      .set({ leaseExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(schema.jobs.id, lapsedId));
+    await hub()
+      .db.update(schema.jobs)
+      .set({ startedAt: sql`now() - interval '2 minutes'` })
+      .where(eq(schema.jobs.id, timedOutId));
 
     const swept = await jobs.expireOverdue(hub().pool, { maxAttempts: 3, batchSize: 100 });
 

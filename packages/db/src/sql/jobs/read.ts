@@ -87,7 +87,8 @@ export async function list(executor: Executor, reach: Reach, filter: JobFilter, 
   const db = queryBuilder(executor);
   const conditions = jobFilterConditions(filter, reach);
   const [firstContext, ...otherContexts] = filter.context ?? [];
-  if (firstContext) return listByContext(executor, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
+  if (firstContext)
+    return listByContext(executor, JOBS_LIST_ORDER, conditions, { automationId: filter.automationId, context: [firstContext, ...otherContexts] }, page);
   return keysetPage(
     JOBS_LIST_ORDER,
     page,

@@ -24,8 +24,7 @@ export interface Rescheduler {
 
 export type RescheduleOutcome =
   /** `previous` is the job as it was, so dispatch can find the offer it had. */
-  | { ok: true; job: Job; previous: Job }
-  | { ok: false; refusal: "not_found" | "not_creator" | "not_queued"; status?: Job["status"] };
+  { ok: true; job: Job; previous: Job } | { ok: false; refusal: "not_found" | "not_creator" | "not_queued"; status?: Job["status"] };
 
 /** ISO 8601 in UTC with milliseconds, as the API writes times; null stays null. */
 const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;

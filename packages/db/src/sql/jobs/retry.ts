@@ -120,13 +120,24 @@ export async function retryWithContext(
     retryable: boolean;
     is_active: boolean | null;
     parameters: AutomationParameter[] | null;
-  }>({ name: "jobs_retry_with_context", text: RETRY_WITH_CONTEXT, values: [jobId, retriedBy, JSON.stringify(context), trace?.traceparent ?? null, trace?.tracestate ?? null] });
+  }>({
+    name: "jobs_retry_with_context",
+    text: RETRY_WITH_CONTEXT,
+    values: [jobId, retriedBy, JSON.stringify(context), trace?.traceparent ?? null, trace?.tracestate ?? null],
+  });
   const row = rows[0];
   if (!row) return { kind: "not_found" };
   if (row.id) {
     return {
       kind: "created",
-      job: { id: row.id, automationId: row.automation_id!, retryOf: row.retry_of!, seq: Number(row.seq), priority: row.priority!, availableAt: row.available_at! },
+      job: {
+        id: row.id,
+        automationId: row.automation_id!,
+        retryOf: row.retry_of!,
+        seq: Number(row.seq),
+        priority: row.priority!,
+        availableAt: row.available_at!,
+      },
     };
   }
   return { kind: "refused", retryable: row.retryable, automationActive: row.is_active === true, parameters: row.parameters ?? [] };

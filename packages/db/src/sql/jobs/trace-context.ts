@@ -23,7 +23,10 @@ export async function readTraceContexts(db: Executor, jobIds: readonly string[])
     values: [jobIds],
   });
   return new Map(
-    rows.map((row) => [row.id, { id: row.id, traceparent: row.traceparent, tracestate: row.tracestate, automationId: row.automation_id, automationSlug: row.slug }]),
+    rows.map((row) => [
+      row.id,
+      { id: row.id, traceparent: row.traceparent, tracestate: row.tracestate, automationId: row.automation_id, automationSlug: row.slug },
+    ]),
   );
 }
 

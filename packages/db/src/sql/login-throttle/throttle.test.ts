@@ -10,7 +10,9 @@ const uniqueEmail = () => `someone-${randomBytes(5).toString("hex")}@hub.test`;
 const limit = (subject: string, max: number, enforced = true): loginThrottle.LoginAttemptLimit => ({ subject, max, windowSeconds: 300, enforced });
 
 async function countOf(subject: string): Promise<number> {
-  const { rows } = await hub().db.execute<{ n: number }>(sql`select coalesce(cardinality(attempts), 0) as n from login_attempt_windows where subject = ${subject}`);
+  const { rows } = await hub().db.execute<{ n: number }>(
+    sql`select coalesce(cardinality(attempts), 0) as n from login_attempt_windows where subject = ${subject}`,
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -73,7 +75,11 @@ describe("addLoginAttempt", () => {
 describe("clearLoginFailuresForEmail", () => {
   it("when an e-mail's failures are cleared, then its own count and every pair of it go, and other e-mails' stay", async () => {
     const [email, other] = [uniqueEmail(), uniqueEmail()];
-    const subjects = [loginThrottle.loginThrottleSubjects.email(email), loginThrottle.loginThrottleSubjects.pair(email, "192.0.2.4"), loginThrottle.loginThrottleSubjects.pair(email, "2001:db8:1:2::")];
+    const subjects = [
+      loginThrottle.loginThrottleSubjects.email(email),
+      loginThrottle.loginThrottleSubjects.pair(email, "192.0.2.4"),
+      loginThrottle.loginThrottleSubjects.pair(email, "2001:db8:1:2::"),
+    ];
     for (const subject of subjects) await loginThrottle.addLoginAttempt(hub().pool, [limit(subject, 10)]);
     await loginThrottle.addLoginAttempt(hub().pool, [limit(loginThrottle.loginThrottleSubjects.email(other), 10)]);
 

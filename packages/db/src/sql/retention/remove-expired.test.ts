@@ -58,7 +58,9 @@ async function stageEvent(aggregateId: string, type: string, daysAgo: number, di
 
 async function stageWebhook(): Promise<string> {
   const id = randomUUID();
-  await hub().db.execute(sql`insert into webhooks (id, url, event_types, secret_ciphertext) values (${id}, 'https://hooks.example.com/hub', '{*}', 'not-a-secret')`);
+  await hub().db.execute(
+    sql`insert into webhooks (id, url, event_types, secret_ciphertext) values (${id}, 'https://hooks.example.com/hub', '{*}', 'not-a-secret')`,
+  );
   return id;
 }
 
@@ -145,7 +147,8 @@ describe("retention of jobs", () => {
     const unpublished = await stageJob(automationId, { status: "completed", daysAgo: 45, undispatchedEvent: true });
     const delivering = await stageJob(automationId, { status: "failed", daysAgo: 45 });
     const webhookId = await stageWebhook();
-    const [failedEvent] = (await hub().pool.query<{ id: string }>("select id from events where aggregate_id = $1 and event_type = 'job.failed'", [delivering])).rows;
+    const [failedEvent] = (await hub().pool.query<{ id: string }>("select id from events where aggregate_id = $1 and event_type = 'job.failed'", [delivering]))
+      .rows;
     // Created when the job failed, 45 days ago, and redelivered since: pending again.
     const delivery = await stageDelivery(webhookId, failedEvent!.id, "pending", 45);
 
@@ -230,7 +233,9 @@ describe("retention of other history", () => {
 
     await sweepAll();
 
-    const { rows } = await hub().pool.query<{ id: string }>("select id from events where id = any($1::uuid[])", [[oldSkip, oldFlap, recentSkip, unpublishedFlap, setUp]]);
+    const { rows } = await hub().pool.query<{ id: string }>("select id from events where id = any($1::uuid[])", [
+      [oldSkip, oldFlap, recentSkip, unpublishedFlap, setUp],
+    ]);
     expect(rows.map((row) => row.id).sort()).toEqual([recentSkip, unpublishedFlap, setUp].sort());
   });
 

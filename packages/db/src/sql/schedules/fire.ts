@@ -181,26 +181,20 @@ function recordFiresValues(advances: readonly ScheduleAdvance[]) {
  * also the new jobs' `created_at`), and returns each one's fires and next fire time. Every schedule
  * it was given must be in its answer (its `next_run_at` moves, or it would be due again at once).
  */
-export async function fireDue(
-  pool: Executor,
-  limit: number,
-  decide: (due: readonly DueSchedule[], now: Date) => ScheduleAdvance[],
-): Promise<FirePassOutcome> {
+export async function fireDue(pool: Executor, limit: number, decide: (due: readonly DueSchedule[], now: Date) => ScheduleAdvance[]): Promise<FirePassOutcome> {
   return withTransaction(pool, async (client) => {
     const rows = await runStatement<DueRow>(client, lockDueStatement, [limit]);
     if (rows.length === 0) return { locked: 0, created: [], skipped: [] };
-    const due = rows.map(
-      (row): DueSchedule => ({
-        id: row.id,
-        automationId: row.automation_id,
-        cron: row.cron,
-        timezone: row.timezone,
-        overlap: row.overlap,
-        nextRunAt: row.next_run_at,
-        hasActiveJob: row.has_active_job,
-        contextFits: row.context_fits,
-      }),
-    );
+    const due = rows.map((row): DueSchedule => ({
+      id: row.id,
+      automationId: row.automation_id,
+      cron: row.cron,
+      timezone: row.timezone,
+      overlap: row.overlap,
+      nextRunAt: row.next_run_at,
+      hasActiveJob: row.has_active_job,
+      contextFits: row.context_fits,
+    }));
     const advances = decide(due, rows[0]!.now);
     const held = new Set(due.map((schedule) => schedule.id));
     if (advances.length !== held.size || advances.some((advance) => !held.delete(advance.scheduleId))) {
@@ -220,7 +214,9 @@ export async function fireDue(
         ...fireOfJob.get(row.id)!,
       })),
       skipped: advances.flatMap((advance) =>
-        advance.fires.flatMap((fire) => (fire.outcome === "created" ? [] : [{ scheduleId: advance.scheduleId, fireTime: fire.fireTime, reason: fire.outcome }])),
+        advance.fires.flatMap((fire) =>
+          fire.outcome === "created" ? [] : [{ scheduleId: advance.scheduleId, fireTime: fire.fireTime, reason: fire.outcome }],
+        ),
       ),
     };
   });

@@ -15,7 +15,9 @@ function sectorReached(reach: Reach): SQL | undefined {
   const conditions: SQL[] = [];
   if (reach.sectorIds !== null) conditions.push(sql`${sectors.id} = any(${`{${reach.sectorIds.join(",")}}`}::uuid[])`);
   if (reach.automationIds !== null) {
-    conditions.push(sql`exists (select 1 from automations reach_a where reach_a.sector_id = ${sectors.id} and reach_a.id = any(${`{${reach.automationIds.join(",")}}`}::uuid[]))`);
+    conditions.push(
+      sql`exists (select 1 from automations reach_a where reach_a.sector_id = ${sectors.id} and reach_a.id = any(${`{${reach.automationIds.join(",")}}`}::uuid[]))`,
+    );
   }
   return and(...conditions);
 }

@@ -100,13 +100,7 @@ export async function setActiveUserPassword(
   const [row] = await db
     .update(users)
     .set({ passwordHash, credentialGeneration: nextCredentialGeneration })
-    .where(
-      and(
-        eq(users.id, id),
-        eq(users.isActive, true),
-        fromGeneration === undefined ? undefined : eq(users.credentialGeneration, fromGeneration),
-      ),
-    )
+    .where(and(eq(users.id, id), eq(users.isActive, true), fromGeneration === undefined ? undefined : eq(users.credentialGeneration, fromGeneration)))
     .returning({ email: users.email, role: users.role, credentialGeneration: users.credentialGeneration });
   return row;
 }

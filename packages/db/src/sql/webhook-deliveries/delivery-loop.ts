@@ -75,10 +75,7 @@ returning d.id, d.lease_token as "leaseToken", d.schedule_step as "scheduleStep"
  * `perWebhookLimit` in flight per subscription (counted across relays, approximately under
  * concurrent claims), and per subscription and aggregate only the earliest pending one.
  */
-export async function claimDue(
-  db: Executor,
-  options: { limit: number; perWebhookLimit: number; leaseMs: number },
-): Promise<ClaimedWebhookDelivery[]> {
+export async function claimDue(db: Executor, options: { limit: number; perWebhookLimit: number; leaseMs: number }): Promise<ClaimedWebhookDelivery[]> {
   if (options.limit <= 0) return [];
   const { rows } = await db.query<Omit<ClaimedWebhookDelivery, "event"> & { event: Record<string, unknown> }>({
     ...CLAIM_DUE,
@@ -197,9 +194,17 @@ export async function recordFailures(
                 (w.disabled_at is null and w.deleted_at is null
                  and w.failing_since <= now() - make_interval(secs => ${options.disableAfterMs / 1000}::float8)) as due`);
     for (const streak of streaks.rows.filter((row) => row.due)) {
-      await tx.update(webhooks).set({ disabledAt: sql`now()` }).where(eq(webhooks.id, streak.id));
+      await tx
+        .update(webhooks)
+        .set({ disabledAt: sql`now()` })
+        .where(eq(webhooks.id, streak.id));
       await failPendingDeliveries(client, streak.id, WEBHOOK_DISABLED_REASON);
-      await events.record(client, { eventType: "webhook.disabled", aggregateId: streak.id, actorId: null, payload: { url: streak.url, event_types: streak.eventTypes } });
+      await events.record(client, {
+        eventType: "webhook.disabled",
+        aggregateId: streak.id,
+        actorId: null,
+        payload: { url: streak.url, event_types: streak.eventTypes },
+      });
       outcome.disabledWebhookIds.push(streak.id);
     }
     return outcome;
@@ -237,4 +242,3 @@ export async function release(db: Executor, claims: ReadonlyArray<{ id: string; 
   if (claims.length === 0) return;
   await db.query({ ...RELEASE, values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken)] });
 }
-

@@ -45,7 +45,10 @@ export async function markSeen(
       return "started";
     }
     // Another request flipped it first; just refresh the timestamp.
-    await tx.update(workers).set({ lastSeenAt: sql`now()` }).where(eq(workers.id, worker.id));
+    await tx
+      .update(workers)
+      .set({ lastSeenAt: sql`now()` })
+      .where(eq(workers.id, worker.id));
     return "seen";
   });
 }
