@@ -20,6 +20,7 @@ step() {
 # --continue: one run reports every failing package, not only the first; turbo still exits non-zero.
 step typecheck --continue
 step lint --continue
+step format:check
 
 # The test run's output is kept to add up vitest's per-package counts into one closing line.
 test_log=$(mktemp)
