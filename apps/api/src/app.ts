@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDatabase, prepareDatabase, watchCredentialChanges, automations, workers } from "@hub/db";
+import { listenForHubNotifications, openDatabase, prepareDatabase, automations, workers } from "@hub/db";
 import { assertRedisReachable, connectRedis, createLogger, OutboxNudger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
@@ -179,26 +179,19 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   await ensureFirstAdmin(ctx.database.pool, env.HUB_ADMIN_EMAIL, env.HUB_ADMIN_PASSWORD, logger, env.HUB_PASSWORD_MIN_LENGTH);
   // Until this session LISTENs, credentials are read from PostgreSQL on every request.
   // The same session carries the worker signals, in commit order with the credential changes.
-  const credentialChanges = watchCredentialChanges(
-    env.DATABASE_URL,
-    "hub-api-credentials",
-    {
-      ...ctx.auth.credentialChanges,
-      onLost: (reason) => {
-        ctx.auth.credentialChanges.onLost(reason);
-        ctx.workerSignals.onSessionLost();
-      },
-    },
-    {
-      [workers.SIGNALS_CHANNEL]: (payload) => {
+  const notifications = listenForHubNotifications(env.DATABASE_URL, "hub-api-credentials", {
+    credentials: ctx.auth.credentialChanges,
+    workerSignals: {
+      onSignal: (payload) => {
         ctx.workerSignals.onNotification(payload);
         // A job taken from its worker (timeout, lapsed lease, cancel, re-queue): its log streams look again.
         const signal = workers.parseSignal(payload);
         if (signal) ctx.jobLogs.changedHere(signal.jobId);
       },
+      onLost: () => ctx.workerSignals.onSessionLost(),
     },
-  );
-  ctx.workerSignals.listenOn(() => credentialChanges.listening);
+  });
+  ctx.workerSignals.listenOn(() => notifications.listening);
   const keyOverlaps = new KeyOverlapSweeper(ctx);
   keyOverlaps.start();
 
@@ -259,7 +252,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
       // (bounded; whatever is left is offered by the dispatcher's reconciler).
       await dispatch.queue.close(DISPATCH_FLUSH_TIMEOUT_MS);
       redis.disconnect();
-      await credentialChanges.stop();
+      await notifications.stop();
       await database.close();
     },
   };

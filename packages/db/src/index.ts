@@ -4,7 +4,7 @@ export * from "./migrate";
 export * from "./functions";
 export * from "./migration-catalogue";
 export * from "./session";
-export * from "./credential-changes";
+export * from "./hub-notifications";
 export * as schema from "./schema";
 export * from "./schema";
 export * from "./executor";

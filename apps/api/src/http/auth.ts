@@ -171,7 +171,7 @@ export class Authenticator {
   /** Told after the caches forgot what they held because a credential may have changed. */
   private readonly changeListeners = new Set<() => void>();
 
-  /** Wire to @hub/db `watchCredentialChanges`: the caches hold entries only while it listens. */
+  /** Wire to @hub/db `listenForHubNotifications` (its credentials subscription): the caches hold entries only while it listens. */
   readonly credentialChanges: CredentialChangeHandlers = {
     onListening: () => {
       this.eachCache((cache) => cache.startTrusting());

@@ -5,7 +5,7 @@
  * Reading the user or worker row would be one PostgreSQL transaction per request, for each of the
  * several authenticated calls a job takes. Deactivation and unregistration must still take effect at once
  * (CONTRACT §2, §3), so an entry is trusted only on the word of the `hub_credentials_changed`
- * channel (@hub/db `watchCredentialChanges`): every notification empties the cache, and while
+ * channel (@hub/db `listenForHubNotifications`): every notification empties the cache, and while
  * the listening session is down nothing is cached at all. A read that started before a change and
  * finishes after its notification is not stored (the generation moved on), so a cache can never
  * hold what a committed change has made stale for longer than the notification takes to arrive

@@ -1,17 +1,21 @@
 /**
- * Tells a process when a credential may have stopped working: the triggers of migrations 0005 and
- * 0010 NOTIFY `hub_credentials_changed` whenever a user is deactivated, a worker is unregistered
- * or gets a new key, or an api key is deleted, from whichever process (or psql session) made the
- * change.
+ * The API's one LISTEN session, carrying two channels that must arrive in commit order relative
+ * to each other:
+ * - `hub_credentials_changed`: the triggers of migrations 0005 and 0010 NOTIFY it whenever a user
+ *   is deactivated, a worker is unregistered or gets a new key, or an api key is deleted, from
+ *   whichever process (or psql session) made the change;
+ * - `hub_worker_signals` ({@link SIGNALS_CHANNEL}): a job taken from its worker (cancel, timeout,
+ *   lapsed lease, re-queue), for the workers' signals streams.
  *
- * What a listener may rely on: while {@link CredentialChangeWatcher.listening} is true, every
+ * What a listener may rely on: while {@link HubNotificationSession.listening} is true, every
  * committed change since `onListening` was last called has been (or is about to be) reported
- * through `onChange`. When the session is lost, notifications sent meanwhile are lost too, so
- * `onLost` comes first, and `onListening` again only once a new session LISTENs; a cache built
+ * through its subscription. When the session is lost, notifications sent meanwhile are lost too,
+ * so `onLost` comes first, and `onListening` again only once a new session LISTENs; a cache built
  * on this must forget everything it holds at both moments and cache nothing in between.
  */
 import { settleWithin } from "@hub/shared";
 import { openDedicatedSession, type DedicatedSession } from "./session";
+import { SIGNALS_CHANNEL } from "./sql/workers/signals";
 
 export const CREDENTIALS_CHANGED_CHANNEL = "hub_credentials_changed";
 
@@ -35,24 +39,33 @@ export interface CredentialChangeHandlers {
   onLost(reason: string): void;
 }
 
-export interface CredentialChangeWatcher {
+/** The worker signals' subscription: each signal's payload, and the loss of the session that carries them. */
+export interface WorkerSignalHandlers {
+  onSignal(payload: string): void;
+  /** The session is gone; signals committed until it LISTENs again are not heard. */
+  onLost(reason: string): void;
+}
+
+/** What the session is subscribed to: the credentials channel always, the worker signals when given. */
+export interface HubNotificationSubscriptions {
+  credentials: CredentialChangeHandlers;
+  workerSignals?: WorkerSignalHandlers;
+}
+
+export interface HubNotificationSession {
   readonly listening: boolean;
   stop(): Promise<void>;
 }
 
 /**
- * Starts listening at once and keeps reconnecting until stopped; never throws. `otherChannels`
- * are LISTENed on the same session, each notification handed to its handler as it arrives: in the
- * order PostgreSQL sent them, credential changes included (a worker signal notified before the
- * unregistration in the same transaction reaches its handler first). Nothing sent while the session
- * is lost is reported.
+ * Starts listening at once and keeps reconnecting until stopped; never throws. Both channels are
+ * LISTENed on the same session, each notification handed to its subscription as it arrives: in
+ * the order PostgreSQL sent them (a worker signal notified before the unregistration in the same
+ * transaction reaches its handler first). Nothing sent while the session is lost is reported;
+ * `onLost` is told to the credentials first, then to the worker signals.
  */
-export function watchCredentialChanges(
-  databaseUrl: string,
-  applicationName: string,
-  handlers: CredentialChangeHandlers,
-  otherChannels: Readonly<Record<string, (payload: string) => void>> = {},
-): CredentialChangeWatcher {
+export function listenForHubNotifications(databaseUrl: string, applicationName: string, subscriptions: HubNotificationSubscriptions): HubNotificationSession {
+  const { credentials, workerSignals } = subscriptions;
   let session: DedicatedSession | null = null;
   let listening = false;
   let stopped = false;
@@ -84,7 +97,10 @@ export function watchCredentialChanges(
     const wasListening = listening;
     listening = false;
     session = null;
-    if (wasListening) handlers.onLost(reason);
+    if (wasListening) {
+      credentials.onLost(reason);
+      workerSignals?.onLost(reason);
+    }
     scheduleReconnect();
   };
 
@@ -96,15 +112,15 @@ export function watchCredentialChanges(
         applicationName,
         connectTimeoutMs: 5_000,
         onNotification: (channel, payload) => {
-          if (channel === CREDENTIALS_CHANGED_CHANNEL) handlers.onChange(payload);
-          else otherChannels[channel]?.(payload);
+          if (channel === CREDENTIALS_CHANGED_CHANNEL) credentials.onChange(payload);
+          else if (channel === SIGNALS_CHANNEL) workerSignals?.onSignal(payload);
         },
         onLost: (reason) => {
           if (session === opened) lose(reason);
         },
       });
       await opened.query({ text: `LISTEN ${CREDENTIALS_CHANGED_CHANNEL}` });
-      for (const channel of Object.keys(otherChannels)) await opened.query({ text: `LISTEN ${channel}` });
+      if (workerSignals) await opened.query({ text: `LISTEN ${SIGNALS_CHANNEL}` });
     } catch {
       await opened?.close();
       scheduleReconnect();
@@ -118,7 +134,7 @@ export function watchCredentialChanges(
     session = opened;
     listening = true;
     delayMs = RECONNECT_INITIAL_MS;
-    handlers.onListening();
+    credentials.onListening();
   }
 
   void connect();
