@@ -37,7 +37,14 @@ const FILES = ["README.md", ...["docs", "apps", "packages", "bench", "deploy", "
 /** The lines of `file` a reader reads as prose: all of a Markdown file, the comments of code. */
 function proseLines(file: string): string[] {
   const lines = readFileSync(path.join(REPO_ROOT, file), "utf8").split("\n");
-  if (file.endsWith(".md")) return lines;
+  if (file.endsWith(".md")) {
+    // In a fenced example a relative path is a file of the reader's own project, not of this one.
+    let fenced = false;
+    return lines.map((line) => {
+      if (line.trimStart().startsWith("```")) fenced = !fenced;
+      return fenced ? line.replace(RELATIVE_PATH, "") : line;
+    });
+  }
   if (file.endsWith(".sql")) return lines.map((line) => (line.includes("--") ? line.slice(line.indexOf("--")) : ""));
   if (file.endsWith(".sh")) return lines.map((line) => (/^\s*#/.test(line) ? line : ""));
   return lines.map((line) => {

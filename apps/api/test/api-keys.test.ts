@@ -247,7 +247,8 @@ describe("OpenAPI", () => {
     expect(document.paths["/identity/users"].get.security).toEqual([{ OAuth2: [] }, { ApiKey: [] }]);
     expect(document.paths["/identity/users"].post.security).toEqual([{ OAuth2: [] }]);
     expect(document.paths["/jobs/claim"].post.security).toEqual([{ WorkerApiKey: [] }]);
-    expect(document.paths["/identity/token"].post.security).toBeUndefined();
+    // Public (CONTRACT §6.21): an explicit empty list, so generated clients send no credential.
+    expect(document.paths["/identity/token"].post.security).toEqual([]);
     expect(document.paths["/identity/api-keys/{api_key_id}"].delete.responses).toHaveProperty("204");
   });
 });

@@ -199,12 +199,22 @@ describe("GET /events", () => {
     const document = await hub.client.get("/openapi.json");
 
     const variants = resolveSchema(document.body, document.body.paths["/events"].get.responses["200"].content["application/json"].schema.items).oneOf as any[];
-    const byType = new Map(variants.map((variant) => [variant.properties.event_type.const, variant]));
+    const byType = new Map(
+      variants
+        .map((variant) => resolveSchema(document.body, variant))
+        .map((variant) => [
+          variant.properties.event_type.const,
+          { ...variant, properties: { ...variant.properties, payload: resolveSchema(document.body, variant.properties.payload) } },
+        ]),
+    );
     expect([...byType.keys()]).toEqual(
       expect.arrayContaining(["job.created", "job.requeued", "user.created", "webhook.created", "api_key.revoked", "schedule.skipped"]),
     );
     expect(byType.get("job.requeued").properties.payload).toMatchObject({
-      properties: { reason: { enum: ["lease_expired", "retryable_failure", "timeout", "worker_unregistered"] }, available_at: { format: "date-time" } },
+      properties: {
+        reason: { enum: ["lease_expired", "retryable_failure", "timeout", "worker_unregistered", "worker_key_rotated"] },
+        available_at: { format: "date-time" },
+      },
       required: expect.arrayContaining(["automation_id", "reason", "attempts", "available_at"]),
     });
     expect(byType.get("job.created").properties.payload.required).toEqual(["automation_id", "context"]);

@@ -280,7 +280,12 @@ describe("OpenAPI", () => {
       "limit",
       "cursor",
     ]);
-    expect(parameters.find((parameter) => parameter.name === "status")?.schema).toMatchObject({ type: "string" });
+    // CONTRACT §6.21: a list of statuses, comma-separated (style form, explode false).
+    expect(parameters.find((parameter) => parameter.name === "status")).toMatchObject({
+      style: "form",
+      explode: false,
+      schema: { type: "array", items: { enum: expect.arrayContaining(["queued", "running"]) } },
+    });
     expect(parameters.find((parameter) => parameter.name === "created_after")?.schema).toMatchObject({ type: "string", format: "date-time" });
     expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toMatchObject({ default: 100, minimum: 1, maximum: 1000 });
     expect(operation.responses["200"].headers.Link.description).toMatch(/rel="next"/);

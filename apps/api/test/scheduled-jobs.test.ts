@@ -343,7 +343,9 @@ describe("OpenAPI", () => {
 
     expect(document.paths["/jobs"].post.description).toContain("run_at");
     expect(JSON.stringify(createBody.properties.run_at)).toContain("2026-12-24T06:00:00Z");
-    expect(createBody.properties.priority).toMatchObject({ minimum: -100, maximum: 100, default: 0, examples: [10] });
+    // Request defaults are stated in the description (CONTRACT §6.21: not `required` for generated clients).
+    expect(createBody.properties.priority).toMatchObject({ minimum: -100, maximum: 100, examples: [10] });
+    expect(createBody.properties.priority.description).toContain("Default: `0`");
     expect(listParameters).toEqual(expect.arrayContaining(["priority_min", "scheduled", "schedule_id"]));
     expect(Object.keys(record.properties)).toEqual(expect.arrayContaining(["run_at", "priority", "schedule_id", "fire_time"]));
     expect(record.properties.run_at.description).toContain("as sent");

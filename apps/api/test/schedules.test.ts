@@ -372,8 +372,11 @@ describe("GET /openapi.json", () => {
     const resolve = (schema: any) => resolveSchema(document.body, schema);
     const body = resolve(create.requestBody.content["application/json"].schema);
     expect(body.required).toEqual(["cron"]);
-    expect(body.properties.timezone).toMatchObject({ type: "string", default: "UTC", examples: expect.arrayContaining(["Europe/Berlin"]) });
-    expect(body.properties.overlap).toMatchObject({ enum: ["skip", "allow"], default: "skip" });
+    // Request defaults are stated in the description (CONTRACT §6.21: not `required` for generated clients).
+    expect(body.properties.timezone).toMatchObject({ type: "string", examples: expect.arrayContaining(["Europe/Berlin"]) });
+    expect(body.properties.timezone.description).toContain('Default: `"UTC"`');
+    expect(body.properties.overlap).toMatchObject({ enum: ["skip", "allow"] });
+    expect(body.properties.overlap.description).toContain('Default: `"skip"`');
     expect(body.properties.cron.description).toContain("@yearly");
     expect(Object.keys(document.body.paths["/schedules/{schedule_id}"])).toEqual(expect.arrayContaining(["get", "put", "delete"]));
     expect(document.body.paths["/schedules"].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(

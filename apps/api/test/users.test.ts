@@ -41,7 +41,14 @@ describe("POST /identity/users", () => {
     expect(result.status).toBe(201);
     expect(result.body).toEqual({ id: expect.any(String) });
     const read = await hub.client.get(`/identity/users/${result.body.id}`, { token: hub.adminToken });
-    expect(read.body).toEqual({ id: result.body.id, email: body.email.toLowerCase(), role: "admin", is_active: true, created_at: expect.any(String) });
+    expect(read.body).toEqual({
+      id: result.body.id,
+      email: body.email.toLowerCase(),
+      role: "admin",
+      is_active: true,
+      created_at: expect.any(String),
+      sector_ids: null,
+    });
     const [created] = await eventsOf(result.body.id);
     expect(created).toMatchObject({
       eventType: "user.created",
@@ -182,6 +189,7 @@ describe("GET /identity/users and /identity/users/{user_id}", () => {
       role: "admin",
       is_active: true,
       created_at: expect.any(String),
+      sector_ids: null,
     });
     expectNoSecrets(result.body, [first.password, second.password, ...sentPasswords]);
   });

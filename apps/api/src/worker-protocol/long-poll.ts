@@ -232,9 +232,12 @@ export async function longPoll(port: LongPollPort, request: LongPollRequest, sig
       if (remainingMs <= 0 || wakes.stopped || signal.aborted) return [];
       // A rate limit's window (CONTRACT §6.13) opens without any wake-up: look again when it does.
       const windowOpensInMs = outcome.kind === "blocked" && outcome.retryAfterMs !== undefined ? outcome.retryAfterMs + 1 : Infinity;
-      await waiter.wait(Math.min(remainingMs, windowOpensInMs), signal, { roomOnly: outcome.kind === "blocked", offerOnly: nothingOffered === true });
-      // Rule 2: the deadline passed with no wake-up; this claim's look was the last word.
-      if (!waiter.wokenBy && !signal.aborted && deadline <= Date.now()) return [];
+      const waitMs = Math.min(remainingMs, windowOpensInMs);
+      await waiter.wait(waitMs, signal, { roomOnly: outcome.kind === "blocked", offerOnly: nothingOffered === true });
+      // Rule 2: the wait ran to the deadline with no wake-up; this claim's look was the last word.
+      // (Decided by what it waited for, not by the clock: a timer may fire a millisecond before
+      // Date.now() reaches the deadline.)
+      if (!waiter.wokenBy && !signal.aborted && waitMs === remainingMs) return [];
       leaving = signal.aborted;
     } finally {
       waiter.cancel();
