@@ -173,7 +173,11 @@ describe("webhook targets (SSRF defence)", () => {
 
   it("when a URL is http, has credentials or is not absolute, then it is refused; https is accepted", () => {
     expect(checkWebhookUrl("https://hooks.example.com/x?y=1", { allowInsecure: false }).ok).toBe(true);
-    expect(checkWebhookUrl("http://hooks.example.com/", { allowInsecure: false })).toEqual({ ok: false, reason: "the URL must be https://" });
+    // The refusal names the two settings that allow a local webhook (CONTRACT §6.21, second day).
+    expect(checkWebhookUrl("http://hooks.example.com/", { allowInsecure: false })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^the URL must be https:\/\/ \(.*HUB_WEBHOOKS_ALLOW_INSECURE=true.*HUB_WEBHOOKS_ALLOW_PRIVATE=true.*\)$/),
+    });
     expect(checkWebhookUrl("http://hooks.example.com/", { allowInsecure: true }).ok).toBe(true);
     expect(checkWebhookUrl("ftp://hooks.example.com/", { allowInsecure: true }).ok).toBe(false);
     expect(checkWebhookUrl("https://user:pw@hooks.example.com/", { allowInsecure: false }).ok).toBe(false);
