@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Job, jobs, schema } from "@hub/db";
 import { DispatchQueue, ReadyJobs } from "@hub/shared/dispatch";
 import { createDispatcher, type Dispatcher } from "../src/dispatcher";
-import { eventually, seedAutomation, seedQueuedJobs } from "@hub/testing";
+import { eventually, monitorRedis, seedAutomation, seedQueuedJobs } from "@hub/testing";
 import { openTestEnvironment, type TestEnvironment } from "@hub/testing/vitest";
 
 let env: TestEnvironment;
@@ -107,9 +107,8 @@ describe("dispatcher", () => {
     const queue = new DispatchQueue(env.redis, env.keys);
     const ready = new ReadyJobs(env.redis, env.keys);
     const markerKey = `${env.keys.bullPrefix(0)}:${env.keys.dispatchQueue}:marker`;
-    const monitor = await env.redis.duplicate().monitor();
     const blockingWaits: string[] = [];
-    monitor.on("monitor", (_time: string, args: string[]) => {
+    const monitor = await monitorRedis(env.redisUrl, (args) => {
       if (args[0]?.toLowerCase() === "bzpopmin" && args[1] === markerKey) blockingWaits.push(args[1]);
     });
     try {
@@ -129,7 +128,7 @@ describe("dispatcher", () => {
         (count) => count >= queued.length,
       );
     } finally {
-      monitor.disconnect();
+      monitor.close();
       await queue.close();
     }
     // BullMQ's moveToActive puts a wake-up marker back after each job; left there, every message

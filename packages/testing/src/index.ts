@@ -14,6 +14,7 @@ export * from "./logs";
 export * from "./polling";
 export * from "./prometheus";
 export * from "./redis-cleanup";
+export * from "./redis-monitor";
 export * from "./test-database";
 export * from "./seed";
 export * from "./history";
