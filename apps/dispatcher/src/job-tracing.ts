@@ -1,5 +1,9 @@
 /**
  * The dispatcher's part of a job's trace (CONTRACT §6.20), only while tracing is on:
+ * - the hand-off of committed jobs to their ready sets (a dispatch queue message) is a `job.offer`
+ *   span (kind producer) of their traces, placed as the relay's publishing is: a child of the job's
+ *   trace for one job, else a root linked to each. Its trace contexts are read by primary key
+ *   apart from the offer (only a tracing dispatcher asks); a failed read offers untraced;
  * - a sweep that ends jobs (lapsed leases, timeouts) is a span of the job's trace — a child of
  *   the span that created the job when the sweep ended one job, else a root span linked to each
  *   job's — from the sweep's statement to the hand-off of what it ended (its Redis calls are the
@@ -10,8 +14,40 @@
  * With tracing off, {@link activeTracing} is undefined and each path below is that one check: no
  * clock read, no allocation, and the statements sent are the ones sent without tracing.
  */
-import type { jobs, schedules } from "@hub/db";
+import { type Executor, jobs, type schedules } from "@hub/db";
+import type { Logger } from "@hub/shared";
 import { activeTracing, type HubTracing, type OpenSpan } from "@hub/tracing";
+
+/** Runs `offer` (committed jobs to their ready sets) inside the `job.offer` span of their traces; only `offer` when tracing is off. */
+export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+  const tracing = activeTracing();
+  if (!tracing || offered.length === 0) return offer();
+  return offerTraced(tracing, db, logger, offered, offer);
+}
+
+async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+  let traces: Map<string, jobs.JobTraceRow>;
+  try {
+    traces = await jobs.readTraceContexts(
+      db,
+      offered.map((job) => job.id),
+    );
+  } catch (error) {
+    logger.debug({ err: error }, "reading the offered jobs' trace contexts failed; offering untraced");
+    return offer();
+  }
+  if (traces.size === 0) return offer();
+  const [only] = traces.size === 1 ? [...traces.values()] : [];
+  return tracing.inSpan(
+    "job.offer",
+    {
+      kind: "producer",
+      jobs: [...traces.values()],
+      attributes: { "hub.jobs.offered": offered.length, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
+    },
+    offer,
+  );
+}
 
 /** The span names, by what ended the jobs. */
 export const SWEEP_SPANS = { lease_expired: "job.lease_expired", timeout: "job.timed_out" } as const;

@@ -1,7 +1,8 @@
 /**
  * System test of the dispatcher's part in jobs' traces (CONTRACT §6.20), against real processes
  * exporting OTLP/HTTP with JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`; tracing.test.ts covers
- * the protobuf default) to a receiver run by the test: a lapsed lease and a timeout are spans of
+ * the protobuf default) to a receiver run by the test: the hand-off to the ready set, a lapsed
+ * lease and a timeout are spans of
  * the job's trace, one sweep that ends several jobs is one span linked to each, and a schedule's
  * fire starts a trace of its own that the job it makes carries. No exported span holds the marker
  * planted in contexts, results and errors. Leases last 1 s here.
@@ -55,13 +56,17 @@ const NO_RETRY_SOON = { retry_backoff_seconds: 3600 };
 
 describe("the dispatcher's spans in jobs' traces", () => {
   it(
-    "when a claimed job's lease lapses, then the dispatcher's job.lease_expired span is a child of the request that created the job",
+    "when a job is handed out and its lease lapses, then the dispatcher's job.offer and job.lease_expired spans are children of the request that created it",
     async () => {
       const hub = system();
       const automation = await hub.createAutomationWithWorker({ settings: NO_RETRY_SOON });
       const { jobId, traceId, request } = await createTracedJob(hub, automation);
       const claimed = await automation.worker.claim(10);
       expect(claimed?.id).toBe(jobId);
+      // The dispatcher's hand-off of the committed job to its ready set.
+      const offer = await receiver.waitForSpan((span) => span.traceId === traceId && span.name === "job.offer");
+      expect(offer).toMatchObject({ service: "automation-hub-dispatcher", parentSpanId: request.spanId, kind: SPAN_KIND.producer });
+      expect(offer.attributes).toMatchObject({ "hub.job.id": jobId, "hub.jobs.offered": 1 });
 
       const swept = await receiver.waitForSpan((span) => span.traceId === traceId && span.name === "job.lease_expired");
       expect(swept).toMatchObject({ service: "automation-hub-dispatcher", parentSpanId: request.spanId, links: [] });
@@ -153,7 +158,7 @@ describe("the dispatcher's spans in jobs' traces", () => {
     expect(receiver.decodeErrors).toEqual([]);
     expect(new Set(receiver.contentTypes)).toEqual(new Set(["application/json"]));
     const names = new Set(receiver.spans.map((span) => span.name));
-    for (const name of ["job.lease_expired", "job.timed_out", "schedule.fire", "hub:events publish"]) expect(names).toContain(name);
+    for (const name of ["job.offer", "job.lease_expired", "job.timed_out", "schedule.fire", "hub:events publish"]) expect(names).toContain(name);
     const leaks = receiver.spans.filter((span) => span.strings.some((text) => text.includes(MARKER)));
     expect(leaks.map((span) => `${span.service} ${span.name}: ${span.strings.filter((text) => text.includes(MARKER)).join(" | ")}`)).toEqual([]);
   });
