@@ -31,8 +31,15 @@ export interface TestProvider {
   stop(): Promise<void>;
 }
 
+export interface ProviderOptions {
+  /** The provider's signing keys (private JWKs); unset, oidc-provider's development key. */
+  signingKeys?: Array<Record<string, unknown>>;
+  /** Rewrites the ID token of each token-endpoint answer (a provider or channel gone wrong); unset, none. */
+  rewriteIdToken?: () => ((idToken: string) => Promise<string>) | undefined;
+}
+
 /** Starts the provider on `port`, with one client whose redirect URIs are the hubs' callbacks. */
-export async function startProvider(port: number, redirectUris: string[]): Promise<TestProvider> {
+export async function startProvider(port: number, redirectUris: string[], options: ProviderOptions = {}): Promise<TestProvider> {
   const issuer = `http://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
   const provider = new Provider(issuer, {
@@ -44,11 +51,20 @@ export async function startProvider(port: number, redirectUris: string[]): Promi
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["test-cookie-key-1"] },
+    ...(options.signingKeys ? { jwks: { keys: options.signingKeys } } : {}),
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub);
       return account ? { accountId: sub, claims: () => ({ sub, ...account }) } : undefined;
     },
   });
+  const { rewriteIdToken } = options;
+  if (rewriteIdToken)
+    provider.use(async (ctx, next) => {
+      await next();
+      const rewrite = rewriteIdToken();
+      const body = ctx.body as { id_token?: unknown } | undefined;
+      if (ctx.path === "/token" && rewrite && typeof body?.id_token === "string") body.id_token = await rewrite(body.id_token);
+    });
   // A provider bug would otherwise show only as a 500 page in the middle of a redirect chain.
   provider.on("server_error", (_ctx, error) => process.stderr.write(`oidc-provider server_error: ${error.stack ?? error.message}\n`));
   const server: Server = createServer(provider.callback());

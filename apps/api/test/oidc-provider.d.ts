@@ -13,6 +13,7 @@ declare module "oidc-provider" {
     conformIdTokenClaims?: boolean;
     features?: Record<string, unknown>;
     cookies?: { keys: string[] };
+    jwks?: { keys: Array<Record<string, unknown>> };
     findAccount(ctx: unknown, sub: string): Account | undefined | Promise<Account | undefined>;
   }
 
@@ -20,5 +21,7 @@ declare module "oidc-provider" {
     constructor(issuer: string, configuration: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: "server_error", listener: (ctx: unknown, error: Error) => void): this;
+    /** Koa middleware (the provider is a Koa application). */
+    use(middleware: (ctx: { path: string; body: unknown }, next: () => Promise<void>) => Promise<void>): this;
   }
 }

@@ -29,6 +29,16 @@ export interface JobSpanOptions {
   kind?: "internal" | "producer" | "consumer";
   /** Ids, counts and fixed names only: never a context value, result, log line, secret or e-mail address. */
   attributes?: Record<string, string | number | boolean>;
+  /** When the operation began, if before the span is started (work whose jobs are known only once it is done); default now. */
+  startTime?: Date;
+}
+
+/** A span the caller ends: one whose context must be known before its work (a schedule's fire, stored with the job it creates). */
+export interface OpenSpan {
+  /** The span's W3C context (sampled or not, it names the span's trace). */
+  readonly traceContext: StoredTraceContext | undefined;
+  /** Ends it; `error` (a fixed name, never a message) marks it failed; `attributes` as {@link JobSpanOptions.attributes}. */
+  end(outcome?: { error?: string; attributes?: Record<string, string | number | boolean> }): void;
 }
 
 /** What the hub's code asks of the tracer; only ever exists while tracing is on. */
@@ -40,6 +50,8 @@ export interface HubTracing {
   recordJobRun(run: JobRun): void;
   /** Runs `fn` inside a span for an operation on jobs (see {@link JobSpanOptions.jobs}); a job-less one starts a trace of its own. */
   inSpan<T>(name: string, options: JobSpanOptions, fn: () => Promise<T>): Promise<T>;
+  /** Starts a span placed as {@link inSpan} places it (not made active); the caller ends it. */
+  startSpan(name: string, options: JobSpanOptions): OpenSpan;
   /** `trace_id`/`span_id` of the active span, for log lines. */
   logFields(): TraceLogFields;
   /** Spans dropped so far: queue full, or their export failed or timed out. */

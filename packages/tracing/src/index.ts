@@ -14,7 +14,7 @@
 import type { HubTracing } from "./hub-tracing";
 import { tracingSettings, TracingConfigError } from "./settings";
 
-export type { HubTracing, JobRun, JobSpanOptions, TraceLogFields } from "./hub-tracing";
+export type { HubTracing, JobRun, JobSpanOptions, OpenSpan, TraceLogFields } from "./hub-tracing";
 export { parseTraceparent, runSpanId, runTraceContext, type StoredTraceContext } from "./trace-context";
 export { tracingSettings, TracingConfigError, TRACE_PROTOCOLS, type TraceProtocol, type TracingSettings } from "./settings";
 

@@ -11,7 +11,18 @@
  *   dispatcher's and relay's idle polling would otherwise be a trace per query).
  */
 import { register } from "node:module";
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Link,
+  type SpanContext,
+  type SpanOptions,
+} from "@opentelemetry/api";
 import { isSpanContextValid } from "@opentelemetry/api";
 import { getRPCMetadata } from "@opentelemetry/core";
 import { registerInstrumentations } from "@opentelemetry/instrumentation";
@@ -26,7 +37,7 @@ import { RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-ba
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { batchOptionsFromEnv, DroppingBatchProcessor } from "./dropping-batch-processor";
-import type { HubTracing, JobRun, JobSpanOptions, TraceLogFields } from "./hub-tracing";
+import type { HubTracing, JobRun, JobSpanOptions, OpenSpan, TraceLogFields } from "./hub-tracing";
 import { OWN_SCOPE, ScrubbingProcessor } from "./scrubbing-processor";
 import { runSpanId, type StoredTraceContext } from "./trace-context";
 import type { TracingSettings } from "./settings";
@@ -57,6 +68,32 @@ function spanContextOf(stored: StoredTraceContext): SpanContext | undefined {
   if (stored.tracestate) carrier.tracestate = stored.tracestate;
   const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
   return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/**
+ * Where a span for an operation on jobs goes: one job's trace → a child of its stored span; none
+ * or several → a root span (a trace of its own), linked to each job's (at most {@link MAX_LINKS}).
+ */
+function placement(options: JobSpanOptions): { spanOptions: SpanOptions; parent: Context } {
+  const unique = new Map<string, SpanContext>();
+  for (const stored of options.jobs ?? []) {
+    const spanContext = stored ? spanContextOf(stored) : undefined;
+    if (spanContext) unique.set(`${spanContext.traceId}-${spanContext.spanId}`, spanContext);
+  }
+  const contexts = [...unique.values()];
+  const only = contexts.length === 1 ? contexts[0] : undefined;
+  const links: Link[] = only ? [] : contexts.slice(0, MAX_LINKS).map((spanContext) => ({ context: spanContext }));
+  const attributes = { ...options.attributes, ...(contexts.length > 1 ? { "hub.jobs.count": contexts.length } : {}) };
+  return {
+    spanOptions: {
+      kind: spanKinds[options.kind ?? "internal"],
+      attributes,
+      links,
+      root: !only,
+      ...(options.startTime ? { startTime: options.startTime } : {}),
+    },
+    parent: only ? trace.setSpanContext(ROOT_CONTEXT, only) : ROOT_CONTEXT,
+  };
 }
 
 export function startSdkTracing(settings: TracingSettings): HubTracing {
@@ -125,17 +162,8 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
       span.end(run.endedAt);
     },
     inSpan<T>(name: string, options: JobSpanOptions, fn: () => Promise<T>): Promise<T> {
-      const unique = new Map<string, SpanContext>();
-      for (const stored of options.jobs ?? []) {
-        const spanContext = stored ? spanContextOf(stored) : undefined;
-        if (spanContext) unique.set(`${spanContext.traceId}-${spanContext.spanId}`, spanContext);
-      }
-      const contexts = [...unique.values()];
-      const only = contexts.length === 1 ? contexts[0] : undefined;
-      const parent = only ? trace.setSpanContext(ROOT_CONTEXT, only) : ROOT_CONTEXT;
-      const links: Link[] = only ? [] : contexts.slice(0, MAX_LINKS).map((spanContext) => ({ context: spanContext }));
-      const attributes = { ...options.attributes, ...(contexts.length > 1 ? { "hub.jobs.count": contexts.length } : {}) };
-      return tracer.startActiveSpan(name, { kind: spanKinds[options.kind ?? "internal"], attributes, links, root: !only }, parent, async (span) => {
+      const { spanOptions, parent } = placement(options);
+      return tracer.startActiveSpan(name, spanOptions, parent, async (span) => {
         try {
           return await fn();
         } catch (error) {
@@ -146,6 +174,20 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
           span.end();
         }
       });
+    },
+    startSpan(name: string, options: JobSpanOptions): OpenSpan {
+      const { spanOptions, parent } = placement(options);
+      const span = tracer.startSpan(name, spanOptions, parent);
+      const carrier: Record<string, string> = {};
+      propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+      return {
+        traceContext: carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined,
+        end(outcome = {}) {
+          if (outcome.attributes) span.setAttributes(outcome.attributes);
+          if (outcome.error) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+          span.end();
+        },
+      };
     },
     logFields(): TraceLogFields {
       const spanContext = trace.getSpanContext(context.active());

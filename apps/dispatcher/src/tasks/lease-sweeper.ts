@@ -5,6 +5,7 @@
  */
 import { jobs } from "@hub/db";
 import type { DispatcherContext } from "../config";
+import { inSweepSpan, sweepStart } from "../job-tracing";
 
 const LEASE_SWEEP_BATCH = 200;
 
@@ -25,12 +26,14 @@ export function createLeaseSweeper({ database, logger, settings, metrics, ready,
   return async function sweepOverdue(): Promise<void> {
     for (;;) {
       // One statement for both: an idle sweep costs one round trip, no explicit transaction.
+      const startedAt = sweepStart();
       const { leases, timeouts } = await jobs.expireOverdue(database.pool, { maxAttempts: settings.maxAttempts, batchSize: LEASE_SWEEP_BATCH });
       const ended = (swept: jobs.SweptJobs) => swept.requeued.length + swept.failed.length;
       if (ended(leases) + ended(timeouts) === 0) return;
       outbox.nudge();
-      await handleSwept(leases, metrics.leasesExpired, "lapsed leases expired");
-      await handleSwept(timeouts, metrics.jobsTimedOut, "jobs past their timeout ended");
+      // With tracing on, each hand-off is a span of the jobs' traces, from the statement on.
+      await inSweepSpan("lease_expired", leases, startedAt, () => handleSwept(leases, metrics.leasesExpired, "lapsed leases expired"));
+      await inSweepSpan("timeout", timeouts, startedAt, () => handleSwept(timeouts, metrics.jobsTimedOut, "jobs past their timeout ended"));
       if (ended(leases) < LEASE_SWEEP_BATCH && ended(timeouts) < LEASE_SWEEP_BATCH) return;
     }
   };

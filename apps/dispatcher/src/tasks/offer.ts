@@ -7,6 +7,7 @@ import { Worker as BullWorker } from "bullmq";
 import { settleWithin } from "@hub/shared";
 import { jobsOfDispatchPayload, type DispatchPayload, type SingleJobDispatchPayload } from "@hub/shared/dispatch";
 import type { DispatcherContext } from "../config";
+import { inOfferSpan } from "../job-tracing";
 
 /**
  * How long stop() waits for each shard's BullMQ worker to close. A worker whose blocking read went
@@ -34,7 +35,7 @@ const OFFER_WORKER_CLOSE_TIMEOUT_MS = 5000;
  */
 const BULLMQ_WAIT_MARKER = "0";
 
-export function createOfferWorkers({ redis, keys, logger, settings, metrics, ready, shards }: DispatcherContext) {
+export function createOfferWorkers({ database, redis, keys, logger, settings, metrics, ready, shards }: DispatcherContext) {
   let offerWorkers: Array<BullWorker<DispatchPayload | SingleJobDispatchPayload>> = [];
   return {
     start(): void {
@@ -50,7 +51,10 @@ export function createOfferWorkers({ redis, keys, logger, settings, metrics, rea
             const batch = jobsOfDispatchPayload(message.id, message.data);
             // A closing worker does not fetch next (the marker then tells another dispatcher).
             const marker = clearWaitMarker && !worker.closing ? worker.keys.marker : undefined;
-            await ready.offer(batch, marker ? { shard, add: (pipeline) => pipeline.zrem(marker, BULLMQ_WAIT_MARKER) } : undefined);
+            // With tracing on, a span of the jobs' traces (../job-tracing.ts); off, the offer alone.
+            await inOfferSpan(database.pool, logger, batch, () =>
+              ready.offer(batch, marker ? { shard, add: (pipeline) => pipeline.zrem(marker, BULLMQ_WAIT_MARKER) } : undefined),
+            );
             metrics.jobsOffered.inc({ path: "queue" }, batch.length);
           },
           {

@@ -20,6 +20,7 @@ import type { Logger } from "@hub/shared";
 import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import type { ReadyJobs } from "@hub/shared/dispatch";
 import type { DispatcherMetrics } from "../metrics";
+import { FireSpans } from "../job-tracing";
 
 /** A fire not made within this long after its time is missed (CONTRACT §6.9). */
 export const MISSED_FIRE_AFTER_MS = 5000;
@@ -134,6 +135,20 @@ export function createScheduleFirer({ database, ready, logger, metrics, onEvents
     if (outcome.created.length + outcome.skipped.length > 0) onEventsWritten?.();
   }
 
+  /** One fire pass; with tracing on, each fire is a trace of its own (../job-tracing.ts). */
+  async function firePass(): Promise<schedules.FirePassOutcome> {
+    const spans = FireSpans.forPass();
+    if (!spans) return schedules.fireDue(database.pool, FIRE_PASS_SIZE, decide);
+    try {
+      const outcome = await schedules.fireDue(database.pool, FIRE_PASS_SIZE, (due, now) => spans.open(due, decide(due, now)));
+      spans.close(outcome);
+      return outcome;
+    } catch (error) {
+      spans.close(undefined, error);
+      throw error;
+    }
+  }
+
   /** Runs the passes that are due now; resolves with the milliseconds until the next tick. */
   async function tick(): Promise<number> {
     for (;;) {
@@ -141,7 +156,7 @@ export function createScheduleFirer({ database, ready, logger, metrics, onEvents
       if (dueInMs === null) return SCHEDULE_PROBE_MAX_MS;
       // Wakes at the fire time itself: the probe's figure is on PostgreSQL's clock, as a duration.
       if (dueInMs > 0) return Math.min(Math.ceil(dueInMs), SCHEDULE_PROBE_MAX_MS);
-      const outcome = await schedules.fireDue(database.pool, FIRE_PASS_SIZE, decide);
+      const outcome = await firePass();
       await offerCreated(outcome);
       count(outcome);
       if (outcome.locked === 0) return HELD_ELSEWHERE_PAUSE_MS;

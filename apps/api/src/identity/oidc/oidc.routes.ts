@@ -75,7 +75,7 @@ export const oidcRoutes = [
       const discovered = provider.current;
       if (!discovered)
         throw new HttpError(503, "The identity provider is not reachable yet; try again shortly", { "Retry-After": String(DISCOVERY_RETRY_AFTER_SECONDS) });
-      const { location, binding } = await beginLogin(ctx, provider, discovered.authorizationEndpoint);
+      const { location, binding } = await beginLogin(ctx, provider, discovered);
       return { status: 302, headers: { Location: location, "Set-Cookie": stateCookie(ctx, binding, STATE_TTL_SECONDS), "Cache-Control": "no-store" } };
     },
   }),

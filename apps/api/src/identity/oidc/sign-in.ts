@@ -18,7 +18,7 @@ import type { AppContext } from "../../context";
 import { ConflictError } from "../../http/http-errors";
 import { issueAccessToken, type IssuedToken } from "../login.service";
 import { createUser } from "../users.service";
-import type { OidcProvider } from "./provider";
+import type { DiscoveredProvider, OidcProvider } from "./provider";
 
 export const STATE_TTL_SECONDS = 600;
 export const CODE_TTL_SECONDS = 60;
@@ -40,28 +40,16 @@ interface PendingLogin {
 }
 
 /** Starts a login: the authorization URL to send the browser to, and the cookie value binding it. */
-export async function beginLogin(ctx: SignInContext, provider: OidcProvider, authorizationEndpoint: string): Promise<{ location: string; binding: string }> {
-  const state = random();
+export async function beginLogin(ctx: SignInContext, provider: OidcProvider, discovered: DiscoveredProvider): Promise<{ location: string; binding: string }> {
+  const { url, request } = await provider.authorizationUrl(discovered);
   const binding = random();
-  const pending: PendingLogin = { binding: sha256(binding), nonce: random(), verifier: random() };
-  await ctx.redis.set(stateKey(ctx, state), JSON.stringify(pending), "EX", STATE_TTL_SECONDS);
-  const url = new URL(authorizationEndpoint);
-  const { clientId, redirectUri } = provider.settings;
-  for (const [name, value] of Object.entries({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: "openid email",
-    state,
-    nonce: pending.nonce,
-    code_challenge: sha256(pending.verifier),
-    code_challenge_method: "S256",
-  }))
-    url.searchParams.set(name, value);
+  const pending: PendingLogin = { binding: sha256(binding), nonce: request.nonce, verifier: request.verifier };
+  await ctx.redis.set(stateKey(ctx, request.state), JSON.stringify(pending), "EX", STATE_TTL_SECONDS);
   return { location: url.href, binding };
 }
 
-export interface CallbackInput {
+/** The parameters the provider's redirect brought back (all of them go to openid-client's checks). */
+export interface CallbackInput extends Record<string, string | undefined> {
   code?: string | undefined;
   state?: string | undefined;
   error?: string | undefined;
@@ -86,10 +74,9 @@ export async function finishLogin(
 
   const discovered = provider.current;
   if (!discovered) return { error: "invalid_request" };
-  const idToken = await provider.exchangeCode(discovered, input.code, pending.verifier);
-  if (idToken === undefined) return { error: "invalid_request" };
-  const claims = idToken === "" ? undefined : await provider.verifyIdToken(discovered, idToken, pending.nonce);
-  if (!claims) return { error: "invalid_token" };
+  const exchanged = await provider.exchangeCode(discovered, input, { state: input.state, nonce: pending.nonce, verifier: pending.verifier });
+  if ("refusal" in exchanged) return { error: exchanged.refusal };
+  const { claims } = exchanged;
   if (claims.email_verified !== true || typeof claims.email !== "string" || claims.email === "") return { error: "email_unverified" };
 
   const email = claims.email.trim().toLowerCase();

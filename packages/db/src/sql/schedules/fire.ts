@@ -17,7 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { ScheduleOverlapPolicy, ScheduleSkipReason } from "@hub/shared";
-import { contextFitsParameters } from "../jobs/insert";
+import { contextFitsParameters, type JobTrace } from "../jobs/insert";
 import type { JobRef } from "../jobs/dispatch-scan";
 import { runStatement, withTransaction, type NamedStatement, type Executor } from "../../executor";
 
@@ -40,6 +40,8 @@ export interface DueSchedule {
 export interface ScheduleFire {
   fireTime: Date;
   outcome: "created" | ScheduleSkipReason;
+  /** The fire's own trace (CONTRACT §6.20), stored with the job it creates; only while tracing is on. */
+  trace?: JobTrace | undefined;
 }
 
 /** What a pass decided for one locked schedule: its fires, in time order, and its next fire time. */
@@ -93,16 +95,19 @@ interface DueRow extends pg.QueryResultRow {
 // positions likewise. Jobs are created as POST /jobs would (the schedule's context and priority,
 // no creator), each job.created carrying schedule_id and fire_time (CONTRACT §4). The key value comes
 // from the automation row the pass has held FOR KEY SHARE since its first statement (functions/hub_job_key_value.sql says why).
-const recordFiresStatement: NamedStatement = {
-  name: "schedules_record_fires",
+//
+// With `traced`, the fires' trace contexts ($9, $10) are stored with their jobs: a second named
+// statement, so a dispatcher that does not trace sends exactly the statement it always did.
+const recordFiresStatementOf = (traced: boolean): NamedStatement => ({
+  name: traced ? "schedules_record_fires_traced" : "schedules_record_fires",
   text: `
 with fire as (
-  select * from rows from (unnest($1::uuid[]), unnest($2::text[]), unnest($3::text[]), unnest($4::uuid[]))
-    with ordinality as fire(schedule_id, fire_time, outcome, job_id, position)
+  select * from rows from (unnest($1::uuid[]), unnest($2::text[]), unnest($3::text[]), unnest($4::uuid[])${traced ? ", unnest($9::text[]), unnest($10::text[])" : ""})
+    with ordinality as fire(schedule_id, fire_time, outcome, job_id${traced ? ", traceparent, tracestate" : ""}, position)
 ), created as (
-  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time, key_value)
+  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time, key_value${traced ? ", traceparent, tracestate" : ""})
   select fire.job_id, s.automation_id, s.context, s.priority, null, s.id, fire.fire_time::timestamptz,
-    hub_job_key_value_of(s.context, a.concurrency_key)
+    hub_job_key_value_of(s.context, a.concurrency_key)${traced ? ", fire.traceparent, fire.tracestate" : ""}
   from fire join schedules s on s.id = fire.schedule_id join automations a on a.id = s.automation_id
   where fire.outcome = 'created'
   order by fire.position
@@ -128,7 +133,9 @@ with fire as (
   where s.id = advance.id
 )
 select id, automation_id, created_at, available_at from created`,
-};
+});
+const recordFiresStatement = recordFiresStatementOf(false);
+const recordFiresTracedStatement = recordFiresStatementOf(true);
 
 interface CreatedRow extends pg.QueryResultRow {
   id: string;
@@ -142,6 +149,7 @@ interface CreatedRow extends pg.QueryResultRow {
 /** The fires and the schedules' new positions as the statement's arrays; job ids drawn here. */
 function recordFiresValues(advances: readonly ScheduleAdvance[]) {
   const fireColumns = { scheduleIds: [] as string[], fireTimes: [] as string[], outcomes: [] as string[], jobIds: [] as (string | null)[] };
+  const traceColumns = { traceparents: [] as (string | null)[], tracestates: [] as (string | null)[] };
   const advanceColumns = { ids: [] as string[], nextRunAt: [] as (Date | null)[], lastRunAt: [] as (Date | null)[], lastJobId: [] as (string | null)[] };
   const fireOfJob = new Map<string, { scheduleId: string; fireTime: Date }>();
   for (const advance of advances) {
@@ -152,6 +160,8 @@ function recordFiresValues(advances: readonly ScheduleAdvance[]) {
       fireColumns.fireTimes.push(fire.fireTime.toISOString());
       fireColumns.outcomes.push(fire.outcome);
       fireColumns.jobIds.push(jobId);
+      traceColumns.traceparents.push(fire.trace?.traceparent ?? null);
+      traceColumns.tracestates.push(fire.trace?.tracestate ?? null);
       if (jobId) {
         last = { fireTime: fire.fireTime, jobId };
         fireOfJob.set(jobId, { scheduleId: advance.scheduleId, fireTime: fire.fireTime });
@@ -172,7 +182,9 @@ function recordFiresValues(advances: readonly ScheduleAdvance[]) {
     advanceColumns.lastRunAt,
     advanceColumns.lastJobId,
   ];
-  return { values, fireOfJob };
+  const traced = traceColumns.traceparents.some((traceparent) => traceparent !== null);
+  if (traced) values.push(traceColumns.traceparents, traceColumns.tracestates);
+  return { values, fireOfJob, traced };
 }
 
 /**
@@ -200,8 +212,8 @@ export async function fireDue(pool: Executor, limit: number, decide: (due: reado
     if (advances.length !== held.size || advances.some((advance) => !held.delete(advance.scheduleId))) {
       throw new Error("a fire pass must advance every schedule it holds, once");
     }
-    const { values, fireOfJob } = recordFiresValues(advances);
-    const created = await runStatement<CreatedRow>(client, recordFiresStatement, values);
+    const { values, fireOfJob, traced } = recordFiresValues(advances);
+    const created = await runStatement<CreatedRow>(client, traced ? recordFiresTracedStatement : recordFiresStatement, values);
     return {
       locked: due.length,
       created: created.map((row) => ({

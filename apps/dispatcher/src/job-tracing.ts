@@ -1,0 +1,128 @@
+/**
+ * The dispatcher's part of a job's trace (CONTRACT §6.20), only while tracing is on:
+ * - the hand-off of committed jobs to their ready sets (a dispatch queue message) is a `job.offer`
+ *   span (kind producer) of their traces, placed as the relay's publishing is: a child of the job's
+ *   trace for one job, else a root linked to each. Its trace contexts are read by primary key
+ *   apart from the offer (only a tracing dispatcher asks); a failed read offers untraced;
+ * - a sweep that ends jobs (lapsed leases, timeouts) is a span of the job's trace — a child of
+ *   the span that created the job when the sweep ended one job, else a root span linked to each
+ *   job's — from the sweep's statement to the hand-off of what it ended (its Redis calls are the
+ *   span's children). A sweep that ended nothing is no span: the idle timer makes no traces;
+ * - each fire of a schedule starts a trace of its own: a `schedule.fire` root span (kind
+ *   producer), whose context the job it creates stores, so the job's claims and `job.run` spans
+ *   are of the fire's trace.
+ * With tracing off, {@link activeTracing} is undefined and each path below is that one check: no
+ * clock read, no allocation, and the statements sent are the ones sent without tracing.
+ */
+import { type Executor, jobs, type schedules } from "@hub/db";
+import type { Logger } from "@hub/shared";
+import { activeTracing, type HubTracing, type OpenSpan } from "@hub/tracing";
+
+/** Runs `offer` (committed jobs to their ready sets) inside the `job.offer` span of their traces; only `offer` when tracing is off. */
+export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+  const tracing = activeTracing();
+  if (!tracing || offered.length === 0) return offer();
+  return offerTraced(tracing, db, logger, offered, offer);
+}
+
+async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+  let traces: Map<string, jobs.JobTraceRow>;
+  try {
+    traces = await jobs.readTraceContexts(
+      db,
+      offered.map((job) => job.id),
+    );
+  } catch (error) {
+    logger.debug({ err: error }, "reading the offered jobs' trace contexts failed; offering untraced");
+    return offer();
+  }
+  if (traces.size === 0) return offer();
+  const [only] = traces.size === 1 ? [...traces.values()] : [];
+  return tracing.inSpan(
+    "job.offer",
+    {
+      kind: "producer",
+      jobs: [...traces.values()],
+      attributes: { "hub.jobs.offered": offered.length, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
+    },
+    offer,
+  );
+}
+
+/** The span names, by what ended the jobs. */
+export const SWEEP_SPANS = { lease_expired: "job.lease_expired", timeout: "job.timed_out" } as const;
+
+/** The moment a sweep began, when tracing is on (the start of its spans); undefined when off. */
+export function sweepStart(): Date | undefined {
+  return activeTracing() ? new Date() : undefined;
+}
+
+/** Runs `handOff` (offering what the sweep ended) inside the sweep's span of the jobs it ended; only `handOff` when tracing is off. */
+export function inSweepSpan(reason: keyof typeof SWEEP_SPANS, swept: jobs.SweptJobs, startTime: Date | undefined, handOff: () => Promise<void>): Promise<void> {
+  const tracing = activeTracing();
+  const ended = [...swept.requeued, ...swept.failed];
+  if (!tracing || !startTime || ended.length === 0) return handOff();
+  return tracing.inSpan(
+    SWEEP_SPANS[reason],
+    {
+      startTime,
+      jobs: ended.map((job) => (job.traceparent ? { traceparent: job.traceparent, tracestate: job.tracestate } : null)),
+      attributes: {
+        "hub.job.reason": reason,
+        "hub.jobs.requeued": swept.requeued.length,
+        "hub.jobs.failed": swept.failed.length,
+        ...(ended.length === 1 ? { "hub.job.id": ended[0]!.id, "hub.automation.id": ended[0]!.automationId } : {}),
+      },
+    },
+    handOff,
+  );
+}
+
+/** The open `schedule.fire` spans of one fire pass, by schedule and fire time. */
+export class FireSpans {
+  readonly #spans = new Map<string, OpenSpan>();
+
+  private constructor(private readonly tracing: HubTracing) {}
+
+  /** Spans for a pass when tracing is on; undefined when off. */
+  static forPass(): FireSpans | undefined {
+    const tracing = activeTracing();
+    return tracing ? new FireSpans(tracing) : undefined;
+  }
+
+  /** Starts a trace for each fire the pass decided and gives the fire its context (stored with its job). */
+  open(due: readonly schedules.DueSchedule[], advances: schedules.ScheduleAdvance[]): schedules.ScheduleAdvance[] {
+    const automationOf = new Map(due.map((schedule) => [schedule.id, schedule.automationId]));
+    return advances.map((advance) => ({
+      ...advance,
+      fires: advance.fires.map((fire) => {
+        const span = this.tracing.startSpan("schedule.fire", {
+          kind: "producer",
+          attributes: {
+            "hub.schedule.id": advance.scheduleId,
+            "hub.automation.id": automationOf.get(advance.scheduleId) ?? "",
+            "hub.schedule.fire_time": fire.fireTime.toISOString(),
+            "hub.schedule.outcome": fire.outcome,
+          },
+        });
+        this.#spans.set(FireSpans.#key(advance.scheduleId, fire.fireTime), span);
+        return span.traceContext ? { ...fire, trace: span.traceContext } : fire;
+      }),
+    }));
+  }
+
+  /** Ends every span of the pass: with the id of the job each fire made, or failed with `error` (the pass rolled back). */
+  close(outcome: schedules.FirePassOutcome | undefined, error?: unknown): void {
+    const jobOf = new Map((outcome?.created ?? []).map((job) => [FireSpans.#key(job.scheduleId, job.fireTime), job.id]));
+    for (const [key, span] of this.#spans) {
+      const jobId = jobOf.get(key);
+      if (error !== undefined) span.end({ error: error instanceof Error ? error.name : "error" });
+      else span.end(jobId ? { attributes: { "hub.job.id": jobId } } : {});
+    }
+    this.#spans.clear();
+  }
+
+  static #key(scheduleId: string, fireTime: Date): string {
+    return `${scheduleId} ${fireTime.getTime()}`;
+  }
+}
