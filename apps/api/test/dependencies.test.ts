@@ -166,4 +166,31 @@ describe("release and hand-out", () => {
     expect(again.body.ids).toHaveLength(1);
     expect(await eventsOf(hub, again.body.id)).toHaveLength(1);
   });
+
+  it("when the dependencies' results pass 1 MiB, then the claim leaves the rest out with result_omitted and GET /jobs/{id}/dependencies has them whole", async () => {
+    const exports = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
+    const consolidate = await createAutomationWithWorker(hub);
+    // A result is at most 256 KiB: five of 230 KiB pass the cap at the fifth.
+    const big = (index: number) => ({ text: String(index).repeat(230 * 1024) });
+    const created = await batch([
+      ...[0, 1, 2, 3, 4].map((index) => ({ automation_id: exports.automationId, context: { part: String(index) } })),
+      { automation_id: consolidate.automationId, depends_on: [0, 1, 2, 3, 4] },
+    ]);
+    for (let done = 0; done < 5; done += 1) {
+      const claimed = await claim(hub, exports.workerKey, 5);
+      await hub.client.post(`/jobs/${claimed.body.id}/complete`, { result: big(Number(claimed.body.context.part)) }, { workerKey: exports.workerKey });
+    }
+    const handedOut = await claim(hub, consolidate.workerKey, 5);
+    expect(handedOut.body.dependencies.map((dependency: { result: unknown; result_omitted?: true }) => [dependency.result, dependency.result_omitted])).toEqual(
+      [
+        [big(0), undefined],
+        [big(1), undefined],
+        [big(2), undefined],
+        [big(3), undefined],
+        [null, true],
+      ],
+    );
+    const full = await hub.client.get<any>(`/jobs/${created.body.ids[5]}/dependencies`, { workerKey: consolidate.workerKey });
+    expect(full.body.items.map((dependency: { result: unknown }) => dependency.result)).toEqual([0, 1, 2, 3, 4].map(big));
+  });
 });
