@@ -89,6 +89,19 @@ describe("POST /jobs with depends_on", () => {
     expect(secondPhase.body.detail).toEqual([expect.objectContaining({ loc: ["body", "jobs", 1, "depends_on", 1], type: "value_error" })]);
   });
 
+  it("when a sector-scoped employee names a job of another sector, then 422 at its place, as for a job that does not exist", async () => {
+    const inside = await createAutomationWithWorker(hub);
+    const outside = await createAutomationWithWorker(hub);
+    const hidden = await createJob(hub, outside.automationId);
+    const employee = await hub.createUser("employee");
+    const sector = await hub.client.get<any>(`/automations/${inside.automationId}`, asAdmin());
+    expect((await hub.client.patch(`/identity/users/${employee.id}`, { sector_ids: [sector.body.sector.id] }, asAdmin())).status).toBe(200);
+    const refused = await hub.client.post<any>("/jobs", { automation_id: inside.automationId, depends_on: [hidden] }, { token: employee.token });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ["body", "depends_on", 0], type: "value_error" })]);
+    expect(JSON.stringify(refused.body)).not.toContain(outside.automationId);
+  });
+
   it("when a dependency already failed, then 409 names it and nothing is created; under run the job is created and queued at once", async () => {
     const worker = await createAutomationWithWorker(hub, { max_attempts: 1 });
     await createJob(hub, worker.automationId);
