@@ -65,6 +65,10 @@ describe("POST /jobs", () => {
       fire_time: null,
       // No worker has reported progress (CONTRACT §6.12).
       progress: null,
+      // No dependencies (CONTRACT §6.16).
+      depends_on: [],
+      on_dependency_failure: "cancel",
+      pending_dependencies: 0,
     });
   });
 

@@ -27,6 +27,9 @@ function queuedJob(change: Partial<Job>): Job {
     schedule_id: null,
     fire_time: null,
     progress: null,
+    depends_on: [],
+    on_dependency_failure: "cancel",
+    pending_dependencies: 0,
     ...change,
   };
 }

@@ -74,6 +74,8 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
   switch (job.waiting_reason) {
     case null:
       return undefined;
+    case "dependencies":
+      return `Waiting: ${count(job.pending_dependencies, "job")} it depends on ${job.pending_dependencies === 1 ? "has" : "have"} not finished yet.`;
     case "development_mode":
       return "Waiting: the automation is in development mode, so no job is handed to its worker.";
     case "no_worker":

@@ -110,6 +110,7 @@ export const EVENT_CATALOGUE = {
       context_changed: z.literal(true).optional().describe("Present on a retry given a context (§6.14), even the old one"),
       schedule_id: id().optional().describe("The schedule that fired it (§6.9)"),
       fire_time: time().optional().describe("The schedule's fire time it was made for (§6.9)"),
+      depends_on: z.array(id()).optional().describe("The jobs it waits for, in the order given; present when not empty (§6.16)"),
     }),
   ),
   "job.started": event("job", z.object({ automation_id: id(), worker_id: id(), attempt: z.int() })),
@@ -119,7 +120,14 @@ export const EVENT_CATALOGUE = {
     "job",
     z.object({ automation_id: id(), reason: z.enum(REQUEUE_REASONS), attempts: z.int(), available_at: time().describe("When it may be claimed again") }),
   ),
-  "job.cancelled": event("job", z.object({ automation_id: id(), reason: z.enum(CANCEL_REASONS) })),
+  "job.cancelled": event(
+    "job",
+    z.object({
+      automation_id: id(),
+      reason: z.enum(CANCEL_REASONS),
+      dependency_id: id().optional().describe("With reason dependency_failed: the job of its depends_on that ended failed or cancelled (§6.16)"),
+    }),
+  ),
   "job.rescheduled": event("job", z.object({ automation_id: id(), run_at: time().nullable(), priority: z.int(), available_at: time() })),
   "user.created": event("user", userIdentity, "admins"),
   "user.deactivated": event("user", userIdentity, "admins"),

@@ -1,4 +1,5 @@
 export * from "./insert";
+export * from "./insert-flow";
 export * from "./retry";
 export * from "./claim";
 export * from "./lease";
@@ -16,3 +17,5 @@ export * from "./log-state";
 export * from "./rekey";
 export * from "./complete-and-claim";
 export * from "./trace-context";
+export * as hold from "./hold";
+export * from "./dependencies";

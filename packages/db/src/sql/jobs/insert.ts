@@ -329,7 +329,7 @@ export function newBatchJobIds(count: number): string[] {
  * it consecutively (for a job created alone, just that one). Reads after the statement that found
  * the key bound, so a batch that a concurrent request committed meanwhile is visible.
  */
-async function findBatchJobIds(db: Executor, firstJobId: string): Promise<string[]> {
+export async function findBatchJobIds(db: Executor, firstJobId: string): Promise<string[]> {
   const tail = Number.parseInt(firstJobId.slice(-UUID_TAIL_DIGITS), 16);
   const last = withTail(firstJobId, Math.min(tail + MAX_JOBS_PER_BATCH - 1, UUID_TAIL_LIMIT - 1));
   const { rows } = await db.query<{ id: string }>({

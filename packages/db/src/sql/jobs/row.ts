@@ -40,6 +40,11 @@ export function fromRow(row: Record<string, unknown>): Job {
     // Absent from the claim functions' rows, which name their columns: a claim reads them apart (jobs/trace-context.ts).
     traceparent: (row.traceparent as string | null | undefined) ?? null,
     tracestate: (row.tracestate as string | null | undefined) ?? null,
+    // Absent from the claim functions' rows too; a claimed job's dependencies are read apart (jobs/dependencies.ts).
+    dependsOn: (row.depends_on as string[] | null | undefined) ?? null,
+    onDependencyFailure: (row.on_dependency_failure as Job["onDependencyFailure"] | undefined) ?? null,
+    pendingDependencies: (row.pending_dependencies as number | null | undefined) ?? null,
+    hasDependents: (row.has_dependents as boolean | null | undefined) ?? null,
   };
 }
 

@@ -69,7 +69,7 @@ const lockDueStatement: NamedStatement = {
   name: "schedules_lock_due",
   text: `
 select s.id, s.automation_id, s.cron, s.timezone, s.overlap, s.next_run_at, now() as now,
-  exists (select 1 from jobs j where j.schedule_id = s.id and j.status in ('queued', 'running')) as has_active_job,
+  exists (select 1 from jobs j where j.schedule_id = s.id and j.status in ('queued', 'held', 'running')) as has_active_job,
   ${contextFitsParameters("s.context", "a.parameters")} as context_fits
 from schedules s join automations a on a.id = s.automation_id
 where s.next_run_at <= now() and a.is_active
