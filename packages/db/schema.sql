@@ -1360,6 +1360,12 @@ CREATE INDEX jobs_key_claim_idx ON public.jobs USING btree (automation_id, key_v
 CREATE INDEX jobs_queued_available_idx ON public.jobs USING btree (available_at, id) WHERE (status = 'queued'::text);
 
 --
+-- Name: jobs_retry_of_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_retry_of_idx ON public.jobs USING btree (retry_of) WHERE (retry_of IS NOT NULL);
+
+--
 -- Name: jobs_running_lease_idx; Type: INDEX; Schema: public; Owner: -
 --
 

@@ -120,6 +120,10 @@ export const jobs = pgTable(
     index("jobs_key_claim_idx")
       .on(t.automationId, sql`key_value`, t.priority.desc().nullsLast(), t.availableAt, t.seq)
       .where(sql`${t.status} = 'queued' and key_value is not null`),
+    // GET /jobs?retry_of=: the retries of one job. Partial: a job made by POST /jobs (no retry_of) adds no entry.
+    index("jobs_retry_of_idx")
+      .on(t.retryOf)
+      .where(sql`${t.retryOf} is not null`),
     // A schedule's overlap check: its jobs still queued or running.
     index("jobs_schedule_active_idx")
       .on(t.scheduleId)

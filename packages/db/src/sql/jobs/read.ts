@@ -56,6 +56,8 @@ export interface JobFilter extends JobFindFilter {
   scheduled?: boolean | undefined;
   /** Jobs made by this schedule's fires (CONTRACT §6.9). */
   scheduleId?: string | undefined;
+  /** The retries of this job (its id in their `retry_of`). */
+  retryOf?: string | undefined;
 }
 
 /** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
@@ -75,6 +77,7 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
+  if (filter.retryOf) conditions.push(eq(jobs.retryOf, filter.retryOf));
   conditions.push(...jobFindConditions(filter));
   return conditions;
 }
