@@ -228,6 +228,25 @@ describe("POST /jobs/{job_id}/retry", () => {
     expect((await claim(hub, subject.workerKey, 10)).body).toMatchObject({ id: retried.body.id, retry_of: original });
   });
 
+  it("when a job was retried twice, then GET /jobs?retry_of= lists its two retries newest first, and nothing else", async () => {
+    const subject = await createAutomationWithWorker(hub);
+    const original = await failedJob(subject);
+    const other = await failedJob(subject);
+    const first = (await hub.client.post(`/jobs/${original}/retry`, undefined, asAdmin())).body.id as string;
+    await hub.client.post(`/jobs/${other}/retry`, undefined, asAdmin());
+    const second = (await hub.client.post(`/jobs/${original}/retry`, undefined, asAdmin())).body.id as string;
+
+    const retries = await hub.client.get(`/jobs?retry_of=${original}`, asAdmin());
+    const none = await hub.client.get(`/jobs?retry_of=${first}`, asAdmin());
+    const malformed = await hub.client.get("/jobs?retry_of=nope", asAdmin());
+
+    expect(retries.status).toBe(200);
+    expect(retries.body.map((job: { id: string }) => job.id)).toEqual([second, first]);
+    expect(none.body).toEqual([]);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].loc).toEqual(["query", "retry_of"]);
+  });
+
   it("when a cancelled job is retried, then 201", async () => {
     const subject = await createAutomationWithWorker(hub);
     const id = await createJob(hub, subject.automationId);

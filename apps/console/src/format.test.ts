@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Job } from "./api";
-import { ago, duration, errorText, isoOfLocal, localOfIso, noRetryReason, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
+import { ago, due, duration, errorText, isoOfLocal, localOfIso, noRetryReason, rateLimitText, shortId, waitingExplanation, zonedDateTime } from "./format";
 
 const NOW = Date.parse("2026-11-23T12:00:00.000Z");
 
@@ -88,6 +88,15 @@ describe("times", () => {
     expect(ago("2026-11-23T12:00:01.000Z", NOW)).toBe("just now");
     expect(ago("2026-11-23T11:58:00.000Z", NOW)).toBe("2 min ago");
     expect(ago(null, NOW)).toBe("never");
+  });
+
+  it("when a due time has already passed, then it reads any moment now, never a time ago", () => {
+    expect(due("2026-11-23T12:00:45.000Z", NOW)).toBe("in 45 s");
+    expect(due("2026-11-23T11:59:45.000Z", NOW)).toBe("any moment now");
+    const rateLimited = queuedJob({ waiting_reason: "rate_limited", available_at: "2026-11-23T11:59:45.000Z" });
+    expect(waitingExplanation(rateLimited, context)).toMatch(
+      /^Waiting: the rate limit allows no more starts for now; the next start is allowed any moment now \(/,
+    );
   });
 });
 

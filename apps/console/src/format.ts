@@ -13,21 +13,33 @@ export function duration(ms: number): string {
   return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }
 
-/** "3 min ago", "in 5 min", or "never". */
-export function relative(iso: string | null | undefined, now: number): string {
+/**
+ * The one way a time relative to now reads: "3 min ago", "in 5 min", "just now" (within a second),
+ * or "never". Every relative time of the console goes through it, with `now` from the console's one
+ * clock (clock.tsx), so the same time reads the same on every page.
+ *
+ * `expected` says which side of now the time belongs on. "past" (what happened): the hub's clock
+ * (PostgreSQL's) may run a little ahead of the browser's, so a time slightly in the future reads
+ * "just now", never "in 1 s". "future" (what is due): a time already passed reads "any moment now",
+ * since the hub has not yet said what happened, never "15 s ago".
+ */
+export function relative(iso: string | null | undefined, now: number, expected: "past" | "future" | "either" = "either"): string {
   if (!iso) return "never";
   const delta = Date.parse(iso) - now;
+  if (expected === "past" && delta > 0) return "just now";
+  if (expected === "future" && delta < 0) return "any moment now";
   if (Math.abs(delta) < 1000) return "just now";
   return delta < 0 ? `${duration(-delta)} ago` : `in ${duration(delta)}`;
 }
 
-/**
- * How long ago something happened: "3 min ago". The hub's clock (PostgreSQL's) may run a little
- * ahead of the browser's, so a time slightly in the future reads "just now", never "in 1 s".
- */
+/** How long ago something happened: "3 min ago" ({@link relative} of a past time). */
 export function ago(iso: string | null | undefined, now: number): string {
-  if (!iso) return "never";
-  return Date.parse(iso) >= now ? "just now" : relative(iso, now);
+  return relative(iso, now, "past");
+}
+
+/** When something is due: "in 5 min" ({@link relative} of a future time). */
+export function due(iso: string | null | undefined, now: number): string {
+  return relative(iso, now, "future");
 }
 
 /** A full local date and time, for titles and tables. */
@@ -86,9 +98,9 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
         ? "Waiting: the worker is offline (it has not called the hub yet)."
         : `Waiting: the worker is offline (last seen ${ago(context.workerLastSeenAt, context.now)}).`;
     case "scheduled":
-      return `Waiting: scheduled to run ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+      return `Waiting: scheduled to run ${due(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
     case "scheduled_retry":
-      return `Waiting: retrying after a failed attempt, ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+      return `Waiting: retrying after a failed attempt, ${due(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
     case "concurrency_limit": {
       const { maxConcurrentJobs: limit, running } = context;
       if (limit === undefined) return `Waiting: every slot is taken${aheadText}.`;
@@ -97,7 +109,7 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
       return `Waiting: ${running} of ${slots} are busy and the jobs ahead take the rest${aheadText}.`;
     }
     case "rate_limited":
-      return `Waiting: the rate limit allows no more starts for now; the next start is allowed ${relative(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
+      return `Waiting: the rate limit allows no more starts for now; the next start is allowed ${due(job.available_at, context.now)} (${dateTime(job.available_at)}).`;
     case "key_concurrency_limit": {
       const { concurrencyKey: key, maxConcurrentPerKey: limit } = context;
       if (!key || !limit) return `Waiting: the jobs of its key value fill that value's limit${aheadText}.`;

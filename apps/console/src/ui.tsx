@@ -98,16 +98,6 @@ export function useCoalesced(action: () => Promise<unknown> | void, delayMs = 15
   }, [delayMs]);
 }
 
-/** The current time, renewed every `intervalMs`, for "3 min ago" (a clock, not a request). */
-export function useNow(intervalMs = 15_000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), intervalMs);
-    return () => clearInterval(timer);
-  }, [intervalMs]);
-  return now;
-}
-
 export function Loading({ what }: { what: string }) {
   return (
     <p className="state" role="status">

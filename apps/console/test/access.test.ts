@@ -1,7 +1,8 @@
 /**
  * What a sector-scoped employee sees in the console (CONTRACT §6.22), in a real browser against a
- * real hub: the admin picks the new user's sectors on the users page, the employee then sees only
- * those sectors' automations, and the api keys page shows each key's scope.
+ * real hub: the admin picks the new user's sectors on the users page (and changes them later), the
+ * employee then sees only those sectors' automations, and the api keys page scopes a key to chosen
+ * automations and shows each key's scope.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildHubApps } from "@hub/testing";
@@ -83,5 +84,44 @@ describe("sectors in the console", () => {
     await screenshot(employee, "access-api-keys");
     await employee.close();
     await admin.close();
+  });
+
+  it("when an admin changes an employee's sectors on the users page, then the employee reaches the new ones, and a key scoped to one automation in the key form reaches only it", async () => {
+    const { admin: credentials, apiUrl } = getHub().processes;
+    const admin = await browser.newPage();
+    await signIn(admin, credentials.email, credentials.password);
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Users" }).click();
+    const hana = admin.getByRole("row").filter({ hasText: "hana@hub.test" });
+    await hana.getByText("HR", { exact: true }).waitFor();
+    await hana.getByRole("button", { name: "Change sectors of hana@hub.test" }).click();
+    const editor = admin.getByRole("form", { name: "Sectors of hana@hub.test" });
+    await editor.getByLabel("Finance", { exact: true }).check();
+    await screenshot(admin, "access-user-sectors");
+    await editor.getByRole("button", { name: "Save sectors" }).click();
+    await hana.getByText(/^(HR, Finance|Finance, HR)$/).waitFor();
+    await admin.close();
+
+    const employee = await browser.newPage();
+    await signIn(employee, "hana@hub.test", "hana-password-42");
+    await employee.getByRole("link", { name: "Invoice export" }).waitFor();
+    await employee
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: /Api keys/ })
+      .click();
+    await employee.getByLabel("Key name").fill("payroll-only");
+    await employee.getByLabel("Every automation you reach").uncheck();
+    await employee.getByLabel("Find an automation").fill("payroll");
+    // Ticked, it moves from what the search found to what is picked.
+    await employee.getByRole("group", { name: "Automations found" }).getByLabel("Payroll run").click();
+    await employee.getByRole("group", { name: "Picked automations" }).getByLabel("Payroll run").waitFor();
+    await screenshot(employee, "access-key-scope");
+    await employee.getByRole("button", { name: "Create key" }).click();
+    const key = await employee.getByLabel("Api key", { exact: true }).inputValue();
+    await employee.getByRole("button", { name: "I have stored it" }).click();
+    await employee.getByRole("row").filter({ hasText: "payroll-only" }).filter({ hasText: "Payroll run" }).waitFor();
+
+    const reached = await fetch(`${apiUrl}/automations`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await reached.json()) as { slug: string }[]).map((automation) => automation.slug)).toEqual(["payroll-run"]);
+    await employee.close();
   });
 });

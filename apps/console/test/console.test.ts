@@ -48,7 +48,9 @@ afterEach(() => {
 /**
  * The page passes axe-core's serious and critical rules and is photographed as `name`, at a
  * laptop's width and at a phone's (390 px, as `name-390`), where nothing may be wider than the
- * screen: the document's width equals the viewport's (no sideways scrolling).
+ * screen: the document's width equals the viewport's (no sideways scrolling), and no element but
+ * inside a JSON box (which scrolls its own long lines) reaches past the screen's edge: tables
+ * included, which show as one card per row.
  */
 async function checkPage(page: Page, name: string): Promise<void> {
   expect(await seriousAccessibilityViolations(page), `${name}: serious or critical accessibility violations`).toEqual([]);
@@ -61,16 +63,20 @@ async function checkPage(page: Page, name: string): Promise<void> {
       const viewport = document.documentElement.clientWidth;
       // The innermost elements that reach past the screen's edge, to name in the failure.
       const outside = [...document.querySelectorAll("body *")].filter(
-        (element) => element.getBoundingClientRect().right > viewport + 0.5 && !element.parentElement?.closest(".table-wrap, .json"),
+        (element) => element.getBoundingClientRect().right > viewport + 0.5 && !element.parentElement?.closest(".json"),
       );
       const innermost = outside.filter((element) => !outside.some((other) => other !== element && element.contains(other)));
       return {
         document: document.documentElement.scrollWidth,
         viewport,
         culprits: innermost.slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className} "${(element.textContent ?? "").slice(0, 40)}"`),
+        // A box that scrolls sideways inside the page (a table's, say) is sideways scrolling too.
+        scrollingBoxes: [...document.querySelectorAll(".table-wrap")].filter((box) => box.scrollWidth > box.clientWidth + 0.5).length,
       };
     });
     expect(widths.document, `${name}: wider than a 390 px screen (${widths.culprits.join("; ")})`).toBe(widths.viewport);
+    expect(widths.culprits, `${name}: reaches past a 390 px screen`).toEqual([]);
+    expect(widths.scrollingBoxes, `${name}: a table scrolls sideways at 390 px`).toBe(0);
     expect(await seriousAccessibilityViolations(page), `${name} at 390 px: serious or critical accessibility violations`).toEqual([]);
     await screenshot(page, `${name}-390`);
   } finally {

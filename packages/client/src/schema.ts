@@ -734,7 +734,7 @@ export interface paths {
         };
         /**
          * List jobs, newest first
-         * @description Jobs of every automation newest first (`automation_id` narrows to one), filtered by one or more statuses, creation and finish time, creator, error text and context values, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), `priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created. `context[<name>]=<value>` (also written `context.<name>=<value>`; up to 5) keeps the jobs whose context has that top-level key with that string value: a sixth is a 422 on ["query"], an empty or over-long name a 422 at ["query","context.<name>"]. A context value matching up to 10,000 jobs is found by an index, with or without automation_id; broader values and error_contains are best effort.
+         * @description Jobs of every automation newest first (`automation_id` narrows to one), filtered by one or more statuses, creation and finish time, creator, error text and context values, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), `priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created, `retry_of` the retries of a job. `context[<name>]=<value>` (also written `context.<name>=<value>`; up to 5) keeps the jobs whose context has that top-level key with that string value: a sixth is a 422 on ["query"], an empty or over-long name a 422 at ["query","context.<name>"]. A context value matching up to 10,000 jobs is found by an index, with or without automation_id; broader values and error_contains are best effort.
          */
         get: operations["listJobs"];
         put?: never;
@@ -5352,6 +5352,8 @@ export interface operations {
                 depends_on?: string;
                 /** @description Only the jobs this user created */
                 created_by?: string;
+                /** @description Only the retries of this job (POST /jobs/{job_id}/retry or bulk-retry): the jobs whose retry_of is this id */
+                retry_of?: string;
                 /** @description Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match */
                 finished_after?: string;
                 /** @description Exclusive upper bound on finished_at (RFC 3339); unfinished jobs never match */

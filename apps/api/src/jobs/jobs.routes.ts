@@ -138,7 +138,7 @@ export const jobRoutes = [
     description:
       "Jobs of every automation newest first (`automation_id` narrows to one), filtered by one or more statuses, creation and finish time, creator, error text and context values, a page at a time (follow the `Link` header). queue_position is null in lists: read the job for it. " +
       "Filters combine (and). `scheduled=true` lists the queued jobs whose available_at is still ahead (PostgreSQL's clock), " +
-      "`priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created. " +
+      "`priority_min` the jobs of at least that priority, `schedule_id` the jobs a schedule created, `retry_of` the retries of a job. " +
       "`context[<name>]=<value>` (also written `context.<name>=<value>`; up to 5) keeps the jobs whose context has that top-level key with that string value: " +
       'a sixth is a 422 on ["query"], an empty or over-long name a 422 at ["query","context.<name>"]. ' +
       "A context value matching up to 10,000 jobs is found by an index, with or without automation_id; broader values and error_contains are best effort.",

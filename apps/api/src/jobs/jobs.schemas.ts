@@ -155,6 +155,7 @@ export const listJobsQuery = z.object({
   schedule_id: uuid().optional().describe("Only the jobs this schedule created"),
   depends_on: uuid().optional().describe("Only the jobs that list this job in their depends_on: its dependents"),
   created_by: uuid().optional().describe("Only the jobs this user created"),
+  retry_of: uuid().optional().describe("Only the retries of this job (POST /jobs/{job_id}/retry or bulk-retry): the jobs whose retry_of is this id"),
   finished_after: isoDateTime().optional().describe("Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match"),
   finished_before: isoDateTime().optional().describe("Exclusive upper bound on finished_at (RFC 3339); unfinished jobs never match"),
   error_contains: z

@@ -7,8 +7,11 @@ import { call, hub, nextCursor, type ApiKey } from "../api";
 import { ago, dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { useUser } from "../session";
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
+import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useResource, useSubmission } from "../ui";
+import { useNow } from "../clock";
+import { listAllAutomations } from "./AutomationsPage";
 import { listAllUsers } from "./UsersPage";
+import { AutomationScopePicker, automationScopeIssue, scopeOf } from "./keys/AutomationScope";
 import { shown } from "../shown";
 
 /** The caller's keys, or (admins) every key whose prefix starts as given: every page. */
@@ -37,6 +40,10 @@ export function ApiKeysPage() {
   const [days, setDays] = useState("90");
   const [readOnly, setReadOnly] = useState(false);
   const [asEmployee, setAsEmployee] = useState(false);
+  // Every automation the user reaches (null), or the ones the key is scoped to.
+  const [automationIds, setAutomationIds] = useState<string[] | null>(null);
+  const automations = useResource(() => listAllAutomations(), []);
+  const automationNames = new Map((automations.data ?? []).map((automation) => [automation.id, automation.name]));
   const [created, setCreated] = useState<string>();
   const { busy, error, issues, run } = useSubmission();
 
@@ -44,12 +51,15 @@ export function ApiKeysPage() {
     event.preventDefault();
     const done = await run(async () => {
       const answer = await call(
-        hub.POST("/identity/api-keys", { body: { name, expires_in_days: Number(days), read_only: readOnly, role: asEmployee ? "employee" : null } }),
+        hub.POST("/identity/api-keys", {
+          body: { name, expires_in_days: Number(days), automation_ids: automationIds, read_only: readOnly, role: asEmployee ? "employee" : null },
+        }),
       );
       setCreated(answer.key);
     });
     if (done) {
       setName("");
+      setAutomationIds(null);
       reload();
     }
   };
@@ -58,7 +68,7 @@ export function ApiKeysPage() {
     <>
       <h1>Api keys</h1>
       <p className="sub">
-        A program sends a key as <code>Authorization: Bearer hub_…</code> and acts as you, with your role.
+        A program sends a key as <code>Authorization: Bearer hub_…</code> and acts as you, with your role and sectors, narrowed by the scopes given to it below.
       </p>
       {created && (
         <SecretOnce
@@ -84,9 +94,10 @@ export function ApiKeysPage() {
           </label>
           {user.isAdmin && (
             <label className="toggle">
-              <input type="checkbox" checked={asEmployee} onChange={(event) => setAsEmployee(event.target.checked)} /> Acts as an employee
+              <input type="checkbox" checked={asEmployee} onChange={(event) => setAsEmployee(event.target.checked)} /> Acts as an employee (with your sectors)
             </label>
           )}
+          <AutomationScopePicker automations={automations.data} chosen={automationIds} onChange={setAutomationIds} error={automationScopeIssue(issues)} />
           <button type="submit" className="primary" disabled={busy}>
             Create key
           </button>
@@ -96,14 +107,18 @@ export function ApiKeysPage() {
       <section aria-labelledby="my-keys-title">
         <h2 id="my-keys-title">Your keys</h2>
         {mine.error && <ErrorMessage error={mine.error} onRetry={mine.reload} />}
-        {mine.data === undefined ? !mine.error && <Loading what="your keys" /> : <KeyTable keys={mine.data} now={now} onRevoked={reload} />}
+        {mine.data === undefined ? (
+          !mine.error && <Loading what="your keys" />
+        ) : (
+          <KeyTable keys={mine.data} now={now} names={automationNames} onRevoked={reload} />
+        )}
       </section>
-      {user.isAdmin && <PrefixSearch now={now} />}
+      {user.isAdmin && <PrefixSearch now={now} names={automationNames} />}
     </>
   );
 }
 
-function PrefixSearch({ now }: { now: number }) {
+function PrefixSearch({ now, names }: { now: number; names: ReadonlyMap<string, string> }) {
   const [prefix, setPrefix] = useState("");
   const [searched, setSearched] = useState<string>();
   const found = useResource(async () => (searched ? listKeys(searched) : undefined), [searched]);
@@ -126,21 +141,24 @@ function PrefixSearch({ now }: { now: number }) {
         <button type="submit">Search keys</button>
       </form>
       {found.error && <ErrorMessage error={found.error} />}
-      {searched && found.data && <KeyTable keys={found.data} now={now} owners={emails} onRevoked={found.reload} />}
+      {searched && found.data && <KeyTable keys={found.data} now={now} owners={emails} names={names} onRevoked={found.reload} />}
     </section>
   );
 }
 
-/** A key's scopes in a few words (CONTRACT §6.22): fixed at creation, so shown, never edited. */
-function scopeOf(key: ApiKey): string {
-  const parts: string[] = [];
-  if (key.automation_ids) parts.push(key.automation_ids.length === 1 ? "1 automation" : `${key.automation_ids.length} automations`);
-  if (key.read_only) parts.push("read-only");
-  if (key.role === "employee") parts.push("as employee");
-  return parts.length === 0 ? "full" : parts.join(", ");
-}
-
-function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: number; owners?: Map<string, string>; onRevoked: () => void }) {
+function KeyTable({
+  keys,
+  now,
+  owners,
+  names,
+  onRevoked,
+}: {
+  keys: ApiKey[];
+  now: number;
+  owners?: Map<string, string>;
+  names: ReadonlyMap<string, string>;
+  onRevoked: () => void;
+}) {
   if (keys.length === 0) return <Empty>No keys.</Empty>;
   return (
     <div className="table-wrap" tabIndex={0}>
@@ -163,14 +181,18 @@ function KeyTable({ keys, now, owners, onRevoked }: { keys: ApiKey[]; now: numbe
             return (
               <tr key={key.id} data-key={key.prefix}>
                 <th scope="row">{shown(key.name)}</th>
-                <td>
+                <td data-label="Prefix">
                   <code>hub_{key.prefix}…</code>
                 </td>
-                {owners && <td>{owners.get(key.user_id) ?? key.user_id}</td>}
-                <td>{scopeOf(key)}</td>
-                <td title={dateTime(key.expires_at)}>{expired ? <Badge tone="bad">expired</Badge> : dateTime(key.expires_at)}</td>
-                <td title={dateTime(key.last_used_at)}>{ago(key.last_used_at, now)}</td>
-                <td>
+                {owners && <td data-label="User">{shown(owners.get(key.user_id) ?? key.user_id)}</td>}
+                <td data-label="Scope">{scopeOf(key, names)}</td>
+                <td data-label="Expires" title={dateTime(key.expires_at)}>
+                  {expired ? <Badge tone="bad">expired</Badge> : dateTime(key.expires_at)}
+                </td>
+                <td data-label="Last used" title={dateTime(key.last_used_at)}>
+                  {ago(key.last_used_at, now)}
+                </td>
+                <td className="wide">
                   <ConfirmButton
                     label="Revoke"
                     labelDetail={`key ${key.name} (hub_${key.prefix})`}

@@ -5,11 +5,12 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type AutomationStats } from "../api";
-import { ago, dateTime, duration, keyValueText, rateLimitText } from "../format";
+import { dateTime, keyValueText, rateLimitText } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useNow, useResource, useSubmission } from "../ui";
+import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useResource, useSubmission } from "../ui";
+import { Ago, Since } from "../clock";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
 import { RotateWorkerKey } from "./RotateWorkerKey";
@@ -18,7 +19,6 @@ import { shown } from "../shown";
 
 export function AutomationPage({ automationId }: { automationId: string }) {
   const user = useUser();
-  const now = useNow();
   const path = { params: { path: { automation_id: automationId } } };
   const automation = useResource(() => call(hub.GET("/automations/{automation_id}", path)), [automationId]);
   const stats = useResource(() => readStats(automationId), [automationId]);
@@ -131,7 +131,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
             </div>
             <div>
               <dt>Oldest queued</dt>
-              <dd>{stats.data.oldest_queued_at ? duration(now - Date.parse(stats.data.oldest_queued_at)) : "none"}</dd>
+              <dd>{stats.data.oldest_queued_at ? <Since iso={stats.data.oldest_queued_at} /> : "none"}</dd>
             </div>
             <div>
               <dt>Completed (1 h)</dt>
@@ -215,7 +215,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         )}
       </section>
 
-      <SchedulesSection automation={record} schedules={schedules.data} error={schedules.error} canChange={user.isAdmin} now={now} onChange={reloadSchedules} />
+      <SchedulesSection automation={record} schedules={schedules.data} error={schedules.error} canChange={user.isAdmin} onChange={reloadSchedules} />
 
       <JobsSection automation={record} version={jobsVersion} stats={stats.data} />
     </>
@@ -234,7 +234,6 @@ function WorkerSection({
   onChange: () => void;
 }) {
   const user = useUser();
-  const now = useNow();
   const [cloudInstanceId, setCloudInstanceId] = useState("");
   const [secret, setSecret] = useState<{ title: string; key: string }>();
   const { error, run } = useSubmission();
@@ -287,7 +286,9 @@ function WorkerSection({
               <Badge tone={(workerStatus ?? worker.status) === "running" ? "good" : "bad"}>{workerStatus ?? worker.status}</Badge>
             </dd>
             <dt>Last seen</dt>
-            <dd title={dateTime(lastSeenAt ?? worker.last_seen_at)}>{ago(lastSeenAt ?? worker.last_seen_at, now)}</dd>
+            <dd title={dateTime(lastSeenAt ?? worker.last_seen_at)}>
+              <Ago iso={lastSeenAt ?? worker.last_seen_at} />
+            </dd>
             <dt>Cloud instance</dt>
             <dd>
               <code>{worker.cloud_instance_id}</code>

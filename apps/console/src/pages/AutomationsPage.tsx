@@ -5,11 +5,11 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { call, hub, nextCursor, type Automation, type AutomationStats } from "../api";
-import { ago, duration } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { Badge, Empty, ErrorMessage, Loading, useCoalesced, useNow, useResource } from "../ui";
+import { Ago, Since } from "../clock";
+import { Badge, Empty, ErrorMessage, Loading, useCoalesced, useResource } from "../ui";
 import { shown } from "../shown";
 
 /** Every automation, following the list's pages. */
@@ -79,7 +79,6 @@ interface Row {
 
 export function AutomationsPage() {
   const user = useUser();
-  const now = useNow();
   const [showInactive, setShowInactive] = useState(false);
   const [rows, setRows] = useState<Map<string, Row>>(new Map());
 
@@ -196,31 +195,37 @@ export function AutomationsPage() {
                       <Link to={`/automations/${automation.id}`}>{shown(automation.name)}</Link>
                       <span className="sub">{automation.slug}</span>
                     </th>
-                    <td>
+                    <td data-label="Sector">
                       <span className="sector">
                         <span className="swatch" aria-hidden="true" style={{ backgroundColor: automation.sector.color }} />
                         {shown(automation.sector.name)}
                       </span>
                     </td>
-                    <td>
+                    <td data-label="State">
                       {automation.is_active ? <Badge tone="good">active</Badge> : <Badge tone="neutral">deactivated</Badge>}{" "}
                       {automation.is_development && <Badge tone="warn">development</Badge>}
                     </td>
-                    <td>
+                    <td data-label="Worker">
                       {automation.worker === null ? (
                         <span className="muted">none</span>
                       ) : (
                         <>
                           <Badge tone={stats?.worker_status === "running" ? "good" : "bad"}>{stats?.worker_status ?? automation.worker.status}</Badge>
-                          <span className="sub">seen {ago(stats?.worker_last_seen_at ?? automation.worker.last_seen_at, now)}</span>
+                          <span className="sub">
+                            seen <Ago iso={stats?.worker_last_seen_at ?? automation.worker.last_seen_at} />
+                          </span>
                         </>
                       )}
                     </td>
-                    <td className="num" data-label="queue">
+                    <td className="num" data-label="Queued / running / limit">
                       {stats ? `${stats.queued} / ${stats.running} / ${stats.max_concurrent_jobs}` : "—"}
                     </td>
-                    <td>{stats?.oldest_queued_at ? duration(now - Date.parse(stats.oldest_queued_at)) : <span className="muted">none waiting</span>}</td>
-                    <td className={`num${stats && stats.failed_last_hour > 0 ? " failed" : ""}`}>{stats ? stats.failed_last_hour : "—"}</td>
+                    <td data-label="Oldest queued">
+                      {stats?.oldest_queued_at ? <Since iso={stats.oldest_queued_at} /> : <span className="muted">none waiting</span>}
+                    </td>
+                    <td className={`num${stats && stats.failed_last_hour > 0 ? " failed" : ""}`} data-label="Failed (1 h)">
+                      {stats ? stats.failed_last_hour : "—"}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -216,10 +216,10 @@ export function EventsPage() {
                     </time>
                   </td>
                   <th scope="row">{event.event_type}</th>
-                  <td>
+                  <td data-label="About">
                     <AggregateLink event={event} />
                   </td>
-                  <td>
+                  <td className="wide">
                     <code className="payload">{shownJson(event.payload)}</code>
                   </td>
                 </tr>

@@ -6,14 +6,16 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type HubEvent, type Job } from "../api";
-import { ago, count, dateTime, errorText, localZone, noRetryReason, relative, shortId, waitingExplanation } from "../format";
+import { count, dateTime, errorText, localZone, noRetryReason, relative, shortId, waitingExplanation } from "../format";
 import { useJobLog } from "../job-log";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useNow, useResource, useSubmission } from "../ui";
+import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useResource, useSubmission } from "../ui";
+import { Ago, Clocked } from "../clock";
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
+import { RetriedAs } from "./jobs/RetriedAs";
 import { shown } from "../shown";
 import { JobFlow } from "./jobs/JobFlow";
 
@@ -22,7 +24,6 @@ const TIMELINE_LIMIT = 1000;
 
 export function JobPage({ jobId }: { jobId: string }) {
   const user = useUser();
-  const now = useNow(5_000);
   const job = useResource(() => call(hub.GET("/jobs/{job_id}", { params: { path: { job_id: jobId } } })), [jobId]);
   const automationId = job.data?.automation_id;
   const automation = useResource(
@@ -63,14 +64,17 @@ export function JobPage({ jobId }: { jobId: string }) {
   const mayAct = user.isAdmin || record.created_by === user.id;
   // The stream's progress is the newer once it said anything; until then the record's.
   const progress = log.progress !== undefined ? log.progress : record.progress;
-  const waiting = waitingExplanation(record, {
-    maxConcurrentJobs: automation.data?.max_concurrent_jobs,
-    running: stats.data?.running,
-    workerLastSeenAt: stats.data?.worker_last_seen_at,
-    now,
-    concurrencyKey: automation.data?.concurrency_key,
-    maxConcurrentPerKey: automation.data?.max_concurrent_per_key,
-  });
+  // Why it waits, in words that move with the console's clock ("in 5 s"); null: it does not wait.
+  const waitingAt = (now: number) =>
+    waitingExplanation(record, {
+      maxConcurrentJobs: automation.data?.max_concurrent_jobs,
+      running: stats.data?.running,
+      workerLastSeenAt: stats.data?.worker_last_seen_at,
+      now,
+      concurrencyKey: automation.data?.concurrency_key,
+      maxConcurrentPerKey: automation.data?.max_concurrent_per_key,
+    });
+  const waiting = record.waiting_reason !== null;
 
   return (
     <>
@@ -88,7 +92,7 @@ export function JobPage({ jobId }: { jobId: string }) {
       </div>
       {waiting && (
         <p className="waiting" role="status">
-          {waiting}
+          <Clocked text={(now) => waitingAt(now) ?? ""} />
         </p>
       )}
       {progress && <JobProgressBar progress={progress} />}
@@ -126,11 +130,13 @@ export function JobPage({ jobId }: { jobId: string }) {
             {automation.data && ` of ${automation.data.max_attempts}`}
           </dd>
           <dt>Created</dt>
-          <dd title={dateTime(record.created_at)}>{ago(record.created_at, now)}</dd>
+          <dd title={dateTime(record.created_at)}>
+            <Ago iso={record.created_at} />
+          </dd>
           <dt>Started</dt>
-          <dd title={dateTime(record.started_at)}>{record.started_at ? ago(record.started_at, now) : "—"}</dd>
+          <dd title={dateTime(record.started_at)}>{record.started_at ? <Ago iso={record.started_at} /> : "—"}</dd>
           <dt>Finished</dt>
-          <dd title={dateTime(record.finished_at)}>{record.finished_at ? ago(record.finished_at, now) : "—"}</dd>
+          <dd title={dateTime(record.finished_at)}>{record.finished_at ? <Ago iso={record.finished_at} /> : "—"}</dd>
           <dt>Priority</dt>
           <dd>{record.priority}</dd>
           {record.run_at && (
@@ -142,7 +148,9 @@ export function JobPage({ jobId }: { jobId: string }) {
           {record.lease_expires_at && record.status === "running" && (
             <>
               <dt>Lease expires</dt>
-              <dd>{relative(record.lease_expires_at, now)}</dd>
+              <dd>
+                <Clocked text={(now) => relative(record.lease_expires_at, now)} />
+              </dd>
             </>
           )}
           {record.retry_of && (
@@ -155,6 +163,7 @@ export function JobPage({ jobId }: { jobId: string }) {
               </dd>
             </>
           )}
+          <RetriedAs job={record} />
           {record.schedule_id && (
             <>
               <dt>Made by schedule</dt>

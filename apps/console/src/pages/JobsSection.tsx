@@ -6,10 +6,11 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { call, describeError, hub, nextCursor, type Automation, type AutomationStats, type Job } from "../api";
-import { ago, dateTime, errorText, localZone, waitingExplanation } from "../format";
+import { dateTime, errorText, localZone, waitingExplanation } from "../format";
+import { Ago, Clocked } from "../clock";
 import { Link } from "../router";
 import { useUser } from "../session";
-import { CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useNow, useResource } from "../ui";
+import { CopyId, Empty, ErrorMessage, Field, JobStatus, Loading, ShortId, useResource } from "../ui";
 import { listAllUsers } from "./UsersPage";
 import { shown } from "../shown";
 import { BulkActions } from "./jobs/BulkActions";
@@ -51,7 +52,6 @@ export function JobsSection({
   onFiltersSettled?: (filters: Filters) => void;
 }) {
   const user = useUser();
-  const now = useNow();
   const [filters, setFilters] = useState<Filters>(() => (automation ? { ...initialFilters, automationId: automation.id } : initialFilters));
   const settled = useSettled(filters, TYPING_PAUSE_MS);
   /** Cursors of the pages before the current one (the first page has none). */
@@ -308,24 +308,30 @@ export function JobsSection({
                       <JobStatus status={job.status} />
                     </td>
                     <td data-label="Created" title={dateTime(job.created_at)}>
-                      {ago(job.created_at, now)}
+                      <Ago iso={job.created_at} />
                       <span className="sub">by {creatorName(job.created_by)}</span>
                     </td>
                     <td data-label="Finished" title={dateTime(job.finished_at)}>
-                      {job.finished_at ? ago(job.finished_at, now) : "—"}
+                      {job.finished_at ? <Ago iso={job.finished_at} /> : "—"}
                     </td>
                     <td className="num" data-label="Attempts">
                       {job.attempts}
                     </td>
                     <td className="note">
-                      {job.status === "queued"
-                        ? waitingExplanation(job, {
-                            maxConcurrentJobs: owner?.max_concurrent_jobs,
-                            running: automation ? stats?.running : undefined,
-                            workerLastSeenAt: automation ? stats?.worker_last_seen_at : undefined,
-                            now,
-                          })
-                        : shown(errorText(job.error ?? ""))}
+                      {job.status === "queued" ? (
+                        <Clocked
+                          text={(now) =>
+                            waitingExplanation(job, {
+                              maxConcurrentJobs: owner?.max_concurrent_jobs,
+                              running: automation ? stats?.running : undefined,
+                              workerLastSeenAt: automation ? stats?.worker_last_seen_at : undefined,
+                              now,
+                            }) ?? ""
+                          }
+                        />
+                      ) : (
+                        shown(errorText(job.error ?? ""))
+                      )}
                       {job.status === "queued" && mayAct && <QueuedJobActions job={job} onDone={reloadPage} />}
                     </td>
                   </tr>

@@ -5,7 +5,8 @@
  */
 import { useEffect, useState, type FormEvent } from "react";
 import { call, describeError, hub, issuesByField, type Automation, type Schedule } from "../api";
-import { ago, dateTime, relative, zonedDateTime } from "../format";
+import { dateTime, due, zonedDateTime } from "../format";
+import { Ago, Clocked } from "../clock";
 import { Link } from "../router";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useSubmission } from "../ui";
 
@@ -20,14 +21,12 @@ export function SchedulesSection({
   schedules,
   error,
   canChange,
-  now,
   onChange,
 }: {
   automation: Automation;
   schedules: Schedule[] | undefined;
   error: string | undefined;
   canChange: boolean;
-  now: number;
   onChange: () => void;
 }) {
   const { error: actionError, run } = useSubmission();
@@ -92,18 +91,24 @@ export function SchedulesSection({
               {schedules.map((schedule) => (
                 <tr key={schedule.id}>
                   <th scope="row">{scheduleName(schedule)}</th>
-                  <td>
+                  <td data-label="When">
                     <code>{schedule.cron}</code> <span className="sub">{schedule.timezone}</span>
                   </td>
-                  <td title={schedule.next_run_at ? zonedDateTime(schedule.next_run_at, schedule.timezone) : undefined}>
-                    {schedule.next_run_at ? relative(schedule.next_run_at, now) : "—"}
+                  <td data-label="Next run" title={schedule.next_run_at ? zonedDateTime(schedule.next_run_at, schedule.timezone) : undefined}>
+                    {schedule.next_run_at ? <Clocked text={(now) => due(schedule.next_run_at, now)} /> : "—"}
                   </td>
-                  <td title={dateTime(schedule.last_run_at)}>
-                    {schedule.last_job_id ? <Link to={`/jobs/${schedule.last_job_id}`}>{ago(schedule.last_run_at, now)}</Link> : "never"}
+                  <td data-label="Last run" title={dateTime(schedule.last_run_at)}>
+                    {schedule.last_job_id ? (
+                      <Link to={`/jobs/${schedule.last_job_id}`}>
+                        <Ago iso={schedule.last_run_at} />
+                      </Link>
+                    ) : (
+                      "never"
+                    )}
                   </td>
-                  <td>{schedule.enabled ? <Badge tone="good">enabled</Badge> : <Badge tone="neutral">paused</Badge>}</td>
+                  <td data-label="State">{schedule.enabled ? <Badge tone="good">enabled</Badge> : <Badge tone="neutral">paused</Badge>}</td>
                   {canChange && (
-                    <td>
+                    <td className="wide">
                       <span className="row-actions">
                         <button type="button" onClick={() => void setEnabled(schedule, !schedule.enabled)}>
                           {schedule.enabled ? "Pause" : "Resume"}

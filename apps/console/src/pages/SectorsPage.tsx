@@ -80,10 +80,10 @@ export function SectorsPage() {
                       {shown(sector.name)}
                     </span>
                   </th>
-                  <td>
+                  <td data-label="Colour">
                     <code>{sector.color}</code>
                   </td>
-                  <td>{dateTime(sector.created_at)}</td>
+                  <td data-label="Created">{dateTime(sector.created_at)}</td>
                 </tr>
               ))}
             </tbody>

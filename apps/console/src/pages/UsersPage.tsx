@@ -1,9 +1,11 @@
 /**
  * Hub users (admins): the active ones (and, on request, the deactivated ones), creating one,
- * changing a role, resetting a password, deactivating and reactivating.
+ * changing a role or the sectors an employee reaches, resetting a password, deactivating and
+ * reactivating.
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, nextCursor, type Sector, type User } from "../api";
+import { EditSectorsForm, SectorChoices, sectorIssue, sectorsText } from "./users/UserSectors";
 import { dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link } from "../router";
@@ -26,9 +28,11 @@ export function UsersPage() {
   const me = useUser();
   const [showInactive, setShowInactive] = useState(false);
   const users = useResource(() => listAllUsers(showInactive), [showInactive]);
+  const sectors = useResource(() => call(hub.GET("/sectors", { params: { query: { limit: 1000 } } })), []);
   const reload = useCoalesced(() => users.reload());
   useLiveEvents((event) => {
     if (event === "reset" || event.event_type.startsWith("user.")) reload();
+    if (event === "reset" || event.event_type === "sector.created") sectors.reload();
   });
 
   if (!me.isAdmin) {
@@ -43,7 +47,7 @@ export function UsersPage() {
   return (
     <>
       <h1>Users</h1>
-      <NewUserForm onCreated={reload} />
+      <NewUserForm sectors={sectors.data} onCreated={reload} />
       <section aria-labelledby="users-title">
         <h2 id="users-title">{showInactive ? "All users" : "Active users"}</h2>
         <label className="toggle">
@@ -62,6 +66,7 @@ export function UsersPage() {
                 <tr>
                   <th scope="col">Email</th>
                   <th scope="col">Role</th>
+                  <th scope="col">Sectors</th>
                   <th scope="col">Status</th>
                   <th scope="col">Since</th>
                   <th scope="col">Actions</th>
@@ -71,18 +76,19 @@ export function UsersPage() {
                 {users.data.map((user) => (
                   <tr key={user.id} data-user={user.email}>
                     <th scope="row">{shown(user.email)}</th>
-                    <td>
+                    <td data-label="Role">
                       <Badge tone={user.role === "admin" ? "info" : "neutral"}>{user.role}</Badge>
                     </td>
-                    <td>{user.is_active ? <Badge tone="good">active</Badge> : <Badge tone="warn">deactivated</Badge>}</td>
-                    <td>{dateTime(user.created_at)}</td>
-                    <td>
+                    <td data-label="Sectors">{sectorsText(user, sectors.data)}</td>
+                    <td data-label="Status">{user.is_active ? <Badge tone="good">active</Badge> : <Badge tone="warn">deactivated</Badge>}</td>
+                    <td data-label="Since">{dateTime(user.created_at)}</td>
+                    <td className="wide">
                       {user.id === me.id ? (
                         <span className="muted">
                           you (<Link to="/account">change your password</Link>)
                         </span>
                       ) : user.is_active ? (
-                        <UserActions user={user} onChanged={reload} />
+                        <UserActions user={user} sectors={sectors.data ?? []} onChanged={reload} />
                       ) : (
                         <ConfirmButton
                           label={`Reactivate ${user.email}`}
@@ -107,9 +113,10 @@ export function UsersPage() {
   );
 }
 
-/** What an admin can do to another active user: change the role, reset the password, deactivate. */
-function UserActions({ user, onChanged }: { user: User; onChanged: () => void }) {
+/** What an admin can do to another active user: change the role or the sectors, reset the password, deactivate. */
+function UserActions({ user, sectors, onChanged }: { user: User; sectors: readonly Sector[]; onChanged: () => void }) {
   const [resetting, setResetting] = useState(false);
+  const [editingSectors, setEditingSectors] = useState(false);
   const [notice, setNotice] = useState<string>();
   const otherRole = user.role === "admin" ? "employee" : "admin";
   return (
@@ -125,6 +132,21 @@ function UserActions({ user, onChanged }: { user: User; onChanged: () => void })
           onChanged();
         }}
       />
+      {editingSectors ? (
+        <EditSectorsForm
+          user={user}
+          sectors={sectors}
+          onDone={(message) => {
+            setEditingSectors(false);
+            setNotice(message);
+            if (message) onChanged();
+          }}
+        />
+      ) : (
+        <button type="button" onClick={() => setEditingSectors(true)}>
+          Change sectors of {shown(user.email)}
+        </button>
+      )}
       {resetting ? (
         <ResetPasswordForm
           user={user}
@@ -185,14 +207,13 @@ function ResetPasswordForm({ user, onDone }: { user: User; onDone: (message: str
   );
 }
 
-function NewUserForm({ onCreated }: { onCreated: () => void }) {
+function NewUserForm({ sectors, onCreated }: { sectors: readonly Sector[] | undefined; onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [role, setRole] = useState<"employee" | "admin">("employee");
   // Every sector (null), or the sectors the employee reaches (CONTRACT §6.22).
   const [everySector, setEverySector] = useState(true);
   const [sectorIds, setSectorIds] = useState<string[]>([]);
-  const sectors = useResource(() => call(hub.GET("/sectors", { params: { query: { limit: 1000 } } })), []);
   const [created, setCreated] = useState<string>();
   const { busy, error, issues, run } = useSubmission();
 
@@ -237,7 +258,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
           <label className="toggle">
             <input type="checkbox" checked={everySector} onChange={(event) => setEverySector(event.target.checked)} /> Every sector
           </label>
-          {!everySector && <SectorChoices sectors={sectors.data ?? []} chosen={sectorIds} onChange={setSectorIds} />}
+          {!everySector && <SectorChoices sectors={sectors ?? []} chosen={sectorIds} onChange={setSectorIds} />}
           {sectorIssue(issues) && (
             <span className="inline-error" role="alert">
               {sectorIssue(issues)}
@@ -257,29 +278,4 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
       {error && <ErrorMessage error={error} />}
     </section>
   );
-}
-
-/** Checkboxes of the hub's sectors; `chosen` are the ticked ids. */
-function SectorChoices({ sectors, chosen, onChange }: { sectors: readonly Sector[]; chosen: readonly string[]; onChange: (ids: string[]) => void }) {
-  if (sectors.length === 0) return <p className="muted">No sectors yet.</p>;
-  return (
-    <div className="checkbox-grid">
-      {sectors.map((sector) => (
-        <label key={sector.id} className="toggle">
-          <input
-            type="checkbox"
-            checked={chosen.includes(sector.id)}
-            onChange={(event) => onChange(event.target.checked ? [...chosen, sector.id] : chosen.filter((id) => id !== sector.id))}
-          />{" "}
-          {sector.name}
-        </label>
-      ))}
-    </div>
-  );
-}
-
-/** The first problem the hub found with `sector_ids` (the list, or one of its ids). */
-function sectorIssue(issues: Record<string, string>): string | undefined {
-  const key = Object.keys(issues).find((name) => name === "sector_ids" || name.startsWith("sector_ids."));
-  return key === undefined ? undefined : issues[key];
 }

@@ -9,21 +9,8 @@ import { ago, dateTime } from "../format";
 import { useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
-import {
-  Badge,
-  ConfirmButton,
-  CopyId,
-  Empty,
-  ErrorMessage,
-  Field,
-  Loading,
-  SecretOnce,
-  ShortId,
-  useCoalesced,
-  useNow,
-  useResource,
-  useSubmission,
-} from "../ui";
+import { Badge, ConfirmButton, CopyId, Empty, ErrorMessage, Field, Loading, SecretOnce, ShortId, useCoalesced, useResource, useSubmission } from "../ui";
+import { useNow } from "../clock";
 import { EVENT_TYPES } from "./EventsPage";
 import { shown } from "../shown";
 
@@ -168,11 +155,13 @@ export function WebhooksPage() {
                       </Link>
                       {webhook.description && <span className="sub">{shown(webhook.description)}</span>}
                     </th>
-                    <td>{webhook.event_types.join(", ")}</td>
-                    <td>
+                    <td data-label="Event types">{webhook.event_types.join(", ")}</td>
+                    <td data-label="State">
                       <WebhookState webhook={webhook} now={now} />
                     </td>
-                    <td title={dateTime(webhook.created_at)}>{ago(webhook.created_at, now)}</td>
+                    <td data-label="Created" title={dateTime(webhook.created_at)}>
+                      {ago(webhook.created_at, now)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -348,13 +337,17 @@ export function WebhookPage({ webhookId }: { webhookId: string }) {
                         <ShortId id={delivery.event_id} /> · {ago(delivery.created_at, now)}
                       </span>
                     </th>
-                    <td>
+                    <td data-label="Status">
                       <Badge tone={DELIVERY_TONES[delivery.status]}>{delivery.status}</Badge>
                     </td>
-                    <td className="num">{delivery.attempts}</td>
-                    <td>{delivery.last_status_code ?? delivery.last_error ?? "—"}</td>
-                    <td title={dateTime(delivery.next_attempt_at)}>{delivery.next_attempt_at ? dateTime(delivery.next_attempt_at) : "—"}</td>
-                    <td>
+                    <td className="num" data-label="Attempts">
+                      {delivery.attempts}
+                    </td>
+                    <td data-label="Last answer">{delivery.last_status_code ?? (delivery.last_error ? shown(delivery.last_error) : "—")}</td>
+                    <td data-label="Next attempt" title={dateTime(delivery.next_attempt_at)}>
+                      {delivery.next_attempt_at ? dateTime(delivery.next_attempt_at) : "—"}
+                    </td>
+                    <td className="wide">
                       <button type="button" onClick={() => void redeliver(delivery)}>
                         Redeliver
                         <span className="visually-hidden">

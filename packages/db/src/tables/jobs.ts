@@ -141,7 +141,7 @@ export const jobs = pgTable(
     index("jobs_key_claim_idx")
       .on(t.automationId, sql`key_value`, t.priority.desc().nullsLast(), t.availableAt, t.seq)
       .where(sql`${t.status} = 'queued' and key_value is not null`),
-    // The retries of a job (CONTRACT §6.16's retry with dependents); only retries have entries.
+    // The retries of a job: GET /jobs?retry_of= and §6.16's retry with dependents. Partial: only retries have entries.
     index("jobs_retry_of_idx")
       .on(t.retryOf)
       .where(sql`${t.retryOf} is not null`),

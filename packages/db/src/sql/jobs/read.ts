@@ -58,6 +58,8 @@ export interface JobFilter extends JobFindFilter {
   scheduleId?: string | undefined;
   /** The jobs that list this job in `depends_on` (CONTRACT §6.16): jobs_depends_on_idx. */
   dependsOn?: string | undefined;
+  /** The retries of this job (its id in their `retry_of`). */
+  retryOf?: string | undefined;
 }
 
 /** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
@@ -78,6 +80,7 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
   if (filter.dependsOn) conditions.push(sql`${jobs.dependsOn} @> array[${filter.dependsOn}::uuid] and ${jobs.dependsOn} is not null`);
+  if (filter.retryOf) conditions.push(eq(jobs.retryOf, filter.retryOf));
   conditions.push(...jobFindConditions(filter));
   return conditions;
 }
