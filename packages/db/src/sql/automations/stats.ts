@@ -83,6 +83,8 @@ export interface AutomationQueueDepth {
   /** Seconds since the earliest `available_at` among due queued jobs; 0 when none is due. */
   oldestQueuedAgeSeconds: number;
   workerUp: boolean;
+  /** The automation's max_concurrent_jobs (the gauge `hub_jobs_concurrency_limit`, beside `hub_jobs_running`). */
+  maxConcurrentJobs: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     scheduled: row.scheduled as number,
     oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
     workerUp: row.worker_up === true,
+    maxConcurrentJobs: row.max_concurrent_jobs as number,
   }));
 }
 
@@ -110,7 +113,7 @@ export function queueDepthQuery(): SQL {
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
-    coalesce(w.status = 'running', false) as worker_up
+    coalesce(w.status = 'running', false) as worker_up, a.max_concurrent_jobs
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   left join (
