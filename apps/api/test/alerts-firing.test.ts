@@ -202,4 +202,25 @@ describe("alert rules evaluated by the dispatcher", () => {
       ["alert.resolved", "Changing: the queue depth alert is resolved: its rule was deleted"],
     ]);
   });
+
+  it("when a rule for every automation fires in one sector, then an employee of another sector reads neither the alert nor its events, and one of that sector does", async () => {
+    const sectorId = (await createSector(hub)).id;
+    const automationId = await createAutomation(hub, { sector_id: sectorId, name: "Sector queue" });
+    await createJob(hub, automationId);
+    await ageJobs(automationId, 90_000);
+    const outsider = await hub.createUser("employee");
+    const insider = await hub.createUser("employee");
+    await hub.client.patch(`/identity/users/${outsider.id}`, { sector_ids: [(await createSector(hub)).id] }, asAdmin());
+    await hub.client.patch(`/identity/users/${insider.id}`, { sector_ids: [sectorId] }, asAdmin());
+    const ruleId = await createRule({ kind: "queue_age", threshold: 86_400 });
+    await waitForEvent(ruleId, "alert.firing");
+
+    const seenBy = async (token: string) => ({
+      alerts: (await hub.client.get("/alerts?limit=1000", { token })).body.map((alert: { automation_id: string }) => alert.automation_id),
+      events: (await hub.client.get(`/events?aggregate_id=${ruleId}`, { token })).body.map((event: { event_type: string }) => event.event_type),
+    });
+    expect(await seenBy(outsider.token)).toEqual({ alerts: [], events: [] });
+    expect(await seenBy(insider.token)).toEqual({ alerts: [automationId], events: ["alert.firing"] });
+    await hub.client.delete(`/alert-rules/${ruleId}`, asAdmin());
+  });
 });
