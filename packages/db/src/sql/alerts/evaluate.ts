@@ -213,6 +213,8 @@ export async function evaluateRound(pool: Executor, intervalMs: number): Promise
     const claim = rows[0];
     if (!claim?.due) return NOT_EVALUATED;
     const now = new Date(claim.now);
+    // A round is a few cheap statements; JIT compiling them costs far more than running them.
+    await tx.query({ text: "set local jit = off" });
     const states = await readStates(tx);
     const measured = await measure(tx);
     const queued = [...new Set(measured.filter((m) => m.holds && QUEUE_KINDS.has(m.kind) && m.dueJobs > 0).map((m) => m.automationId))];

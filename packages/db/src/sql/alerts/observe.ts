@@ -59,6 +59,7 @@ interface MeasurementRow {
  * failure-rate rule's window (`jobs_automation_finished_idx`, a range per automation); only the
  * rows whose condition holds, or whose alert has a state to end, come back.
  */
+const MEASURE_NAME = "alerts_measure_v1";
 const MEASURE = `
 with targets as (
   select r.id as rule_id, r.kind, r.threshold, r.for_seconds, r.window_seconds, r.min_jobs,
@@ -75,6 +76,16 @@ queued as (
   where j.status = 'queued' and j.available_at <= now() and j.automation_id in (select automation_id from queue_automations)
   group by j.automation_id
 ),
+-- Jobs finished in a failure_rate window, counted once per automation and window however many
+-- rules share them: one range of jobs_automation_finished_idx per outcome (index-only once vacuumed).
+finished as (
+  select fw.automation_id, fw.window_seconds,
+    (select count(*) from jobs fj where fj.automation_id = fw.automation_id and fj.status = 'completed'
+       and fj.finished_at is not null and fj.finished_at >= now() - make_interval(secs => fw.window_seconds))::int as completed,
+    (select count(*) from jobs fj where fj.automation_id = fw.automation_id and fj.status = 'failed'
+       and fj.finished_at is not null and fj.finished_at >= now() - make_interval(secs => fw.window_seconds))::int as failed
+  from (select distinct automation_id, window_seconds from targets where kind = 'failure_rate') fw
+),
 running as (
   select j.automation_id, extract(epoch from now() - min(j.started_at))::float8 as longest
   from jobs j
@@ -90,12 +101,8 @@ measured as (
   left join queued q on q.automation_id = t.automation_id
   left join running rn on rn.automation_id = t.automation_id
   left join workers w on t.kind = 'worker_offline' and w.automation_id = t.automation_id and w.unregistered_at is null
-  left join lateral (
-    select count(*)::int as finished, (count(*) filter (where fj.status = 'failed'))::int as failed
-    from jobs fj
-    where t.kind = 'failure_rate' and fj.automation_id = t.automation_id and fj.status in ('completed', 'failed')
-      and fj.finished_at >= now() - make_interval(secs => t.window_seconds)
-  ) f on true
+  left join (select automation_id, window_seconds, completed + failed as finished, failed from finished) f
+    on t.kind = 'failure_rate' and f.automation_id = t.automation_id and f.window_seconds = t.window_seconds
 ),
 judged as (
   select m.*,
@@ -121,7 +128,7 @@ from judged j
 where j.holds or exists (select 1 from alert_states s where s.rule_id = j.rule_id and s.automation_id = j.automation_id)`;
 
 export async function measure(executor: Executor): Promise<AlertMeasurement[]> {
-  const { rows } = await executor.query<MeasurementRow>({ name: "alerts_measure_v1", text: MEASURE });
+  const { rows } = await executor.query<MeasurementRow>({ name: MEASURE_NAME, text: MEASURE });
   return rows.map((row) => ({
     ruleId: row.rule_id,
     automationId: row.automation_id,
