@@ -4,7 +4,9 @@
 # Installs the servers with apt-get when they are missing and starts them when they are not
 # answering. Idempotent: when both already answer it only checks, in well under a second.
 # With --test-tools (scripts/test.sh) it also makes sure of the programs the tests call: kubectl,
-# which renders deploy/kubernetes (Debian's kubernetes-client, installed when missing).
+# which renders deploy/kubernetes (Debian's kubernetes-client, installed when missing), and promtool,
+# which checks deploy/prometheus/alerts.yml (Debian's prometheus package ships it; the server it also
+# installs is stopped and disabled: the tests start their own when they need one).
 set -euo pipefail
 WITH_TEST_TOOLS=false
 [[ ${1:-} == --test-tools ]] && WITH_TEST_TOOLS=true
@@ -207,6 +209,22 @@ ensure_kubectl() {
   apt_install kubernetes-client
 }
 
+ensure_promtool() {
+  # PROMTOOL names another promtool (deploy/test/monitoring.ts checks with it).
+  [[ -n ${PROMTOOL:-} ]] && return 0
+  command -v promtool >/dev/null 2>&1 && return 0
+  if ! command -v apt-get >/dev/null 2>&1 || ! can_be_root; then
+    fail "the tests check deploy/prometheus/alerts.yml with promtool, which is missing: install it (Debian/Ubuntu: apt-get install prometheus), or set PROMTOOL to one; then run this again."
+  fi
+  apt_install prometheus
+  # The package starts a Prometheus server of its own where an init system runs: not wanted here.
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
+  elif command -v service >/dev/null 2>&1; then
+    as_root service prometheus stop >/dev/null 2>&1 || true
+  fi
+}
+
 # ---- main ------------------------------------------------------------------------------------
 
 if [[ $PG_MANAGED == true ]]; then
@@ -221,4 +239,5 @@ else
 fi
 if [[ $WITH_TEST_TOOLS == true ]]; then
   ensure_kubectl
+  ensure_promtool
 fi

@@ -798,6 +798,68 @@ CREATE TABLE drizzle.hub_migration_kinds (
 );
 
 --
+-- Name: alert_evaluator; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.alert_evaluator (
+    id boolean DEFAULT true NOT NULL,
+    last_evaluated_at timestamp(3) with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    CONSTRAINT alert_evaluator_one_row_check CHECK (id)
+);
+
+--
+-- Name: alert_history; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.alert_history (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    rule_id uuid NOT NULL,
+    automation_id uuid NOT NULL,
+    kind text NOT NULL,
+    value double precision NOT NULL,
+    threshold double precision,
+    message text NOT NULL,
+    since timestamp(3) with time zone NOT NULL,
+    resolved_at timestamp(3) with time zone NOT NULL
+);
+
+--
+-- Name: alert_rules; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.alert_rules (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    automation_id uuid,
+    kind text NOT NULL,
+    threshold double precision,
+    for_seconds integer DEFAULT 0 NOT NULL,
+    window_seconds integer DEFAULT 900 NOT NULL,
+    min_jobs integer DEFAULT 10 NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    created_by uuid,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT alert_rules_for_seconds_check CHECK (((for_seconds >= 0) AND (for_seconds <= 86400))),
+    CONSTRAINT alert_rules_kind_check CHECK ((kind = ANY (ARRAY['queue_age'::text, 'queue_depth'::text, 'failure_rate'::text, 'worker_offline'::text, 'job_duration'::text]))),
+    CONSTRAINT alert_rules_min_jobs_check CHECK (((min_jobs >= 1) AND (min_jobs <= 10000))),
+    CONSTRAINT alert_rules_window_seconds_check CHECK (((window_seconds >= 60) AND (window_seconds <= 86400)))
+);
+
+--
+-- Name: alert_states; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.alert_states (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    rule_id uuid NOT NULL,
+    automation_id uuid NOT NULL,
+    pending_since timestamp(3) with time zone NOT NULL,
+    firing_since timestamp(3) with time zone,
+    value double precision NOT NULL,
+    message text NOT NULL
+);
+
+--
 -- Name: api_keys; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1112,7 +1174,9 @@ CREATE TABLE public.webhooks (
     disabled_at timestamp(3) with time zone,
     deleted_at timestamp(3) with time zone,
     failing_since timestamp(3) with time zone,
-    consecutive_failures integer DEFAULT 0 NOT NULL
+    consecutive_failures integer DEFAULT 0 NOT NULL,
+    format text DEFAULT 'standard'::text NOT NULL,
+    CONSTRAINT webhooks_format_check CHECK ((format = ANY (ARRAY['standard'::text, 'slack'::text])))
 );
 
 --
@@ -1161,6 +1225,34 @@ ALTER TABLE ONLY drizzle.__drizzle_migrations
 
 ALTER TABLE ONLY drizzle.hub_migration_kinds
     ADD CONSTRAINT hub_migration_kinds_pkey PRIMARY KEY (created_at);
+
+--
+-- Name: alert_evaluator alert_evaluator_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_evaluator
+    ADD CONSTRAINT alert_evaluator_pkey PRIMARY KEY (id);
+
+--
+-- Name: alert_history alert_history_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_history
+    ADD CONSTRAINT alert_history_pkey PRIMARY KEY (id);
+
+--
+-- Name: alert_rules alert_rules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_rules
+    ADD CONSTRAINT alert_rules_pkey PRIMARY KEY (id);
+
+--
+-- Name: alert_states alert_states_rule_id_automation_id_pk; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_states
+    ADD CONSTRAINT alert_states_rule_id_automation_id_pk PRIMARY KEY (rule_id, automation_id);
 
 --
 -- Name: api_keys api_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1287,6 +1379,30 @@ ALTER TABLE ONLY public.worker_key_holds
 
 ALTER TABLE ONLY public.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
+
+--
+-- Name: alert_history_resolved_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX alert_history_resolved_idx ON public.alert_history USING btree (resolved_at, id);
+
+--
+-- Name: alert_rules_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX alert_rules_created_idx ON public.alert_rules USING btree (created_at, id);
+
+--
+-- Name: alert_states_automation_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX alert_states_automation_idx ON public.alert_states USING btree (automation_id);
+
+--
+-- Name: alert_states_firing_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX alert_states_firing_idx ON public.alert_states USING btree (firing_since, id) WHERE (firing_since IS NOT NULL);
 
 --
 -- Name: api_keys_created_idx; Type: INDEX; Schema: public; Owner: -
@@ -1659,6 +1775,20 @@ CREATE TRIGGER users_sectors_changed AFTER UPDATE OF sector_ids ON public.users 
 --
 
 CREATE TRIGGER workers_credentials_changed AFTER DELETE OR UPDATE OF api_key_hash, unregistered_at, automation_id ON public.workers FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: alert_rules alert_rules_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_rules
+    ADD CONSTRAINT alert_rules_automation_id_automations_id_fk FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- Name: alert_rules alert_rules_created_by_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.alert_rules
+    ADD CONSTRAINT alert_rules_created_by_users_id_fk FOREIGN KEY (created_by) REFERENCES public.users(id);
 
 --
 -- Name: api_keys api_keys_user_id_users_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -

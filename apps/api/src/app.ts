@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { listenForHubNotifications, openDatabase, prepareDatabase, automations, workers } from "@hub/db";
+import { listenForHubNotifications, openDatabase, prepareDatabase, alerts, automations, workers } from "@hub/db";
 import { assertRedisReachable, connectRedis, createLogger, OutboxNudger, redisSetup, type Logger } from "@hub/shared";
 import { DispatchQueue, ReadyJobs, WakeListener } from "@hub/shared/dispatch";
 import { systemResolver, type HostResolver } from "@hub/shared/webhooks";
@@ -132,6 +132,7 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   const metrics = createMetrics({
     queueDepth: { read: () => automations.readQueueDepths(database.pool), logger },
     limitDepth: { read: () => automations.readLimitDepths(database.pool), logger },
+    alertsFiring: { read: () => alerts.countFiring(database.pool), logger },
   });
   const lostEnqueues = { logger, metrics };
   const queue = new DispatchQueue(redis, keys, {

@@ -10,6 +10,7 @@ const depth = (slug: string, queued: number): automations.AutomationQueueDepth =
   oldestQueuedAgeSeconds: 42.5,
   workerUp: true,
   blocked: 5,
+  maxConcurrentJobs: 4,
 });
 
 afterEach(() => {
@@ -31,6 +32,16 @@ describe("per-automation queue gauges", () => {
     expect(first).toMatch(/^hub_jobs_blocked\{automation="nightly-report",app="api"\} 5$/m);
     expect(first).toMatch(/^hub_oldest_queued_job_age_seconds\{automation="nightly-report",app="api"\} 42.5$/m);
     expect(first).toMatch(/^hub_worker_up\{automation="nightly-report",app="api"\} 1$/m);
+    expect(first).toMatch(/^hub_jobs_concurrency_limit\{automation="nightly-report",app="api"\} 4$/m);
+  });
+
+  it("when alerts fire, then hub_alerts_firing shows each kind, 0 included", async () => {
+    const { registry } = createMetrics({ alertsFiring: { read: async () => ({ queue_age: 2, worker_offline: 0 }) } });
+
+    const text = await registry.metrics();
+
+    expect(text).toMatch(/^hub_alerts_firing\{kind="queue_age",app="api"\} 2$/m);
+    expect(text).toMatch(/^hub_alerts_firing\{kind="worker_offline",app="api"\} 0$/m);
   });
 
   it("when an automation is gone from a later read, then its series are dropped", async () => {

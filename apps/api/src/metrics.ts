@@ -67,6 +67,11 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
     });
   gauge("hub_jobs_queued", "Queued jobs whose available_at has come, per active automation", (depth) => depth.queued);
   gauge("hub_jobs_running", "Running jobs per active automation", (depth) => depth.running);
+  gauge(
+    "hub_jobs_concurrency_limit",
+    "The automation's max_concurrent_jobs, per active automation (running jobs never exceed it)",
+    (depth) => depth.maxConcurrentJobs,
+  );
   gauge("hub_jobs_scheduled", "Queued jobs whose available_at is still ahead (delayed or in back-off), per active automation", (depth) => depth.scheduled);
   gauge("hub_jobs_blocked", "Queued jobs waiting for their dependencies (not in hub_jobs_queued), per active automation", (depth) => depth.blocked);
   gauge(
@@ -130,11 +135,35 @@ function registerLimitDepthGauges(registry: Registry, source: LimitDepthSource):
   );
 }
 
+/** Where `hub_alerts_firing{kind}` comes from (CONTRACT §6.19): one grouped count of the firing alerts. */
+export interface AlertsFiringSource {
+  read(): Promise<Record<string, number>>;
+  logger?: Logger;
+}
+
+/** `hub_alerts_firing{kind}`: every kind, 0 included, read at scrape time (cached as the queue gauges). */
+function registerAlertsFiringGauge(registry: Registry, source: AlertsFiringSource): void {
+  const read = cachedQueueDepths({ read: async () => [await source.read()] });
+  metricsOn(registry).gauge("hub_alerts_firing", "Alerts firing now (a rule and one automation each), by the rule's kind", {
+    labelNames: ["kind"],
+    async collect() {
+      this.reset();
+      try {
+        const [counts] = await read();
+        for (const [kind, firing] of Object.entries(counts ?? {})) this.set({ kind }, firing);
+      } catch (error) {
+        source.logger?.warn({ err: error, metric: "hub_alerts_firing" }, "alert gauge not read");
+      }
+    },
+  });
+}
+
 /**
  * The API's Prometheus registry (GET /metrics). Other modules add their own metrics to it.
- * `queueDepth`, when given, adds the per-automation queue gauges; `limitDepth` the §6.13 gauges.
+ * `queueDepth`, when given, adds the per-automation queue gauges; `limitDepth` the §6.13 gauges;
+ * `alertsFiring` the §6.19 gauge.
  */
-export function createMetrics(options: { queueDepth?: QueueDepthSource; limitDepth?: LimitDepthSource } = {}) {
+export function createMetrics(options: { queueDepth?: QueueDepthSource; limitDepth?: LimitDepthSource; alertsFiring?: AlertsFiringSource } = {}) {
   const registry = createMetricsRegistry("api");
   const httpRequestDuration = metricsOn(registry).histogram(
     "hub_http_request_duration_seconds",
@@ -144,6 +173,7 @@ export function createMetrics(options: { queueDepth?: QueueDepthSource; limitDep
   );
   if (options.queueDepth) registerQueueDepthGauges(registry, options.queueDepth);
   if (options.limitDepth) registerLimitDepthGauges(registry, options.limitDepth);
+  if (options.alertsFiring) registerAlertsFiringGauge(registry, options.alertsFiring);
   const eventStreamClients = metricsOn(registry).gauge("hub_event_stream_clients", "Clients connected to GET /events/stream in this API process");
   const loginThrottled = metricsOn(registry).counter(
     "hub_login_throttled_total",

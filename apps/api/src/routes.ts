@@ -17,6 +17,7 @@ import { jobRoutes } from "./jobs/jobs.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
+import { alertRoutes } from "./alerts/alerts.routes";
 
 const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
 
@@ -45,6 +46,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       ...jobLogRoutes,
       ...scheduleRoutes,
       ...webhookRoutes,
+      ...alertRoutes,
       // Last: POST /workers/me/offline stops the worker, and its next call, even a refused one,
       // marks it seen again (a write); test/fuzz.test.ts, which walks the routes in this order,
       // checks that refused requests write nothing.

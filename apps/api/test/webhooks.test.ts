@@ -51,6 +51,15 @@ async function createWebhook(body: Record<string, unknown> = {}) {
 const webhookCount = async () => (await hub.api.ctx.database.db.select({ id: schema.webhooks.id }).from(schema.webhooks)).length;
 
 describe("POST /webhooks", () => {
+  it("when format slack is asked for, then the record says slack, and any other format is a 422 enum at ['body','format']", async () => {
+    const created = await createWebhook({ format: "slack", event_types: ["alert.firing", "alert.resolved"] });
+
+    expect((await hub.client.get(`/webhooks/${created.id}`, admin())).body).toMatchObject({ format: "slack", event_types: ["alert.firing", "alert.resolved"] });
+    const refused = await hub.client.post("/webhooks", { url: "https://hooks.example.com/in", event_types: ["*"], format: "teams" }, admin());
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ["body", "format"], type: "enum" })]);
+  });
+
   it("when an admin subscribes, then 201 {id, secret} once; the record, lists and events never show the secret; webhook.created is recorded", async () => {
     const created = await createWebhook({ description: "CRM sync" });
 
@@ -63,6 +72,7 @@ describe("POST /webhooks", () => {
       url: "https://hooks.example.com/in",
       event_types: ["job.completed", "job.failed"],
       description: "CRM sync",
+      format: "standard",
       status: "active",
       created_at: expect.any(String),
       disabled_at: null,

@@ -15,6 +15,8 @@ import { NewAutomationPage } from "./pages/NewAutomationPage";
 import { NewJobPage } from "./pages/NewJobPage";
 import { SignInPage } from "./pages/SignInPage";
 import { UsersPage } from "./pages/UsersPage";
+import { AlertBar } from "./pages/alerts/AlertBar";
+import { AlertsPage } from "./pages/alerts/AlertsPage";
 import { Link, parseRoute, useLocation, type Route } from "./router";
 import { useSession, useUser } from "./session";
 import { Loading } from "./ui";
@@ -66,6 +68,7 @@ function Shell() {
           {navLink("/automations", "automations", "Automations")}
           {navLink("/jobs", "jobs", "Jobs")}
           {navLink("/events", "events", "Events")}
+          {navLink("/alerts", "alerts", "Alerts")}
           {navLink("/sectors", "sectors", "Sectors")}
           {user.isAdmin && navLink("/webhooks", "webhooks", "Webhooks")}
           {user.isAdmin && navLink("/users", "users", "Users")}
@@ -82,6 +85,7 @@ function Shell() {
           Sign out
         </button>
       </header>
+      <AlertBar />
       <main id="main" ref={main}>
         <Page route={route} />
       </main>
@@ -89,7 +93,7 @@ function Shell() {
   );
 }
 
-type Section = "automations" | "jobs" | "events" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
+type Section = "automations" | "jobs" | "events" | "alerts" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
 
 /** The navigation entry a page belongs to. */
 function sectionOf(route: Route): Section | undefined {
@@ -107,6 +111,7 @@ function sectionOf(route: Route): Section | undefined {
     case "webhook":
       return "webhooks";
     case "events":
+    case "alerts":
     case "sectors":
     case "users":
     case "api-keys":
@@ -149,6 +154,8 @@ function Page({ route }: { route: Route }) {
       return <EventsPage />;
     case "users":
       return <UsersPage />;
+    case "alerts":
+      return <AlertsPage />;
     case "account":
       return <MyAccountPage />;
     case "not-found":

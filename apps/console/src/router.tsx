@@ -22,6 +22,7 @@ export type Route =
   | { page: "events" }
   | { page: "users" }
   | { page: "account" }
+  | { page: "alerts" }
   | { page: "not-found" };
 
 const PATTERNS: [RegExp, (match: string[]) => Route][] = [
@@ -40,6 +41,7 @@ const PATTERNS: [RegExp, (match: string[]) => Route][] = [
   [/^\/events\/?$/, () => ({ page: "events" })],
   [/^\/users\/?$/, () => ({ page: "users" })],
   [/^\/account\/?$/, () => ({ page: "account" })],
+  [/^\/alerts\/?$/, () => ({ page: "alerts" })],
 ];
 
 export function parseRoute(pathname: string): Route {

@@ -33,6 +33,8 @@ export interface DispatcherConfig {
   retentionIntervalMs?: number;
   /** HUB_RETENTION_BATCH_SIZE: most jobs, events or deliveries one retention transaction picks. */
   retentionBatchSize?: number;
+  /** HUB_ALERTS_EVALUATION_INTERVAL_MS: how often alert rules are evaluated, across all dispatchers (CONTRACT §6.19: at least every 10 s). */
+  alertEvaluationIntervalMs?: number;
 }
 
 /** The defaults of the optional {@link DispatcherConfig} settings (env.ts defaults its variables to them). */
@@ -46,6 +48,7 @@ export const DISPATCHER_DEFAULTS = {
   retentionDays: 30,
   retentionIntervalMs: 60_000,
   retentionBatchSize: 1000,
+  alertEvaluationIntervalMs: 5000,
 } satisfies Required<Omit<DispatcherConfig, "maxAttempts" | "workerTtlSeconds" | "workerSweepIntervalMs">>;
 
 /**
@@ -72,6 +75,7 @@ export function resolveSettings(config: DispatcherConfig): DispatcherSettings {
     retentionDays: config.retentionDays ?? DISPATCHER_DEFAULTS.retentionDays,
     retentionIntervalMs: config.retentionIntervalMs ?? DISPATCHER_DEFAULTS.retentionIntervalMs,
     retentionBatchSize: config.retentionBatchSize ?? DISPATCHER_DEFAULTS.retentionBatchSize,
+    alertEvaluationIntervalMs: config.alertEvaluationIntervalMs ?? DISPATCHER_DEFAULTS.alertEvaluationIntervalMs,
   };
 }
 

@@ -13,6 +13,7 @@
  * - worker-sweeper.ts: silent workers marked stopped;
  * - schedules.ts: a timer that sleeps until the next fire and makes each fire's job;
  * - idempotency-keys.ts: expired idempotency keys forgotten;
+ * - alerts.ts: alert rules evaluated, one round per interval across every dispatcher;
  * - retention.ts: finished jobs, their events and other history older than HUB_RETENTION_DAYS
  *   removed in short batches, one dispatcher at a time.
  * This file resolves the settings, builds the tasks on one shared context and runs each as a
@@ -25,6 +26,7 @@ import { resolveSettings, type DispatcherConfig, type DispatcherContext } from "
 import type { DispatcherMetrics } from "./metrics";
 import { createDispatcherMetrics } from "./metrics";
 import { periodic } from "./periodic";
+import { alertLookIntervalMs, createAlertEvaluator } from "./tasks/alerts";
 import { createDelayedTimer, PROMOTE_RETRY_MS } from "./tasks/delayed-timer";
 import { createHorizon } from "./tasks/horizon";
 import { createIdempotencyKeySweeper, FORGET_IDEMPOTENCY_KEYS_INTERVAL_MS } from "./tasks/idempotency-keys";
@@ -78,6 +80,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   };
   const scheduleFirer = createScheduleFirer({ database, ready: context.ready, logger, metrics, onEventsWritten: () => context.outbox.nudge() });
 
+  const evaluateAlerts = createAlertEvaluator({
+    database,
+    logger,
+    metrics,
+    intervalMs: settings.alertEvaluationIntervalMs,
+    onEventsWritten: () => context.outbox.nudge(),
+  });
+
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const delayedTask = periodic("delayed", PROMOTE_RETRY_MS, delayed.promoteDueJobs, logger, onError("delayed"));
   const tasks = [
@@ -88,6 +98,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     periodic("reconcile", settings.reconcileIntervalMs, reconciler.reconcileOnInterval, logger, onError("reconcile")),
     periodic("horizon", settings.horizonPassIntervalMs, horizon.passOnInterval, logger, onError("horizon")),
     periodic("schedules", SCHEDULE_PROBE_MAX_MS, scheduleFirer.tick, logger, onError("schedules")),
+    periodic("alerts", alertLookIntervalMs(settings.alertEvaluationIntervalMs), evaluateAlerts, logger, onError("alerts")),
     periodic("idempotency-keys", FORGET_IDEMPOTENCY_KEYS_INTERVAL_MS, createIdempotencyKeySweeper(context), logger, onError("idempotency-keys")),
     ...(settings.retentionDays > 0 ? [periodic("retention", settings.retentionIntervalMs, sweepRetention, logger, onError("retention"))] : []),
   ];
@@ -96,6 +107,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     metrics,
     /** Runs a horizon pass now, continuing from where the last one stopped (tests). */
     horizonPassNow: () => horizon.bringJobsNearingDue("continue"),
+    /** Runs an alert evaluation round now if one is due and no other dispatcher runs one (tests). */
+    evaluateAlertsNow: evaluateAlerts,
     /** Runs a retention sweep now (tests, benchmarks); with HUB_RETENTION_DAYS=0 it removes nothing. */
     sweepRetentionNow: () => retention.sweep(),
     /** Offers every due queued job and runs a full horizon pass now (tests, operators). */

@@ -25,6 +25,12 @@ export const dispatcherEnvSchema = z.object({
   HUB_RETENTION_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.retentionIntervalMs, 1000, 86_400_000),
   /** Most jobs, events or deliveries one retention transaction picks. */
   HUB_RETENTION_BATCH_SIZE: intFromEnv(DISPATCHER_DEFAULTS.retentionBatchSize, 10, 100_000),
+  /**
+   * How often alert rules are evaluated, once across every dispatcher (CONTRACT §6.19). Each
+   * dispatcher looks every half interval, so a round follows the last within 1.5 intervals even
+   * when the one that ran it died: at most 6,600 ms keeps the contract's 10 s.
+   */
+  HUB_ALERTS_EVALUATION_INTERVAL_MS: intFromEnv(DISPATCHER_DEFAULTS.alertEvaluationIntervalMs, 200, 6600),
 });
 
 export type DispatcherEnv = z.output<typeof dispatcherEnvSchema>;

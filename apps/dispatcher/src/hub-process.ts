@@ -26,6 +26,7 @@ await runHubProcess({
         reconcileIntervalMs: env.HUB_RECONCILE_INTERVAL_MS,
         retentionDays: env.HUB_RETENTION_DAYS,
         retentionIntervalMs: env.HUB_RETENTION_INTERVAL_MS,
+        alertEvaluationIntervalMs: env.HUB_ALERTS_EVALUATION_INTERVAL_MS,
         retentionBatchSize: env.HUB_RETENTION_BATCH_SIZE,
       },
     });

@@ -46,6 +46,13 @@ export function createDispatcherMetrics() {
       "hub_dispatcher_retention_last_sweep_timestamp_seconds",
       "Unix time at which this dispatcher last completed a retention sweep (0 = not yet)",
     ),
+    alertEvaluations: metric.counter(
+      "hub_dispatcher_alert_evaluations_total",
+      "Alert evaluation rounds this dispatcher ran (CONTRACT §6.19; one round across all dispatchers per HUB_ALERTS_EVALUATION_INTERVAL_MS)",
+    ),
+    alertTransitions: metric.counter("hub_dispatcher_alert_transitions_total", "Alert transitions this dispatcher's rounds wrote, by to (firing or resolved)", [
+      "to",
+    ]),
     taskErrors: metric.counter("hub_dispatcher_task_errors_total", "Failed runs of a periodic task (retried on its next tick)", ["task"]),
   };
 }

@@ -100,7 +100,10 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
 }
 
 /** Writes a subscription as POST /webhooks would; returns its id and secret. */
-export async function subscribe(pool: Executor, options: { url: string; eventTypes: string[] }): Promise<{ id: string; secret: string }> {
+export async function subscribe(
+  pool: Executor,
+  options: { url: string; eventTypes: string[]; format?: "standard" | "slack" },
+): Promise<{ id: string; secret: string }> {
   const [admin] = await queryBuilder(pool)
     .insert(schema.users)
     .values({ email: `admin-${randomUUID()}@hub.test`, passwordHash: "x", role: "admin" })
@@ -113,6 +116,7 @@ export async function subscribe(pool: Executor, options: { url: string; eventTyp
       url: options.url,
       eventTypes: options.eventTypes,
       description: "",
+      format: options.format ?? "standard",
       secretCiphertext: testSecretBox.seal(id, secret),
       createdBy: admin!.id,
     }),

@@ -1133,6 +1133,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert rules
+         * @description Every rule, oldest first, a page at a time; `automation_id=` and `kind=` filter. An employee sees the rules for every automation and those of automations it reaches.
+         */
+        get: operations["listAlertRules"];
+        put?: never;
+        /**
+         * Create an alert rule (admins)
+         * @description The dispatchers evaluate every rule at least every 10 s, each evaluation exactly once whatever their number. An alert (a rule and one automation) fires once its condition held at every evaluation for for_seconds since the first that found it (alert.firing), and resolves at the first evaluation that no longer finds it, when its rule is changed or deleted, or its automation deactivated (alert.resolved). Jobs held by dependencies, approvals and maintenance windows are not due queued: a planned window pages nobody. The threshold is required, in the kind's unit and range (null for worker_offline), else 422 at ["body","threshold"]; an unknown automation_id is 422 at ["body","automation_id"].
+         */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alert-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an alert rule
+         * @description One rule.
+         */
+        get: operations["getAlertRule"];
+        /**
+         * Replace an alert rule's settings (admins; an omitted optional field takes its default)
+         * @description A change resolves the rule's firing alerts (alert.resolved each); they fire again when the changed rule finds them. A PUT that changes nothing changes nothing.
+         */
+        put: operations["replaceAlertRule"];
+        post?: never;
+        /**
+         * Delete an alert rule (admins)
+         * @description Its firing alerts resolve (alert.resolved each); their history stays in GET /alerts?state=resolved.
+         */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The alerts firing now, or their history
+         * @description state=firing (the default): the alerts firing now, oldest first by when they fired, each with the latest evaluation's value and message; state=resolved: the resolved ones, newest first, with resolved_at. Within the caller's reach (the automation the alert is about).
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workers/me/signals": {
         parameters: {
             query?: never;
@@ -1223,6 +1295,148 @@ export interface components {
             token_type: "bearer";
             /** @description Seconds until the token expires */
             expires_in: number;
+        };
+        /** @description A rule and one automation: firing now, or resolved */
+        Alert: {
+            /** Format: uuid */
+            rule_id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            kind: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+            /** @description By kind: seconds, jobs, or a share 0–1 (the latest evaluation's; for a resolved alert, what it last fired with) */
+            value: number;
+            threshold: number | null;
+            message: string;
+            /**
+             * Format: date-time
+             * @description When it started firing
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description state=resolved only: when it resolved
+             */
+            resolved_at?: string;
+        };
+        /** @description alert.firing */
+        AlertFiringEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The alert_rule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "alert.firing";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AlertFiringPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of alert.firing */
+        AlertFiringPayload: {
+            /** Format: uuid */
+            rule_id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            kind: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+            /** @description By kind: seconds (queue_age, job_duration, worker_offline), jobs (queue_depth), a share 0–1 (failure_rate) */
+            value: number;
+            /** @description The rule's threshold in the kind's unit; null for worker_offline */
+            threshold: number | null;
+            /** @description A sentence naming the automation, the value and the threshold in units a person reads */
+            message: string;
+        };
+        /** @description alert.resolved */
+        AlertResolvedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The alert_rule's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "alert.resolved";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["AlertResolvedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of alert.resolved */
+        AlertResolvedPayload: {
+            /** Format: uuid */
+            rule_id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            kind: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+            /** @description By kind: seconds (queue_age, job_duration, worker_offline), jobs (queue_depth), a share 0–1 (failure_rate) */
+            value: number;
+            /** @description The rule's threshold in the kind's unit; null for worker_offline */
+            threshold: number | null;
+            /** @description A sentence naming the automation, the value and the threshold in units a person reads */
+            message: string;
+        };
+        /** @description A condition the hub evaluates at least every 10 s, per automation it covers */
+        AlertRule: {
+            /** Format: uuid */
+            id: string;
+            automation_id: string | null;
+            /** @enum {string} */
+            kind: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+            threshold: number | null;
+            for_seconds: number;
+            window_seconds: number;
+            min_jobs: number;
+            description: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "automation_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+         *       "kind": "queue_age",
+         *       "threshold": 600,
+         *       "for_seconds": 60,
+         *       "description": "Invoices wait"
+         *     }
+         */
+        AlertRuleRequest: {
+            /** @description The automation the rule watches; null (the default): every automation, each on its own. Default: `null`. */
+            automation_id?: string | null;
+            /**
+             * @description queue_age: the oldest due queued job waited longer than threshold seconds; queue_depth: at least threshold due queued jobs; failure_rate: at least min_jobs jobs finished in the last window_seconds and the share failed is at least threshold; worker_offline: due jobs wait while the worker is stopped or none is registered; job_duration: a job has run longer than threshold seconds
+             * @enum {string}
+             */
+            kind: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+            /** @description In the kind's unit: seconds 1–2,592,000 (queue_age, job_duration), jobs 1–1,000,000 (queue_depth), a share above 0 and at most 1 (failure_rate); null for worker_offline */
+            threshold?: number | null;
+            /** @description How long the condition must hold at every evaluation before the alert fires (0–86,400, default 0). Default: `0`. */
+            for_seconds?: number;
+            /** @description failure_rate only: the window of finished jobs (60–86,400, default 900). Default: `900`. */
+            window_seconds?: number;
+            /** @description failure_rate only: fewer jobs finished in the window never fire (1–10,000, default 10). Default: `10`. */
+            min_jobs?: number;
+            /** @description Default: `""`. */
+            description?: string;
         };
         /** @description A user's api key as listed: never the key, only its prefix */
         ApiKey: {
@@ -1871,12 +2085,17 @@ export interface components {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "alert.firing" | "alert.resolved")[];
             /** @description Default: `""`. */
             description?: string;
+            /**
+             * @description standard (the default): the event record of GET /events; slack: {"text": <sentence>}, which Slack, Mattermost and Microsoft Teams incoming webhooks take (an alert's message for alert.*, one line for every other event). Signed the same way either way. Default: `"standard"`.
+             * @enum {string}
+             */
+            format?: "standard" | "slack";
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["AlertFiringEvent"] | components["schemas"]["AlertResolvedEvent"];
         FailJobRequest: {
             error: string;
             /** @description Re-queue the job while attempts remain. Default: `false`. */
@@ -2907,6 +3126,11 @@ export interface components {
             event_types: string[];
             description: string;
             /**
+             * @description The body delivered: standard (the event record) or slack ({"text": …})
+             * @enum {string}
+             */
+            format: "standard" | "slack";
+            /**
              * @description `disabled` once its deliveries had failed for 24 h: nothing is delivered to it any more
              * @enum {string}
              */
@@ -3225,6 +3449,13 @@ export interface components {
     pathItems: never;
 }
 export type AccessToken = components['schemas']['AccessToken'];
+export type Alert = components['schemas']['Alert'];
+export type AlertFiringEvent = components['schemas']['AlertFiringEvent'];
+export type AlertFiringPayload = components['schemas']['AlertFiringPayload'];
+export type AlertResolvedEvent = components['schemas']['AlertResolvedEvent'];
+export type AlertResolvedPayload = components['schemas']['AlertResolvedPayload'];
+export type AlertRule = components['schemas']['AlertRule'];
+export type AlertRuleRequest = components['schemas']['AlertRuleRequest'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyCreatedEvent = components['schemas']['ApiKeyCreatedEvent'];
 export type ApiKeyCreatedPayload = components['schemas']['ApiKeyCreatedPayload'];
@@ -4346,10 +4577,10 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
-                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
                 /** @description Inclusive lower bound on created_at */
                 since?: string;
                 /** @description Exclusive upper bound on created_at */
@@ -4387,10 +4618,10 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
-                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
             };
             header?: {
                 /** @description The `id` of the last message received: the stream first sends what followed it (at most 1000 events and 1 MiB, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects. A value that is no stream entry id is read as absent (CONTRACT §6.15) */
@@ -6612,6 +6843,237 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: {
+                /** @description Only the rules of this automation (rules for every automation are left out) */
+                automation_id?: string;
+                kind?: "queue_age" | "queue_depth" | "failure_rate" | "worker_offline" | "job_duration";
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rules, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "automation_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+                 *       "kind": "queue_age",
+                 *       "threshold": 600,
+                 *       "for_seconds": 60,
+                 *       "description": "Invoices wait"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; evaluated from the next round */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown rule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "automation_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+                 *       "kind": "queue_age",
+                 *       "threshold": 600,
+                 *       "for_seconds": 60,
+                 *       "description": "Invoices wait"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description The rule after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown rule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown rule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description firing (the default): the alerts firing now, oldest first; resolved: their history, newest first */
+                state?: "firing" | "resolved";
+                /** @description Only the alerts about this automation */
+                automation_id?: string;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alerts. Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

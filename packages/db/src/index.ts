@@ -15,6 +15,7 @@ export * as automations from "./sql/automations";
 export * as workers from "./sql/workers";
 export * as events from "./sql/events";
 export * as schedules from "./sql/schedules";
+export * as alerts from "./sql/alerts";
 export * as sectors from "./sql/sectors";
 export * as users from "./sql/users";
 export * as auth from "./sql/auth";

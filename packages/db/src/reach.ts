@@ -95,7 +95,9 @@ const typesAbout = (aggregate: Parameters<typeof eventTypesAbout>[0]) => sql`${`
  * The predicate "the event is reached" (CONTRACT §6.22): its aggregate is a reached automation
  * (workers' events are about their automation), one of its jobs (named in the payload, so an event
  * outlives its job's removal) or one of its schedules. Events about anything else (sectors, users,
- * webhooks, api keys) are left out for a scoped caller. Undefined for {@link EVERYWHERE}.
+ * webhooks, api keys) are left out for a scoped caller. Alert events (§6.19) are about their rule, and
+ * shown when the automation they name in the payload is reached: a rule for every automation shows
+ * a scoped caller only its own automations' alerts. Undefined for {@link EVERYWHERE}.
  */
 export function eventReached(reach: Reach, columns: { aggregateId: AnyPgColumn; eventType: AnyPgColumn; payload: AnyPgColumn }): SQL | undefined {
   if (reachesEverything(reach)) return undefined;
@@ -104,5 +106,6 @@ export function eventReached(reach: Reach, columns: { aggregateId: AnyPgColumn; 
   const ofSchedule = automationIdReached(reach, sql`(select reach_s.automation_id from schedules reach_s where reach_s.id = ${columns.aggregateId})`)!;
   return sql`((${columns.eventType} = any(${typesAbout("automation")}) and ${ofAutomation})
     or (${columns.eventType} = any(${typesAbout("job")}) and ${ofJob})
-    or (${columns.eventType} = any(${typesAbout("schedule")}) and ${ofSchedule}))`;
+    or (${columns.eventType} = any(${typesAbout("schedule")}) and ${ofSchedule})
+    or (${columns.eventType} = any(${typesAbout("alert_rule")}) and ${ofJob}))`;
 }

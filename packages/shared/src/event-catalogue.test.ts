@@ -44,6 +44,8 @@ const CONTRACT_EVENT_TYPES = [
   "webhook.disabled",
   "api_key.created",
   "api_key.revoked",
+  "alert.firing",
+  "alert.resolved",
 ];
 
 const JOB = "6f1c2f4e-8a4b-4c1e-9a52-3c1f0d7b2a10";
@@ -76,11 +78,11 @@ describe("the event catalogue", () => {
     expect(EVENT_TYPES.every((type) => isEventVisibleTo("admin", type))).toBe(true);
   });
 
-  it("when retention is read, then job events go with their job, the two the hub repeats by itself go by age, and the rest are kept", () => {
+  it("when retention is read, then job events go with their job, those the hub repeats by itself (worker status, skipped fires, alert transitions) go by age, and the rest are kept", () => {
     const withJob = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].retention === "with_job");
 
     expect(withJob).toEqual(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === "job"));
-    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual(["schedule.skipped", "worker.status_changed"]);
+    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual(["alert.firing", "alert.resolved", "schedule.skipped", "worker.status_changed"]);
   });
 
   it("when a job event carries the contract's payload, then its schema accepts it; without a required field, it refuses it", () => {
@@ -107,6 +109,7 @@ describe("the event catalogue", () => {
       schedule: "schedule",
       webhook: "webhook",
       api_key: "api_key",
+      alert: "alert_rule",
     });
   });
 });

@@ -9,9 +9,10 @@ import { z } from "zod";
 import { ROLES, WORKER_STATUSES, type Role } from "./domain";
 import { jsonObject } from "./fields";
 import { CANCEL_REASONS, REQUEUE_REASONS } from "./job-lifecycle";
+import { ALERT_KINDS } from "./alerts";
 
 /** What an event's `aggregate_id` is the id of. */
-export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
+export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
 
 /**
  * Who reads an event in GET /events: every signed-in user, or admins only (left out of anyone
@@ -90,6 +91,16 @@ const apiKeyIdentity = z.object({ user_id: id(), name: z.string(), prefix: z.str
 const userIdentity = z.object({ email: z.string(), role: z.enum(ROLES) });
 const userRef = z.object({ user_id: id() });
 
+/** An alert's transition (§6.19): the rule (the aggregate), the automation it is about, what was measured and said. */
+const alertTransition = z.object({
+  rule_id: id(),
+  automation_id: id(),
+  kind: z.enum(ALERT_KINDS),
+  value: z.number().describe("By kind: seconds (queue_age, job_duration, worker_offline), jobs (queue_depth), a share 0–1 (failure_rate)"),
+  threshold: z.number().nullable().describe("The rule's threshold in the kind's unit; null for worker_offline"),
+  message: z.string().describe("A sentence naming the automation, the value and the threshold in units a person reads"),
+});
+
 export const EVENT_CATALOGUE = {
   "sector.created": event("sector", z.object({ name: z.string(), color: z.string() })),
   "automation.created": event("automation", automationFields),
@@ -149,6 +160,8 @@ export const EVENT_CATALOGUE = {
   "webhook.disabled": event("webhook", webhookIdentity, "admins"),
   "api_key.created": event("api_key", apiKeyIdentity, "admins"),
   "api_key.revoked": event("api_key", apiKeyIdentity, "admins"),
+  "alert.firing": event("alert_rule", alertTransition, "everyone", "age"),
+  "alert.resolved": event("alert_rule", alertTransition, "everyone", "age"),
 } as const satisfies Record<string, EventDefinition>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;

@@ -12,3 +12,4 @@ export * from "./metrics";
 export * from "./metrics-server";
 export * from "./timeout";
 export * from "./outbox-nudge";
+export * from "./alerts";

@@ -5,6 +5,7 @@ import {
   type KeysetPageRequest,
   isForeignKeyViolation,
   isUniqueViolation,
+  alerts,
   automations,
   events,
   jobs,
@@ -250,7 +251,7 @@ export async function replaceAutomation(
 
 /**
  * DELETE = deactivate, idempotent. Its queued jobs are cancelled and its schedules disabled (a
- * `schedule.updated {enabled: false}` each) in the same transaction (running jobs may finish);
+ * `schedule.updated {enabled: false}` each) and its firing alerts resolved in the same transaction (running jobs may finish);
  * `automation.deactivated` is recorded only when the automation was active.
  */
 export async function deactivateAutomation(ctx: AutomationServiceContext, reach: Reach, id: string, actorId: string): Promise<void> {
@@ -263,6 +264,7 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, reach:
     await events.record(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
     const cancelled = await jobs.cancelQueuedOfAutomation(tx, id, actorId);
     await schedules.disableOfAutomation(tx, id, actorId);
+    await alerts.resolveAlertsOf(tx, { automationId: id }, "automation_deactivated");
     return cancelled;
   });
   if (changed === false) return;

@@ -3,7 +3,7 @@
  * entries out to every client, so a scoped caller's entries are kept or dropped here, by the same
  * rule as `eventReached` in @hub/db applies in SQL — the event's aggregate is a reached automation
  * (workers' events are about their automation), one of its jobs (named in the payload) or one of its
- * schedules. What an automation or schedule belongs to is read from PostgreSQL once and kept while
+ * schedules, or an alert about one of them (named in the payload, as a job's). What an automation or schedule belongs to is read from PostgreSQL once and kept while
  * the reach lasts; an automation's `automation.updated` (its sector may have moved) forgets it.
  */
 import { automations, reachesEverything, schedules, type Executor, type Reach } from "@hub/db";
@@ -44,7 +44,7 @@ export class StreamReach {
       if (entry.eventType === "automation.updated") this.automationReached.delete(entry.aggregateId);
       const aggregate = isEventType(entry.eventType) ? EVENT_CATALOGUE[entry.eventType].aggregate : null;
       if (aggregate === "automation") automationOf.set(entry, entry.aggregateId);
-      else if (aggregate === "job") automationOf.set(entry, jobAutomationId(entry));
+      else if (aggregate === "job" || aggregate === "alert_rule") automationOf.set(entry, jobAutomationId(entry));
       else if (aggregate === "schedule") {
         if (!this.scheduleAutomation.has(entry.aggregateId)) unknownSchedules.add(entry.aggregateId);
         automationOf.set(entry, null);

@@ -15,6 +15,8 @@ export const API_TAGS = {
     "What a worker calls with its `X-Worker-Api-Key`: long-poll claims, heartbeats that extend a job's lease, and results. A call for a job not running under the worker's current lease is refused with 409 and changes nothing. The @hub/worker SDK and the hub-worker command speak it.",
   webhooks:
     "Push events to other systems (admins): subscriptions with a signing secret shown once, Standard Webhooks signatures, retries with back-off, a delivery log and redelivery.",
+  alerts:
+    "Alert rules the dispatchers evaluate (queue age and depth, failure rate, worker offline, job duration), and the alerts firing now or resolved, each with a sentence a person reads (admins set rules up, everyone reads them).",
   events: "The event log (the outbox): every state change, written in the same transaction, and published to the Redis stream `hub:events`.",
   operations: "Health, readiness, metrics and this document.",
 } as const;

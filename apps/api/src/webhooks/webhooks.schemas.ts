@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_TYPES, pydanticIssue, uuid } from "@hub/shared";
-import { WEBHOOK_URL_MAX_LENGTH } from "@hub/shared/webhooks";
+import { WEBHOOK_FORMATS, WEBHOOK_URL_MAX_LENGTH } from "@hub/shared/webhooks";
 import { pageQueryShape } from "../http/pagination";
 
 export const webhookIdParams = z.object({ webhook_id: uuid() });
@@ -32,6 +32,12 @@ export const createWebhookBody = z
       .transform((types) => [...new Set(types)])
       .describe('Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored'),
     description: z.string().max(1000).default(""),
+    format: z
+      .enum(WEBHOOK_FORMATS)
+      .default("standard")
+      .describe(
+        'standard (the default): the event record of GET /events; slack: {"text": <sentence>}, which Slack, Mattermost and Microsoft Teams incoming webhooks take (an alert\'s message for alert.*, one line for every other event). Signed the same way either way.',
+      ),
   })
   .meta({ id: "CreateWebhookRequest" });
 export type CreateWebhookBody = z.output<typeof createWebhookBody>;
@@ -49,6 +55,7 @@ export const webhookRecord = z
     url: z.string(),
     event_types: z.array(z.string()),
     description: z.string(),
+    format: z.enum(WEBHOOK_FORMATS).describe('The body delivered: standard (the event record) or slack ({"text": …})'),
     status: z.enum(["active", "disabled"]).describe("`disabled` once its deliveries had failed for 24 h: nothing is delivered to it any more"),
     created_at: z.iso.datetime(),
     disabled_at: z.iso.datetime().nullable(),

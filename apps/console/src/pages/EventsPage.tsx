@@ -45,6 +45,8 @@ export const EVENT_TYPES = Object.keys({
   "webhook.disabled": true,
   "api_key.created": true,
   "api_key.revoked": true,
+  "alert.firing": true,
+  "alert.resolved": true,
 } satisfies Record<HubEvent["event_type"], true>) as HubEvent["event_type"][];
 
 /** The catalogue's types grouped by what they are about ("job", "automation", …), for the filter. */
@@ -53,7 +55,7 @@ const EVENT_GROUPS: [string, string[]][] = [...new Set(EVENT_TYPES.map((type) =>
   EVENT_TYPES.filter((type) => type.startsWith(`${group}.`)),
 ]);
 
-const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key"] as const satisfies readonly NonNullable<
+const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key", "alert_rule"] as const satisfies readonly NonNullable<
   StreamFilters["aggregate_type"]
 >[];
 

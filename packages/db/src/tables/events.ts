@@ -56,6 +56,10 @@ export const webhooks = pgTable(
     /** Set when its deliveries had failed for 24 h (`webhook.disabled`); nothing is delivered after. */
     disabledAt: tz("disabled_at"),
     deletedAt: tz("deleted_at"),
+    /** The body delivered (CONTRACT §6.19): `standard` the event record, `slack` `{"text": …}` for incoming webhooks. */
+    format: text("format", { enum: ["standard", "slack"] })
+      .notNull()
+      .default("standard"),
     /** First failed attempt since the last delivered one; null while deliveries succeed. */
     failingSince: tz("failing_since"),
     /** Failed attempts in a row (the failure streak metric). */
@@ -66,6 +70,7 @@ export const webhooks = pgTable(
     index("webhooks_listed_idx")
       .on(t.createdAt, t.id)
       .where(sql`${t.deletedAt} is null`),
+    check("webhooks_format_check", sql`${t.format} in ('standard','slack')`),
   ],
 );
 

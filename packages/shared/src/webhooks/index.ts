@@ -3,3 +3,4 @@ export * from "./addresses";
 export * from "./target";
 export * from "./signing";
 export * from "./secrets";
+export * from "./slack";

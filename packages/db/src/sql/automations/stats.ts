@@ -90,6 +90,8 @@ export interface AutomationQueueDepth {
   workerUp: boolean;
   /** Held jobs waiting for dependencies (CONTRACT §6.16). */
   blocked: number;
+  /** The automation's max_concurrent_jobs (the gauge `hub_jobs_concurrency_limit`, beside `hub_jobs_running`). */
+  maxConcurrentJobs: number;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
     workerUp: row.worker_up === true,
     blocked: row.blocked as number,
+    maxConcurrentJobs: row.max_concurrent_jobs as number,
   }));
 }
 
@@ -118,7 +121,7 @@ export function queueDepthQuery(): SQL {
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
-    coalesce(w.status = 'running', false) as worker_up,
+    coalesce(w.status = 'running', false) as worker_up, a.max_concurrent_jobs,
     coalesce(b.blocked, 0)::int as blocked
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null

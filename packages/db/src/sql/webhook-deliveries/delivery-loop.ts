@@ -23,6 +23,8 @@ export interface ClaimedWebhookDelivery {
   secretCiphertext: string;
   /** The secret a rotation replaced, while it still signs (CONTRACT §6.7: 24 h). */
   previousSecretCiphertext: string | null;
+  /** The body to send (CONTRACT §6.19): the event record, or `{"text": …}` for chat incoming webhooks. */
+  format: "standard" | "slack";
   event: HubEvent;
 }
 
@@ -38,7 +40,7 @@ export interface ClaimedWebhookDelivery {
 // anti-join that reads every pending delivery of the subscription for each candidate, a cost that
 // grows with the backlog.
 const CLAIM_DUE = {
-  name: "webhooks_claim_due",
+  name: "webhooks_claim_due_v2",
   text: `with claimed as (
   select due.id
     from (select id from webhooks where disabled_at is null and deleted_at is null order by random()) w
@@ -63,7 +65,7 @@ update webhook_deliveries d
    set lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), lease_token = gen_random_uuid()
   from claimed c, webhooks w, events e
  where d.id = c.id and w.id = d.webhook_id and e.id = d.event_id
-returning d.id, d.lease_token as "leaseToken", d.schedule_step as "scheduleStep", w.id as "webhookId", w.url,
+returning d.id, d.lease_token as "leaseToken", d.schedule_step as "scheduleStep", w.id as "webhookId", w.url, w.format,
           w.secret_ciphertext as "secretCiphertext",
           case when w.previous_secret_expires_at > now() then w.previous_secret_ciphertext end as "previousSecretCiphertext",
           json_build_object('id', e.id, 'position', e.position, 'aggregateId', e.aggregate_id, 'eventType', e.event_type,

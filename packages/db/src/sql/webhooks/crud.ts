@@ -23,6 +23,8 @@ export interface NewWebhook {
   url: string;
   eventTypes: string[];
   description: string;
+  /** The body delivered (CONTRACT §6.19); default `standard`. */
+  format?: "standard" | "slack";
   secretCiphertext: string;
   createdBy: string;
 }
