@@ -17,6 +17,7 @@ import { JOB_DEFAULTS } from "@hub/shared";
 import { hubProcessOptions, onFreshHub } from "../hub";
 import { HubBatchTarget, seedHub } from "../hub/hub-target";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
+import { enableStatementCounts } from "../lib/counters";
 import type { BenchConfig } from "../lib/config";
 import { databaseName } from "../lib/drive";
 import { jobsPerFanout, planFanout } from "../lib/flow-plan";
@@ -50,7 +51,11 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
     const auditPool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: "bench-audit" });
     const tracker = new PhaseTracker();
     const newWorkers = () => new BatchedWorkers(target, plan, tracker, flowConfig, flows.claimBatch);
+    let sampler: ConcurrencySampler | undefined;
+    let workers: BatchedWorkers | undefined;
     try {
+      if (!(await enableStatementCounts(databaseUrl)))
+        throw new Error("the flows mode reads pg_stat_statements: the server must preload it (BENCH_POSTGRES=private does)");
       const context: PhaseContext = {
         creators,
         creatorToken: seed.creatorToken,
@@ -63,7 +68,7 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
       const dependencies = await probeDependencies(creators, seed.creatorToken, seed.automationIds[0]!);
       if (!dependencies) console.error("bench: flows: the API takes no depends_on: only the plain phases run (the figures of today's claim)");
       const automationsById = new Map(plan.automations.map((automation) => [seed.automationIds[automation.index]!, automation]));
-      const sampler = new ConcurrencySampler(auditPool, {
+      sampler = new ConcurrencySampler(auditPool, {
         limits: new Map([...automationsById].map(([id, automation]) => [id, automation.limit])),
         intervalMs: 250,
       });
@@ -79,13 +84,14 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
         edges.push(...outcome.edges);
       };
       sampler.start();
-      const workers = newWorkers();
+      workers = newWorkers();
       workers.start();
       await run("warm-up", plainBatches.slice(0, Math.min(WARMUP_BATCHES, flows.fanouts)));
       await run("plain", plainBatches);
       if (dependencies) await run("flows", flowBatches);
       await run("plain again", plainBatches);
       await workers.stop();
+      workers = undefined;
 
       let release: ReleaseFigures | null = null;
       const audit: AuditCheck[] = [];
@@ -98,6 +104,7 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
       }
       const drain = await waitForRelayDrain(auditPool, 10_000);
       const sampled = samplerReport(await sampler.stop(), automationsById);
+      sampler = undefined;
       audit.unshift(...(await auditRun(auditPool, recorders, sampled, drain.left)));
       if (dependencies) audit.push(...(await auditDependencyOrder(auditPool, edges)));
       const crashes = hub.unexpectedExits();
@@ -121,6 +128,9 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
       console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "flows-smoke" : "flows", report, startedAt)}`);
       return { value: report.auditPassed, passed: report.auditPassed };
     } finally {
+      // After a failure: the loops and the sampler stop before their connections close.
+      await workers?.stop();
+      await sampler?.stop();
       await Promise.all([target.close(), creators.close(), auditPool.end()]);
     }
   });

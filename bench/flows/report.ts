@@ -87,16 +87,15 @@ export function renderFlows(report: FlowsReport): string {
       "",
       `releasing ${release.dependents} dependents of one job: the finishing request (complete-batch of that job) took ${formatNumber(release.completeMs)} ms; ` +
         `${release.released} of the ${release.checked} listed show pending_dependencies 0 right after`,
-      `  ${check(release.statements.oneStatement)} the release is one statement: ${
-        release.statements.oneStatement ? "a statement called once touched every dependent" : "NO statement called once touched every dependent"
-      }; the most calls of any statement in that request: ${release.statements.mostCalls ? `${release.statements.mostCalls.calls} (${release.statements.mostCalls.query.slice(0, 80)})` : "–"}`,
-      `  statements of that request touching ≥ ${release.dependents} rows (pg_stat_statements, * = inside a function):`,
-      ...release.statements.wide
-        .slice(0, 6)
-        .map(
-          (statement) =>
-            `    ${String(statement.calls).padStart(4)} calls ${String(statement.rows).padStart(6)} rows ${formatNumber(statement.ms).padStart(7)} ms ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 100)}`,
-        ),
+      `  ${check(release.statements.oneStatement)} the release is one statement, not one per dependent: that request ran ${release.statements.calls} statements ` +
+        `(${release.statements.topLevelCalls} top-level; nested ones inside functions and triggers counted), the most calls of any one ${
+          release.statements.mostCalls ? `${release.statements.mostCalls.calls} (${release.statements.mostCalls.query.slice(0, 80)})` : "–"
+        }`,
+      "  where its time went (pg_stat_statements over that request; * = inside a function or trigger):",
+      ...release.statements.slowest.map(
+        (statement) =>
+          `    ${String(statement.calls).padStart(4)} calls ${String(statement.rows).padStart(6)} rows ${formatNumber(statement.ms).padStart(7)} ms ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 100)}`,
+      ),
     );
   }
   lines.push(...auditLines("audit", report.audit));

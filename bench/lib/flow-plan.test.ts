@@ -64,14 +64,20 @@ describe("claimCost", () => {
 });
 
 describe("releaseStatements", () => {
-  it("when one statement updated 1,000 rows once, then the release is one statement", () => {
+  it("when a complete ran a dozen statements, one of them releasing 1,000 dependents inside a trigger, then the release is one statement", () => {
     const release = releaseStatements(
-      [statement("update jobs set pending_dependencies = 0 …", 1, 1000, 12, false), statement("select hub_complete($1)", 1, 1, 14)],
+      [
+        statement("with hit as (select … for update), changed as (update jobs …) select array_agg(…)", 1, 1, 12, false),
+        statement("select * from hub_complete_batch($1)", 1, 1, 14),
+        statement("select pg_stat_statements …", 1, 300, 1),
+        statement("insert into events …", 9, 9, 1, false),
+      ],
       1000,
     );
 
     expect(release.oneStatement).toBe(true);
-    expect(release.wide).toHaveLength(1);
+    expect(release).toMatchObject({ calls: 12, topLevelCalls: 2 });
+    expect(release.slowest[0]!.ms).toBe(14);
   });
 
   it("when a statement ran once per dependent, then the release is not one statement", () => {

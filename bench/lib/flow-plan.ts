@@ -93,25 +93,37 @@ export function claimCost(deltas: readonly StatementCounters[]): ClaimCost {
 
 /** What the statements run while one job's completion released its dependents say of the release. */
 export interface ReleaseStatements {
-  /** Statements of the window that touched at least as many rows as there are dependents, with their calls. */
-  wide: Array<{ query: string; calls: number; rows: number; ms: number; toplevel: boolean }>;
+  /** Every statement execution of the window, nested ones (inside functions and triggers) included. */
+  calls: number;
+  topLevelCalls: number;
   /** The most calls any one statement made in the window: far below the dependents when the release is one statement. */
   mostCalls: { query: string; calls: number } | null;
-  /** One statement (called once) released every dependent, and none ran once per dependent. */
+  /** The statements that took the most time in the window. */
+  slowest: Array<{ query: string; calls: number; rows: number; ms: number; toplevel: boolean }>;
+  /**
+   * Nothing ran once per dependent: no statement was executed for as many as half of them, and the
+   * whole window ran fewer statements than that. (A release inside a data-modifying CTE reports the
+   * CTE's own rows, not the rows it updated, so the rows cannot say it.)
+   */
   oneStatement: boolean;
 }
 
 export function releaseStatements(deltas: readonly StatementCounters[], dependents: number): ReleaseStatements {
   const shown = (query: string) => query.replace(/\s+/g, " ").slice(0, 140);
-  const wide = deltas
-    .filter((statement) => statement.rows >= dependents)
-    .sort((a, b) => a.calls - b.calls || b.rows - a.rows)
-    .map((statement) => ({ query: shown(statement.query), calls: statement.calls, rows: statement.rows, ms: statement.totalMs, toplevel: statement.toplevel }));
+  const calls = deltas.reduce((sum, statement) => sum + statement.calls, 0);
+  const topLevelCalls = deltas.filter((statement) => statement.toplevel).reduce((sum, statement) => sum + statement.calls, 0);
   const busiest = [...deltas].sort((a, b) => b.calls - a.calls)[0];
-  const mostCalls = busiest ? { query: shown(busiest.query), calls: busiest.calls } : null;
-  // Half the dependents: a statement run per dependent (or per pair of them) is not one statement.
-  const oneStatement = wide.some((statement) => statement.calls === 1) && (mostCalls?.calls ?? 0) < dependents / 2;
-  return { wide, mostCalls, oneStatement };
+  const slowest = [...deltas]
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, 6)
+    .map((statement) => ({ query: shown(statement.query), calls: statement.calls, rows: statement.rows, ms: statement.totalMs, toplevel: statement.toplevel }));
+  return {
+    calls,
+    topLevelCalls,
+    mostCalls: busiest ? { query: shown(busiest.query), calls: busiest.calls } : null,
+    slowest,
+    oneStatement: calls < dependents / 2,
+  };
 }
 
 /** The targets: flow jobs/s at least 0.8× plain, and the claim's cost per job within 5 % of plain's. */
