@@ -266,7 +266,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       rules: intVar(env, "BENCH_ALERTS_RULES", smoke ? 20 : 100, 0),
       automations: intVar(env, "BENCH_ALERTS_AUTOMATIONS", smoke ? 5 : 20, 1),
       firing: intVar(env, "BENCH_ALERTS_FIRING", smoke ? 2 : 3, 0),
-      seconds: intVar(env, "BENCH_ALERTS_SECONDS", smoke ? 5 : 60, 1),
+      seconds: intVar(env, "BENCH_ALERTS_SECONDS", smoke ? 3 : 60, 1),
     },
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
       const value = Number(item);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { loadBenchConfig } from "./config";
 import type { StatementCounters } from "./counters";
 import { claimCost, jobsPerFanout, planDependentsOf, planFanout, ratioToMean, releaseStatements } from "./flow-plan";
 
@@ -94,5 +95,17 @@ describe("releaseStatements", () => {
 describe("ratioToMean", () => {
   it("when flows ran at 80 jobs/s between plain phases of 90 and 110, then the ratio is 0.8", () => {
     expect(ratioToMean(80, [90, 110])).toBeCloseTo(0.8);
+  });
+});
+
+describe("the flows and alerts modes' settings", () => {
+  it("when `flows` or `alerts` is named, then that mode runs with the issue's full sizes, and smoke sizes with --smoke", () => {
+    expect(loadBenchConfig(["flows"], {})).toMatchObject({ mode: "flows", flows: { fanouts: 100, width: 100, releaseDependents: 1000 } });
+    expect(loadBenchConfig(["alerts", "--smoke"], {})).toMatchObject({ mode: "alerts", smoke: true, alerts: { rules: 20, automations: 5 } });
+    expect(loadBenchConfig(["alerts"], {}).alerts).toMatchObject({ rules: 100, automations: 20, firing: 3, seconds: 60 });
+  });
+
+  it("when BENCH_FLOW_WIDTH is above 100, then the settings are refused (depends_on takes at most 100 items)", () => {
+    expect(() => loadBenchConfig(["flows"], { BENCH_FLOW_WIDTH: "101" })).toThrow(/at most 100/);
   });
 });
