@@ -9,6 +9,8 @@
  * `pnpm bench keys` — one automation, 1,000 key values at 2 each, one 20,000-job backlog: jobs/s against plain, small keys' p99 wait.
  * `pnpm bench logs` — jobs/s with and without log lines, cancel-to-signal latency, memory per signals stream, log-stream latency.
  * `pnpm bench console` — the console in headless Chromium: time to the first rows of the Jobs and Automations pages, the bundle's size.
+ * `pnpm bench flows` — fan-outs of 100 with a fan-in each against plain jobs: jobs/s, CPU and the claim's cost; the release of 1,000 dependents.
+ * `pnpm bench alerts` — idle CPU per second with no alert rule and with 100 (a few firing).
  * Every mode runs on a private PostgreSQL with production settings that it starts itself (BENCH_POSTGRES=shared: the DATABASE_URL server).
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
@@ -122,6 +124,10 @@ async function runMode(): Promise<boolean> {
       return (await import("./logs")).runLogsMode(config);
     case "console":
       return (await import("./console")).runConsoleMode(config);
+    case "flows":
+      return (await import("./flows")).runFlowsMode(config);
+    case "alerts":
+      return (await import("./alerts")).runAlertsMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

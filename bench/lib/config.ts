@@ -6,20 +6,46 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { JOB_DEFAULTS } from "@hub/shared";
 import type { PostgresServerInfo } from "./postgres-server";
-import { BURST_PROTOCOLS, type BurstConfig, type ConsoleConfig, type KeysConfig, type LogsConfig, type ScaleConfig, type TimedConfig } from "./mode-configs";
-
-export {
+import {
   BURST_PROTOCOLS,
+  type AlertsConfig,
   type BurstConfig,
-  type BurstProtocol,
   type ConsoleConfig,
+  type FlowsConfig,
   type KeysConfig,
   type LogsConfig,
   type ScaleConfig,
   type TimedConfig,
 } from "./mode-configs";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console";
+export {
+  BURST_PROTOCOLS,
+  type AlertsConfig,
+  type BurstConfig,
+  type BurstProtocol,
+  type ConsoleConfig,
+  type FlowsConfig,
+  type KeysConfig,
+  type LogsConfig,
+  type ScaleConfig,
+  type TimedConfig,
+} from "./mode-configs";
+
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console" | "flows" | "alerts";
+/** The modes named on the command line (`e2e` is the default; `--api` is the same as `api`). */
+const NAMED_MODES = [
+  "api",
+  "timed",
+  "footprint",
+  "scale",
+  "burst",
+  "claim-plan",
+  "keys",
+  "logs",
+  "console",
+  "flows",
+  "alerts",
+] as const satisfies readonly BenchMode[];
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
  * with a `*` webhook subscription to a local sink (target: within 10 % of the plain hub), and the
@@ -101,6 +127,10 @@ export interface BenchConfig {
   logs: LogsConfig;
   /** `console` mode (the console in headless Chromium), and the scale mode's console measurement: see {@link ConsoleConfig}. */
   console: ConsoleConfig;
+  /** `flows` mode (fan-outs with a fan-in against plain jobs, and the release of many dependents): see {@link FlowsConfig}. */
+  flows: FlowsConfig;
+  /** `alerts` mode (idle CPU with and without alert rules): see {@link AlertsConfig}. */
+  alerts: AlertsConfig;
   /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
   claimPlanRows: number[];
   /**
@@ -155,31 +185,9 @@ function listVar<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed
 
 export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const smoke = argv.includes("--smoke");
-  const mode: BenchMode =
-    argv.includes("api") || argv.includes("--api")
-      ? "api"
-      : argv.includes("timed")
-        ? "timed"
-        : argv.includes("footprint")
-          ? "footprint"
-          : argv.includes("scale")
-            ? "scale"
-            : argv.includes("burst")
-              ? "burst"
-              : argv.includes("claim-plan")
-                ? "claim-plan"
-                : argv.includes("keys")
-                  ? "keys"
-                  : argv.includes("logs")
-                    ? "logs"
-                    : argv.includes("console")
-                      ? "console"
-                      : "e2e";
-  const unknown = argv.filter(
-    (arg) => !["--smoke", "api", "--api", "e2e", "timed", "footprint", "scale", "burst", "claim-plan", "keys", "logs", "console"].includes(arg),
-  );
-  if (unknown.length > 0)
-    throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|api|timed|footprint|scale|burst|claim-plan|keys|logs|console] [--smoke])`);
+  const mode: BenchMode = argv.includes("--api") ? "api" : (NAMED_MODES.find((name) => argv.includes(name)) ?? "e2e");
+  const unknown = argv.filter((arg) => !(["--smoke", "--api", "e2e", ...NAMED_MODES] as readonly string[]).includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (usage: bench/run.ts [e2e|${NAMED_MODES.join("|")}] [--smoke])`);
 
   // Sized for about a minute of hub phases on the 2-core reference machine (~100 jobs/s at peak).
   const jobs = intVar(env, "BENCH_N", smoke ? 200 : 2500, 1);
@@ -253,6 +261,13 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       jobs: intVar(env, "BENCH_CONSOLE_JOBS", smoke ? 2000 : 200_000, 1),
       loads: intVar(env, "BENCH_CONSOLE_LOADS", smoke ? 2 : 7, 1),
     },
+    flows: loadFlowsConfig(env, smoke),
+    alerts: {
+      rules: intVar(env, "BENCH_ALERTS_RULES", smoke ? 20 : 100, 0),
+      automations: intVar(env, "BENCH_ALERTS_AUTOMATIONS", smoke ? 5 : 20, 1),
+      firing: intVar(env, "BENCH_ALERTS_FIRING", smoke ? 2 : 3, 0),
+      seconds: intVar(env, "BENCH_ALERTS_SECONDS", smoke ? 3 : 60, 1),
+    },
     claimPlanRows: (env.BENCH_PLAN_ROWS?.trim() || (smoke ? "1000,20000" : "1000,80000,500000")).split(",").map((item) => {
       const value = Number(item);
       if (!Number.isInteger(value) || value < 0) throw new Error(`BENCH_PLAN_ROWS: "${item}" is not a whole number`);
@@ -323,5 +338,20 @@ function loadLogsConfig(env: NodeJS.ProcessEnv, smoke: boolean): LogsConfig {
     cancelJobs: intVar(env, "BENCH_LOGS_CANCEL_JOBS", smoke ? 16 : 1000, 2),
     cancelWorkers: intVar(env, "BENCH_LOGS_CANCEL_WORKERS", smoke ? 4 : 50, 1),
     streamCounts: streamCounts.sort((a, b) => a - b),
+  };
+}
+
+/** Full size: the issue's 100 fan-outs of 100 with a fan-in each, and 1,000 dependents of one job; smoke: enough to prove each part runs. */
+function loadFlowsConfig(env: NodeJS.ProcessEnv, smoke: boolean): FlowsConfig {
+  const width = intVar(env, "BENCH_FLOW_WIDTH", smoke ? 10 : 100, 1);
+  if (width > 100)
+    throw new Error(`BENCH_FLOW_WIDTH must be at most 100: the fan-in depends on every job of the fan-out, and depends_on takes 0–100 items (got ${width})`);
+  return {
+    fanouts: intVar(env, "BENCH_FLOW_FANOUTS", smoke ? 5 : 100, 1),
+    width,
+    releaseDependents: intVar(env, "BENCH_FLOW_RELEASE", smoke ? 100 : 1000, 0),
+    limit: intVar(env, "BENCH_FLOW_LIMIT", 16, 1),
+    claimBatch: intVar(env, "BENCH_FLOW_CLAIM_BATCH", 20, 1),
+    creators: intVar(env, "BENCH_FLOW_CREATORS", 4, 1),
   };
 }

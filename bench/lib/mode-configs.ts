@@ -131,3 +131,38 @@ export interface ScaleConfig {
   /** BENCH_SCALE_SCRAPES: /metrics scrapes timed, 2.1 s apart (the API caches its gauges for 2 s). */
   scrapes: number;
 }
+
+/**
+ * The `flows` mode (job dependencies, CONTRACT §6.16): on one hub, a phase of plain jobs, a phase of
+ * fan-outs with a fan-in each, and plain jobs again, all through `POST /jobs/batch`, claim-batch and
+ * complete-batch; then one job with `releaseDependents` dependents is completed and the release timed.
+ */
+export interface FlowsConfig {
+  /** BENCH_FLOW_FANOUTS: fan-outs of the flow phase, one `POST /jobs/batch` each. */
+  fanouts: number;
+  /** BENCH_FLOW_WIDTH: jobs depending on each fan-out's root (1–100: the fan-in depends on all of them, and `depends_on` takes at most 100). */
+  width: number;
+  /** BENCH_FLOW_RELEASE: dependents of the one job whose completion releases them (0 skips that measurement). */
+  releaseDependents: number;
+  /** BENCH_FLOW_LIMIT: `max_concurrent_jobs` of every automation (BENCH_A of them). */
+  limit: number;
+  /** BENCH_FLOW_CLAIM_BATCH: `max_jobs` of each claim-batch. */
+  claimBatch: number;
+  /** BENCH_FLOW_CREATORS: batches in flight at once while a phase creates its jobs. */
+  creators: number;
+}
+
+/**
+ * The `alerts` mode (CONTRACT §6.19): the hub's idle CPU per second with no alert rule, with
+ * BENCH_ALERTS_RULES rules (a few of them firing), and with none again.
+ */
+export interface AlertsConfig {
+  /** BENCH_ALERTS_RULES: rules created (a mix of every kind, some for every automation). */
+  rules: number;
+  /** BENCH_ALERTS_AUTOMATIONS: automations the rules watch. */
+  automations: number;
+  /** BENCH_ALERTS_FIRING: rules made to fire (each on an automation of its own with queued jobs). */
+  firing: number;
+  /** BENCH_ALERTS_SECONDS: length of each idle window. */
+  seconds: number;
+}

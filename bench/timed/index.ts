@@ -13,7 +13,7 @@ import { openDatabase } from "@hub/db";
 import { hubEnvOverrides, onFreshHub, profileEnv } from "../hub";
 import { HubBatchTarget, seedHub } from "../hub/hub-target";
 import type { BenchConfig } from "../lib/config";
-import { cpuSecondsBetween, snapshotCpu, type CpuSnapshot } from "../lib/cpu";
+import { ms, renderCpuPerSecond as renderCpu, sampleCpu, type CpuPerSecond } from "../lib/cpu-per-second";
 import { databaseName } from "../lib/drive";
 import { JsonClient } from "../lib/http";
 import { planWorkload } from "../lib/plan";
@@ -30,21 +30,10 @@ import {
   type JobCreationPath,
 } from "./workload";
 
-/** Processes whose CPU the report shows; `hub` sums the first five. */
-const CPU_LABELS = ["api", "dispatcher", "relay", "postgres", "redis", "pg-shared", "bench", "other"] as const;
-const HUB_LABELS = ["api", "dispatcher", "relay", "postgres", "redis"] as const;
 /** The "idle is idle" target: the whole hub, PostgreSQL and Redis included, at most 1 % of one core. */
 const IDLE_TARGET_MS_PER_SECOND = 20;
 /** Longest wait for the last due job to be completed after the window closed. */
 const DRAIN_TIMEOUT_MS = 180_000;
-
-interface CpuPerSecond {
-  /** CPU milliseconds per wall second, over the whole window. */
-  mean: Record<string, number>;
-  /** The busiest one-second sample (ticks are 10 ms, so single samples are coarse). */
-  max: Record<string, number>;
-  seconds: number;
-}
 
 export interface TimedReport {
   mode: "timed";
@@ -61,39 +50,6 @@ export interface TimedReport {
   fireLateness: LatencySummary;
   audit: Array<{ name: string; ok: boolean; detail: string }>;
   auditPassed: boolean;
-}
-
-/** Samples CPU every second until `until` (ms since the epoch) and averages it per wall second. */
-async function sampleCpu(pids: Record<string, number | undefined>, database: string, until: number): Promise<CpuPerSecond> {
-  const first = snapshotCpu(pids, database);
-  const started = performance.now();
-  const max: Record<string, number> = {};
-  let previous: CpuSnapshot = first;
-  while (Date.now() < until) {
-    await sleep(Math.min(1000, Math.max(0, until - Date.now())));
-    const current = snapshotCpu(pids, database);
-    const step = cpuSecondsBetween(previous, current);
-    for (const label of CPU_LABELS) max[label] = Math.max(max[label] ?? 0, (step[label] ?? 0) * 1000);
-    max.hub = Math.max(
-      max.hub ?? 0,
-      HUB_LABELS.reduce((sum, label) => sum + (step[label] ?? 0) * 1000, 0),
-    );
-    previous = current;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const total = cpuSecondsBetween(first, previous);
-  const mean: Record<string, number> = Object.fromEntries(CPU_LABELS.map((label) => [label, ((total[label] ?? 0) * 1000) / seconds]));
-  mean.hub = HUB_LABELS.reduce((sum, label) => sum + mean[label]!, 0);
-  return { mean, max, seconds };
-}
-
-const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 1 : 0) : "–");
-
-function renderCpu(cpu: CpuPerSecond): string {
-  return [...HUB_LABELS, "pg-shared", "bench", "other"]
-    .map((label) => `${label} ${ms(cpu.mean[label]!)} / ${ms(cpu.max[label]!)}`)
-    .concat(`hub Σ ${ms(cpu.mean.hub!)} / ${ms(cpu.max.hub!)}`)
-    .join(" · ");
 }
 
 function renderLateness(summary: LatencySummary): string {
