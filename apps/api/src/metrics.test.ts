@@ -9,6 +9,7 @@ const depth = (slug: string, queued: number): automations.AutomationQueueDepth =
   scheduled: 2,
   oldestQueuedAgeSeconds: 42.5,
   workerUp: true,
+  maintenanceActive: false,
 });
 
 afterEach(() => {

@@ -16,6 +16,7 @@ import { jobRoutes } from "./jobs/jobs.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
+import { maintenanceWindowRoutes } from "./maintenance/maintenance.routes";
 
 const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
 
@@ -42,6 +43,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       ...jobRoutes,
       ...jobLogRoutes,
       ...scheduleRoutes,
+      ...maintenanceWindowRoutes,
       ...webhookRoutes,
       // Last: POST /workers/me/offline stops the worker, and its next call, even a refused one,
       // marks it seen again (a write); test/fuzz.test.ts, which walks the routes in this order,

@@ -230,6 +230,7 @@ describe("GET /automations/{id}/stats", () => {
       worker_last_seen_at: null,
       by_key: [],
       rate_limit_remaining: null,
+      maintenance_until: null,
     });
   });
 

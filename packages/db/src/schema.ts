@@ -10,11 +10,13 @@ export * from "./tables/automations";
 export * from "./tables/events";
 export * from "./tables/identity";
 export * from "./tables/jobs";
+export * from "./tables/maintenance";
 
 import type { events, webhookDeliveries, webhooks } from "./tables/events";
 import type { automations, schedules, sectors, workers } from "./tables/automations";
 import type { jobs } from "./tables/jobs";
 import type { apiKeys, users } from "./tables/identity";
+import type { maintenanceOccurrences, maintenanceWindows } from "./tables/maintenance";
 
 export type Sector = typeof sectors.$inferSelect;
 export type User = typeof users.$inferSelect;
@@ -26,3 +28,5 @@ export type HubEvent = typeof events.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Webhook = typeof webhooks.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type MaintenanceWindow = typeof maintenanceWindows.$inferSelect;
+export type MaintenanceOccurrence = typeof maintenanceOccurrences.$inferSelect;

@@ -25,6 +25,8 @@ export interface AutomationStats {
   failedLastHour: number;
   workerStatus: "running" | "stopped" | null;
   workerLastSeenAt: Date | null;
+  /** §6.18: the end of the maintenance windows holding the automation now; null when none does. */
+  maintenanceUntil: Date | null;
 }
 
 /** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
@@ -37,7 +39,9 @@ export function statsQuery(automationId: string, reach: Reach): SQL {
     (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'completed'
        and f.finished_at >= now() - interval '1 hour') as completed_last_hour,
     (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'failed'
-       and f.finished_at >= now() - interval '1 hour') as failed_last_hour
+       and f.finished_at >= now() - interval '1 hour') as failed_last_hour,
+    -- §6.18 (packages/db/functions/hub_maintenance_until.sql).
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) as maintenance_until
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   cross join lateral (
@@ -71,6 +75,7 @@ export async function readStats(executor: Executor, reach: Reach, automationId: 
     failedLastHour: row.failed_last_hour as number,
     workerStatus: (row.worker_status as AutomationStats["workerStatus"]) ?? null,
     workerLastSeenAt: toDate(row.worker_last_seen_at),
+    maintenanceUntil: toDate(row.maintenance_until),
   };
 }
 
@@ -83,6 +88,8 @@ export interface AutomationQueueDepth {
   /** Seconds since the earliest `available_at` among due queued jobs; 0 when none is due. */
   oldestQueuedAgeSeconds: number;
   workerUp: boolean;
+  /** §6.18: a maintenance window holds the automation now. */
+  maintenanceActive: boolean;
 }
 
 /**
@@ -101,6 +108,7 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     scheduled: row.scheduled as number,
     oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
     workerUp: row.worker_up === true,
+    maintenanceActive: row.maintenance_active === true,
   }));
 }
 
@@ -110,7 +118,9 @@ export function queueDepthQuery(): SQL {
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
-    coalesce(w.status = 'running', false) as worker_up
+    coalesce(w.status = 'running', false) as worker_up,
+    -- §6.18: one probe of maintenance_occurrences_end_idx per automation when no window is defined.
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null as maintenance_active
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   left join (
