@@ -25,6 +25,7 @@ import {
   type Executor,
 } from "@hub/db";
 import type { ValidationIssue } from "@hub/shared";
+import { timetableFor } from "@hub/shared/cron";
 import { ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { wakeClaims } from "../dispatch/signals";
 import { checkCron } from "../schedules/schedules.service";
@@ -121,7 +122,7 @@ async function recordsOf(db: Executor, windows: readonly MaintenanceWindow[]): P
     let nextEndAt = known?.nextEndAt ?? null;
     // A recurring window's rows reach 8 days ahead; a cron firing less often has its next start beyond them.
     if (window.cron !== null && window.durationSeconds !== null && (nextStartAt === null || nextEndAt === null)) {
-      const timetable = maintenance.timetableOf(window);
+      const timetable = maintenance.timetableOf(window, timetableFor);
       const now = known?.now ?? new Date();
       const from = window.filledUntil && window.filledUntil > now ? window.filledUntil : now;
       const fire = timetable?.nextAfter(from) ?? null;
@@ -165,7 +166,7 @@ export async function createMaintenanceWindow(ctx: MaintenanceServiceContext, re
     const window = await maintenance.insert(tx, settings);
     // The event first: a window created already in effect writes its .started after it.
     await events.record(tx, { eventType: "maintenance_window.created", aggregateId: window.id, actorId, payload: settingsPayload(setFields(settings)) });
-    const { filledUntil } = await maintenance.rewriteOccurrences(tx, window, now);
+    const { filledUntil } = await maintenance.rewriteOccurrences(tx, window, now, timetableFor);
     if (filledUntil) await maintenance.update(tx, window.id, { filledUntil });
     return window.id;
   });
@@ -223,7 +224,7 @@ export async function replaceMaintenanceWindow(
     if (Object.keys(changes).length === 0) return { window: current, wake: [] as string[] };
     const updated = await maintenance.update(tx, id, changes);
     await events.record(tx, { eventType: "maintenance_window.updated", aggregateId: id, actorId, payload: settingsPayload(changes) });
-    const { filledUntil } = await maintenance.rewriteOccurrences(tx, updated, now);
+    const { filledUntil } = await maintenance.rewriteOccurrences(tx, updated, now, timetableFor);
     const window = await maintenance.update(tx, id, { filledUntil });
     return { window, wake: [maintenance.scopeIdOf(current), maintenance.scopeIdOf(updated)] };
   });
@@ -238,7 +239,7 @@ export async function deleteMaintenanceWindow(ctx: MaintenanceServiceContext, re
     if (!current) throw notFound();
     assertMayHold(reach, current);
     const now = await jobs.databaseNow(tx);
-    await maintenance.rewriteOccurrences(tx, current, now, { deleted: true });
+    await maintenance.rewriteOccurrences(tx, current, now, timetableFor, { deleted: true });
     await maintenance.markDeleted(tx, id);
     await events.record(tx, { eventType: "maintenance_window.deleted", aggregateId: id, actorId, payload: {} });
     return maintenance.scopeIdOf(current);

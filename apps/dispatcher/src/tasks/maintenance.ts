@@ -17,6 +17,7 @@
  */
 import { type Database, maintenance } from "@hub/db";
 import type { Logger } from "@hub/shared";
+import { timetableFor } from "@hub/shared/cron";
 import type { ReadyJobs } from "@hub/shared/dispatch";
 
 /** Longest the timer sleeps between probes: how soon a new window's start is written when it begins at once. */
@@ -52,7 +53,7 @@ export function createMaintenanceTask({ database, ready, logger, onEventsWritten
   /** Writes what is due now; resolves with the milliseconds until the next tick. */
   async function tick(): Promise<number> {
     if (Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS) {
-      while ((await maintenance.fillAhead(database.pool, FILL_PASS_SIZE)) === FILL_PASS_SIZE);
+      while ((await maintenance.fillAhead(database.pool, FILL_PASS_SIZE, timetableFor)) === FILL_PASS_SIZE);
       await maintenance.pruneEnded(database.pool, 1000);
       lastUpkeep = Date.now();
     }

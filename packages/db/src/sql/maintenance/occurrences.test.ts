@@ -4,6 +4,7 @@
  * the clock is passed in.
  */
 import { describe, expect, it } from "vitest";
+import { timetableFor } from "@hub/shared/cron";
 import { planOccurrences, type WindowTiming } from "./occurrences";
 
 const recurring = (cron: string, timezone: string, durationSeconds: number): WindowTiming => ({
@@ -15,7 +16,7 @@ const recurring = (cron: string, timezone: string, durationSeconds: number): Win
 });
 
 const spansOf = (timing: WindowTiming, now: string) =>
-  planOccurrences(timing, new Date(now)).spans.map((span) => [span.startsAt.toISOString(), span.endsAt.toISOString()]);
+  planOccurrences(timing, new Date(now), timetableFor).spans.map((span) => [span.startsAt.toISOString(), span.endsAt.toISOString()]);
 
 describe("a recurring maintenance window's occurrences", () => {
   it("when a nightly 02:30 Berlin window meets spring forward, then that night's occurrence starts when the clocks change and lasts its duration", () => {

@@ -12,7 +12,6 @@
  * gets one with its `.started` at once. Every `.started`/`.ended` is written with the stamp of its row.
  */
 import { sql } from "drizzle-orm";
-import { CronTimetable, parseCronExpression } from "@hub/shared/cron";
 import type { MaintenanceWindow } from "../../schema";
 import { queryBuilder, type Executor } from "../../executor";
 import { scopeIdOf } from "./windows";
@@ -28,23 +27,30 @@ export interface OccurrenceSpan {
 /** What decides a window's occurrences. */
 export type WindowTiming = Pick<MaintenanceWindow, "startsAt" | "endsAt" | "cron" | "timezone" | "durationSeconds">;
 
+/**
+ * A cron expression's fire times in a zone (`CronTimetable` of @hub/shared/cron). Passed in by the
+ * callers, which read cron: @hub/db stays free of the cron library, so the processes that never
+ * read one (the event relay) do not load it.
+ */
+export interface Timetable {
+  /** The first fire time strictly after `instant`, or null when there is none. */
+  nextAfter(instant: Date): Date | null;
+}
+
+/** The timetable of a cron expression in a zone; null for one the hub cannot read. */
+export type TimetableOf = (cron: string, timezone: string) => Timetable | null;
+
 /** The timetable of a recurring window; null for a one-off one or an expression the hub cannot read. */
-export function timetableOf(timing: WindowTiming): CronTimetable | null {
+export function timetableOf(timing: WindowTiming, timetables: TimetableOf): Timetable | null {
   if (timing.cron === null || timing.timezone === null) return null;
-  const parsed = parseCronExpression(timing.cron);
-  if (!parsed.ok) return null;
-  try {
-    return new CronTimetable(parsed.expression, timing.timezone);
-  } catch {
-    return null;
-  }
+  return timetables(timing.cron, timing.timezone);
 }
 
 /**
  * A recurring window's occurrences whose fire time is in (`after`, `until`], in order, those that
  * overlap merged (pure). `after` = now − duration gives every occurrence not ended at now.
  */
-export function recurringSpans(timetable: CronTimetable, durationSeconds: number, after: Date, until: Date): OccurrenceSpan[] {
+export function recurringSpans(timetable: Timetable, durationSeconds: number, after: Date, until: Date): OccurrenceSpan[] {
   const spans: OccurrenceSpan[] = [];
   for (let fire = timetable.nextAfter(after); fire && fire <= until; fire = timetable.nextAfter(fire)) {
     const endsAt = new Date(fire.getTime() + durationSeconds * 1000);
@@ -57,11 +63,11 @@ export function recurringSpans(timetable: CronTimetable, durationSeconds: number
 }
 
 /** The window's occurrences that have not ended at `now`, up to {@link OCCURRENCES_AHEAD_MS} ahead (pure). */
-export function planOccurrences(timing: WindowTiming, now: Date): { spans: OccurrenceSpan[]; filledUntil: Date | null } {
+export function planOccurrences(timing: WindowTiming, now: Date, timetables: TimetableOf): { spans: OccurrenceSpan[]; filledUntil: Date | null } {
   if (timing.startsAt !== null && timing.endsAt !== null) {
     return { spans: timing.endsAt > now ? [{ startsAt: timing.startsAt, endsAt: timing.endsAt }] : [], filledUntil: null };
   }
-  const timetable = timetableOf(timing);
+  const timetable = timetableOf(timing, timetables);
   const until = new Date(now.getTime() + OCCURRENCES_AHEAD_MS);
   if (!timetable || timing.durationSeconds === null) return { spans: [], filledUntil: until };
   return { spans: recurringSpans(timetable, timing.durationSeconds, new Date(now.getTime() - timing.durationSeconds * 1000), until), filledUntil: until };
@@ -91,10 +97,16 @@ export interface RewriteOutcome {
  * Writes the occurrences of `window` (its settings as they are now; `deleted`: none at all) in the
  * caller's transaction, with the window row locked. `now` is the transaction's now().
  */
-export async function rewriteOccurrences(executor: Executor, window: MaintenanceWindow, now: Date, { deleted = false } = {}): Promise<RewriteOutcome> {
+export async function rewriteOccurrences(
+  executor: Executor,
+  window: MaintenanceWindow,
+  now: Date,
+  timetables: TimetableOf,
+  { deleted = false } = {},
+): Promise<RewriteOutcome> {
   const db = queryBuilder(executor);
   const scopeId = scopeIdOf(window);
-  const { spans, filledUntil } = deleted ? { spans: [], filledUntil: null } : planOccurrences(window, now);
+  const { spans, filledUntil } = deleted ? { spans: [], filledUntil: null } : planOccurrences(window, now, timetables);
   const current = (
     await db.execute<OccurrenceRow>(sql`
       select starts_at, ends_at, scope_id, started_at from maintenance_occurrences

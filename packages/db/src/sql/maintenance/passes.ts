@@ -12,7 +12,7 @@
  */
 import { sql } from "drizzle-orm";
 import { queryBuilder, withTransaction, type Executor } from "../../executor";
-import { OCCURRENCES_AHEAD_MS, isoText, recurringSpans, timestampArray, timetableOf } from "./occurrences";
+import { OCCURRENCES_AHEAD_MS, isoText, recurringSpans, timestampArray, type TimetableOf } from "./occurrences";
 
 /** A window is filled again once its occurrences reach less than this far short of {@link OCCURRENCES_AHEAD_MS}. */
 const REFILL_SLACK = "1 hour";
@@ -81,7 +81,7 @@ interface FillRow extends Record<string, unknown> {
  * Writes the next occurrences of up to `limit` recurring windows that need them, each window in
  * the same transaction as its rows. Returns how many windows were filled.
  */
-export async function fillAhead(executor: Executor, limit: number): Promise<number> {
+export async function fillAhead(executor: Executor, limit: number, timetables: TimetableOf): Promise<number> {
   return withTransaction(executor, async (tx) => {
     const db = queryBuilder(tx);
     const due = await db.execute<FillRow>(sql`
@@ -101,7 +101,7 @@ export async function fillAhead(executor: Executor, limit: number): Promise<numb
       const notEndedBefore = new Date(now.getTime() - row.duration_seconds * 1000);
       const filledUntil = row.filled_until === null ? notEndedBefore : new Date(row.filled_until);
       const after = filledUntil > notEndedBefore ? filledUntil : notEndedBefore;
-      const timetable = timetableOf({ startsAt: null, endsAt: null, cron: row.cron, timezone: row.timezone, durationSeconds: row.duration_seconds });
+      const timetable = timetables(row.cron, row.timezone);
       const spans = timetable ? recurringSpans(timetable, row.duration_seconds, after, until) : [];
       // The first new occurrence may overlap the last one written: they are one.
       const lastEndsAt = row.last_ends_at === null ? null : new Date(row.last_ends_at);
