@@ -11,6 +11,7 @@ import { WebhookPage, WebhooksPage } from "./pages/WebhooksPage";
 import { EventsPage } from "./pages/EventsPage";
 import { MyAccountPage } from "./pages/MyAccountPage";
 import { JobPage } from "./pages/JobPage";
+import { MaintenancePage } from "./pages/MaintenancePage";
 import { NewAutomationPage } from "./pages/NewAutomationPage";
 import { NewJobPage } from "./pages/NewJobPage";
 import { SignInPage } from "./pages/SignInPage";
@@ -67,6 +68,7 @@ function Shell() {
           {navLink("/jobs", "jobs", "Jobs")}
           {navLink("/events", "events", "Events")}
           {navLink("/sectors", "sectors", "Sectors")}
+          {navLink("/maintenance", "maintenance", "Maintenance")}
           {user.isAdmin && navLink("/webhooks", "webhooks", "Webhooks")}
           {user.isAdmin && navLink("/users", "users", "Users")}
           {navLink("/api-keys", "api-keys", "Api keys")}
@@ -89,7 +91,7 @@ function Shell() {
   );
 }
 
-type Section = "automations" | "jobs" | "events" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
+type Section = "automations" | "jobs" | "events" | "sectors" | "maintenance" | "webhooks" | "users" | "api-keys" | "account";
 
 /** The navigation entry a page belongs to. */
 function sectionOf(route: Route): Section | undefined {
@@ -108,6 +110,7 @@ function sectionOf(route: Route): Section | undefined {
       return "webhooks";
     case "events":
     case "sectors":
+    case "maintenance":
     case "users":
     case "api-keys":
     case "account":
@@ -147,6 +150,8 @@ function Page({ route }: { route: Route }) {
       return <JobPage key={route.jobId} jobId={route.jobId} />;
     case "events":
       return <EventsPage />;
+    case "maintenance":
+      return <MaintenancePage />;
     case "users":
       return <UsersPage />;
     case "account":

@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type AutomationStats } from "../api";
-import { ago, dateTime, duration, keyValueText, rateLimitText } from "../format";
+import { ago, dateTime, duration, keyValueText, rateLimitText, relative } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
@@ -44,6 +44,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
       return;
     }
     if (event.event_type.startsWith("schedule.") || (event.event_type === "job.created" && "schedule_id" in event.payload)) reloadSchedules();
+    if (event.event_type.startsWith("maintenance_window.")) reloadAutomation();
     if (automationIdOf(event) !== automationId) return;
     reloadAutomation();
     if (event.event_type.startsWith("job.")) reloadJobs();
@@ -80,6 +81,12 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         {record.description && ` · ${shown(record.description)}`}
       </p>
 
+      {stats.data?.maintenance_until && (
+        <p className="waiting maintenance-banner" role="status">
+          A maintenance window holds this automation: no job starts until {dateTime(stats.data.maintenance_until)} (
+          {relative(stats.data.maintenance_until, now)}). Running jobs go on; new jobs wait. <Link to="/maintenance">See the maintenance windows</Link>.
+        </p>
+      )}
       {user.isAdmin && record.is_active && (
         <section aria-labelledby="actions-title" className="panel">
           <h2 id="actions-title">Actions</h2>
