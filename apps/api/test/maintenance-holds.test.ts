@@ -83,6 +83,9 @@ describe("a maintenance window in effect", () => {
     expect(stats.body.maintenance_until).toBe(endsAt);
     const listed = await hub.client.get(`/jobs?automation_id=${worker.automationId}&status=queued`, asAdmin());
     expect(listed.body[0]).toMatchObject({ id: waiting, waiting_reason: "maintenance_window", resumes_at: null });
+    const { slug } = (await hub.client.get(`/automations/${worker.automationId}`, asAdmin())).body;
+    const gauge = new RegExp(`^hub_maintenance_active\\{automation="${slug}"[^}]*\\} 1$`, "m");
+    await waitFor(async () => gauge.test(String((await hub.client.get("/metrics")).body)));
   });
 
   it("when windows of different scopes overlap, then each automation is held until the last end of the windows holding it", async () => {
