@@ -149,3 +149,13 @@ export async function automationIdsInScope(executor: Executor, scopeIds: readonl
       or ${WHOLE_HUB_SCOPE_ID}::uuid = any(${uuidArray(scopeIds)}))`);
   return result.rows.map((row) => row.id);
 }
+
+/** The windows among `ids` (deleted or not: their events stay readable) that `reach` covers (an open event stream's filter). */
+export async function reachedAmong(executor: Executor, reach: Reach, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await queryBuilder(executor)
+    .select({ id: maintenanceWindows.id })
+    .from(maintenanceWindows)
+    .where(and(sql`${maintenanceWindows.id} = any(${uuidArray(ids)})`, windowReached(reach, maintenanceWindows)));
+  return new Set(rows.map((row) => row.id));
+}
