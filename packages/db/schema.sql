@@ -472,6 +472,380 @@ END;
 $$;
 
 --
+-- Name: hub_claim_jobs_v4(uuid, uuid, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_jobs_v4(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone)
+    LANGUAGE plpgsql ROWS 1
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_limit integer;
+  v_key text;
+  v_per_key integer;
+  v_rate_count integer;
+  v_rate_period integer;
+  v_rate_per_key boolean;
+  v_slots integer := 0;
+  v_open boolean := false;
+  v_stale uuid[] := '{}';
+  v_running jsonb := '{}';
+  v_state automation_start_states%ROWTYPE;
+  v_picked uuid[] := '{}';
+  v_passed uuid[] := '{}';
+  v_pick_id uuid;
+  v_pick_key jsonb;
+  v_opens timestamptz;
+  v_window timestamptz;
+  v_key_starts timestamptz[];
+  v_top integer;
+  v_best_priority integer;
+  v_head_id uuid;
+  v_head_priority integer;
+  v_state_row record;
+  v_never_started uuid[];
+  v_never_started_keys jsonb[];
+  v_never_started_priorities integer[];
+  v_never_started_next integer := 1;
+  v_key_head integer;
+  v_pending_ids uuid[];
+  v_pending_keys jsonb[];
+  v_pending_priorities integer[];
+  v_pending_available_ats timestamptz[];
+  v_pending_seqs bigint[];
+  v_head_available_at timestamptz;
+  v_head_seq bigint;
+  v_at integer;
+  v_walked_all boolean;
+  v_walk_after bigint;
+  v_walk_key jsonb;
+  v_lap_key jsonb;
+  v_picked_keys jsonb[] := '{}';
+  v_pick_counts bigint[] := '{}';
+  v_sector_id uuid;
+  v_timeout integer;
+  v_maintenance_until timestamptz;
+BEGIN
+  SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
+    a.rate_limit_per_key, a.sector_id, a.timeout_seconds
+  INTO v_limit, v_key, v_per_key, v_rate_count, v_rate_period, v_rate_per_key, v_sector_id, v_timeout
+  FROM automations a
+  WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
+  FOR NO KEY UPDATE;
+  IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
+    SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
+    v_open := v_slots > 0;
+  END IF;
+  -- Maintenance windows (§6.18): one probe of maintenance_occurrences_end_idx; nothing starts while one holds.
+  IF v_open THEN
+    PERFORM 1 FROM maintenance_occurrences o
+    WHERE o.scope_id IN (p_automation_id, v_sector_id, '00000000-0000-0000-0000-000000000000'::uuid) AND o.ends_at > now()
+      AND (o.starts_at <= now() OR (o.drain AND v_timeout IS NOT NULL AND o.starts_at < now() + make_interval(secs => v_timeout)))
+    LIMIT 1;
+    IF FOUND THEN
+      v_maintenance_until := hub_maintenance_until(p_automation_id, v_sector_id, v_timeout);
+      IF v_maintenance_until IS NOT NULL THEN
+        v_open := false;
+        v_window := v_maintenance_until;
+      END IF;
+    END IF;
+  END IF;
+  IF v_open AND cardinality(p_candidate_ids) > 0 THEN
+    SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
+    WHERE (SELECT j.status = 'queued' AND j.automation_id = p_automation_id FROM jobs j WHERE j.id = c.id) IS NOT TRUE;
+  END IF;
+
+  IF v_key IS NULL AND v_rate_count IS NULL THEN
+    RETURN QUERY
+    WITH picked AS (
+      SELECT j.id FROM jobs j
+      WHERE v_open AND j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+      ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+      LIMIT least(greatest(v_slots, 0), p_max_jobs)
+      FOR UPDATE SKIP LOCKED
+    ), started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM picked WHERE j.id = picked.id
+      RETURNING j.*
+    ), started_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+      FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
+    )
+    SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+      CASE WHEN v_window IS NOT NULL THEN 0 ELSE greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer END, v_stale,
+      CASE WHEN v_window IS NULL THEN NULL
+        ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
+      s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+      s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+      s.run_at, s.schedule_id, s.fire_time
+    FROM (SELECT 1) AS one LEFT JOIN started s ON true
+    ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
+    RETURN;
+  END IF;
+
+  IF v_open THEN
+    IF v_key IS NOT NULL THEN
+      SELECT coalesce(jsonb_object_agg(r.k, r.n), '{}') INTO v_running FROM (
+        SELECT coalesce(j.context -> v_key, 'null'::jsonb)::text AS k, count(*) AS n FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'running' GROUP BY 1
+      ) r;
+    END IF;
+    INSERT INTO automation_start_states (automation_id) VALUES (p_automation_id) ON CONFLICT DO NOTHING;
+    SELECT * INTO v_state FROM automation_start_states s WHERE s.automation_id = p_automation_id;
+
+    WHILE cardinality(v_picked) < least(v_slots, p_max_jobs) LOOP
+      IF v_rate_count IS NOT NULL AND NOT v_rate_per_key THEN
+        v_opens := hub_start_window_opens_at(v_state.starts, v_state.head, v_rate_count, v_rate_period);
+        IF v_opens > now() THEN
+          v_window := v_opens;
+          EXIT;
+        END IF;
+      END IF;
+
+      v_pick_id := NULL;
+      IF v_key IS NULL THEN
+        SELECT j.id INTO v_pick_id FROM jobs j
+        WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+        ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+        LIMIT 1;
+      ELSE
+        -- The highest priority due: an upper bound of what an allowed value can offer, read once per call (picks only
+        -- take jobs away) and lowered below to what a whole walk found allowed.
+        IF v_top IS NULL THEN
+          SELECT j.priority INTO v_top FROM jobs j
+          WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.available_at <= now()
+          ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+          LIMIT 1;
+          EXIT WHEN NOT FOUND;
+        END IF;
+        -- Values that never started come first, in the claim order of their first due job: read once per call (the
+        -- p_max_jobs best), since a pick takes one of them out and changes none of the others. Each such value's row
+        -- holds a lower bound of its first queued job's place in claim order (its head; NULL: unknown, before any
+        -- job), so the values are read in head order and each one's first due job probed: a probed job is final
+        -- once the next value's head comes after it (nothing after can offer an earlier job). With exact heads (the
+        -- usual case) that is one probe per value taken, whatever the number of values waiting.
+        IF v_never_started IS NULL THEN
+          v_never_started := '{}';
+          v_never_started_keys := '{}';
+          v_never_started_priorities := '{}';
+          v_pending_ids := '{}';
+          v_pending_keys := '{}';
+          v_pending_priorities := '{}';
+          v_pending_available_ats := '{}';
+          v_pending_seqs := '{}';
+          FOR v_state_row IN
+            SELECT ks.key_value, ks.starts, ks.head, ks.head_priority, ks.head_available_at, ks.head_seq FROM job_key_states ks
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start IS NULL
+            ORDER BY ks.head_priority DESC NULLS FIRST, ks.head_available_at NULLS FIRST, ks.head_seq NULLS FIRST
+          LOOP
+            IF v_state_row.head_seq IS NOT NULL THEN
+              WHILE cardinality(v_pending_ids) > 0 AND cardinality(v_never_started) < p_max_jobs
+                AND hub_claim_order_precedes(v_pending_priorities[1], v_pending_available_ats[1], v_pending_seqs[1],
+                  v_state_row.head_priority, v_state_row.head_available_at, v_state_row.head_seq) LOOP
+                v_never_started := v_never_started || v_pending_ids[1];
+                v_never_started_keys := v_never_started_keys || v_pending_keys[1];
+                v_never_started_priorities := v_never_started_priorities || v_pending_priorities[1];
+                v_pending_ids := v_pending_ids[2:];
+                v_pending_keys := v_pending_keys[2:];
+                v_pending_priorities := v_pending_priorities[2:];
+                v_pending_available_ats := v_pending_available_ats[2:];
+                v_pending_seqs := v_pending_seqs[2:];
+              END LOOP;
+              EXIT WHEN cardinality(v_never_started) >= p_max_jobs;
+            END IF;
+            CONTINUE WHEN coalesce((v_running ->> (v_state_row.key_value::text))::integer, 0) >= v_per_key;
+            CONTINUE WHEN v_rate_per_key AND hub_start_window_opens_at(v_state_row.starts, v_state_row.head, v_rate_count, v_rate_period) > now();
+            SELECT j.id, j.priority, j.available_at, j.seq INTO v_head_id, v_head_priority, v_head_available_at, v_head_seq FROM jobs j
+            WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_state_row.key_value
+              AND j.available_at <= now()
+            ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+            LIMIT 1;
+            CONTINUE WHEN NOT FOUND;
+            -- Into the pending list, kept in claim order and to the p_max_jobs best still wanted.
+            v_at := 1;
+            WHILE v_at <= cardinality(v_pending_ids) AND hub_claim_order_precedes(v_pending_priorities[v_at], v_pending_available_ats[v_at],
+                v_pending_seqs[v_at], v_head_priority, v_head_available_at, v_head_seq) LOOP
+              v_at := v_at + 1;
+            END LOOP;
+            CONTINUE WHEN v_at > p_max_jobs - cardinality(v_never_started);
+            v_pending_ids := (v_pending_ids[:v_at - 1] || v_head_id || v_pending_ids[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_keys := (v_pending_keys[:v_at - 1] || v_state_row.key_value || v_pending_keys[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_priorities := (v_pending_priorities[:v_at - 1] || v_head_priority || v_pending_priorities[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_available_ats := (v_pending_available_ats[:v_at - 1] || v_head_available_at || v_pending_available_ats[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+            v_pending_seqs := (v_pending_seqs[:v_at - 1] || v_head_seq || v_pending_seqs[v_at:])[:p_max_jobs - cardinality(v_never_started)];
+          END LOOP;
+          v_never_started := (v_never_started || v_pending_ids)[:p_max_jobs];
+          v_never_started_keys := (v_never_started_keys || v_pending_keys)[:p_max_jobs];
+          v_never_started_priorities := (v_never_started_priorities || v_pending_priorities)[:p_max_jobs];
+          v_never_started_next := 1;
+        END IF;
+        IF v_never_started_next <= cardinality(v_never_started) THEN
+          v_pick_id := v_never_started[v_never_started_next];
+          v_pick_key := v_never_started_keys[v_never_started_next];
+          v_best_priority := v_never_started_priorities[v_never_started_next];
+        END IF;
+        -- Then the values that started, oldest last start first, until one offers the highest priority due. Without a
+        -- rate limit the last starts of this call's picks are written after the loop, so the walk passes over the
+        -- values picked in this call and they come after it (below), in the order of their last pick.
+        IF v_pick_id IS NULL OR v_best_priority < v_top THEN
+          -- One statement per value read: the next allowed value by last start (keyset on last_start, unique per
+          -- automation) with its first due job. Values at their limit or outside their window are passed over inside
+          -- it, and the walk usually stops at the first value it reads. (A plan for the whole list sorted every
+          -- waiting value on each pick; a value's row and its probe as two statements cost one more round of
+          -- executor start-up per value, the keyed claim's largest cost after its statements' own work.)
+          v_walked_all := true;
+          v_walk_after := NULL;
+          LOOP
+            SELECT ks.key_value, ks.last_start, h.id, h.priority
+            INTO v_walk_key, v_walk_after, v_head_id, v_head_priority
+            FROM job_key_states ks
+            LEFT JOIN LATERAL (
+              SELECT j.id, j.priority FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = ks.key_value
+                AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1
+            ) h ON true
+            WHERE ks.automation_id = p_automation_id AND ks.waiting AND ks.last_start > coalesce(v_walk_after, -1)
+              AND (v_rate_count IS NOT NULL OR ks.key_value <> ALL (v_picked_keys))
+              AND coalesce((v_running ->> (ks.key_value::text))::integer, 0) < v_per_key
+              AND (NOT v_rate_per_key OR coalesce(hub_start_window_opens_at(ks.starts, ks.head, v_rate_count, v_rate_period) <= now(), true))
+            ORDER BY ks.last_start
+            LIMIT 1;
+            EXIT WHEN NOT FOUND;
+            IF v_head_id IS NULL THEN
+              -- Nothing due: with nothing queued and nothing running the value goes idle (see job_key_states).
+              -- SKIP LOCKED: an insert of this value holds its row FOR SHARE until it commits; it is not idle then.
+              IF coalesce((v_running ->> (v_walk_key::text))::integer, 0) = 0 THEN
+                PERFORM 1 FROM job_key_states ks WHERE ks.automation_id = p_automation_id AND ks.key_value = v_walk_key
+                FOR UPDATE SKIP LOCKED;
+                IF FOUND AND NOT EXISTS (
+                  SELECT 1 FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL
+                    AND j.key_value = v_walk_key
+                ) THEN
+                  UPDATE job_key_states ks SET waiting = false WHERE ks.automation_id = p_automation_id AND ks.key_value = v_walk_key;
+                END IF;
+              END IF;
+              CONTINUE;
+            END IF;
+            IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+              v_pick_id := v_head_id;
+              v_pick_key := v_walk_key;
+              v_best_priority := v_head_priority;
+            END IF;
+            IF v_best_priority >= v_top THEN
+              v_walked_all := false;
+              EXIT;
+            END IF;
+          END LOOP;
+          IF v_walked_all AND v_rate_count IS NULL THEN
+            FOR v_lap_key IN
+              SELECT p.k FROM unnest(v_picked_keys) WITH ORDINALITY AS p(k, n) GROUP BY p.k ORDER BY max(p.n)
+            LOOP
+              CONTINUE WHEN coalesce((v_running ->> (v_lap_key::text))::integer, 0) >= v_per_key;
+              SELECT j.id, j.priority INTO v_head_id, v_head_priority FROM jobs j
+              WHERE j.automation_id = p_automation_id AND j.status = 'queued' AND j.key_value IS NOT NULL AND j.key_value = v_lap_key
+                AND j.available_at <= now() AND j.id <> ALL (v_passed) AND j.id <> ALL (v_picked)
+              ORDER BY j.priority DESC NULLS LAST, j.available_at, j.seq
+              LIMIT 1;
+              CONTINUE WHEN v_head_id IS NULL;
+              IF v_pick_id IS NULL OR v_head_priority > v_best_priority THEN
+                v_pick_id := v_head_id;
+                v_pick_key := v_lap_key;
+                v_best_priority := v_head_priority;
+              END IF;
+              IF v_best_priority >= v_top THEN
+                v_walked_all := false;
+                EXIT;
+              END IF;
+            END LOOP;
+          END IF;
+          -- Every allowed value was read: what the best of them offers bounds every later pick of this call.
+          IF v_walked_all AND v_pick_id IS NOT NULL THEN
+            v_top := v_best_priority;
+          END IF;
+        END IF;
+      END IF;
+      EXIT WHEN v_pick_id IS NULL;
+      -- A never-started value's job is taken out of the list whether it starts or is found locked.
+      IF v_never_started_next <= cardinality(v_never_started) AND v_never_started[v_never_started_next] = v_pick_id THEN
+        v_never_started_next := v_never_started_next + 1;
+      END IF;
+
+      PERFORM 1 FROM jobs j WHERE j.id = v_pick_id AND (j.status = 'queued') IS TRUE FOR UPDATE SKIP LOCKED;
+      IF NOT FOUND THEN
+        v_passed := v_passed || v_pick_id;
+        CONTINUE;
+      END IF;
+
+      -- Locked and picked; it is started with the others after the loop (the probes above pass over v_picked).
+      v_state.start_count := v_state.start_count + 1;
+      v_picked := v_picked || v_pick_id;
+
+      IF v_rate_count IS NOT NULL THEN
+        SELECT r.p_starts, r.p_head INTO v_state.starts, v_state.head FROM hub_start_ring_push(v_state.starts, v_state.head, v_rate_count) r;
+      END IF;
+      IF v_key IS NOT NULL THEN
+        v_running := jsonb_set(v_running, ARRAY[v_pick_key::text], to_jsonb(coalesce((v_running ->> (v_pick_key::text))::integer, 0) + 1));
+        v_picked_keys := v_picked_keys || v_pick_key;
+        v_pick_counts := v_pick_counts || v_state.start_count;
+        IF v_rate_count IS NULL THEN
+          NULL; -- written after the loop, one statement for the call
+        ELSE
+          SELECT ks.starts, ks.head INTO v_key_starts, v_key_head FROM job_key_states ks
+          WHERE ks.automation_id = p_automation_id AND ks.key_value = v_pick_key;
+          IF NOT FOUND THEN
+            v_key_starts := '{}';
+            v_key_head := 1;
+          END IF;
+          SELECT r.p_starts, r.p_head INTO v_key_starts, v_key_head FROM hub_start_ring_push(v_key_starts, v_key_head, v_rate_count) r;
+          INSERT INTO job_key_states AS ks (automation_id, key_value, last_start, starts, head)
+          VALUES (p_automation_id, v_pick_key, v_state.start_count, v_key_starts, v_key_head)
+          ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start, starts = excluded.starts, head = excluded.head;
+        END IF;
+      END IF;
+    END LOOP;
+
+    -- Each value's last start of this call (without a rate limit; with one, written at each pick).
+    IF v_rate_count IS NULL AND cardinality(v_picked_keys) > 0 THEN
+      INSERT INTO job_key_states AS ks (automation_id, key_value, last_start)
+      SELECT DISTINCT ON (p.k) p_automation_id, p.k, p.c FROM unnest(v_picked_keys, v_pick_counts) AS p(k, c) ORDER BY p.k, p.c DESC
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET last_start = excluded.last_start;
+    END IF;
+
+    -- The picked jobs start in one statement, their job.started events in pick order.
+    WITH started AS (
+      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, worker_id = p_worker_id, started_at = now(),
+        lease_expires_at = now() + make_interval(secs => p_lease_seconds)
+      FROM unnest(v_picked) WITH ORDINALITY AS p(id, n)
+      WHERE j.id = p.id
+      RETURNING j.id, j.automation_id, j.worker_id, j.attempts, p.n
+    )
+    INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+    SELECT s.id, 'job.started', NULL, jsonb_build_object('automation_id', s.automation_id, 'worker_id', s.worker_id, 'attempt', s.attempts)
+    FROM started s ORDER BY s.n;
+
+    UPDATE automation_start_states s SET start_count = v_state.start_count, starts = v_state.starts, head = v_state.head
+    WHERE s.automation_id = p_automation_id;
+  END IF;
+
+  RETURN QUERY
+  SELECT CASE WHEN NOT v_open OR (s.id IS NULL AND v_window IS NOT NULL) THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
+    CASE WHEN v_window IS NOT NULL THEN 0 ELSE greatest(v_slots, 0) - cardinality(v_picked) END, v_stale,
+    CASE WHEN v_window IS NULL THEN NULL
+      ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
+    s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
+    s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
+    s.run_at, s.schedule_id, s.fire_time
+  FROM (SELECT 1) AS one
+  LEFT JOIN (unnest(v_picked) WITH ORDINALITY AS p(id, n) JOIN jobs s ON s.id = p.id) ON true
+  ORDER BY p.n;
+END;
+$$;
+
+--
 -- Name: hub_claim_order_precedes(integer, timestamp with time zone, bigint, integer, timestamp with time zone, bigint); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -527,6 +901,57 @@ BEGIN
     c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
     c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean
   FROM hub_claim_jobs_v3(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
+END;
+$$;
+
+--
+-- Name: hub_complete_and_claim_v2(uuid, uuid, uuid, integer, jsonb, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_complete_and_claim_v2(p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(row_kind text, owner_automation_id uuid, outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, progress jsonb, log_seq bigint, log_bytes bigint, log_truncated boolean)
+    LANGUAGE plpgsql ROWS 2
+    AS $$
+#variable_conflict use_column
+DECLARE
+  v_done jobs%ROWTYPE;
+BEGIN
+  PERFORM 1 FROM automations a WHERE a.id = p_automation_id FOR NO KEY UPDATE;
+
+  UPDATE jobs j SET status = 'completed', result = p_result, finished_at = now(), lease_expires_at = NULL
+  WHERE j.id = p_job_id AND (j.automation_id = p_automation_id) IS TRUE
+    AND ((j.status = 'running') IS TRUE AND j.worker_id = p_worker_id AND (j.lease_expires_at > now()) IS TRUE
+         AND (p_attempt IS NULL OR j.attempts = p_attempt))
+  RETURNING j.* INTO v_done;
+
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'refused'::text, (SELECT j.automation_id FROM jobs j WHERE j.id = p_job_id),
+      NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::text, NULL::jsonb, NULL::jsonb, NULL::text, NULL::integer,
+      NULL::uuid, NULL::uuid, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
+      NULL::timestamptz, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::uuid,
+      NULL::timestamptz, NULL::uuid, NULL::timestamptz,
+      NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean;
+    RETURN;
+  END IF;
+
+  INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+  VALUES (v_done.id, 'job.completed', NULL,
+    jsonb_build_object('automation_id', v_done.automation_id, 'worker_id', v_done.worker_id, 'result', v_done.result));
+
+  RETURN QUERY SELECT 'completed'::text, v_done.automation_id,
+    NULL::text, NULL::integer, NULL::uuid[], NULL::integer,
+    v_done.id, v_done.automation_id, v_done.status, v_done.context, v_done.result, v_done.error, v_done.attempts,
+    v_done.created_by, v_done.worker_id, v_done.created_at::timestamptz, v_done.started_at::timestamptz,
+    v_done.finished_at::timestamptz, v_done.lease_expires_at::timestamptz, v_done.priority,
+    v_done.available_at::timestamptz, v_done.seq, v_done.retry_of, v_done.run_at::timestamptz, v_done.schedule_id,
+    v_done.fire_time::timestamptz, v_done.progress, v_done.log_seq, v_done.log_bytes, v_done.log_truncated;
+
+  RETURN QUERY SELECT 'claim'::text, p_automation_id,
+    c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
+    c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
+    c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
+    c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean
+  FROM hub_claim_jobs_v4(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
 END;
 $$;
 
@@ -664,6 +1089,35 @@ $$;
 CREATE FUNCTION public.hub_job_key_value_of(context jsonb, concurrency_key text) RETURNS jsonb
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT CASE WHEN concurrency_key IS NULL THEN NULL ELSE coalesce(context -> concurrency_key, 'null'::jsonb) END $$;
+
+--
+-- Name: hub_maintenance_until(uuid, uuid, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_maintenance_until(p_automation_id uuid, p_sector_id uuid, p_timeout_seconds integer) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    AS $$
+DECLARE
+  v_lead interval := CASE WHEN p_timeout_seconds IS NULL THEN interval '0' ELSE make_interval(secs => p_timeout_seconds) END;
+  v_until timestamptz;
+  v_next timestamptz;
+BEGIN
+  SELECT max(o.ends_at) INTO v_until FROM maintenance_occurrences o
+  WHERE o.scope_id IN (p_automation_id, p_sector_id, '00000000-0000-0000-0000-000000000000'::uuid) AND o.ends_at > now()
+    AND (o.starts_at <= now() OR (o.drain AND o.starts_at < now() + v_lead));
+  IF v_until IS NULL THEN
+    RETURN NULL;
+  END IF;
+  LOOP
+    SELECT max(o.ends_at) INTO v_next FROM maintenance_occurrences o
+    WHERE o.scope_id IN (p_automation_id, p_sector_id, '00000000-0000-0000-0000-000000000000'::uuid) AND o.ends_at > v_until
+      AND (o.starts_at <= v_until OR (o.drain AND o.starts_at < v_until + v_lead));
+    EXIT WHEN v_next IS NULL;
+    v_until := v_next;
+  END LOOP;
+  RETURN v_until;
+END;
+$$;
 
 --
 -- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
@@ -1081,6 +1535,44 @@ CREATE TABLE public.login_known_addresses (
 );
 
 --
+-- Name: maintenance_occurrences; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.maintenance_occurrences (
+    window_id uuid NOT NULL,
+    starts_at timestamp(3) with time zone NOT NULL,
+    ends_at timestamp(3) with time zone NOT NULL,
+    scope_id uuid NOT NULL,
+    drain boolean NOT NULL,
+    started_at timestamp(3) with time zone,
+    ended_at timestamp(3) with time zone,
+    CONSTRAINT maintenance_occurrences_span_check CHECK ((ends_at >= starts_at))
+);
+
+--
+-- Name: maintenance_windows; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.maintenance_windows (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    automation_id uuid,
+    sector_id uuid,
+    starts_at timestamp(3) with time zone,
+    ends_at timestamp(3) with time zone,
+    cron text,
+    timezone text,
+    duration_seconds integer,
+    drain boolean DEFAULT false NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    filled_until timestamp(3) with time zone,
+    created_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp(3) with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp(3) with time zone,
+    CONSTRAINT maintenance_windows_form_check CHECK ((((starts_at IS NOT NULL) AND (ends_at IS NOT NULL) AND (ends_at > starts_at) AND (cron IS NULL) AND (timezone IS NULL) AND (duration_seconds IS NULL)) OR ((starts_at IS NULL) AND (ends_at IS NULL) AND (cron IS NOT NULL) AND (timezone IS NOT NULL) AND ((duration_seconds >= 60) AND (duration_seconds <= 604800))))),
+    CONSTRAINT maintenance_windows_scope_check CHECK (((automation_id IS NULL) OR (sector_id IS NULL)))
+);
+
+--
 -- Name: schedules; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1323,6 +1815,20 @@ ALTER TABLE ONLY public.login_attempt_windows
 
 ALTER TABLE ONLY public.login_known_addresses
     ADD CONSTRAINT login_known_addresses_pkey PRIMARY KEY (email_digest, address);
+
+--
+-- Name: maintenance_occurrences maintenance_occurrences_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.maintenance_occurrences
+    ADD CONSTRAINT maintenance_occurrences_pkey PRIMARY KEY (window_id, starts_at);
+
+--
+-- Name: maintenance_windows maintenance_windows_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.maintenance_windows
+    ADD CONSTRAINT maintenance_windows_pkey PRIMARY KEY (id);
 
 --
 -- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1597,6 +2103,36 @@ CREATE INDEX login_attempt_windows_updated_idx ON public.login_attempt_windows U
 CREATE INDEX login_known_addresses_signed_in_idx ON public.login_known_addresses USING btree (signed_in_at);
 
 --
+-- Name: maintenance_occurrences_end_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX maintenance_occurrences_end_due_idx ON public.maintenance_occurrences USING btree (ends_at) WHERE (ended_at IS NULL);
+
+--
+-- Name: maintenance_occurrences_end_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX maintenance_occurrences_end_idx ON public.maintenance_occurrences USING btree (ends_at) INCLUDE (scope_id, starts_at, drain);
+
+--
+-- Name: maintenance_occurrences_start_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX maintenance_occurrences_start_due_idx ON public.maintenance_occurrences USING btree (starts_at) WHERE (started_at IS NULL);
+
+--
+-- Name: maintenance_windows_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX maintenance_windows_created_idx ON public.maintenance_windows USING btree (created_at, id) WHERE (deleted_at IS NULL);
+
+--
+-- Name: maintenance_windows_fill_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX maintenance_windows_fill_idx ON public.maintenance_windows USING btree (filled_until) WHERE ((deleted_at IS NULL) AND (cron IS NOT NULL));
+
+--
 -- Name: schedules_automation_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1859,6 +2395,27 @@ ALTER TABLE ONLY public.jobs
 
 ALTER TABLE ONLY public.jobs
     ADD CONSTRAINT jobs_worker_id_workers_id_fk FOREIGN KEY (worker_id) REFERENCES public.workers(id);
+
+--
+-- Name: maintenance_occurrences maintenance_occurrences_window_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.maintenance_occurrences
+    ADD CONSTRAINT maintenance_occurrences_window_id_fkey FOREIGN KEY (window_id) REFERENCES public.maintenance_windows(id);
+
+--
+-- Name: maintenance_windows maintenance_windows_automation_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.maintenance_windows
+    ADD CONSTRAINT maintenance_windows_automation_id_fkey FOREIGN KEY (automation_id) REFERENCES public.automations(id);
+
+--
+-- Name: maintenance_windows maintenance_windows_sector_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.maintenance_windows
+    ADD CONSTRAINT maintenance_windows_sector_id_fkey FOREIGN KEY (sector_id) REFERENCES public.sectors(id);
 
 --
 -- Name: schedules schedules_automation_id_automations_id_fk; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -11,6 +11,7 @@ const depth = (slug: string, queued: number): automations.AutomationQueueDepth =
   workerUp: true,
   blocked: 5,
   maxConcurrentJobs: 4,
+  maintenanceActive: false,
 });
 
 afterEach(() => {

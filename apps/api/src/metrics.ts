@@ -82,6 +82,10 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
   gauge("hub_worker_up", "1 when the automation's worker is registered and running (seen within HUB_WORKER_TTL_SECONDS), else 0", (depth) =>
     depth.workerUp ? 1 : 0,
   );
+  // §6.18.
+  gauge("hub_maintenance_active", "1 while a maintenance window holds the automation's jobs (in effect, or draining before it begins), else 0", (depth) =>
+    depth.maintenanceActive ? 1 : 0,
+  );
 }
 
 /**

@@ -18,6 +18,7 @@ import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
 import { alertRoutes } from "./alerts/alerts.routes";
+import { maintenanceWindowRoutes } from "./maintenance/maintenance.routes";
 
 const routesByPasswordMinLength = new Map<number, AnyRoute[]>();
 
@@ -45,6 +46,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       ...jobRoutes,
       ...jobLogRoutes,
       ...scheduleRoutes,
+      ...maintenanceWindowRoutes,
       ...webhookRoutes,
       ...alertRoutes,
       // Last: POST /workers/me/offline stops the worker, and its next call, even a refused one,

@@ -61,4 +61,33 @@ describe("GET /events/stream for a sector-scoped employee", () => {
     const shownAutomations = new Set(asEmployee.events().map((event) => event.payload.automation_id ?? event.aggregate_id));
     expect([...shownAutomations].sort()).toEqual([first.automationId, second.automationId].sort());
   });
+
+  it("when maintenance windows are created in two sectors and over the hub, then the stream sends the reached sector's and the hub-wide ones only", async () => {
+    const reached = await automationInNewSector();
+    const other = await automationInNewSector();
+    const employee = await hub.createUser("employee");
+    await hub.client.patch(`/identity/users/${employee.id}`, { sector_ids: [reached.sectorId] }, { token: hub.adminToken });
+    const asEmployee = await SseClient.open(hub.api.url, { token: employee.token });
+    const asAdmin = await SseClient.open(hub.api.url, { token: hub.adminToken });
+    clients.push(asEmployee, asAdmin);
+    const window = { starts_at: new Date(Date.now() + 3_600_000).toISOString(), ends_at: new Date(Date.now() + 7_200_000).toISOString() };
+    const create = async (body: Record<string, unknown>) =>
+      (await hub.client.post("/maintenance-windows", { ...window, ...body }, { token: hub.adminToken })).body.id as string;
+
+    const hidden = await create({ sector_id: other.sectorId });
+    const ofSector = await create({ sector_id: reached.sectorId });
+    const ofAutomation = await create({ automation_id: reached.automationId });
+    const hubWide = await create({});
+    await asAdmin.waitForEvent("maintenance_window.created", hubWide);
+    await asEmployee.waitForEvent("maintenance_window.created", hubWide);
+
+    const windowsSeen = (client: SseClient) =>
+      client
+        .events()
+        .filter((event) => event.event_type === "maintenance_window.created")
+        .map((event) => event.aggregate_id as string);
+    expect(windowsSeen(asEmployee)).toEqual([ofSector, ofAutomation, hubWide]);
+    expect(windowsSeen(asAdmin)).toEqual([hidden, ofSector, ofAutomation, hubWide]);
+    for (const id of [hidden, ofSector, ofAutomation, hubWide]) await hub.client.delete(`/maintenance-windows/${id}`, { token: hub.adminToken });
+  });
 });

@@ -57,6 +57,7 @@ describe("POST /jobs", () => {
       // Its worker has not called the hub yet; the first job of the automation.
       waiting_reason: "worker_offline",
       queue_position: 1,
+      resumes_at: null,
       available_at: expect.stringMatching(ISO),
       retry_of: null,
       run_at: null,

@@ -231,6 +231,7 @@ describe("GET /automations/{id}/stats", () => {
       by_key: [],
       rate_limit_remaining: null,
       blocked: 0,
+      maintenance_until: null,
     });
   });
 

@@ -11,6 +11,7 @@ import { WebhookPage, WebhooksPage } from "./pages/WebhooksPage";
 import { EventsPage } from "./pages/EventsPage";
 import { MyAccountPage } from "./pages/MyAccountPage";
 import { JobPage } from "./pages/JobPage";
+import { MaintenancePage } from "./pages/MaintenancePage";
 import { NewAutomationPage } from "./pages/NewAutomationPage";
 import { NewJobPage } from "./pages/NewJobPage";
 import { SignInPage } from "./pages/SignInPage";
@@ -70,6 +71,7 @@ function Shell() {
           {navLink("/events", "events", "Events")}
           {navLink("/alerts", "alerts", "Alerts")}
           {navLink("/sectors", "sectors", "Sectors")}
+          {navLink("/maintenance", "maintenance", "Maintenance")}
           {user.isAdmin && navLink("/webhooks", "webhooks", "Webhooks")}
           {user.isAdmin && navLink("/users", "users", "Users")}
           {navLink("/api-keys", "api-keys", "Api keys")}
@@ -93,7 +95,7 @@ function Shell() {
   );
 }
 
-type Section = "automations" | "jobs" | "events" | "alerts" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
+type Section = "automations" | "jobs" | "events" | "alerts" | "sectors" | "maintenance" | "webhooks" | "users" | "api-keys" | "account";
 
 /** The navigation entry a page belongs to. */
 function sectionOf(route: Route): Section | undefined {
@@ -113,6 +115,7 @@ function sectionOf(route: Route): Section | undefined {
     case "events":
     case "alerts":
     case "sectors":
+    case "maintenance":
     case "users":
     case "api-keys":
     case "account":
@@ -152,6 +155,8 @@ function Page({ route }: { route: Route }) {
       return <JobPage key={route.jobId} jobId={route.jobId} />;
     case "events":
       return <EventsPage />;
+    case "maintenance":
+      return <MaintenancePage />;
     case "users":
       return <UsersPage />;
     case "alerts":

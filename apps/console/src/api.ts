@@ -11,6 +11,7 @@ export type {
   BulkActionResult,
   Event as HubEvent,
   Job,
+  MaintenanceWindow,
   Schedule,
   Sector,
   User,

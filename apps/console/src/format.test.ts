@@ -20,6 +20,7 @@ function queuedJob(change: Partial<Job>): Job {
     lease_expires_at: null,
     waiting_reason: "next_in_line",
     queue_position: 1,
+    resumes_at: null,
     available_at: "2026-11-23T11:59:00.000Z",
     retry_of: null,
     run_at: null,
@@ -35,6 +36,18 @@ function queuedJob(change: Partial<Job>): Job {
 }
 
 const context = { maxConcurrentJobs: 4, running: 4, workerLastSeenAt: "2026-11-23T11:57:00.000Z", now: NOW };
+
+describe("a job held by a maintenance window", () => {
+  it("when a window holds its automation, then the explanation says when it resumes", () => {
+    const text = waitingExplanation(queuedJob({ waiting_reason: "maintenance_window", resumes_at: "2026-11-23T14:00:00.000Z" }), {
+      maxConcurrentJobs: 1,
+      running: 0,
+      workerLastSeenAt: null,
+      now: NOW,
+    });
+    expect(text).toMatch(/^Waiting: a maintenance window holds this automation; it resumes at .+ \(in 2 h/);
+  });
+});
 
 describe("why a job waits, in words", () => {
   it("when every slot runs a job and 12 due jobs are ahead, then it says so with the numbers", () => {

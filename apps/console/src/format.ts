@@ -90,6 +90,10 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
       return `Waiting: ${count(job.pending_dependencies, "job")} it depends on ${job.pending_dependencies === 1 ? "has" : "have"} not finished yet.`;
     case "development_mode":
       return "Waiting: the automation is in development mode, so no job is handed to its worker.";
+    case "maintenance_window":
+      return job.resumes_at
+        ? `Waiting: a maintenance window holds this automation; it resumes at ${dateTime(job.resumes_at)} (${relative(job.resumes_at, context.now)}).`
+        : "Waiting: a maintenance window holds this automation.";
     case "no_worker":
       return "Waiting: no worker is registered for this automation.";
     case "worker_offline":

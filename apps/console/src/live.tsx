@@ -14,7 +14,7 @@ export type LiveStatus = "connecting" | "live" | "reconnecting";
 
 export interface StreamFilters {
   aggregate_id?: string;
-  aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
+  aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "maintenance_window" | "webhook" | "api_key" | "alert_rule";
   event_type?: string;
 }
 

@@ -20,6 +20,7 @@ export type Route =
   | { page: "api-keys" }
   | { page: "sectors" }
   | { page: "events" }
+  | { page: "maintenance" }
   | { page: "users" }
   | { page: "account" }
   | { page: "alerts" }
@@ -39,6 +40,7 @@ const PATTERNS: [RegExp, (match: string[]) => Route][] = [
   [/^\/api-keys\/?$/, () => ({ page: "api-keys" })],
   [/^\/sectors\/?$/, () => ({ page: "sectors" })],
   [/^\/events\/?$/, () => ({ page: "events" })],
+  [/^\/maintenance\/?$/, () => ({ page: "maintenance" })],
   [/^\/users\/?$/, () => ({ page: "users" })],
   [/^\/account\/?$/, () => ({ page: "account" })],
   [/^\/alerts\/?$/, () => ({ page: "alerts" })],

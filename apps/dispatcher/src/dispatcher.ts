@@ -12,6 +12,7 @@
  * - reconciler.ts: every due queued job re-offered, and at once when Redis lost its data;
  * - worker-sweeper.ts: silent workers marked stopped;
  * - schedules.ts: a timer that sleeps until the next fire and makes each fire's job;
+ * - maintenance.ts: maintenance windows' started/ended events, their occurrences kept 8 days ahead;
  * - idempotency-keys.ts: expired idempotency keys forgotten;
  * - alerts.ts: alert rules evaluated, one round per interval across every dispatcher;
  * - retention.ts: finished jobs, their events and other history older than HUB_RETENTION_DAYS
@@ -35,6 +36,7 @@ import { createOfferWorkers } from "./tasks/offer";
 import { createReconciler } from "./tasks/reconciler";
 import { createRetentionSweeper } from "./tasks/retention";
 import { createScheduleFirer, SCHEDULE_PROBE_MAX_MS } from "./tasks/schedules";
+import { createMaintenanceTask, MAINTENANCE_PROBE_MAX_MS } from "./tasks/maintenance";
 import { createWorkerSweeper } from "./tasks/worker-sweeper";
 
 export { DISPATCHER_DEFAULTS, HORIZON_PASS_INTERVAL_MS, type DispatcherConfig } from "./config";
@@ -87,6 +89,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     intervalMs: settings.alertEvaluationIntervalMs,
     onEventsWritten: () => context.outbox.nudge(),
   });
+  const maintenanceTask = createMaintenanceTask({ database, ready: context.ready, logger, onEventsWritten: () => context.outbox.nudge() });
 
   const onError = (task: string) => () => metrics.taskErrors.inc({ task });
   const delayedTask = periodic("delayed", PROMOTE_RETRY_MS, delayed.promoteDueJobs, logger, onError("delayed"));
@@ -99,6 +102,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     periodic("horizon", settings.horizonPassIntervalMs, horizon.passOnInterval, logger, onError("horizon")),
     periodic("schedules", SCHEDULE_PROBE_MAX_MS, scheduleFirer.tick, logger, onError("schedules")),
     periodic("alerts", alertLookIntervalMs(settings.alertEvaluationIntervalMs), evaluateAlerts, logger, onError("alerts")),
+    periodic("maintenance", MAINTENANCE_PROBE_MAX_MS, maintenanceTask.tick, logger, onError("maintenance")),
     periodic("idempotency-keys", FORGET_IDEMPOTENCY_KEYS_INTERVAL_MS, createIdempotencyKeySweeper(context), logger, onError("idempotency-keys")),
     ...(settings.retentionDays > 0 ? [periodic("retention", settings.retentionIntervalMs, sweepRetention, logger, onError("retention"))] : []),
   ];

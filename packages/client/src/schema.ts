@@ -1025,6 +1025,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List maintenance windows
+         * @description The windows (not deleted) the caller reaches — those of its automations, of their sectors and those over every automation — oldest first, a page at a time; `automation_id=`, `sector_id=` and `active=` filter.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /**
+         * Create a maintenance window: no job of its scope starts while it is in effect (admins)
+         * @description Exactly one form: starts_at + ends_at (one-off; starts_at may be past, ends_at after it, in the future and at most 31 days after it, else 422 at ["body","ends_at"]) or cron + duration_seconds (60–604800) + timezone (default "UTC"; cron and timezone as a schedule's). At most one of automation_id and sector_id (neither: every automation). Either broken → 422 value_error at ["body"]. An unknown automation or sector → 422 at its field. While a window is in effect no job of its scope starts: no claim hands one out, whatever the number of processes (PostgreSQL's clock). Running jobs go on; jobs are accepted and schedules fire; the held jobs read waiting_reason maintenance_window and GET /jobs/{job_id} shows resumes_at. With drain, a job also does not start when a window of its scope begins within its automation's timeout_seconds. At the end the held jobs start within 1 s in claim order, every limit held. Events maintenance_window.started and .ended {starts_at, ends_at}, one of each per occurrence within 5 s, whatever the number of dispatchers. A window created already in effect writes maintenance_window.started at once.
+         */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/maintenance-windows/{window_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a maintenance window
+         * @description One window with whether it is in effect now (`active`), its next start and the end of the occurrence in effect or next.
+         */
+        get: operations["getMaintenanceWindow"];
+        /**
+         * Replace a maintenance window's settings (admins; an omitted optional field takes its default)
+         * @description Exactly one form: starts_at + ends_at (one-off; starts_at may be past, ends_at after it, in the future and at most 31 days after it, else 422 at ["body","ends_at"]) or cron + duration_seconds (60–604800) + timezone (default "UTC"; cron and timezone as a schedule's). At most one of automation_id and sector_id (neither: every automation). Either broken → 422 value_error at ["body"]. An unknown automation or sector → 422 at its field. An occurrence in effect that the new settings no longer hold now ends at once (maintenance_window.ended with the actual end; held jobs start within 1 s); one they still hold keeps its start and takes the new end. A PUT that changes nothing records no event.
+         */
+        put: operations["replaceMaintenanceWindow"];
+        post?: never;
+        /**
+         * Delete a maintenance window (admins): an occurrence in effect ends at once
+         * @description The window holds no more jobs and is gone for every read (404). One in effect ends now: maintenance_window.ended with that end; held jobs start within 1 s.
+         */
+        delete: operations["deleteMaintenanceWindow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1731,6 +1783,8 @@ export interface components {
             rate_limit_remaining: number | null;
             /** @description Queued jobs waiting for their dependencies (waiting_reason dependencies, §6.16): never in queued or oldest_queued_at */
             blocked: number;
+            /** @description While maintenance windows hold the automation's jobs (in effect, or with drain beginning within timeout_seconds): when they end; null otherwise */
+            maintenance_until: string | null;
         };
         /** @description automation.updated */
         AutomationUpdatedEvent: {
@@ -1867,10 +1921,12 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("dependencies" | "development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
+            /** @description In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); null otherwise and in lists */
+            resumes_at: string | null;
             /**
              * Format: date-time
              * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)
@@ -2085,7 +2141,7 @@ export interface components {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "alert.firing" | "alert.resolved")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "alert.firing" | "alert.resolved")[];
             /** @description Default: `""`. */
             description?: string;
             /**
@@ -2095,7 +2151,7 @@ export interface components {
             format?: "standard" | "slack";
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["AlertFiringEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["MaintenanceWindowCreatedEvent"] | components["schemas"]["MaintenanceWindowUpdatedEvent"] | components["schemas"]["MaintenanceWindowDeletedEvent"] | components["schemas"]["MaintenanceWindowStartedEvent"] | components["schemas"]["MaintenanceWindowEndedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["AlertFiringEvent"] | components["schemas"]["AlertResolvedEvent"];
         FailJobRequest: {
             error: string;
             /** @description Re-queue the job while attempts remain. Default: `false`. */
@@ -2152,10 +2208,12 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("dependencies" | "development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
+            /** @description In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); null otherwise and in lists */
+            resumes_at: string | null;
             /**
              * Format: date-time
              * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)
@@ -2505,6 +2563,230 @@ export interface components {
         LoginRequest: {
             email: string;
             password: string;
+        };
+        /**
+         * @description A time during which no job of its scope starts (one-off, or recurring by cron)
+         * @example {
+         *       "id": "5d7e2c1a-3b4f-4a6e-8c9d-0e1f2a3b4c5d",
+         *       "automation_id": null,
+         *       "sector_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+         *       "starts_at": null,
+         *       "ends_at": null,
+         *       "cron": "0 1 * * SUN",
+         *       "timezone": "Europe/Berlin",
+         *       "duration_seconds": 7200,
+         *       "drain": true,
+         *       "description": "ERP backup every Sunday night",
+         *       "active": false,
+         *       "next_start_at": "2026-12-06T00:00:00.000Z",
+         *       "next_end_at": "2026-12-06T02:00:00.000Z",
+         *       "created_at": "2026-12-01T09:12:44.120Z"
+         *     }
+         */
+        MaintenanceWindow: {
+            /** Format: uuid */
+            id: string;
+            automation_id: string | null;
+            sector_id: string | null;
+            /** @description A one-off window's start; null for a recurring one */
+            starts_at: string | null;
+            /** @description A one-off window's end; null for a recurring one */
+            ends_at: string | null;
+            /** @description A recurring window's cron expression; null for a one-off one */
+            cron: string | null;
+            timezone: string | null;
+            duration_seconds: number | null;
+            drain: boolean;
+            description: string;
+            /** @description In effect now (PostgreSQL's clock) */
+            active: boolean;
+            /** @description The next start still ahead; null when none */
+            next_start_at: string | null;
+            /** @description The end of the occurrence in effect, or else of the next one; null when none */
+            next_end_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description maintenance_window.created */
+        MaintenanceWindowCreatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The maintenance_window's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "maintenance_window.created";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["MaintenanceWindowCreatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of maintenance_window.created */
+        MaintenanceWindowCreatedPayload: {
+            automation_id?: string | null;
+            sector_id?: string | null;
+            starts_at?: string | null;
+            ends_at?: string | null;
+            cron?: string | null;
+            timezone?: string | null;
+            duration_seconds?: number | null;
+            drain?: boolean;
+            description?: string;
+        };
+        /** @description maintenance_window.deleted */
+        MaintenanceWindowDeletedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The maintenance_window's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "maintenance_window.deleted";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["MaintenanceWindowDeletedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of maintenance_window.deleted */
+        MaintenanceWindowDeletedPayload: Record<string, never>;
+        /** @description maintenance_window.ended */
+        MaintenanceWindowEndedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The maintenance_window's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "maintenance_window.ended";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["MaintenanceWindowEndedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of maintenance_window.ended */
+        MaintenanceWindowEndedPayload: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            ends_at: string;
+        };
+        MaintenanceWindowRequest: {
+            /** @description Hold this automation's jobs (at most one of automation_id and sector_id; neither: every automation) */
+            automation_id?: string | null;
+            /** @description Hold the jobs of every automation of this sector */
+            sector_id?: string | null;
+            /** @description A one-off window's start (with ends_at); may be past: a window from now */
+            starts_at?: string | null;
+            /** @description A one-off window's end: after starts_at, in the future, at most 31 days after starts_at */
+            ends_at?: string | null;
+            /** @description A recurring window's starts: a cron expression as a schedule's (§6.9), with timezone and duration_seconds */
+            cron?: string | null;
+            timezone?: string | null;
+            /** @description A recurring window's length from each fire time (60–604800 s) */
+            duration_seconds?: number | null;
+            /** @description Also start no job that could still be running when the window begins: none from the automation's timeout_seconds before it (nothing changes without one). Default: `false`. */
+            drain?: boolean;
+            /** @description Default: `""`. */
+            description?: string;
+        };
+        /** @description maintenance_window.started */
+        MaintenanceWindowStartedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The maintenance_window's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "maintenance_window.started";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["MaintenanceWindowStartedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of maintenance_window.started */
+        MaintenanceWindowStartedPayload: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            ends_at: string;
+        };
+        /** @description maintenance_window.updated */
+        MaintenanceWindowUpdatedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The maintenance_window's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "maintenance_window.updated";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["MaintenanceWindowUpdatedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of maintenance_window.updated */
+        MaintenanceWindowUpdatedPayload: {
+            automation_id?: string | null;
+            sector_id?: string | null;
+            starts_at?: string | null;
+            ends_at?: string | null;
+            cron?: string | null;
+            timezone?: string | null;
+            duration_seconds?: number | null;
+            drain?: boolean;
+            description?: string;
         };
         NotReady: {
             /** @description "Service temporarily unavailable" */
@@ -3532,6 +3814,18 @@ export type KeyQueueDepth = components['schemas']['KeyQueueDepth'];
 export type Lease = components['schemas']['Lease'];
 export type LoginForm = components['schemas']['LoginForm'];
 export type LoginRequest = components['schemas']['LoginRequest'];
+export type MaintenanceWindow = components['schemas']['MaintenanceWindow'];
+export type MaintenanceWindowCreatedEvent = components['schemas']['MaintenanceWindowCreatedEvent'];
+export type MaintenanceWindowCreatedPayload = components['schemas']['MaintenanceWindowCreatedPayload'];
+export type MaintenanceWindowDeletedEvent = components['schemas']['MaintenanceWindowDeletedEvent'];
+export type MaintenanceWindowDeletedPayload = components['schemas']['MaintenanceWindowDeletedPayload'];
+export type MaintenanceWindowEndedEvent = components['schemas']['MaintenanceWindowEndedEvent'];
+export type MaintenanceWindowEndedPayload = components['schemas']['MaintenanceWindowEndedPayload'];
+export type MaintenanceWindowRequest = components['schemas']['MaintenanceWindowRequest'];
+export type MaintenanceWindowStartedEvent = components['schemas']['MaintenanceWindowStartedEvent'];
+export type MaintenanceWindowStartedPayload = components['schemas']['MaintenanceWindowStartedPayload'];
+export type MaintenanceWindowUpdatedEvent = components['schemas']['MaintenanceWindowUpdatedEvent'];
+export type MaintenanceWindowUpdatedPayload = components['schemas']['MaintenanceWindowUpdatedPayload'];
 export type NotReady = components['schemas']['NotReady'];
 export type ProgressReport = components['schemas']['ProgressReport'];
 export type RateLimit = components['schemas']['RateLimit'];
@@ -4577,10 +4871,10 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
-                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "maintenance_window" | "webhook" | "api_key" | "alert_rule";
                 /** @description Inclusive lower bound on created_at */
                 since?: string;
                 /** @description Exclusive upper bound on created_at */
@@ -4618,10 +4912,10 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
-                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
+                aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "maintenance_window" | "webhook" | "api_key" | "alert_rule";
             };
             header?: {
                 /** @description The `id` of the last message received: the stream first sends what followed it (at most 1000 events and 1 MiB, else a `reset` message), then the live events. Browsers' EventSource sends it when it reconnects. A value that is no stream entry id is read as absent (CONTRACT §6.15) */
@@ -6540,6 +6834,201 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Unknown or already deleted schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                /** @description Only windows scoped to this automation */
+                automation_id?: string;
+                /** @description Only windows scoped to this sector */
+                sector_id?: string;
+                /** @description Only windows in effect now (true) or not (false) */
+                active?: boolean;
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching windows, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sector_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+                 *       "starts_at": "2026-12-12T22:00:00+01:00",
+                 *       "ends_at": "2026-12-13T04:00:00+01:00",
+                 *       "drain": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["MaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                window_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown or deleted window */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                window_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sector_id": "9b2e6c1d-7a4f-4e0b-8c3d-2f1a5e6b7c8d",
+                 *       "starts_at": "2026-12-12T22:00:00+01:00",
+                 *       "ends_at": "2026-12-13T02:00:00+01:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description The window after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or deleted window */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                window_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown or already deleted window */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -26,4 +26,5 @@ export * as retention from "./sql/retention";
 export * as webhooks from "./sql/webhooks";
 export * as webhookDeliveries from "./sql/webhook-deliveries";
 export * as idempotencyKeys from "./sql/idempotency-keys";
+export * as maintenance from "./sql/maintenance";
 export * from "./reach";

@@ -89,23 +89,47 @@ export function automationIdReachedText(reach: Reach, automationIdExpr: string, 
   return { text: `(${parts.join(" and ")})`, values };
 }
 
+/**
+ * The predicate "the maintenance window is reached" (§6.22), on a window's `automation_id` and
+ * `sector_id`: one scoped to an automation as that automation; one scoped to a sector when the
+ * caller reaches that sector (narrowed to some automations: when one of them is in it); one over
+ * every automation, always. Undefined for {@link EVERYWHERE}.
+ */
+export function windowReached(reach: Reach, columns: { automationId: AnyPgColumn | SQL; sectorId: AnyPgColumn | SQL }): SQL | undefined {
+  if (reachesEverything(reach)) return undefined;
+  const ofAutomation = automationIdReached(reach, columns.automationId)!;
+  const sectorConditions: SQL[] = [];
+  if (reach.sectorIds !== null) sectorConditions.push(sql`${columns.sectorId} = any(${uuidArray(reach.sectorIds)})`);
+  if (reach.automationIds !== null) {
+    sectorConditions.push(
+      sql`exists (select 1 from automations reach_wa where reach_wa.sector_id = ${columns.sectorId} and reach_wa.id = any(${uuidArray(reach.automationIds)}))`,
+    );
+  }
+  return sql`((${columns.automationId} is not null and ${ofAutomation})
+    or (${columns.sectorId} is not null and ${sql.join(sectorConditions, sql` and `)})
+    or (${columns.automationId} is null and ${columns.sectorId} is null))`;
+}
+
 const typesAbout = (aggregate: Parameters<typeof eventTypesAbout>[0]) => sql`${`{${eventTypesAbout(aggregate).join(",")}}`}::text[]`;
 
 /**
  * The predicate "the event is reached" (CONTRACT §6.22): its aggregate is a reached automation
  * (workers' events are about their automation), one of its jobs (named in the payload, so an event
- * outlives its job's removal) or one of its schedules. Events about anything else (sectors, users,
- * webhooks, api keys) are left out for a scoped caller. Alert events (§6.19) are about their rule, and
- * shown when the automation they name in the payload is reached: a rule for every automation shows
- * a scoped caller only its own automations' alerts. Undefined for {@link EVERYWHERE}.
+ * outlives its job's removal), one of its schedules, or a maintenance window it reaches ({@link windowReached}).
+ * Events about anything else (sectors, users, webhooks, api keys) are left out for a scoped caller. Alert events
+ * (§6.19) are about their rule, and shown when the automation they name in the payload is reached: a rule for
+ * every automation shows a scoped caller only its own automations' alerts. Undefined for {@link EVERYWHERE}.
  */
 export function eventReached(reach: Reach, columns: { aggregateId: AnyPgColumn; eventType: AnyPgColumn; payload: AnyPgColumn }): SQL | undefined {
   if (reachesEverything(reach)) return undefined;
   const ofAutomation = automationIdReached(reach, columns.aggregateId)!;
   const ofJob = automationIdReached(reach, sql`(${columns.payload}->>'automation_id')::uuid`)!;
   const ofSchedule = automationIdReached(reach, sql`(select reach_s.automation_id from schedules reach_s where reach_s.id = ${columns.aggregateId})`)!;
+  const ofWindow = windowReached(reach, { automationId: sql.raw("reach_w.automation_id"), sectorId: sql.raw("reach_w.sector_id") })!;
   return sql`((${columns.eventType} = any(${typesAbout("automation")}) and ${ofAutomation})
     or (${columns.eventType} = any(${typesAbout("job")}) and ${ofJob})
     or (${columns.eventType} = any(${typesAbout("schedule")}) and ${ofSchedule})
-    or (${columns.eventType} = any(${typesAbout("alert_rule")}) and ${ofJob}))`;
+    or (${columns.eventType} = any(${typesAbout("alert_rule")}) and ${ofJob})
+    or (${columns.eventType} = any(${typesAbout("maintenance_window")})
+      and exists (select 1 from maintenance_windows reach_w where reach_w.id = ${columns.aggregateId} and ${ofWindow})))`;
 }

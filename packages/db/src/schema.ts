@@ -11,12 +11,14 @@ export * from "./tables/events";
 export * from "./tables/identity";
 export * from "./tables/jobs";
 export * from "./tables/alerts";
+export * from "./tables/maintenance";
 
 import type { events, webhookDeliveries, webhooks } from "./tables/events";
 import type { automations, schedules, sectors, workers } from "./tables/automations";
 import type { jobs } from "./tables/jobs";
 import type { apiKeys, users } from "./tables/identity";
 import type { alertHistory, alertRules } from "./tables/alerts";
+import type { maintenanceOccurrences, maintenanceWindows } from "./tables/maintenance";
 
 export type Sector = typeof sectors.$inferSelect;
 export type User = typeof users.$inferSelect;
@@ -30,3 +32,5 @@ export type Webhook = typeof webhooks.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type AlertRule = typeof alertRules.$inferSelect;
 export type AlertHistoryEntry = typeof alertHistory.$inferSelect;
+export type MaintenanceWindow = typeof maintenanceWindows.$inferSelect;
+export type MaintenanceOccurrence = typeof maintenanceOccurrences.$inferSelect;

@@ -181,3 +181,14 @@ export class CronTimetable {
     return latest;
   }
 }
+
+/** The timetable of a stored expression in a stored zone; null for one the hub cannot read (a row edited by hand). */
+export function timetableFor(cron: string, timeZone: string): CronTimetable | null {
+  const parsed = parseCronExpression(cron);
+  if (!parsed.ok) return null;
+  try {
+    return new CronTimetable(parsed.expression, timeZone);
+  } catch {
+    return null;
+  }
+}

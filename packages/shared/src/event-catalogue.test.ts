@@ -39,6 +39,11 @@ const CONTRACT_EVENT_TYPES = [
   "schedule.updated",
   "schedule.deleted",
   "schedule.skipped",
+  "maintenance_window.created",
+  "maintenance_window.updated",
+  "maintenance_window.deleted",
+  "maintenance_window.started",
+  "maintenance_window.ended",
   "webhook.created",
   "webhook.deleted",
   "webhook.disabled",
@@ -78,11 +83,19 @@ describe("the event catalogue", () => {
     expect(EVENT_TYPES.every((type) => isEventVisibleTo("admin", type))).toBe(true);
   });
 
-  it("when retention is read, then job events go with their job, those the hub repeats by itself (worker status, skipped fires, alert transitions) go by age, and the rest are kept", () => {
+  it("when retention is read, then job events go with their job, those the hub repeats by itself (worker status, skipped fires, alert transitions, maintenance occurrences) go by age, and the rest are kept", () => {
     const withJob = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].retention === "with_job");
 
     expect(withJob).toEqual(EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].aggregate === "job"));
-    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual(["alert.firing", "alert.resolved", "schedule.skipped", "worker.status_changed"]);
+    // A recurring maintenance window starts and ends again and again (§6.18).
+    expect([...EVENT_TYPES_REMOVED_BY_AGE].sort()).toEqual([
+      "alert.firing",
+      "alert.resolved",
+      "maintenance_window.ended",
+      "maintenance_window.started",
+      "schedule.skipped",
+      "worker.status_changed",
+    ]);
   });
 
   it("when a job event carries the contract's payload, then its schema accepts it; without a required field, it refuses it", () => {
@@ -107,6 +120,7 @@ describe("the event catalogue", () => {
       job: "job",
       user: "user",
       schedule: "schedule",
+      maintenance_window: "maintenance_window",
       webhook: "webhook",
       api_key: "api_key",
       alert: "alert_rule",

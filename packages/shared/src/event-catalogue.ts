@@ -12,7 +12,7 @@ import { CANCEL_REASONS, REQUEUE_REASONS } from "./job-lifecycle";
 import { ALERT_KINDS } from "./alerts";
 
 /** What an event's `aggregate_id` is the id of. */
-export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule";
+export type AggregateType = "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key" | "alert_rule" | "maintenance_window";
 
 /**
  * Who reads an event in GET /events: every signed-in user, or admins only (left out of anyone
@@ -86,6 +86,24 @@ const scheduleFields = z
   })
   .partial();
 
+/** The fields of a maintenance window (§6.18) as its events carry them: those set (created) or changed (updated). */
+const maintenanceWindowFields = z
+  .object({
+    automation_id: id().nullable(),
+    sector_id: id().nullable(),
+    starts_at: time().nullable(),
+    ends_at: time().nullable(),
+    cron: z.string().nullable(),
+    timezone: z.string().nullable(),
+    duration_seconds: z.int().nullable(),
+    drain: z.boolean(),
+    description: z.string(),
+  })
+  .partial();
+
+/** One occurrence of a window (§6.18): `ends_at` on `.ended` is the actual end (earlier when the window was deleted or cut short). */
+const maintenanceOccurrence = z.object({ starts_at: time(), ends_at: time() });
+
 const webhookIdentity = z.object({ url: z.string(), event_types: z.array(z.string()) });
 const apiKeyIdentity = z.object({ user_id: id(), name: z.string(), prefix: z.string() });
 const userIdentity = z.object({ email: z.string(), role: z.enum(ROLES) });
@@ -155,6 +173,11 @@ export const EVENT_CATALOGUE = {
   "schedule.updated": event("schedule", scheduleFields),
   "schedule.deleted": event("schedule", nothing),
   "schedule.skipped": event("schedule", z.object({ fire_time: time(), reason: z.enum(["overlap", "invalid_context"]) }), "everyone", "age"),
+  "maintenance_window.created": event("maintenance_window", maintenanceWindowFields),
+  "maintenance_window.updated": event("maintenance_window", maintenanceWindowFields),
+  "maintenance_window.deleted": event("maintenance_window", nothing),
+  "maintenance_window.started": event("maintenance_window", maintenanceOccurrence, "everyone", "age"),
+  "maintenance_window.ended": event("maintenance_window", maintenanceOccurrence, "everyone", "age"),
   "webhook.created": event("webhook", webhookIdentity, "admins"),
   "webhook.deleted": event("webhook", webhookIdentity, "admins"),
   "webhook.disabled": event("webhook", webhookIdentity, "admins"),

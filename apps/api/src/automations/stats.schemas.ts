@@ -34,6 +34,12 @@ export const automationStatsRecord = z
       .describe(`Up to ${BY_KEY_MAX} concurrency_key values with the most due queued jobs (ties by value); [] without a key`),
     rate_limit_remaining: z.int().nullable().describe("Starts the automation's rate limit still allows now; null without one or when it is per key"),
     blocked: z.int().describe("Queued jobs waiting for their dependencies (waiting_reason dependencies, §6.16): never in queued or oldest_queued_at"),
+    maintenance_until: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        "While maintenance windows hold the automation's jobs (in effect, or with drain beginning within timeout_seconds): when they end; null otherwise",
+      ),
   })
   .meta({ id: "AutomationStats" });
 export type AutomationStatsRecord = z.infer<typeof automationStatsRecord>;

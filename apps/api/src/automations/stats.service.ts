@@ -24,5 +24,6 @@ export async function getAutomationStats(db: Executor, reach: Reach, automationI
     by_key: byKey.map((depth) => ({ key: depth.key, queued: depth.queued, running: depth.running, rate_limit_remaining: depth.rateLimitRemaining })),
     rate_limit_remaining: rateLimitRemaining,
     blocked: stats.blocked,
+    maintenance_until: stats.maintenanceUntil?.toISOString() ?? null,
   };
 }

@@ -200,6 +200,7 @@ export const jobRecord = z
       .nullable()
       .describe(
         "While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), " +
+          "maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), " +
           "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
           "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
           "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
@@ -215,6 +216,13 @@ export const jobRecord = z
         "In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); " +
           "with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). " +
           "Null when not queued, while its own available_at is ahead, and in lists.",
+      ),
+    resumes_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        "In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); " +
+          "null otherwise and in lists",
       ),
     available_at: z.iso
       .datetime()

@@ -48,6 +48,7 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
     lease_expires_at: job.leaseExpiresAt?.toISOString() ?? null,
     waiting_reason: waiting.waitingReason,
     queue_position: waiting.queuePosition,
+    resumes_at: waiting.resumesAt?.toISOString() ?? null,
     available_at: job.availableAt.toISOString(),
     retry_of: job.retryOf,
     run_at: job.runAt?.toISOString() ?? null,

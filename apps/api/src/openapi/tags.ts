@@ -11,6 +11,8 @@ export const API_TAGS = {
   jobs: "Creating jobs (one or a batch, idempotently), following them, cancelling and retrying them, one by one or in bulk.",
   schedules:
     "Recurring jobs: a cron expression read in a time zone makes one job of its automation per fire, whatever the number of dispatchers (admins set them up, everyone reads them).",
+  maintenance:
+    "Maintenance windows: times, one-off or recurring by cron, during which no job of an automation, a sector or the whole hub starts (admins set them up, everyone reads those they reach).",
   "worker protocol":
     "What a worker calls with its `X-Worker-Api-Key`: long-poll claims, heartbeats that extend a job's lease, and results. A call for a job not running under the worker's current lease is refused with 409 and changes nothing. The @hub/worker SDK and the hub-worker command speak it.",
   webhooks:

@@ -17,7 +17,7 @@ const valueError = (problem: string) => pydanticIssue("value_error", `Value erro
  * is allowed (HUB_SCHEDULES_ALLOW_SECONDS) and whether the expression fires within 4 years are
  * checked once the body has this shape (schedules.service.ts), with the context.
  */
-const cronField = () =>
+export const cronField = () =>
   z
     .string()
     .superRefine((text, ctx) => {
@@ -31,7 +31,7 @@ const cronField = () =>
     )
     .meta({ examples: ["0 6 * * MON-FRI", "*/15 * * * *", "@daily"] });
 
-const timezoneField = () =>
+export const timezoneField = () =>
   z
     .string()
     .superRefine((name, ctx) => {

@@ -87,7 +87,7 @@ function fireHorizonOf(now: Date): Date {
  * years of `now` in its time zone. Returns the timetable when the expression and the time zone
  * are usable. Shared by a schedule's create and PUT and by GET /schedules/preview.
  */
-function checkCron(
+export function checkCron(
   cron: string,
   timezone: string,
   allowSeconds: boolean,

@@ -5,12 +5,12 @@
  */
 import { useState, type FormEvent } from "react";
 import { call, hub, type Automation, type AutomationStats } from "../api";
-import { dateTime, keyValueText, rateLimitText } from "../format";
+import { dateTime, keyValueText, rateLimitText, relative } from "../format";
 import { automationIdOf, useLiveEvents } from "../live";
 import { Link } from "../router";
 import { useUser } from "../session";
 import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, SecretOnce, useCoalesced, useResource, useSubmission } from "../ui";
-import { Ago, Since } from "../clock";
+import { Ago, Clocked, Since } from "../clock";
 import { readStats } from "./AutomationsPage";
 import { JobsSection } from "./JobsSection";
 import { RotateWorkerKey } from "./RotateWorkerKey";
@@ -44,6 +44,7 @@ export function AutomationPage({ automationId }: { automationId: string }) {
       return;
     }
     if (event.event_type.startsWith("schedule.") || (event.event_type === "job.created" && "schedule_id" in event.payload)) reloadSchedules();
+    if (event.event_type.startsWith("maintenance_window.")) reloadAutomation();
     if (automationIdOf(event) !== automationId) return;
     reloadAutomation();
     if (event.event_type.startsWith("job.")) reloadJobs();
@@ -80,6 +81,13 @@ export function AutomationPage({ automationId }: { automationId: string }) {
         {record.description && ` · ${shown(record.description)}`}
       </p>
 
+      {stats.data?.maintenance_until && (
+        <p className="waiting maintenance-banner" role="status">
+          A maintenance window holds this automation: no job starts until {dateTime(stats.data.maintenance_until)} (
+          <Clocked text={(now) => relative(stats.data!.maintenance_until!, now)} />
+          ). Running jobs go on; new jobs wait. <Link to="/maintenance">See the maintenance windows</Link>.
+        </p>
+      )}
       {user.isAdmin && record.is_active && (
         <section aria-labelledby="actions-title" className="panel">
           <h2 id="actions-title">Actions</h2>

@@ -40,6 +40,11 @@ export const EVENT_TYPES = Object.keys({
   "schedule.updated": true,
   "schedule.deleted": true,
   "schedule.skipped": true,
+  "maintenance_window.created": true,
+  "maintenance_window.updated": true,
+  "maintenance_window.deleted": true,
+  "maintenance_window.started": true,
+  "maintenance_window.ended": true,
   "webhook.created": true,
   "webhook.deleted": true,
   "webhook.disabled": true,
@@ -55,7 +60,7 @@ const EVENT_GROUPS: [string, string[]][] = [...new Set(EVENT_TYPES.map((type) =>
   EVENT_TYPES.filter((type) => type.startsWith(`${group}.`)),
 ]);
 
-const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "user", "webhook", "api_key", "alert_rule"] as const satisfies readonly NonNullable<
+const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "maintenance_window", "user", "webhook", "api_key", "alert_rule"] as const satisfies readonly NonNullable<
   StreamFilters["aggregate_type"]
 >[];
 

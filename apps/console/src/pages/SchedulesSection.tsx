@@ -14,7 +14,7 @@ import { Badge, ConfirmButton, Empty, ErrorMessage, Field, Loading, useSubmissio
 const scheduleName = (schedule: Schedule) => schedule.key || schedule.description || schedule.cron;
 
 /** Every IANA zone the browser knows, for the time-zone field's suggestions. */
-const TIME_ZONES: readonly string[] = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : ["UTC"];
+export const TIME_ZONES: readonly string[] = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : ["UTC"];
 
 export function SchedulesSection({
   automation,
@@ -157,7 +157,7 @@ interface Preview {
 }
 
 /** The next fire times of `cron` in `timezone`, as the hub computes them, or why it refuses them. */
-function usePreview(cron: string, timezone: string): Preview {
+export function usePreview(cron: string, timezone: string): Preview {
   const [preview, setPreview] = useState<Preview>({ next: undefined, issues: {}, error: undefined });
   useEffect(() => {
     if (!cron.trim()) {

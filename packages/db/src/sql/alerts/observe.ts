@@ -14,11 +14,10 @@ import { waitingReasonsOf, type QueuedJobKey } from "../jobs/waiting";
 
 /**
  * THE place where maintenance windows (§6.18) plug into alerts: an SQL condition on the automation
- * row `a`, true while a window holds its jobs, so a planned window pages nobody. Until the
- * maintenance windows' function exists on this branch it is `false`; once it does:
- * `hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null`.
+ * row `a`, true while a window holds its jobs (packages/db/functions/hub_maintenance_until.sql), so
+ * a planned window pages nobody.
  */
-export const MAINTENANCE_HOLDS = "false";
+export const MAINTENANCE_HOLDS = "hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null";
 
 /** One rule × one active automation it covers, measured now. */
 export interface AlertMeasurement {

@@ -27,6 +27,8 @@ export interface AutomationStats {
   workerLastSeenAt: Date | null;
   /** Held jobs waiting for dependencies (CONTRACT §6.16): never in `queued` or `oldestQueuedAt`. */
   blocked: number;
+  /** §6.18: the end of the maintenance windows holding the automation now; null when none does. */
+  maintenanceUntil: Date | null;
 }
 
 /** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
@@ -41,7 +43,9 @@ export function statsQuery(automationId: string, reach: Reach): SQL {
     (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'failed'
        and f.finished_at >= now() - interval '1 hour') as failed_last_hour,
     -- §6.16: held for dependencies (a range of jobs_automation_status_created_idx, empty for an automation without).
-    (select count(*)::int from jobs b where b.automation_id = a.id and b.status = 'held' and b.pending_dependencies > 0) as blocked
+    (select count(*)::int from jobs b where b.automation_id = a.id and b.status = 'held' and b.pending_dependencies > 0) as blocked,
+    -- §6.18 (packages/db/functions/hub_maintenance_until.sql).
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) as maintenance_until
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   cross join lateral (
@@ -76,6 +80,7 @@ export async function readStats(executor: Executor, reach: Reach, automationId: 
     workerStatus: (row.worker_status as AutomationStats["workerStatus"]) ?? null,
     workerLastSeenAt: toDate(row.worker_last_seen_at),
     blocked: row.blocked as number,
+    maintenanceUntil: toDate(row.maintenance_until),
   };
 }
 
@@ -92,6 +97,8 @@ export interface AutomationQueueDepth {
   blocked: number;
   /** The automation's max_concurrent_jobs (the gauge `hub_jobs_concurrency_limit`, beside `hub_jobs_running`). */
   maxConcurrentJobs: number;
+  /** §6.18: a maintenance window holds the automation now. */
+  maintenanceActive: boolean;
 }
 
 /**
@@ -112,6 +119,7 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     workerUp: row.worker_up === true,
     blocked: row.blocked as number,
     maxConcurrentJobs: row.max_concurrent_jobs as number,
+    maintenanceActive: row.maintenance_active === true,
   }));
 }
 
@@ -122,7 +130,9 @@ export function queueDepthQuery(): SQL {
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
     coalesce(w.status = 'running', false) as worker_up, a.max_concurrent_jobs,
-    coalesce(b.blocked, 0)::int as blocked
+    coalesce(b.blocked, 0)::int as blocked,
+    -- §6.18: one probe of maintenance_occurrences_end_idx per automation when no window is defined.
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null as maintenance_active
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   left join (

@@ -27,6 +27,8 @@ export interface JobWaiting {
   waitingReason: WaitingReason | null;
   /** Null also while its own `available_at` is in the future. */
   queuePosition: number | null;
+  /** §6.18: when the maintenance windows holding the queued job end; absent or null otherwise (and in lists). */
+  resumesAt?: Date | null;
 }
 
 /** GET /jobs/{id}: the job with its waiting reason and queue position, read in one statement. */
@@ -39,6 +41,7 @@ export async function findWithWaiting(executor: Executor, reach: Reach, id: stri
     ...fromRow(shown),
     waitingReason: (row.waiting_reason as WaitingReason | null) ?? null,
     queuePosition: row.queue_position == null ? null : Number(row.queue_position),
+    resumesAt: row.resumes_at == null ? null : new Date(row.resumes_at as string),
   };
 }
 

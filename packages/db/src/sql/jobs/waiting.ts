@@ -23,7 +23,8 @@ const WAITING_RULES = [
   ["dependencies", "p.pending_dependencies > 0"],
   // `awaiting_approval` (§6.17) goes here.
   ["development_mode", "s.is_development"],
-  // `maintenance_window` (§6.18) goes here.
+  // §6.18: a maintenance window in effect (or, with drain, beginning within the automation's timeout) holds it.
+  ["maintenance_window", "s.maintenance_until is not null"],
   ["scheduled", "p.available_at > now() and p.attempts = 0"],
   ["scheduled_retry", "p.available_at > now()"],
   ["no_worker", "s.worker_id is null"],
@@ -79,7 +80,9 @@ const waitingReasonParts = {
       a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds, a.rate_limit_per_key,
       case when a.rate_limit_count is not null and not a.rate_limit_per_key then
         (select hub_start_window_opens_at(st.starts, st.head, a.rate_limit_count, a.rate_limit_period_seconds)
-         from automation_start_states st where st.automation_id = a.id) end as window_opens_at
+         from automation_start_states st where st.automation_id = a.id) end as window_opens_at,
+      -- §6.18: until when maintenance windows hold the automation (packages/db/functions/hub_maintenance_until.sql).
+      hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) as maintenance_until
     from automations a
     left join workers w on w.automation_id = a.id and w.unregistered_at is null
     where a.id in (select p.automation_id from page p where p.status in ('queued', 'held'))
@@ -126,6 +129,8 @@ ${WAITING_RULES.map(([reason, condition]) => `    when ${condition} then '${reas
   end`,
   /** When the window that holds a `rate_limited` job back next allows a start (CONTRACT §6.13). */
   windowOpensAt: `coalesce(s.window_opens_at, k.window_opens_at)`,
+  /** When the maintenance windows holding a queued job end (CONTRACT §6.18 `resumes_at`), whatever reason comes first. */
+  resumesAt: `case when p.status = 'queued' then s.maintenance_until end`,
 };
 
 /**
@@ -166,7 +171,7 @@ export function withWaitingQuery(jobId: string, reach: Reach): SQL {
   return sql`
   with page as (select ${sql.raw(PAGE_COLUMNS)} from jobs where id = ${jobId} and ${reached}),${sql.raw(waitingReasonParts.ctes)}
   select j.*, ${sql.raw(waitingReasonParts.reason)} as waiting_reason, ${sql.raw(queuePositionExpression)} as queue_position,
-    ${sql.raw(waitingReasonParts.windowOpensAt)} as window_opens_at
+    ${sql.raw(waitingReasonParts.windowOpensAt)} as window_opens_at, ${sql.raw(waitingReasonParts.resumesAt)} as resumes_at
   from page p join jobs j on j.id = p.id ${sql.raw(waitingReasonParts.joins)}`;
 }
 
