@@ -785,6 +785,11 @@ CREATE TABLE public.automations (
     rate_limit_count integer,
     rate_limit_period_seconds integer,
     rate_limit_per_key boolean DEFAULT false NOT NULL,
+    requires_approval boolean DEFAULT false NOT NULL,
+    approver_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    approval_timeout_seconds integer,
+    CONSTRAINT automations_approval_timeout_seconds_check CHECK (((approval_timeout_seconds >= 60) AND (approval_timeout_seconds <= 2592000))),
+    CONSTRAINT automations_approver_ids_check CHECK ((cardinality(approver_ids) <= 50)),
     CONSTRAINT automations_concurrency_key_check CHECK (((concurrency_key IS NULL) = (max_concurrent_per_key IS NULL))),
     CONSTRAINT automations_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
     CONSTRAINT automations_max_concurrent_jobs_check CHECK (((max_concurrent_jobs >= 1) AND (max_concurrent_jobs <= 1000))),
@@ -908,6 +913,12 @@ CREATE TABLE public.jobs (
     key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
     traceparent text,
     tracestate text,
+    approval_status text,
+    approval_expires_at timestamp(3) with time zone,
+    approval_decided_by uuid,
+    approval_decided_at timestamp(3) with time zone,
+    approval_comment text,
+    CONSTRAINT jobs_approval_status_check CHECK ((approval_status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'expired'::text, 'withdrawn'::text]))),
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
 );
 ALTER TABLE ONLY public.jobs ALTER COLUMN key_value SET (n_distinct=-0.05);
@@ -1310,6 +1321,18 @@ CREATE INDEX job_key_states_never_started_idx ON public.job_key_states USING btr
 --
 
 CREATE INDEX job_key_states_waiting_idx ON public.job_key_states USING btree (automation_id, last_start) WHERE waiting;
+
+--
+-- Name: jobs_approval_expiry_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_approval_expiry_idx ON public.jobs USING btree (approval_expires_at) WHERE ((approval_status = 'pending'::text) AND (approval_expires_at IS NOT NULL));
+
+--
+-- Name: jobs_approval_pending_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_approval_pending_idx ON public.jobs USING btree (created_at, id) WHERE (approval_status = 'pending'::text);
 
 --
 -- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -

@@ -13,6 +13,7 @@ import { workerRoutes } from "./workers/workers.routes";
 import { workerSelfRoutes } from "./workers/worker-self.routes";
 import { workerProtocolRoutes } from "./worker-protocol/worker-protocol.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
+import { approvalRoutes } from "./approvals/approvals.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
@@ -40,6 +41,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       // any /jobs/{job_id} route, so none is ever read as a job id.
       ...workerProtocolRoutes,
       ...jobRoutes,
+      ...approvalRoutes,
       ...jobLogRoutes,
       ...scheduleRoutes,
       ...webhookRoutes,

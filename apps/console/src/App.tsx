@@ -15,6 +15,8 @@ import { NewAutomationPage } from "./pages/NewAutomationPage";
 import { NewJobPage } from "./pages/NewJobPage";
 import { SignInPage } from "./pages/SignInPage";
 import { UsersPage } from "./pages/UsersPage";
+import { ApprovalsPage } from "./pages/approvals/ApprovalsPage";
+import { useApprovalCount } from "./pages/approvals/approval-count";
 import { Link, parseRoute, useLocation, type Route } from "./router";
 import { useSession, useUser } from "./session";
 import { Loading } from "./ui";
@@ -39,6 +41,7 @@ function Shell() {
   const { pathname } = useLocation();
   const route = parseRoute(pathname);
   const main = useRef<HTMLElement>(null);
+  const approvalCount = useApprovalCount();
 
   // A new page: move focus to its heading, as a full page load would put a screen reader there.
   useEffect(() => {
@@ -65,6 +68,17 @@ function Shell() {
         <nav aria-label="Main">
           {navLink("/automations", "automations", "Automations")}
           {navLink("/jobs", "jobs", "Jobs")}
+          <Link to="/approvals" aria-current={section === "approvals" ? "page" : undefined}>
+            Approvals
+            {approvalCount !== undefined && approvalCount !== "0" && (
+              <>
+                <span className="nav-count" aria-hidden="true" data-testid="approval-count">
+                  {approvalCount}
+                </span>
+                <span className="visually-hidden">, {approvalCount} waiting</span>
+              </>
+            )}
+          </Link>
           {navLink("/events", "events", "Events")}
           {navLink("/sectors", "sectors", "Sectors")}
           {user.isAdmin && navLink("/webhooks", "webhooks", "Webhooks")}
@@ -89,7 +103,7 @@ function Shell() {
   );
 }
 
-type Section = "automations" | "jobs" | "events" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
+type Section = "automations" | "jobs" | "approvals" | "events" | "sectors" | "webhooks" | "users" | "api-keys" | "account";
 
 /** The navigation entry a page belongs to. */
 function sectionOf(route: Route): Section | undefined {
@@ -106,6 +120,7 @@ function sectionOf(route: Route): Section | undefined {
     case "webhooks":
     case "webhook":
       return "webhooks";
+    case "approvals":
     case "events":
     case "sectors":
     case "users":
@@ -133,6 +148,8 @@ function Page({ route }: { route: Route }) {
       return <EditAutomationPage key={route.automationId} automationId={route.automationId} />;
     case "jobs":
       return <JobsPage />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "webhooks":
       return <WebhooksPage />;
     case "webhook":

@@ -27,6 +27,7 @@ function queuedJob(change: Partial<Job>): Job {
     schedule_id: null,
     fire_time: null,
     progress: null,
+    approval: null,
     ...change,
   };
 }

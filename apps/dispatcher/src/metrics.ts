@@ -46,6 +46,7 @@ export function createDispatcherMetrics() {
       "hub_dispatcher_retention_last_sweep_timestamp_seconds",
       "Unix time at which this dispatcher last completed a retention sweep (0 = not yet)",
     ),
+    approvalsExpired: metric.counter("hub_dispatcher_approvals_expired_total", "Jobs cancelled because their approval request expired (CONTRACT §6.17)"),
     taskErrors: metric.counter("hub_dispatcher_task_errors_total", "Failed runs of a periodic task (retried on its next tick)", ["task"]),
   };
 }

@@ -50,5 +50,17 @@ export const REQUEUE_REASONS = ["lease_expired", "retryable_failure", "timeout",
 export type RequeueReason = (typeof REQUEUE_REASONS)[number];
 
 /** Why a job was cancelled (`job.cancelled` `reason`). */
-export const CANCEL_REASONS = ["cancelled_by_user", "automation_deactivated"] as const;
+export const CANCEL_REASONS = ["cancelled_by_user", "automation_deactivated", "rejected", "approval_expired"] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+/**
+ * Where a job's approval stands (CONTRACT §6.17): `pending` until it is decided, then once
+ * `approved`, `rejected` (POST /jobs/{id}/reject), `expired` (its timeout) or `withdrawn` (the job
+ * cancelled in any other way while pending).
+ */
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "withdrawn"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export function isApprovalStatus(value: string): value is ApprovalStatus {
+  return (APPROVAL_STATUSES as readonly string[]).includes(value);
+}

@@ -22,6 +22,7 @@ import {
 import { pageQueryShape } from "../http/pagination";
 import { jobProgress, progressReport } from "./progress.schemas";
 import { CONTEXT_FILTERS_MAX } from "./context-filters";
+import { approvalRecord, approvalStatusList } from "../approvals/approvals.schemas";
 
 /** Longest `error_contains` of GET /jobs (CONTRACT §6.14). */
 export const ERROR_CONTAINS_MAX_CHARS = 100;
@@ -77,6 +78,10 @@ export const createJobBody = z
         `${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`,
       )
       .meta({ examples: [10] }),
+    requires_approval: z
+      .boolean()
+      .optional()
+      .describe("true: the job waits for an approval before it may run, whatever its automation says; false never lifts the automation's requirement"),
   })
   .meta({ id: "CreateJobRequest" });
 export type CreateJobBody = z.output<typeof createJobBody>;
@@ -132,6 +137,7 @@ const statusList = () =>
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
   status: statusList().optional(),
+  approval: approvalStatusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
   priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX })
@@ -215,6 +221,7 @@ export const jobRecord = z
     progress: jobProgress
       .nullable()
       .describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
+    approval: approvalRecord.nullable().describe("The job's approval (CONTRACT §6.17); null for a job that needs none"),
   })
   .meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;

@@ -18,6 +18,7 @@ import {
   type ListJobsQuery,
   type RetryJobBody,
 } from "./jobs.schemas";
+import { approvalRecordOf } from "../approvals/approvals.schemas";
 
 const NOT_WAITING: jobs.JobWaiting = { waitingReason: null, queuePosition: null };
 
@@ -53,6 +54,7 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
     schedule_id: job.scheduleId,
     fire_time: job.fireTime?.toISOString() ?? null,
     progress: job.progress,
+    approval: approvalRecordOf(job),
   };
 }
 
@@ -171,6 +173,7 @@ export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery,
     {
       automationId: query.automation_id,
       statuses: query.status,
+      approvalStatuses: query.approval,
       createdAfter: query.created_after,
       createdBefore: query.created_before,
       priorityMin: query.priority_min,

@@ -15,6 +15,7 @@ import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loa
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
 import { shown } from "../shown";
+import { ApprovalSection } from "./approvals/ApprovalSection";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
 const TIMELINE_LIMIT = 1000;
@@ -111,6 +112,8 @@ export function JobPage({ jobId }: { jobId: string }) {
           {(record.status === "failed" || record.status === "cancelled") && <RetryJob job={record} automation={automation.data} />}
         </div>
       )}
+
+      <ApprovalSection job={record} automation={automation.data} now={now} onDecided={reloadJob} />
 
       <section aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
@@ -237,6 +240,9 @@ function summarize(event: HubEvent): string {
           : "";
     case "job.rescheduled":
       return `priority ${String(payload.priority)}`;
+    case "job.approved":
+    case "job.rejected":
+      return payload.comment ? shown(String(payload.comment)) : "";
     default:
       return "";
   }

@@ -13,6 +13,9 @@ import * as events from "../events/crud";
 import * as workerSignals from "../workers/signals";
 import { queryBuilder, type Executor } from "../../executor";
 
+/** A cancel of a job whose approval is pending withdraws it (CONTRACT §6.17); any other approval stays as it is. */
+const withdrawPendingApproval = sql`case when ${jobs.approvalStatus} = 'pending' then 'withdrawn' else ${jobs.approvalStatus} end`;
+
 function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
 }
@@ -34,7 +37,7 @@ export async function cancel(
   if (!isJobStatus(status) || !canTransition(status, "cancelled")) return { ok: false, refusal: "finished" };
   const [job] = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null, approvalStatus: withdrawPendingApproval })
     .where(eq(jobs.id, jobId))
     .returning();
   await events.record(executor, cancelledEvent(job!, "cancelled_by_user", actorId));
@@ -47,7 +50,7 @@ export async function cancelQueuedOfAutomation(executor: Executor, automationId:
   const tx = queryBuilder(executor);
   const cancelled = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()` })
+    .set({ status: "cancelled", finishedAt: sql`now()`, approvalStatus: withdrawPendingApproval })
     .where(and(eq(jobs.automationId, automationId), eq(jobs.status, "queued")))
     .returning();
   await events.recordMany(
@@ -85,7 +88,7 @@ export async function cancelMany(executor: Executor, jobIds: readonly string[], 
   const wasRunning = new Set(locked.filter((row) => row.status === "running").map((row) => row.id));
   const cancelled = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null, approvalStatus: withdrawPendingApproval })
     .where(
       and(
         inArray(

@@ -16,3 +16,4 @@ export * from "./log-state";
 export * from "./rekey";
 export * from "./complete-and-claim";
 export * from "./trace-context";
+export * from "./approval";

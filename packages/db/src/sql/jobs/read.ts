@@ -3,7 +3,7 @@
  * the other `jobs-*.ts` modules, each with its outbox event.
  */
 import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
-import type { JobStatus } from "@hub/shared";
+import type { ApprovalStatus, JobStatus } from "@hub/shared";
 import { jobs, type Job } from "../../schema";
 import { findWithWaitingRow, type WaitingReason } from "./waiting";
 import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
@@ -56,6 +56,8 @@ export interface JobFilter extends JobFindFilter {
   scheduled?: boolean | undefined;
   /** Jobs made by this schedule's fires (CONTRACT §6.9). */
   scheduleId?: string | undefined;
+  /** Jobs whose approval is in any of these statuses (CONTRACT §6.17); jobs without an approval never match. */
+  approvalStatuses?: readonly ApprovalStatus[] | undefined;
 }
 
 /** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
@@ -75,6 +77,9 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
+  const approvals = filter.approvalStatuses ?? [];
+  if (approvals.length === 1) conditions.push(eq(jobs.approvalStatus, approvals[0]!));
+  else if (approvals.length > 1) conditions.push(inArray(jobs.approvalStatus, [...approvals]));
   conditions.push(...jobFindConditions(filter));
   return conditions;
 }
