@@ -531,6 +531,146 @@ END;
 $$;
 
 --
+-- Name: hub_finish_dependency_v1(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_finish_dependency_v1() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v_frontier uuid[] := ARRAY[NEW.id];
+  v_failed boolean := NEW.status <> 'completed';
+  v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
+BEGIN
+  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM set_config('hub.finishing_dependencies', 'on', true);
+  WHILE cardinality(v_frontier) > 0 LOOP
+    WITH hit AS (
+      SELECT j.id,
+        (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
+        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
+      FROM jobs j
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      ORDER BY j.id
+      FOR UPDATE OF j
+    ), changed AS (
+      UPDATE jobs j SET
+        pending_dependencies = j.pending_dependencies - hit.finished,
+        status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
+          WHEN j.pending_dependencies - hit.finished <= 0 THEN 'queued'
+          ELSE 'held' END,
+        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
+        available_at = CASE
+          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
+          THEN greatest(j.available_at, now()) ELSE j.available_at END
+      FROM hit
+      WHERE j.id = hit.id AND j.status = 'held'
+      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
+    ), key_waits AS (
+      -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
+      -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
+      INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+      SELECT DISTINCT ON (c.automation_id, c.key_value) c.automation_id, c.key_value, true, c.priority, c.available_at, c.seq
+      FROM changed c WHERE c.status = 'queued' AND c.key_value IS NOT NULL
+      ORDER BY c.automation_id, c.key_value, c.priority DESC, c.available_at, c.seq
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET
+        waiting = true,
+        head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+        head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+        head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END
+    ), cancelled_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT c.id, 'job.cancelled', v_actor,
+        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
+      FROM changed c WHERE c.status = 'cancelled'
+    )
+    SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
+    INTO v_frontier FROM changed c;
+    v_failed := true;
+  END LOOP;
+  PERFORM set_config('hub.finishing_dependencies', 'off', true);
+  RETURN NULL;
+END $$;
+
+--
+-- Name: hub_finish_dependency_v2(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_finish_dependency_v2() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v_frontier uuid[] := ARRAY[NEW.id];
+  v_failed boolean := NEW.status <> 'completed';
+  v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
+BEGIN
+  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM set_config('hub.finishing_dependencies', 'on', true);
+  WHILE cardinality(v_frontier) > 0 LOOP
+    WITH hit AS (
+      SELECT j.id,
+        (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
+        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
+      FROM jobs j
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      ORDER BY j.id
+      FOR UPDATE OF j
+    ), changed AS (
+      UPDATE jobs j SET
+        pending_dependencies = j.pending_dependencies - hit.finished,
+        status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
+          WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
+          ELSE 'held' END,
+        approval_status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AND j.approval_status = 'pending' THEN 'withdrawn'
+          ELSE j.approval_status END,
+        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
+        available_at = CASE
+          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
+            AND j.approval_status IS DISTINCT FROM 'pending'
+          THEN greatest(j.available_at, now()) ELSE j.available_at END
+      FROM hit
+      WHERE j.id = hit.id AND j.status = 'held'
+      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
+    ), key_waits AS (
+      -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
+      -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
+      INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+      SELECT DISTINCT ON (c.automation_id, c.key_value) c.automation_id, c.key_value, true, c.priority, c.available_at, c.seq
+      FROM changed c WHERE c.status = 'queued' AND c.key_value IS NOT NULL
+      ORDER BY c.automation_id, c.key_value, c.priority DESC, c.available_at, c.seq
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET
+        waiting = true,
+        head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+        head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+        head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END
+    ), cancelled_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT c.id, 'job.cancelled', v_actor,
+        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
+      FROM changed c WHERE c.status = 'cancelled'
+    )
+    SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
+    INTO v_frontier FROM changed c;
+    v_failed := true;
+  END LOOP;
+  PERFORM set_config('hub.finishing_dependencies', 'off', true);
+  RETURN NULL;
+END $$;
+
+--
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -913,13 +1053,18 @@ CREATE TABLE public.jobs (
     key_value jsonb DEFAULT '{"hub": "key_value not set"}'::jsonb,
     traceparent text,
     tracestate text,
+    depends_on uuid[],
+    on_dependency_failure text,
+    pending_dependencies integer,
+    has_dependents boolean,
     approval_status text,
     approval_expires_at timestamp(3) with time zone,
     approval_decided_by uuid,
     approval_decided_at timestamp(3) with time zone,
     approval_comment text,
     CONSTRAINT jobs_approval_status_check CHECK ((approval_status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'expired'::text, 'withdrawn'::text]))),
-    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+    CONSTRAINT jobs_on_dependency_failure_check CHECK ((on_dependency_failure = ANY (ARRAY['cancel'::text, 'run'::text]))),
+    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'held'::text])))
 );
 ALTER TABLE ONLY public.jobs ALTER COLUMN key_value SET (n_distinct=-0.05);
 
@@ -1365,6 +1510,12 @@ CREATE INDEX jobs_claim_idx ON public.jobs USING btree (automation_id, priority 
 CREATE INDEX jobs_created_idx ON public.jobs USING btree (created_at, id);
 
 --
+-- Name: jobs_depends_on_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_depends_on_idx ON public.jobs USING gin (depends_on) WHERE (depends_on IS NOT NULL);
+
+--
 -- Name: jobs_finished_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1383,6 +1534,12 @@ CREATE INDEX jobs_key_claim_idx ON public.jobs USING btree (automation_id, key_v
 CREATE INDEX jobs_queued_available_idx ON public.jobs USING btree (available_at, id) WHERE (status = 'queued'::text);
 
 --
+-- Name: jobs_retry_of_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_retry_of_idx ON public.jobs USING btree (retry_of) WHERE (retry_of IS NOT NULL);
+
+--
 -- Name: jobs_running_lease_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1392,7 +1549,7 @@ CREATE INDEX jobs_running_lease_idx ON public.jobs USING btree (lease_expires_at
 -- Name: jobs_schedule_active_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX jobs_schedule_active_idx ON public.jobs USING btree (schedule_id) WHERE ((schedule_id IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'running'::text])));
+CREATE INDEX jobs_schedule_active_idx ON public.jobs USING btree (schedule_id) WHERE ((schedule_id IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'held'::text, 'running'::text])));
 
 --
 -- Name: jobs_schedule_fire_key; Type: INDEX; Schema: public; Owner: -
@@ -1549,6 +1706,12 @@ CREATE INDEX workers_running_idx ON public.workers USING btree (last_seen_at) WH
 --
 
 CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at, expires_at, digest, user_id ON public.api_keys FOR EACH STATEMENT EXECUTE FUNCTION public.hub_notify_credentials_changed();
+
+--
+-- Name: jobs jobs_finish_dependency; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v2();
 
 --
 -- Name: jobs jobs_forget_context_values; Type: TRIGGER; Schema: public; Owner: -

@@ -9,6 +9,8 @@ const depth = (slug: string, queued: number): automations.AutomationQueueDepth =
   scheduled: 2,
   oldestQueuedAgeSeconds: 42.5,
   workerUp: true,
+  blocked: 5,
+  awaitingApproval: 3,
 });
 
 afterEach(() => {
@@ -27,6 +29,7 @@ describe("per-automation queue gauges", () => {
     expect(first).toMatch(/^hub_jobs_queued\{automation="nightly-report",app="api"\} 3$/m);
     expect(first).toMatch(/^hub_jobs_running\{automation="nightly-report",app="api"\} 1$/m);
     expect(first).toMatch(/^hub_jobs_scheduled\{automation="nightly-report",app="api"\} 2$/m);
+    expect(first).toMatch(/^hub_jobs_blocked\{automation="nightly-report",app="api"\} 5$/m);
     expect(first).toMatch(/^hub_oldest_queued_job_age_seconds\{automation="nightly-report",app="api"\} 42.5$/m);
     expect(first).toMatch(/^hub_worker_up\{automation="nightly-report",app="api"\} 1$/m);
   });

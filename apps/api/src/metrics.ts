@@ -68,6 +68,8 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
   gauge("hub_jobs_queued", "Queued jobs whose available_at has come, per active automation", (depth) => depth.queued);
   gauge("hub_jobs_running", "Running jobs per active automation", (depth) => depth.running);
   gauge("hub_jobs_scheduled", "Queued jobs whose available_at is still ahead (delayed or in back-off), per active automation", (depth) => depth.scheduled);
+  gauge("hub_jobs_blocked", "Queued jobs waiting for their dependencies (not in hub_jobs_queued), per active automation", (depth) => depth.blocked);
+  gauge("hub_jobs_awaiting_approval", "Queued jobs awaiting an approval (not in hub_jobs_queued), per active automation", (depth) => depth.awaitingApproval);
   gauge(
     "hub_oldest_queued_job_age_seconds",
     "Seconds since the earliest available_at among the due queued jobs, per active automation (0 when none waits)",

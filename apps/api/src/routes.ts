@@ -12,6 +12,7 @@ import { automationRoutes } from "./automations/automations.routes";
 import { workerRoutes } from "./workers/workers.routes";
 import { workerSelfRoutes } from "./workers/worker-self.routes";
 import { workerProtocolRoutes } from "./worker-protocol/worker-protocol.routes";
+import { dependencyRoutes } from "./worker-protocol/dependencies.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
 import { approvalRoutes } from "./approvals/approvals.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
@@ -40,6 +41,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       // The worker's literal /jobs/… paths (claim, claim-batch, complete-batch, heartbeat-batch) before
       // any /jobs/{job_id} route, so none is ever read as a job id.
       ...workerProtocolRoutes,
+      ...dependencyRoutes,
       ...jobRoutes,
       ...approvalRoutes,
       ...jobLogRoutes,

@@ -47,8 +47,8 @@ describe("POST /jobs/{job_id}/complete-and-claim", () => {
     expect(answer.body.job).toEqual(await readJob(hub, first!));
     expect(answer.body.job).toMatchObject({ id: first, status: "completed", result: { rows: 42 } });
     expect(answer.body.next).toMatchObject({ id: second, status: "running", attempts: 1 });
-    // As a claim hands it out: the record, and no trace context while the API does not trace.
-    expect(answer.body.next).toEqual({ ...(await readJob(hub, second!)), traceparent: null, tracestate: null });
+    // As a claim hands it out: the record, no trace context while the API does not trace, and no dependencies.
+    expect(answer.body.next).toEqual({ ...(await readJob(hub, second!)), traceparent: null, tracestate: null, dependencies: [] });
     expect(await eventTypesOf(hub, first!)).toEqual(["job.created", "job.started", "job.completed"]);
     expect(await eventTypesOf(hub, second!)).toEqual(["job.created", "job.started"]);
     expect(await readJob(hub, third!)).toMatchObject({ status: "queued" });
@@ -217,7 +217,7 @@ describe("POST /jobs/{job_id}/complete-and-claim", () => {
       ["body", "result"],
       ["body", "wait_seconds"],
     ]);
-    expect({ ...(await readJob(hub, first!)), traceparent: null, tracestate: null }).toEqual(claimed.body);
+    expect({ ...(await readJob(hub, first!)), traceparent: null, tracestate: null, dependencies: [] }).toEqual(claimed.body);
     expect(await readJob(hub, second!)).toMatchObject({ status: "queued" });
   });
 });
@@ -242,7 +242,7 @@ describe("POST /jobs/{job_id}/complete-and-claim when a lease lapses (HUB_JOB_LE
 
     expect(answer.status).toBe(409);
     expect(answer.body).toEqual({ detail: expect.any(String), status: "running" });
-    expect({ ...(await readJob(hub, first!)), traceparent: null, tracestate: null }).toEqual(claimed.body);
+    expect({ ...(await readJob(hub, first!)), traceparent: null, tracestate: null, dependencies: [] }).toEqual(claimed.body);
     expect(await eventTypesOf(hub, first!)).toEqual(["job.created", "job.started"]);
     expect(await readJob(hub, second!)).toMatchObject({ status: "queued" });
   });

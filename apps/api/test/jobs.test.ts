@@ -67,6 +67,10 @@ describe("POST /jobs", () => {
       progress: null,
       // Neither the automation nor the job asked for an approval (CONTRACT §6.17).
       approval: null,
+      // No dependencies (CONTRACT §6.16).
+      depends_on: [],
+      on_dependency_failure: "cancel",
+      pending_dependencies: 0,
     });
   });
 

@@ -230,6 +230,8 @@ describe("GET /automations/{id}/stats", () => {
       worker_last_seen_at: null,
       by_key: [],
       rate_limit_remaining: null,
+      blocked: 0,
+      awaiting_approval: 0,
     });
   });
 

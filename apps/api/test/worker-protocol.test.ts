@@ -455,7 +455,7 @@ describe("worker protocol when a lease lapses (HUB_JOB_LEASE_SECONDS=1, lease sw
     const failed = await hub.client.post(`/jobs/${id}/fail`, { error: "late" }, { workerKey: subject.workerKey });
 
     expect([completed.status, heartbeat.status, failed.status]).toEqual([409, 409, 409]);
-    expect({ ...(await readJob(hub, id)), traceparent: null, tracestate: null }).toEqual(claimed.body);
+    expect({ ...(await readJob(hub, id)), traceparent: null, tracestate: null, dependencies: [] }).toEqual(claimed.body);
     expect(await eventTypesOf(hub, id)).toEqual(["job.created", "job.started"]);
   });
 

@@ -28,6 +28,9 @@ function queuedJob(change: Partial<Job>): Job {
     fire_time: null,
     progress: null,
     approval: null,
+    depends_on: [],
+    on_dependency_failure: "cancel",
+    pending_dependencies: 0,
     ...change,
   };
 }

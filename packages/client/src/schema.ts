@@ -705,6 +705,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job_id}/dependencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a held job's dependencies in full
+         * @description The dependencies of a job running under this worker's lease, in depends_on order, each with its status, result and error, every result in full (a claim leaves results out past 1 MiB in all, marking them result_omitted). [] for a job without dependencies.
+         */
+        get: operations["getJobDependencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -860,7 +880,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failed or cancelled job, optionally with a new context
-         * @description Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one (checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422).
+         * @description Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one (checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422). A job with depends_on keeps them: its retry waits for them as they are now. With with_dependents: true, one transaction also retries every job cancelled because of this one (reason dependency_failed, at any depth, not retried yet), each depending on the retries of the jobs it depended on; the answer lists them all in `ids`.
          */
         post: operations["retryJob"];
         delete?: never;
@@ -1414,8 +1434,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /**
@@ -1437,6 +1457,15 @@ export interface components {
             progress: components["schemas"]["JobProgress"] | null;
             /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
             approval: components["schemas"]["Approval"] | null;
+            /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
+            depends_on: string[];
+            /**
+             * @description What a failed or cancelled dependency does to this job
+             * @enum {string}
+             */
+            on_dependency_failure: "cancel" | "run";
+            /** @description How many of depends_on have not finished yet; while above 0 the job is queued with waiting_reason dependencies and never handed out */
+            pending_dependencies: number;
             /** @description The e-mail of the job's creator, so a decider who may not read users knows who asks; null for a job the hub made (a schedule) */
             created_by_email: string | null;
         };
@@ -1638,6 +1667,10 @@ export interface components {
             by_key: components["schemas"]["KeyQueueDepth"][];
             /** @description Starts the automation's rate limit still allows now; null without one or when it is per key */
             rate_limit_remaining: number | null;
+            /** @description Queued jobs waiting for their dependencies (waiting_reason dependencies, §6.16): never in queued or oldest_queued_at */
+            blocked: number;
+            /** @description Queued jobs awaiting an approval (waiting_reason awaiting_approval, §6.17): never in queued or oldest_queued_at; each held job counts once */
+            awaiting_approval: number;
         };
         /** @description automation.updated */
         AutomationUpdatedEvent: {
@@ -1777,8 +1810,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /**
@@ -1800,10 +1833,21 @@ export interface components {
             progress: components["schemas"]["JobProgress"] | null;
             /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
             approval: components["schemas"]["Approval"] | null;
+            /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
+            depends_on: string[];
+            /**
+             * @description What a failed or cancelled dependency does to this job
+             * @enum {string}
+             */
+            on_dependency_failure: "cancel" | "run";
+            /** @description How many of depends_on have not finished yet; while above 0 the job is queued with waiting_reason dependencies and never handed out */
+            pending_dependencies: number;
             /** @description W3C traceparent of this attempt's `job.run <automation slug>` span, in the trace of the request that created the job: run the job as its child (send it as the `traceparent` header of your calls about the job). Null when the hub does not trace */
             traceparent: string | null;
             /** @description W3C tracestate to send with traceparent; null when there is none */
             tracestate: string | null;
+            /** @description The job's dependencies with their outcomes, in depends_on order ([] for none); results past 1048576 bytes in all are omitted */
+            dependencies: components["schemas"]["JobDependency"][];
         };
         ClaimedJobBatch: {
             /** @description Now running under leases, in claim order, each with the trace context to run it in */
@@ -1947,11 +1991,7 @@ export interface components {
             /** @description The new jobs' ids, in input order */
             ids: string[];
         };
-        CreateJobBatchRequest: {
-            /** @description Created all or none, in this order; each item is checked as a POST /jobs body */
-            jobs: components["schemas"]["CreateJobRequest"][];
-        };
-        CreateJobRequest: {
+        CreateJobBatchItem: {
             /** Format: uuid */
             automation_id: string;
             /** @description Checked against the automation's context_schema; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Default: `{}`. */
@@ -1967,7 +2007,19 @@ export interface components {
             priority?: number;
             /** @description true: the job waits for an approval before it may run, whatever its automation says; false never lifts the automation's requirement */
             requires_approval?: boolean;
+            /** @description Up to 100 jobs this one waits for: it is not handed out before every one has finished (completed, failed for good or cancelled). Each once; a job id of any automation you may read, or in a batch the index of an earlier item. Default: `[]`. */
+            depends_on?: (string | number)[];
+            /**
+             * @description cancel: a dependency that ends failed or cancelled cancels this job (reason dependency_failed); run: it runs once all have finished, whatever their outcome. Default: `"cancel"`.
+             * @enum {string}
+             */
+            on_dependency_failure?: "cancel" | "run";
         };
+        CreateJobBatchRequest: {
+            /** @description Created all or none, in this order; each item is checked as a POST /jobs body */
+            jobs: components["schemas"]["CreateJobBatchItem"][];
+        };
+        CreateJobRequest: components["schemas"]["CreateJobBatchItem"];
         CreateSectorRequest: {
             name: string;
             color: string;
@@ -1986,12 +2038,12 @@ export interface components {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.approval_requested" | "job.approved" | "job.rejected" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.approval_requested" | "job.approved" | "job.rejected" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
             /** @description Default: `""`. */
             description?: string;
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobApprovalRequestedEvent"] | components["schemas"]["JobApprovedEvent"] | components["schemas"]["JobRejectedEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobApprovalRequestedEvent"] | components["schemas"]["JobApprovedEvent"] | components["schemas"]["JobRejectedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"];
         FailJobRequest: {
             error: string;
             /** @description Re-queue the job while attempts remain. Default: `false`. */
@@ -2048,8 +2100,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /**
@@ -2071,6 +2123,15 @@ export interface components {
             progress: components["schemas"]["JobProgress"] | null;
             /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
             approval: components["schemas"]["Approval"] | null;
+            /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
+            depends_on: string[];
+            /**
+             * @description What a failed or cancelled dependency does to this job
+             * @enum {string}
+             */
+            on_dependency_failure: "cancel" | "run";
+            /** @description How many of depends_on have not finished yet; while above 0 the job is queued with waiting_reason dependencies and never handed out */
+            pending_dependencies: number;
         };
         /** @description job.approval_requested */
         JobApprovalRequestedEvent: {
@@ -2156,7 +2217,12 @@ export interface components {
             /** Format: uuid */
             automation_id: string;
             /** @enum {string} */
-            reason: "cancelled_by_user" | "automation_deactivated" | "rejected" | "approval_expired";
+            reason: "cancelled_by_user" | "automation_deactivated" | "dependency_failed" | "rejected" | "approval_expired";
+            /**
+             * Format: uuid
+             * @description With reason dependency_failed: the job of its depends_on that ended failed or cancelled (§6.16)
+             */
+            dependency_id?: string;
         };
         /** @description job.completed */
         JobCompletedEvent: {
@@ -2239,6 +2305,28 @@ export interface components {
              * @description The schedule's fire time it was made for (§6.9)
              */
             fire_time?: string;
+            /** @description The jobs it waits for, in the order given; present when not empty (§6.16) */
+            depends_on?: string[];
+        };
+        JobDependencies: {
+            items: components["schemas"]["JobDependency"][];
+        };
+        JobDependency: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: string | null;
+            /**
+             * @description Present when the results of all dependencies pass 1048576 bytes: read them whole with GET /jobs/{job_id}/dependencies
+             * @constant
+             */
+            result_omitted?: true;
         };
         /** @description job.failed */
         JobFailedEvent: {
@@ -2547,12 +2635,23 @@ export interface components {
             /** @description At least 1 character (HUB_PASSWORD_MIN_LENGTH) and at most 72 bytes in UTF-8 (never cut); kept only as a bcrypt hash */
             new_password: string;
         };
+        RetriedJob: {
+            /**
+             * Format: uuid
+             * @description The retry of this job
+             */
+            id: string;
+            /** @description With with_dependents: every job created, the retry of this one first, then the retries of its cancelled dependents in their creation order */
+            ids?: string[];
+        };
         /** @default {} */
         RetryJobRequest: {
             /** @description The new job's context instead of the old one's, checked against the automation's parameters as POST /jobs checks it; at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Omitted: the old context */
             context?: {
                 [key: string]: unknown;
             };
+            /** @description true: also retry every job cancelled because this one failed or was cancelled (reason dependency_failed, at any depth, not retried yet), in one transaction, each depending on the retries of the jobs it depended on. Default false */
+            with_dependents?: boolean;
         };
         /**
          * @default {
@@ -3432,6 +3531,7 @@ export type CreateAutomationRequest = components['schemas']['CreateAutomationReq
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type CreatedId = components['schemas']['CreatedId'];
 export type CreatedJobBatch = components['schemas']['CreatedJobBatch'];
+export type CreateJobBatchItem = components['schemas']['CreateJobBatchItem'];
 export type CreateJobBatchRequest = components['schemas']['CreateJobBatchRequest'];
 export type CreateJobRequest = components['schemas']['CreateJobRequest'];
 export type CreateSectorRequest = components['schemas']['CreateSectorRequest'];
@@ -3455,6 +3555,8 @@ export type JobCompletedEvent = components['schemas']['JobCompletedEvent'];
 export type JobCompletedPayload = components['schemas']['JobCompletedPayload'];
 export type JobCreatedEvent = components['schemas']['JobCreatedEvent'];
 export type JobCreatedPayload = components['schemas']['JobCreatedPayload'];
+export type JobDependencies = components['schemas']['JobDependencies'];
+export type JobDependency = components['schemas']['JobDependency'];
 export type JobFailedEvent = components['schemas']['JobFailedEvent'];
 export type JobFailedPayload = components['schemas']['JobFailedPayload'];
 export type JobLogLine = components['schemas']['JobLogLine'];
@@ -3481,6 +3583,7 @@ export type RejectJobRequest = components['schemas']['RejectJobRequest'];
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
+export type RetriedJob = components['schemas']['RetriedJob'];
 export type RetryJobRequest = components['schemas']['RetryJobRequest'];
 export type RotateWorkerApiKeyRequest = components['schemas']['RotateWorkerApiKeyRequest'];
 export type Schedule = components['schemas']['Schedule'];
@@ -4517,7 +4620,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.approval_requested, job.approved, job.rejected, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.approval_requested, job.approved, job.rejected, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
@@ -4558,7 +4661,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.approval_requested, job.approved, job.rejected, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.approval_requested, job.approved, job.rejected, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "webhook" | "api_key";
@@ -5458,6 +5561,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getJobDependencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's dependencies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDependencies"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown job, or a job of another automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job is not running under this worker's current lease; `status` is the job's status now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobNotLeasedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listJobs: {
         parameters: {
             query?: {
@@ -5476,6 +5624,8 @@ export interface operations {
                 scheduled?: boolean;
                 /** @description Only the jobs this schedule created */
                 schedule_id?: string;
+                /** @description Only the jobs that list this job in their depends_on: its dependents */
+                depends_on?: string;
                 /** @description Only the jobs this user created */
                 created_by?: string;
                 /** @description Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match */
@@ -5914,13 +6064,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new job's id; its job.created event carries retry_of (and context_changed with a body's context) */
+            /** @description The new job's id; its job.created event carries retry_of (and context_changed with a body's context). With with_dependents, also `ids`: every job created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedId"];
+                    "application/json": components["schemas"]["RetriedJob"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,7 +1,7 @@
 /** The errors of the worker protocol client and of a job handler. */
 
 export type WorkerOperation =
-  "claim" | "heartbeat" | "complete" | "complete-and-claim" | "fail" | "claim-batch" | "complete-batch" | "logs" | "signals" | "offline";
+  "claim" | "heartbeat" | "complete" | "complete-and-claim" | "fail" | "claim-batch" | "complete-batch" | "logs" | "signals" | "offline" | "dependencies";
 
 /**
  * Throw from a handler for a failure worth another attempt (an upstream timeout, a locked file):

@@ -25,33 +25,8 @@
  */
 import { HubRequestError, HubUnreachableError, LeaseLostError, WorkerUnauthorizedError, type WorkerOperation } from "./errors.js";
 
-export const JOB_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-/** A job as the hub returns it (CONTRACT §3 "Job"); timestamps are ISO 8601 strings. */
-export interface HubJob {
-  id: string;
-  automation_id: string;
-  status: JobStatus;
-  context: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  attempts: number;
-  created_by: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  lease_expires_at: string | null;
-  /** What the worker last reported with a heartbeat (CONTRACT §6.12); null until then, and after a re-queue. */
-  progress?: { percent: number | null; message: string | null; updated_at: string } | null;
-  /**
-   * On a claimed job, while the hub traces (CONTRACT §6.20): the W3C `traceparent` of this
-   * attempt's `job.run` span. The client sends it with every call about the job, so the hub's spans
-   * of those calls join the job's trace; null or absent when the hub does not trace.
-   */
-  traceparent?: string | null;
-  tracestate?: string | null;
-}
+export { JOB_STATUSES, type HubJob, type JobDependency, type JobStatus } from "./hub-job.js";
+import type { HubJob, JobDependency } from "./hub-job.js";
 
 /** Most jobs whose trace headers the client remembers at once; the oldest is forgotten first. */
 const MAX_TRACED_JOBS = 10_000;
@@ -224,6 +199,12 @@ export class HubWorkerClient {
     return this.#expect("logs", answer, 200, jobId) as { accepted: number; truncated: boolean };
   }
 
+  /** The dependencies of a job this worker holds, every result in full (GET /jobs/{id}/dependencies). */
+  async dependencies(jobId: string): Promise<JobDependency[]> {
+    const answer = await this.#call("dependencies", `/jobs/${encodeURIComponent(jobId)}/dependencies`, undefined, 0, undefined, jobId, "GET");
+    return (this.#expect("dependencies", answer, 200, jobId) as { items: JobDependency[] }).items;
+  }
+
   /**
    * Opens the worker's signals stream (server-sent events: `event: cancel` `{job_id, attempt,
    * reason}` when the hub takes back a job this worker runs). Resolves with the open stream's
@@ -347,12 +328,20 @@ export class HubWorkerClient {
     }
   }
 
-  async #call(operation: WorkerOperation, path: string, body: unknown, extraTimeoutMs = 0, signal?: AbortSignal, jobId?: string): Promise<Answer> {
+  async #call(
+    operation: WorkerOperation,
+    path: string,
+    body: unknown,
+    extraTimeoutMs = 0,
+    signal?: AbortSignal,
+    jobId?: string,
+    method: "POST" | "GET" = "POST",
+  ): Promise<Answer> {
     const timeout = AbortSignal.timeout(this.#requestTimeoutMs + extraTimeoutMs);
     const trace = jobId === undefined ? undefined : this.#traces.get(jobId);
     try {
       const response = await fetch(`${this.baseUrl}${path}`, {
-        method: "POST",
+        method,
         headers: { "x-worker-api-key": this.#apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }), ...trace },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,

@@ -26,6 +26,7 @@ export {
   MAX_FAILURE_ERROR_LENGTH,
   type CompleteBatchVerdict,
   type HubJob,
+  type JobDependency,
   type HubWorkerClientOptions,
   type JobProgress,
   type JobStatus,

@@ -1,6 +1,6 @@
 /** createWorker: the SDK's entry point, a worker process for one automation in a few lines. */
 import type { EmitWorkerEvent, WorkerEvent } from "./events.js";
-import { HubWorkerClient, MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS, type HubJob, type LogLevel } from "./hub-client.js";
+import { HubWorkerClient, MAX_BATCH_SIZE, MAX_CLAIM_WAIT_SECONDS, type HubJob, type JobDependency, type LogLevel } from "./hub-client.js";
 import { LogBudget } from "./job-log.js";
 import { inJobTrace } from "./job-trace.js";
 import { defaultLogger, logWorkerEvent, type Logger } from "./logging.js";
@@ -13,8 +13,10 @@ import { describeIssues, type StandardSchemaV1 } from "./standard-schema.js";
  * A claimed job as the handler sees it: `context` as the context schema produced it, and what the
  * handler may tell the hub while it works.
  */
-export type WorkerJob<Context = Record<string, unknown>> = Omit<HubJob, "context" | "progress"> & {
+export type WorkerJob<Context = Record<string, unknown>> = Omit<HubJob, "context" | "progress" | "dependencies"> & {
   context: Context;
+  /** The jobs this one waited for (its `depends_on`), in order, each with its status, result and error; [] for none. Results are whole. */
+  dependencies: JobDependency[];
   /**
    * Adds a line to the job's log on the hub (`debug`, `info`, `warn` or `error`), shown live on
    * its console page. Lines are buffered and sent in batches, in order, and before the job's
@@ -142,9 +144,22 @@ export function createWorker<Context = Record<string, unknown>>(options: WorkerO
   let running: Promise<void> | undefined;
   let deadline: NodeJS.Timeout | undefined;
 
-  async function runJob(hubJob: HubJob, controls: JobControls): Promise<Outcome> {
+  async function runJob(claimed: HubJob, controls: JobControls): Promise<Outcome> {
     const { signal } = controls;
-    const tools: JobTools = { signal, logger: logger.child({ job_id: hubJob.id }) };
+    const tools: JobTools = { signal, logger: logger.child({ job_id: claimed.id }) };
+    let hubJob = { ...claimed, dependencies: claimed.dependencies ?? [] };
+    // Results the claim left out (past 1 MiB in all) are read whole before the handler runs.
+    if (hubJob.dependencies.some((dependency) => dependency.result_omitted)) {
+      try {
+        hubJob = { ...hubJob, dependencies: await client.dependencies(hubJob.id) };
+      } catch (error) {
+        return {
+          ok: false,
+          error: failureText(`could not read the job's dependencies: ${error instanceof Error ? error.message : String(error)}`),
+          retryable: true,
+        };
+      }
+    }
     const job = { ...hubJob, log: controls.log, progress: controls.progress, signal };
     const schema = options.contextSchema;
     if (!schema) return inJobTrace(hubJob, () => outcomeOf(() => options.handler(job as WorkerJob<Context>, tools)));

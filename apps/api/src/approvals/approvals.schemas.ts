@@ -33,6 +33,13 @@ export function approvalRecordOf(job: Job): ApprovalRecord | null {
   };
 }
 
+/** A job's own `requires_approval` (POST /jobs, batch items). */
+export const requiresApprovalField = () =>
+  z
+    .boolean()
+    .optional()
+    .describe("true: the job waits for an approval before it may run, whatever its automation says; false never lifts the automation's requirement");
+
 export const approveJobBody = z
   .object({
     comment: z

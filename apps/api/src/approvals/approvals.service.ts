@@ -6,7 +6,7 @@ import { jobs, withTransaction, type Executor, type KeysetPage, type KeysetPageR
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
 import { ConflictError, ForbiddenError, NotFoundError } from "../http/http-errors";
-import { enqueueForDispatch } from "../dispatch/signals";
+import { offerReleased, offerReleasedDependents } from "../jobs/held-jobs";
 import type { JobRecord } from "../jobs/jobs.schemas";
 import { getJob, toJobRecord } from "../jobs/jobs.service";
 import { releaseApproved } from "./release";
@@ -51,13 +51,13 @@ export async function decideApproval(
   decision: { approve: boolean; comment: string | null },
 ): Promise<JobRecord> {
   const outcome = await withTransaction(ctx.database.pool, async (tx) => {
-    const found = await jobs.findForDecision(tx, reach, jobId, true);
+    const found = await jobs.findForDecision(tx, reach, jobId, { deciderId: user.id });
     if (!found) throw new NotFoundError("Job not found");
     assertMayDecide(user, found);
     if (found.job.approvalStatus !== "pending") throw notPending(found.job.approvalStatus);
     if (found.expiryDue) {
-      await jobs.expireDue(tx, 1, [jobId]);
-      return { kind: "expired" as const };
+      const expired = await jobs.expireDue(tx, 1, [jobId]);
+      return { kind: "expired" as const, expired };
     }
     const job = await jobs.decide(tx, { jobId, deciderId: user.id, approve: decision.approve, comment: decision.comment });
     if (!job) throw notPending(null);
@@ -66,11 +66,16 @@ export async function decideApproval(
   });
   if (outcome.kind === "expired") {
     ctx.jobLogs.announce(jobId);
+    await offerReleasedDependents(ctx, outcome.expired);
     throw notPending("expired");
   }
-  // A released job is offered as a created one is; a rejected one ends its log streams.
-  if (decision.approve) enqueueForDispatch(ctx, outcome.released);
-  else ctx.jobLogs.announce(jobId);
+  // A released job is offered as a created one is; a rejected one ends its log streams, and the
+  // dependents that run anyway (on_dependency_failure "run") may be due now.
+  if (decision.approve) offerReleased(ctx, outcome.released);
+  else {
+    ctx.jobLogs.announce(jobId);
+    await offerReleasedDependents(ctx, [outcome.job]);
+  }
   return (await getJob(ctx.database.pool, reach, jobId).catch(() => undefined)) ?? toJobRecord(outcome.job);
 }
 

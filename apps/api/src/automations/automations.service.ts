@@ -17,6 +17,7 @@ import type { EventPayload, ValidationIssue } from "@hub/shared";
 import { ConflictError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import type { AppContext } from "../context";
 import { clearOffers, wakeClaims } from "../dispatch/signals";
+import { offerReleasedDependents } from "../jobs/held-jobs";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
 import { contextJsonSchemaOf } from "./context-schema";
 import { limitsOfAutomation, resolveLimits, sameLimits, storedLimits, type AutomationLimits } from "./limits";
@@ -277,11 +278,13 @@ export async function deactivateAutomation(ctx: AutomationServiceContext, reach:
     await events.record(tx, { eventType: "automation.deactivated", aggregateId: id, actorId, payload: {} });
     const cancelled = await jobs.cancelQueuedOfAutomation(tx, id, actorId);
     await schedules.disableOfAutomation(tx, id, actorId);
-    return cancelled.map((job) => job.id);
+    return cancelled;
   });
   if (changed === false) return;
-  ctx.jobLogs.announceAll(changed);
+  ctx.jobLogs.announceAll(changed.map((job) => job.id));
   await clearOffers(ctx, id);
+  // Dependents of the cancelled jobs elsewhere that run whatever their dependencies' outcome may be due now.
+  await offerReleasedDependents(ctx, changed);
 }
 
 /**

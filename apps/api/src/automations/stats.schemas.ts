@@ -33,6 +33,10 @@ export const automationStatsRecord = z
       )
       .describe(`Up to ${BY_KEY_MAX} concurrency_key values with the most due queued jobs (ties by value); [] without a key`),
     rate_limit_remaining: z.int().nullable().describe("Starts the automation's rate limit still allows now; null without one or when it is per key"),
+    blocked: z.int().describe("Queued jobs waiting for their dependencies (waiting_reason dependencies, §6.16): never in queued or oldest_queued_at"),
+    awaiting_approval: z
+      .int()
+      .describe("Queued jobs awaiting an approval (waiting_reason awaiting_approval, §6.17): never in queued or oldest_queued_at; each held job counts once"),
   })
   .meta({ id: "AutomationStats" });
 export type AutomationStatsRecord = z.infer<typeof automationStatsRecord>;

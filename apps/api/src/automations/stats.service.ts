@@ -23,5 +23,7 @@ export async function getAutomationStats(db: Executor, reach: Reach, automationI
     worker_last_seen_at: stats.workerLastSeenAt?.toISOString() ?? null,
     by_key: byKey.map((depth) => ({ key: depth.key, queued: depth.queued, running: depth.running, rate_limit_remaining: depth.rateLimitRemaining })),
     rate_limit_remaining: rateLimitRemaining,
+    blocked: stats.blocked,
+    awaiting_approval: stats.awaitingApproval,
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { jobs } from "@hub/db";
 import { defineRoute } from "../http/route";
 import { createdIdResponse } from "../http/common-schemas";
+import { retriedJobResponse } from "./dependencies.schemas";
 import { LINK_HEADER_DESCRIPTION } from "../http/pagination";
 import {
   bulkActionResponse,
@@ -18,7 +19,8 @@ import {
   rescheduleJobBody,
   retryJobBody,
 } from "./jobs.schemas";
-import { cancelJobAsUser, checkRetryAllowed, createJob, createJobBatch, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
+import { cancelJobAsUser, checkRetryAllowed, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
+import { createJob, createJobBatch } from "./create-jobs.service";
 import { rescheduleJobAsUser } from "./reschedule.service";
 import { contextFilterQuery } from "./context-filters";
 
@@ -216,7 +218,9 @@ export const jobRoutes = [
       "Creates a new queued job with the same automation and priority and retry_of = this job, with the old context, or with `context` when the body gives one " +
       "(checked against the automation's parameters as POST /jobs checks it). Its job.created event carries retry_of, and context_changed: true whenever the body has a context, even the old one. " +
       "Any other status, or a deactivated automation, answers 409. Employees may retry only the jobs they created. " +
-      "Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422).",
+      "Order: 404, 403, the body's shape (422), 409, then a context that does not fit the parameters (422). " +
+      "A job with depends_on keeps them: its retry waits for them as they are now. With with_dependents: true, one transaction also retries every job cancelled " +
+      "because of this one (reason dependency_failed, at any depth, not retried yet), each depending on the retries of the jobs it depended on; the answer lists them all in `ids`.",
     tag: "jobs",
     auth: "user",
     params: jobIdParams,
@@ -224,14 +228,15 @@ export const jobRoutes = [
     example: { context: { month: "2026-10", region: "eu" } },
     beforeValidation: ({ params, caller, ctx }) => checkRetryAllowed(ctx.database.pool, caller.reach, caller.user, params.job_id),
     responses: {
-      201: { description: "The new job's id; its job.created event carries retry_of (and context_changed with a body's context)", schema: createdIdResponse },
+      201: {
+        description:
+          "The new job's id; its job.created event carries retry_of (and context_changed with a body's context). With with_dependents, also `ids`: every job created",
+        schema: retriedJobResponse,
+      },
       403: { description: "An employee may retry only the jobs it created" },
       404: { description: "Unknown job" },
       409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({
-      status: 201,
-      body: { id: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) },
-    }),
+    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) }),
   }),
 ];

@@ -22,7 +22,16 @@ import {
 import { pageQueryShape } from "../http/pagination";
 import { jobProgress, progressReport } from "./progress.schemas";
 import { CONTEXT_FILTERS_MAX } from "./context-filters";
-import { approvalRecord, approvalStatusList } from "../approvals/approvals.schemas";
+import { approvalRecord, approvalStatusList, requiresApprovalField } from "../approvals/approvals.schemas";
+import {
+  ALWAYS,
+  checkBatchReferences,
+  checkSingleJobReferences,
+  dependencyBodyFields,
+  dependencyRecordFields,
+  jobDependencies,
+  withDependentsField,
+} from "./dependencies.schemas";
 
 /** Longest `error_contains` of GET /jobs (CONTRACT §6.14). */
 export const ERROR_CONTAINS_MAX_CHARS = 100;
@@ -59,7 +68,8 @@ const priority = () => z.int().min(JOB_PRIORITY_MIN).max(JOB_PRIORITY_MAX);
 export const jobPriority = () =>
   priority().default(JOB_PRIORITY_DEFAULT).describe("Claim order: −100 to 100, higher first (then the earliest available_at, then creation order)");
 
-export const createJobBody = z
+/** A job to create, as POST /jobs takes it and each item of POST /jobs/batch. */
+const createJobFields = z
   .object({
     automation_id: uuid(),
     context: jobContextField()
@@ -78,21 +88,21 @@ export const createJobBody = z
         `${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`,
       )
       .meta({ examples: [10] }),
-    requires_approval: z
-      .boolean()
-      .optional()
-      .describe("true: the job waits for an approval before it may run, whatever its automation says; false never lifts the automation's requirement"),
+    requires_approval: requiresApprovalField(),
+    ...dependencyBodyFields,
   })
-  .meta({ id: "CreateJobRequest" });
-export type CreateJobBody = z.output<typeof createJobBody>;
+  .meta({ id: "CreateJobBatchItem" });
+export const createJobBody = createJobFields.superRefine(checkSingleJobReferences, ALWAYS).meta({ id: "CreateJobRequest" });
+export type CreateJobBody = z.output<typeof createJobFields>;
 
 /** Most jobs one POST /jobs/batch creates (CONTRACT §6.6). */
 export const JOB_BATCH_MAX_JOBS = jobs.MAX_JOBS_PER_BATCH;
 
 export const createJobBatchBody = z
   .object({
-    jobs: z.array(createJobBody).min(1).max(JOB_BATCH_MAX_JOBS).describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
+    jobs: z.array(createJobFields).min(1).max(JOB_BATCH_MAX_JOBS).describe("Created all or none, in this order; each item is checked as a POST /jobs body"),
   })
+  .superRefine(checkBatchReferences, ALWAYS)
   .meta({ id: "CreateJobBatchRequest" });
 export type CreateJobBatchBody = z.output<typeof createJobBatchBody>;
 
@@ -146,6 +156,7 @@ export const listJobsQuery = z.object({
     .meta({ examples: [10] }),
   scheduled: queryBool().optional().describe("true: only queued jobs whose available_at is still ahead (a run_at or a retry back-off); false: every other job"),
   schedule_id: uuid().optional().describe("Only the jobs this schedule created"),
+  depends_on: uuid().optional().describe("Only the jobs that list this job in their depends_on: its dependents"),
   created_by: uuid().optional().describe("Only the jobs this user created"),
   finished_after: isoDateTime().optional().describe("Inclusive lower bound on finished_at (RFC 3339); unfinished jobs never match"),
   finished_before: isoDateTime().optional().describe("Exclusive upper bound on finished_at (RFC 3339); unfinished jobs never match"),
@@ -190,7 +201,7 @@ export const jobRecord = z
       .enum(jobs.WAITING_REASONS)
       .nullable()
       .describe(
-        "While queued, why the job is not running yet, the first that applies: development_mode (dispatch paused), " +
+        "While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), " +
           "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
           "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
           "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
@@ -222,6 +233,7 @@ export const jobRecord = z
       .nullable()
       .describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
     approval: approvalRecord.nullable().describe("The job's approval (CONTRACT §6.17); null for a job that needs none"),
+    ...dependencyRecordFields,
   })
   .meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });
 export type JobRecord = z.infer<typeof jobRecord>;
@@ -237,6 +249,7 @@ export const claimedJobRecord = jobRecord
           "(send it as the `traceparent` header of your calls about the job). Null when the hub does not trace",
       ),
     tracestate: z.string().nullable().describe("W3C tracestate to send with traceparent; null when there is none"),
+    dependencies: jobDependencies,
   })
   .meta({ id: "ClaimedJob" });
 export type ClaimedJobRecord = z.output<typeof claimedJobRecord>;
@@ -270,6 +283,7 @@ export const retryJobBody = z
         "The new job's context instead of the old one's, checked against the automation's parameters as POST /jobs checks it; " +
           "at most HUB_JOB_CONTEXT_MAX_BYTES (65536) bytes as compact JSON. Omitted: the old context",
       ),
+    with_dependents: withDependentsField,
   })
   .default({})
   .meta({ id: "RetryJobRequest" });

@@ -1,19 +1,20 @@
 import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor, type Reach } from "@hub/db";
-import { isRetryable, RETRYABLE_JOB_STATUSES, validate, type Loc, type ValidationIssue } from "@hub/shared";
+import { isRetryable, RETRYABLE_JOB_STATUSES, shownJobStatus, validate } from "@hub/shared";
 import { activeTracing } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
 import type { AuthenticatedUser } from "../http/auth";
 import { enqueueForDispatch, wakeClaims, withdrawOffers } from "../dispatch/signals";
+import { offerReleasedDependents } from "./held-jobs";
+import { inactiveAutomation } from "./create-jobs.service";
+import { retryWithDependencies } from "./retry-flow.service";
 import {
   BULK_ACTION_LISTED_IDS,
   BULK_ACTION_STATUSES,
   type BulkAction,
   type BulkActionBody,
   type BulkActionResponse,
-  type CreateJobBatchBody,
-  type CreateJobBody,
   type JobRecord,
   type ListJobsQuery,
   type RetryJobBody,
@@ -35,7 +36,8 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
   return {
     id: job.id,
     automation_id: job.automationId,
-    status: job.status,
+    // A held job (its dependencies or approval pending) is a queued job to every reader.
+    status: shownJobStatus(job.status),
     context: job.context,
     result: job.result,
     error: job.error,
@@ -55,114 +57,10 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
     fire_time: job.fireTime?.toISOString() ?? null,
     progress: job.progress,
     approval: approvalRecordOf(job),
+    depends_on: job.dependsOn ?? [],
+    on_dependency_failure: job.onDependencyFailure ?? "cancel",
+    pending_dependencies: job.pendingDependencies ?? 0,
   };
-}
-
-export interface CreatedJob {
-  id: string;
-  /** True when an earlier request with the same Idempotency-Key created the job. */
-  replayed: boolean;
-}
-
-export interface CreatedJobBatch {
-  /** In input order. */
-  ids: string[];
-  /** True when an earlier request with the same Idempotency-Key created the batch. */
-  replayed: boolean;
-}
-
-/** A validated POST /jobs body (or batch item) as the creating statement takes it. */
-const newJobOf = (input: CreateJobBody): jobs.NewJob => ({
-  automationId: input.automation_id,
-  context: input.context,
-  runAt: input.run_at,
-  priority: input.priority,
-});
-
-const inactiveAutomation = () => new ConflictError("Automation is deactivated and accepts no new jobs");
-
-/**
- * Why the creating statement created nothing, as the contract words it: for each item, 422
- * issues (unknown automation, context against the parameters the statement read) under `locOf(i)`;
- * with no issue, 409 when an automation is inactive. Issues win over 409, every item is reported.
- */
-function refusalOf(items: readonly CreateJobBody[], seen: readonly jobs.AutomationSeen[], locOf: (index: number) => Loc): Error {
-  const automations = new Map(seen.map((automation) => [automation.id, automation]));
-  const issues: ValidationIssue[] = [];
-  let anyInactive = false;
-  items.forEach((item, index) => {
-    const automation = automations.get(item.automation_id);
-    if (!automation) {
-      issues.push({ loc: [...locOf(index), "automation_id"], msg: "Value error, automation not found", type: "value_error" });
-      return;
-    }
-    const context = validate(jobContextSchemaOf(automation.parameters), item.context, [...locOf(index), "context"]);
-    if (!context.ok) issues.push(...context.issues);
-    anyInactive ||= !automation.isActive;
-  });
-  if (issues.length > 0) return new RequestValidationError(issues);
-  if (anyInactive) return inactiveAutomation();
-  // The statement's own checks and these disagree: a bug, never the caller's fault.
-  return new Error("job creation refused although every item passed validation");
-}
-
-/**
- * POST /jobs: one statement checks the automation and the context, inserts the job with its
- * `job.created` event and binds the Idempotency-Key (@hub/db `jobs.insert`); once committed, the job
- * is handed to dispatch without waiting for Redis.
- */
-export async function createJob(
-  ctx: AppContext,
-  reach: Reach,
-  creator: AuthenticatedUser,
-  input: CreateJobBody,
-  idempotencyKey: string | undefined,
-): Promise<CreatedJob> {
-  // The request's trace context (its span, child of an incoming traceparent): every attempt's job.run span hangs under it.
-  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey, activeTracing()?.currentContext());
-  switch (outcome.kind) {
-    case "created":
-      ctx.metrics.jobs.created.inc();
-      enqueueForDispatch(ctx, outcome.jobs);
-      return { id: outcome.jobs[0]!.id, replayed: false };
-    case "replayed":
-      return { id: outcome.jobIds[0]!, replayed: true };
-    case "refused":
-      throw refusalOf([input], outcome.automations, () => ["body"]);
-    default: {
-      const exhaustive: never = outcome;
-      throw new Error(`unknown creation outcome ${String(exhaustive)}`);
-    }
-  }
-}
-
-/**
- * POST /jobs/batch: every job or none, in one statement (@hub/db `jobs.insertBatch`); ids in input
- * order. An invalid item → 422 listing every problem under `["body","jobs",i,…]`; an inactive
- * automation → 409.
- */
-export async function createJobBatch(
-  ctx: AppContext,
-  reach: Reach,
-  creator: AuthenticatedUser,
-  input: CreateJobBatchBody,
-  idempotencyKey: string | undefined,
-): Promise<CreatedJobBatch> {
-  const outcome = await jobs.insertBatch(ctx.database.pool, reach, creator.id, input.jobs.map(newJobOf), idempotencyKey, activeTracing()?.currentContext());
-  switch (outcome.kind) {
-    case "created":
-      ctx.metrics.jobs.created.inc(outcome.jobs.length);
-      enqueueForDispatch(ctx, outcome.jobs);
-      return { ids: outcome.jobs.map((job) => job.id), replayed: false };
-    case "replayed":
-      return { ids: outcome.jobIds, replayed: true };
-    case "refused":
-      throw refusalOf(input.jobs, outcome.automations, (index) => ["body", "jobs", index]);
-    default: {
-      const exhaustive: never = outcome;
-      throw new Error(`unknown creation outcome ${String(exhaustive)}`);
-    }
-  }
 }
 
 /** One page of GET /jobs, newest first. */
@@ -179,6 +77,7 @@ export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery,
       priorityMin: query.priority_min,
       scheduled: query.scheduled,
       scheduleId: query.schedule_id,
+      dependsOn: query.depends_on,
       createdBy: query.created_by,
       finishedAfter: query.finished_after,
       finishedBefore: query.finished_before,
@@ -190,7 +89,7 @@ export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery,
   // One more statement for the whole page, only when it holds queued jobs; positions stay null in lists.
   const reasons = await jobs.waitingReasonsOf(
     db,
-    items.filter((job) => job.status === "queued"),
+    items.filter((job) => shownJobStatus(job.status) === "queued"),
   );
   return { items: items.map((job) => toJobRecordWithWaiting(job, { waitingReason: reasons.get(job.id) ?? null, queuePosition: null })), next };
 }
@@ -225,6 +124,7 @@ export async function cancelJobAsUser(ctx: AppContext, reach: Reach, user: Authe
   // A running job freed a concurrency slot; a queued one must no longer be offered.
   if (cancelled.wasRunning) await wakeClaims(ctx, job.automationId);
   else await withdrawOffers(ctx, job.automationId, [job]);
+  await offerReleasedDependents(ctx, [job]);
   return toJobRecord(job);
 }
 
@@ -247,11 +147,23 @@ const notRetryable = (status: string) => new ConflictError(`Only ${RETRYABLE_JOB
  * Order: 404, 403, then (the body's shape was checked in between) 409 for another status or an
  * inactive automation, then 422 for a context that does not fit.
  */
-export async function retryJobAsUser(ctx: AppContext, reach: Reach, user: AuthenticatedUser, jobId: string, body: RetryJobBody = {}): Promise<string> {
+export async function retryJobAsUser(
+  ctx: AppContext,
+  reach: Reach,
+  user: AuthenticatedUser,
+  jobId: string,
+  body: RetryJobBody = {},
+): Promise<{ id: string; ids?: string[] }> {
   const job = await jobs.find(ctx.database.pool, reach, jobId);
   if (!job) throw new NotFoundError("Job not found");
   if (user.role !== "admin" && job.createdBy !== user.id) throw new ForbiddenError("Employees may retry only the jobs they created");
-  if (!isRetryable(job.status)) throw notRetryable(job.status);
+  const status = shownJobStatus(job.status);
+  if (!isRetryable(status)) throw notRetryable(status);
+  // With dependencies of its own the retry waits for them too; with_dependents retries the jobs its end cancelled (§6.16).
+  if (body.with_dependents || (job.dependsOn?.length ?? 0) > 0) {
+    const retried = await retryWithDependencies(ctx, reach, user, job, body);
+    return body.with_dependents ? retried : { id: retried.id };
+  }
   let retry: jobs.RetryJobRef | undefined;
   if (body.context === undefined) {
     [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId], activeTracing()?.currentContext());
@@ -267,7 +179,7 @@ export async function retryJobAsUser(ctx: AppContext, reach: Reach, user: Authen
         // Removed by retention since it was read.
         throw new NotFoundError("Job not found");
       case "refused": {
-        if (!outcome.retryable) throw notRetryable(job.status);
+        if (!outcome.retryable) throw notRetryable(status);
         if (!outcome.automationActive) throw inactiveAutomation();
         const context = validate(jobContextSchemaOf(outcome.parameters), body.context, ["body", "context"]);
         if (!context.ok) throw new RequestValidationError(context.issues);
@@ -280,8 +192,9 @@ export async function retryJobAsUser(ctx: AppContext, reach: Reach, user: Authen
     }
   }
   ctx.metrics.jobs.created.inc();
-  enqueueForDispatch(ctx, [retry]);
-  return retry.id;
+  // A retry awaiting approval is held: offered once approved (../approvals/release.ts).
+  if (!retry.held) enqueueForDispatch(ctx, [retry]);
+  return { id: retry.id };
 }
 
 /** `ids` in slices of at most `size`, in order. */
@@ -309,6 +222,7 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
     if (freedSlots > 0) await wakeClaims(ctx, automationId, freedSlots);
     if (queued.length > 0) await withdrawOffers(ctx, automationId, queued);
   }
+  await offerReleasedDependents(ctx, cancelled);
   return cancelled.map((job) => job.id);
 }
 
@@ -320,7 +234,10 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
 async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
   const created = await jobs.retry(ctx.database.pool, user.id, ids, activeTracing()?.currentContext());
   ctx.metrics.jobs.created.inc(created.length);
-  enqueueForDispatch(ctx, created);
+  enqueueForDispatch(
+    ctx,
+    created.filter((job) => !job.held),
+  );
   return created.map((job) => job.retryOf);
 }
 

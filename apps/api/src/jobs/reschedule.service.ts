@@ -31,7 +31,8 @@ export async function rescheduleJobAsUser(ctx: AppContext, reach: Reach, user: A
       }
     }
   }
-  await moveOffer(ctx, jobs.toJobRef(outcome.previous), jobs.toJobRef(outcome.job));
+  // A held job is not offered before its release (packages/db/src/sql/jobs/hold.ts).
+  if (outcome.job.status !== "held") await moveOffer(ctx, jobs.toJobRef(outcome.previous), jobs.toJobRef(outcome.job));
   // As GET /jobs/{job_id} shows it: with its waiting reason and queue position after the change.
   return getJob(ctx.database.pool, reach, jobId);
 }

@@ -5,7 +5,7 @@ import { addRequestLogFields } from "../http/request-log";
 import { defineRoute } from "../http/route";
 import { claimNextJob, claimNextJobs } from "./claim";
 import { recordKeyHolds } from "../workers/key-holds.service";
-import { withRunTraceContexts } from "./claimed-job";
+import { handedOutRecords } from "./claimed-job";
 import {
   claimJobBody,
   completeAndClaimJobBody,
@@ -77,7 +77,7 @@ export const workerProtocolRoutes = [
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
       if (!job) noteNoEventsWritten(res);
       else await recordKeyHolds(ctx, caller.worker, [job.id]);
-      return job ? { status: 200, body: (await withRunTraceContexts(ctx, [toJobRecord(job)]))[0]! } : { status: 204 };
+      return job ? { status: 200, body: (await handedOutRecords(ctx, [toJobRecord(job)]))[0]! } : { status: 204 };
     },
   }),
   defineRoute({
@@ -103,7 +103,7 @@ export const workerProtocolRoutes = [
         caller.worker,
         jobs.map((job) => job.id),
       );
-      return jobs.length > 0 ? { status: 200, body: { jobs: await withRunTraceContexts(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
+      return jobs.length > 0 ? { status: 200, body: { jobs: await handedOutRecords(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
     },
   }),
   defineRoute({
@@ -196,7 +196,7 @@ export const workerProtocolRoutes = [
         addRequestLogFields(req, { next_job_id: answer.next.id });
         await recordKeyHolds(ctx, caller.worker, [answer.next.id]);
       }
-      const next = answer.next ? (await withRunTraceContexts(ctx, [answer.next]))[0]! : null;
+      const next = answer.next ? (await handedOutRecords(ctx, [answer.next]))[0]! : null;
       return { status: 200, body: { job: answer.job, next } };
     },
   }),

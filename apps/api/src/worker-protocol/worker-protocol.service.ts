@@ -8,13 +8,14 @@ import { JobNotLeasedError, NotFoundError, type HttpError } from "../http/http-e
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { offerAgain, wakeClaims } from "../dispatch/signals";
+import { offerReleasedDependents } from "../jobs/held-jobs";
 import { claimNextJob, type PendingCompletion } from "./claim";
 import { recordKeyHolds } from "../workers/key-holds.service";
 import { toJobRecord } from "../jobs/jobs.service";
 import type { JobRecord } from "../jobs/jobs.schemas";
 import type { CompleteBatchResponse, HeartbeatBatchResponse } from "./worker-protocol.schemas";
 
-export type WorkerCall = "heartbeat" | "complete" | "fail" | "logs";
+export type WorkerCall = "heartbeat" | "complete" | "fail" | "logs" | "dependencies";
 
 function countRefusal(ctx: AppContext, call: WorkerCall, refusal: jobs.LeaseRefusal, count = 1): void {
   ctx.metrics.jobs.workerCallsRefused.inc({ call, reason: refusal }, count);
@@ -109,6 +110,7 @@ export async function completeJobAsWorker(
 ): Promise<JobRecord> {
   const job = await recordResult(ctx, worker, jobId, result, attempt);
   await wakeClaims(ctx, job.automationId);
+  await offerReleasedDependents(ctx, [job]);
   return toJobRecord(job);
 }
 
@@ -144,6 +146,7 @@ export async function completeJobAndClaimNext(
   if (!completed.ok) throw await refused(ctx, "complete", jobId, completed.refusal);
   observeFinishedRun(ctx, completed.job);
   ctx.jobLogs.announce(jobId);
+  await offerReleasedDependents(ctx, [completed.job]);
   return { job: toJobRecord(completed.job), next: next ? toJobRecord(next) : null };
 }
 
@@ -171,7 +174,10 @@ export async function failJobAsWorker(
   // Offering the re-queued job also wakes the automation's claims, which the freed slot needs
   // (a job in back-off waits in the delayed set; the wake-up is sent all the same).
   if (requeued) await offerAgain(ctx, job.automationId, [jobs.toJobRef(job)]);
-  else await wakeClaims(ctx, job.automationId);
+  else {
+    await wakeClaims(ctx, job.automationId);
+    await offerReleasedDependents(ctx, [job]);
+  }
   return toJobRecord(job);
 }
 
@@ -193,6 +199,10 @@ export async function completeJobsAsWorker(
   ctx.jobLogs.announceAll(verdicts.filter((verdict) => !verdict.refusal).map((verdict) => verdict.id));
   // One wake-up per freed slot: each wakes one waiting claim (WakeListener.wakeOne).
   if (completed > 0) await wakeClaims(ctx, worker.automationId, completed);
+  await offerReleasedDependents(
+    ctx,
+    verdicts.filter((verdict) => !verdict.refusal),
+  );
   return { results: verdicts.map(({ id, refusal }) => ({ id, status: refusal ? batchStatus(refusal) : "completed" })) };
 }
 

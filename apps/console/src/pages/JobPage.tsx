@@ -16,6 +16,7 @@ import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
 import { shown } from "../shown";
 import { ApprovalSection } from "./approvals/ApprovalSection";
+import { JobFlow } from "./jobs/JobFlow";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
 const TIMELINE_LIMIT = 1000;
@@ -166,6 +167,8 @@ export function JobPage({ jobId }: { jobId: string }) {
         </dl>
       </section>
 
+      <JobFlow key={jobId} job={record} mayAct={mayAct} />
+
       <section aria-labelledby="context-title">
         <h2 id="context-title">Context</h2>
         <Json value={record.context} />
@@ -231,7 +234,7 @@ function summarize(event: HubEvent): string {
     case "job.requeued":
       return `${String(payload.reason)}; again ${payload.available_at ? `at ${new Date(String(payload.available_at)).toLocaleTimeString()}` : "soon"}`;
     case "job.cancelled":
-      return String(payload.reason);
+      return payload.dependency_id ? `${String(payload.reason)}: ${shortId(String(payload.dependency_id))}` : String(payload.reason);
     case "job.created":
       return payload.retry_of
         ? `retry of ${shortId(String(payload.retry_of))}${payload.context_changed ? " with a changed context" : ""}`

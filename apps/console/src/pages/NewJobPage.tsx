@@ -14,6 +14,8 @@ export function NewJobPage({ automationId }: { automationId: string }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [runAt, setRunAt] = useState("");
   const [priority, setPriority] = useState("0");
+  const [dependsOn, setDependsOn] = useState("");
+  const [onDependencyFailure, setOnDependencyFailure] = useState<"cancel" | "run">("cancel");
   const { busy, error, issues, run } = useSubmission();
   const [idempotencyKey] = useState(() => crypto.randomUUID());
 
@@ -25,10 +27,17 @@ export function NewJobPage({ automationId }: { automationId: string }) {
     event.preventDefault();
     await run(async () => {
       const context = Object.fromEntries(record.parameters.map((parameter) => [parameter.name, values[parameter.name] ?? ""]));
+      const dependencies = dependsOn.split(/[\s,]+/).filter((id) => id !== "");
       const created = await call(
         hub.POST("/jobs", {
           params: { header: { "idempotency-key": idempotencyKey } },
-          body: { automation_id: automationId, context, priority: Number(priority), ...(runAt ? { run_at: isoOfLocal(runAt) } : {}) },
+          body: {
+            automation_id: automationId,
+            context,
+            priority: Number(priority),
+            ...(runAt ? { run_at: isoOfLocal(runAt) } : {}),
+            ...(dependencies.length > 0 ? { depends_on: dependencies, on_dependency_failure: onDependencyFailure } : {}),
+          },
         }),
       );
       navigate(`/jobs/${created.id}`);
@@ -71,6 +80,24 @@ export function NewJobPage({ automationId }: { automationId: string }) {
             </Field>
             <Field label="Priority" hint="−100 to 100: higher runs first among waiting jobs." error={issues.priority}>
               {(props) => <input {...props} type="number" min={-100} max={100} value={priority} onChange={(event) => setPriority(event.target.value)} />}
+            </Field>
+          </fieldset>
+          <fieldset>
+            <legend>Waits for</legend>
+            <Field
+              label="Depends on"
+              hint="Ids of jobs (any automation) this one waits for, separated by spaces, commas or lines; it runs once every one has finished."
+              error={Object.entries(issues).find(([field]) => field.startsWith("depends_on"))?.[1]}
+            >
+              {(props) => <textarea {...props} rows={2} value={dependsOn} onChange={(event) => setDependsOn(event.target.value)} />}
+            </Field>
+            <Field label="If a dependency fails or is cancelled" error={issues.on_dependency_failure}>
+              {(props) => (
+                <select {...props} value={onDependencyFailure} onChange={(event) => setOnDependencyFailure(event.target.value as "cancel" | "run")}>
+                  <option value="cancel">Cancel this job</option>
+                  <option value="run">Run it anyway, once all have finished</option>
+                </select>
+              )}
             </Field>
           </fieldset>
           {error && <ErrorMessage error={error} />}

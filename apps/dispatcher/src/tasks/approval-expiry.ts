@@ -13,7 +13,7 @@ export const APPROVAL_EXPIRY_INTERVAL_MS = 2000;
 
 const APPROVAL_EXPIRY_BATCH = 200;
 
-export function createApprovalExpiry({ database, logger, metrics, outbox }: DispatcherContext) {
+export function createApprovalExpiry({ database, logger, metrics, outbox, ready }: DispatcherContext) {
   return async function expireApprovals(): Promise<void> {
     for (;;) {
       const expired = await jobs.expireDue(database.pool, APPROVAL_EXPIRY_BATCH);
@@ -22,6 +22,13 @@ export function createApprovalExpiry({ database, logger, metrics, outbox }: Disp
       outbox.nudge();
       metrics.approvalsExpired.inc(expired.length);
       logger.info({ expired: expired.length }, "approval requests expired");
+      // Jobs waiting for the expired ones that run anyway (on_dependency_failure "run") may be due now (jobs/hold.ts).
+      const withDependents = jobs.hold.withDependents(expired);
+      if (withDependents.length > 0) {
+        const released = await jobs.hold.queuedDependentsOf(database.pool, withDependents);
+        await ready.offerAgain(released);
+        metrics.jobsOffered.inc({ path: "requeue" }, released.length);
+      }
       if (expired.length < APPROVAL_EXPIRY_BATCH) return;
     }
   };

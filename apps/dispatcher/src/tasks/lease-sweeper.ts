@@ -19,6 +19,14 @@ export function createLeaseSweeper({ database, logger, settings, metrics, ready,
     await ready.offerAgain(requeued.map(jobs.toJobRef));
     metrics.jobsOffered.inc({ path: "requeue" }, requeued.length);
     await ready.wake(...failed.map((job) => job.automationId));
+    // Jobs waiting for the failed ones that run anyway (on_dependency_failure "run") may be due now (jobs/hold.ts);
+    // a read only when one of them has dependents.
+    const withDependents = jobs.hold.withDependents(failed);
+    if (withDependents.length > 0) {
+      const released = await jobs.hold.queuedDependentsOf(database.pool, withDependents);
+      await ready.offerAgain(released);
+      metrics.jobsOffered.inc({ path: "requeue" }, released.length);
+    }
   }
 
   /** Lapsed leases and timed-out jobs, in bounded batches until a batch finds less than a full one of each. */

@@ -19,7 +19,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { APPROVAL_STATUSES, FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, JOB_STATUSES, type JobProgress } from "@hub/shared";
+import { APPROVAL_STATUSES, DEPENDENCY_FAILURE_POLICIES, FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, STORED_JOB_STATUSES, type JobProgress } from "@hub/shared";
 import { sqlLiteralList } from "../sql-literals";
 import { automations, schedules, workers } from "./automations";
 import { users } from "./identity";
@@ -38,7 +38,8 @@ export const jobs = pgTable(
     automationId: uuid("automation_id")
       .notNull()
       .references(() => automations.id),
-    status: text("status", { enum: JOB_STATUSES }).notNull().default("queued"),
+    /** As stored: `held` is a queued job not yet to be handed out (@hub/shared HELD_JOB_STATUS); the API shows it `queued`. */
+    status: text("status", { enum: STORED_JOB_STATUSES }).notNull().default("queued"),
     context: jsonb("context").$type<Record<string, unknown>>().notNull().default({}),
     result: jsonb("result").$type<Record<string, unknown>>(),
     error: text("error"),
@@ -89,6 +90,21 @@ export const jobs = pgTable(
     approvalDecidedBy: uuid("approval_decided_by"),
     approvalDecidedAt: tz("approval_decided_at"),
     approvalComment: text("approval_comment"),
+    /**
+     * The jobs this one waits for (CONTRACT §6.16), in the order given; null for a job without any,
+     * so a plain job stores nothing and has no entry in jobs_depends_on_idx.
+     */
+    dependsOn: uuid("depends_on").array(),
+    /** What a failed or cancelled dependency does (`cancel` | `run`); null with no dependencies (reads `cancel`). */
+    onDependencyFailure: text("on_dependency_failure", { enum: DEPENDENCY_FAILURE_POLICIES }),
+    /** How many of `depends_on` are not finished yet; null with no dependencies (reads 0). Written under the row lock. */
+    pendingDependencies: integer("pending_dependencies"),
+    /**
+     * True once a job lists this one in `depends_on`: the WHEN clause of the trigger that releases
+     * or cancels dependents (packages/db/functions/hub_finish_dependency_v1.sql) tests it, so
+     * finishing a job that no job waits for calls no function. Null otherwise.
+     */
+    hasDependents: boolean("has_dependents"),
   },
   (t) => [
     // Concurrency: the running jobs of one automation (counted by every claim); job lists by automation.
@@ -120,7 +136,12 @@ export const jobs = pgTable(
     index("jobs_finished_idx")
       .on(t.finishedAt)
       .where(sql`${t.status} in (${sql.raw(sqlLiteralList(FINISHED_JOB_STATUSES))})`),
-    check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(JOB_STATUSES))})`),
+    check("jobs_status_check", sql`${t.status} in (${sql.raw(sqlLiteralList(STORED_JOB_STATUSES))})`),
+    check("jobs_on_dependency_failure_check", sql`${t.onDependencyFailure} in (${sql.raw(sqlLiteralList(DEPENDENCY_FAILURE_POLICIES))})`),
+    // A job's dependents (CONTRACT §6.16): the release trigger, GET /jobs?depends_on=, retention. Only jobs with dependencies have entries.
+    index("jobs_depends_on_idx")
+      .using("gin", t.dependsOn)
+      .where(sql`${t.dependsOn} is not null`),
     foreignKey({ name: "jobs_schedule_id_schedules_id_fk", columns: [t.scheduleId], foreignColumns: [schedules.id] }),
     // Exactly one job per fire, however many dispatchers fire at once.
     uniqueIndex("jobs_schedule_fire_key")
@@ -139,10 +160,14 @@ export const jobs = pgTable(
     index("jobs_approval_expiry_idx")
       .on(t.approvalExpiresAt)
       .where(sql`${t.approvalStatus} = 'pending' and ${t.approvalExpiresAt} is not null`),
-    // A schedule's overlap check: its jobs still queued or running.
+    // The retries of a job (CONTRACT §6.16's retry with dependents); only retries have entries.
+    index("jobs_retry_of_idx")
+      .on(t.retryOf)
+      .where(sql`${t.retryOf} is not null`),
+    // A schedule's overlap check: its jobs still queued (held ones included) or running.
     index("jobs_schedule_active_idx")
       .on(t.scheduleId)
-      .where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','running')`),
+      .where(sql`${t.scheduleId} is not null and ${t.status} in ('queued','held','running')`),
   ],
 );
 

@@ -5,7 +5,8 @@ export const USAGE = `Usage: hub-worker --url URL --api-key-file FILE [options] 
 
 Runs COMMAND once for each job of the automation whose worker api key FILE holds:
 the job's context arrives as JSON on stdin, HUB_JOB_ID (and HUB_JOB_ATTEMPT, HUB_AUTOMATION_ID)
-in the environment. Exit 0 with a JSON object (or nothing) on stdout completes the job with it;
+in the environment. A job with dependencies also gets HUB_JOB_DEPENDENCIES_FILE: a JSON file of
+[{id, automation_id, status, result, error}], in its depends_on order, removed after COMMAND exits. Exit 0 with a JSON object (or nothing) on stdout completes the job with it;
 exit 75 (EX_TEMPFAIL) fails it as retryable; any other exit fails it with the end of stderr.
 Each stderr line becomes a line of the job's log on the hub (level info; "::warn MESSAGE" and
 likewise ::debug, ::info, ::error set the level); a line "::progress PERCENT [MESSAGE]" sets the

@@ -4,6 +4,9 @@
  * progress), the outcome read from the exit status, stdout and stderr.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { RetryableError } from "../errors.js";
 import { MAX_LOG_LINE_LENGTH, type LogLevel } from "../hub-client.js";
 import type { JobResult } from "../outcome.js";
@@ -31,6 +34,21 @@ export interface CommandSpec {
   killAfterMs?: number;
   /** Where the command's stderr lines go, prefixed with the job's id (default: this process's stderr). */
   stderr?: NodeJS.WritableStream;
+}
+
+/**
+ * The job's dependencies for the command (CONTRACT §6.16): for a job with any, a file of its own
+ * (mode 0600, in a fresh directory of the temporary folder) holding them as JSON — `[{id,
+ * automation_id, status, result, error}]` in `depends_on` order, every result whole — named by
+ * `HUB_JOB_DEPENDENCIES_FILE`; removed once the command exited. A job without dependencies gets
+ * neither file nor variable. Standard input stays the context alone, as before.
+ */
+function dependenciesFile(job: { dependencies: readonly unknown[] }): { env: Record<string, string | undefined>; remove(): void } {
+  if (job.dependencies.length === 0) return { env: { HUB_JOB_DEPENDENCIES_FILE: undefined }, remove: () => undefined };
+  const folder = mkdtempSync(path.join(tmpdir(), "hub-job-"));
+  const file = path.join(folder, "dependencies.json");
+  writeFileSync(file, `${JSON.stringify(job.dependencies)}\n`, { mode: 0o600 });
+  return { env: { HUB_JOB_DEPENDENCIES_FILE: file }, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }
 
 /**
@@ -124,10 +142,18 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
     new Promise<JobResult>((resolve, reject) => {
       // Its own process group: a Ctrl-C meant for hub-worker does not reach it (the worker decides
       // when it stops), and a kill reaches whatever the command started too.
+      const dependencies = dependenciesFile(job);
       const child = spawn(spec.command, spec.args, {
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
-        env: { ...process.env, HUB_JOB_ID: job.id, HUB_JOB_ATTEMPT: String(job.attempts), HUB_AUTOMATION_ID: job.automation_id, ...traceEnvironment(job) },
+        env: {
+          ...process.env,
+          HUB_JOB_ID: job.id,
+          HUB_JOB_ATTEMPT: String(job.attempts),
+          HUB_AUTOMATION_ID: job.automation_id,
+          ...traceEnvironment(job),
+          ...dependencies.env,
+        },
       });
       const pid = child.pid;
       if (pid !== undefined) running.add(pid);
@@ -188,6 +214,7 @@ export function commandRunner(spec: CommandSpec): CommandRunner {
       });
 
       function cleanUp() {
+        dependencies.remove();
         if (pid !== undefined) running.delete(pid);
         clearTimeout(timeoutTimer);
         clearTimeout(graceTimer);

@@ -25,6 +25,10 @@ export interface AutomationStats {
   failedLastHour: number;
   workerStatus: "running" | "stopped" | null;
   workerLastSeenAt: Date | null;
+  /** Held jobs waiting for dependencies (CONTRACT §6.16): never in `queued` or `oldestQueuedAt`. */
+  blocked: number;
+  /** Held jobs awaiting an approval, their dependencies (if any) finished (CONTRACT §6.17): never in `queued`. */
+  awaitingApproval: number;
 }
 
 /** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
@@ -37,7 +41,12 @@ export function statsQuery(automationId: string, reach: Reach): SQL {
     (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'completed'
        and f.finished_at >= now() - interval '1 hour') as completed_last_hour,
     (select count(*)::int from jobs f where f.automation_id = a.id and f.status = 'failed'
-       and f.finished_at >= now() - interval '1 hour') as failed_last_hour
+       and f.finished_at >= now() - interval '1 hour') as failed_last_hour,
+    -- §6.16: held for dependencies (a range of jobs_automation_status_created_idx, empty for an automation without).
+    (select count(*)::int from jobs b where b.automation_id = a.id and b.status = 'held' and b.pending_dependencies > 0) as blocked,
+    -- §6.17: awaiting approval, counted once (after dependencies, as waiting_reason); the same index range, empty without.
+    (select count(*)::int from jobs h where h.automation_id = a.id and h.status = 'held' and h.approval_status = 'pending'
+       and coalesce(h.pending_dependencies, 0) <= 0) as awaiting_approval
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   cross join lateral (
@@ -71,6 +80,8 @@ export async function readStats(executor: Executor, reach: Reach, automationId: 
     failedLastHour: row.failed_last_hour as number,
     workerStatus: (row.worker_status as AutomationStats["workerStatus"]) ?? null,
     workerLastSeenAt: toDate(row.worker_last_seen_at),
+    blocked: row.blocked as number,
+    awaitingApproval: row.awaiting_approval as number,
   };
 }
 
@@ -83,6 +94,10 @@ export interface AutomationQueueDepth {
   /** Seconds since the earliest `available_at` among due queued jobs; 0 when none is due. */
   oldestQueuedAgeSeconds: number;
   workerUp: boolean;
+  /** Held jobs waiting for dependencies (CONTRACT §6.16). */
+  blocked: number;
+  /** Held jobs awaiting an approval (CONTRACT §6.17). */
+  awaitingApproval: number;
 }
 
 /**
@@ -101,6 +116,8 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     scheduled: row.scheduled as number,
     oldestQueuedAgeSeconds: Math.max(0, Number(row.oldest_queued_age_seconds)),
     workerUp: row.worker_up === true,
+    blocked: row.blocked as number,
+    awaitingApproval: row.awaiting_approval as number,
   }));
 }
 
@@ -110,7 +127,9 @@ export function queueDepthQuery(): SQL {
   select a.slug, coalesce(q.queued, 0)::int as queued, coalesce(q.scheduled, 0)::int as scheduled,
     coalesce(r.running, 0)::int as running,
     coalesce(extract(epoch from now() - q.oldest_queued_at), 0)::float8 as oldest_queued_age_seconds,
-    coalesce(w.status = 'running', false) as worker_up
+    coalesce(w.status = 'running', false) as worker_up,
+    coalesce(b.blocked, 0)::int as blocked,
+    coalesce(p.awaiting_approval, 0)::int as awaiting_approval
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   left join (
@@ -122,6 +141,15 @@ export function queueDepthQuery(): SQL {
   left join (
     select j.automation_id, count(*) as running from jobs j where j.status = 'running' group by j.automation_id
   ) r on r.automation_id = a.id
+  left join (
+    -- §6.16: held for dependencies.
+    select j.automation_id, count(*) as blocked from jobs j where j.status = 'held' and j.pending_dependencies > 0 group by j.automation_id
+  ) b on b.automation_id = a.id
+  left join (
+    -- §6.17: awaiting approval (jobs_approval_pending_idx holds exactly the pending ones).
+    select j.automation_id, count(*) as awaiting_approval from jobs j
+    where j.approval_status = 'pending' and j.status = 'held' and coalesce(j.pending_dependencies, 0) <= 0 group by j.automation_id
+  ) p on p.automation_id = a.id
   where a.is_active`;
 }
 

@@ -15,6 +15,7 @@ import { fromRow } from "./row";
 import { keysetPage, type KeysetOrder, type KeysetPage, type KeysetPageRequest } from "../pagination";
 import { queryBuilder, type Executor } from "../../executor";
 import { automationIdReached, type Reach } from "../../reach";
+import { actorSetting } from "./hold";
 
 /** A job and what a decision needs to know of its automation: who may decide it now. */
 export interface JobForDecision {
@@ -25,14 +26,20 @@ export interface JobForDecision {
 }
 
 /**
- * The job with its automation's approvers, locked `FOR UPDATE` when `lock` (inside the deciding
- * transaction); undefined when unknown or outside `reach`.
+ * The job with its automation's approvers, locked `FOR UPDATE` when `lock` names the decider
+ * (inside the deciding transaction); undefined when unknown or outside `reach`.
  */
-export async function findForDecision(executor: Executor, reach: Reach, jobId: string, lock: boolean): Promise<JobForDecision | undefined> {
+export async function findForDecision(
+  executor: Executor,
+  reach: Reach,
+  jobId: string,
+  lock: { deciderId: string } | false,
+): Promise<JobForDecision | undefined> {
   const db = queryBuilder(executor);
   const reached = automationIdReached(reach, sql.raw("j.automation_id")) ?? sql`true`;
+  // Locking, it also names the decider as the actor of the dependents a rejection cancels (./hold.ts).
   const { rows } = await db.execute<Record<string, unknown>>(sql`
-    select j.*, a.approver_ids::text[] as approver_ids_of_automation,
+    select j.*, a.approver_ids::text[] as approver_ids_of_automation, ${lock ? actorSetting(lock.deciderId) : sql`null`} as actor_set,
       coalesce(j.approval_status = 'pending' and j.approval_expires_at <= now(), false) as approval_expiry_due
     from jobs j join automations a on a.id = j.automation_id
     where j.id = ${jobId} and ${reached}
@@ -77,14 +84,14 @@ export async function decide(
         finished_at = case when $3 then j.finished_at else now() end
       where j.id = $1 and j.approval_status = 'pending'
       returning j.*
-    ), decision_event as (
+    ), event as (
+      -- One insert, so the decision's event comes before a rejection's job.cancelled.
       insert into events (aggregate_id, event_type, actor_id, payload)
-      select id, case when $3 then 'job.approved' else 'job.rejected' end, $2,
+      select id, case when $3 then 'job.approved' else 'job.rejected' end, $2::uuid,
              jsonb_build_object('automation_id', automation_id, 'comment', $4::text)
       from decided
-    ), cancel_event as (
-      insert into events (aggregate_id, event_type, actor_id, payload)
-      select id, 'job.cancelled', $2, jsonb_build_object('automation_id', automation_id, 'reason', 'rejected')
+      union all
+      select id, 'job.cancelled', $2::uuid, jsonb_build_object('automation_id', automation_id, 'reason', 'rejected')
       from decided where not $3
     )
     select * from decided`,
@@ -98,6 +105,8 @@ export interface ExpiredApproval {
   id: string;
   automationId: string;
   seq: number;
+  /** Jobs wait for it: its end may have released some (offer them, ./hold.ts). */
+  hasDependents: boolean;
 }
 
 /**
@@ -109,7 +118,7 @@ export interface ExpiredApproval {
  * those jobs (a decision that found its approval expired).
  */
 export async function expireDue(executor: Executor, limit: number, jobIds?: readonly string[]): Promise<ExpiredApproval[]> {
-  const { rows } = await executor.query<{ id: string; automation_id: string; seq: string }>({
+  const { rows } = await executor.query<{ id: string; automation_id: string; seq: string; has_dependents: boolean | null }>({
     name: jobIds ? undefined : "jobs_expire_approvals",
     text: `
     with due as (
@@ -122,16 +131,16 @@ export async function expireDue(executor: Executor, limit: number, jobIds?: read
     ), expired as (
       update jobs j set status = 'cancelled', finished_at = now(), approval_status = 'expired'
       from due where j.id = due.id and j.approval_status = 'pending'
-      returning j.id, j.automation_id, j.seq
+      returning j.id, j.automation_id, j.seq, j.has_dependents
     ), event as (
       insert into events (aggregate_id, event_type, actor_id, payload)
       select id, 'job.cancelled', null, jsonb_build_object('automation_id', automation_id, 'reason', 'approval_expired')
       from expired
     )
-    select id, automation_id, seq from expired`,
+    select id, automation_id, seq, has_dependents from expired`,
     values: [limit, jobIds ? [...jobIds] : null],
   });
-  return rows.map((row) => ({ id: row.id, automationId: row.automation_id, seq: Number(row.seq) }));
+  return rows.map((row) => ({ id: row.id, automationId: row.automation_id, seq: Number(row.seq), hasDependents: row.has_dependents === true }));
 }
 
 /** GET /approvals: oldest first by (created_at, id), through jobs_approval_pending_idx. */

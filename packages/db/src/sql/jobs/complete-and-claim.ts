@@ -4,12 +4,14 @@
  * The completion is fenced exactly as {@link complete}'s; a refused one claims nothing.
  */
 import { runStatement, type Executor, type NamedStatement } from "../../executor";
-import { claimOutcomeOf, type ClaimOutcome, type ClaimRequest, type ClaimRow } from "./claim";
+import { claimedDependencyColumns, claimOutcomeOf, type ClaimOutcome, type ClaimRequest, type ClaimRow } from "./claim";
 import { fencedVerdict, type FencedRow, type LeaseHolder, type LeasedJobResult } from "./lease";
 
 const completeAndClaimStatement: NamedStatement = {
   name: "hub_complete_and_claim",
-  text: "select * from hub_complete_and_claim_v1($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[])",
+  // With the dependency columns the function's rows predate (claim.ts): the claimed jobs' depends_on, and the
+  // completed job's has_dependents, so the API offers what the completion released (jobs/hold.ts).
+  text: claimedDependencyColumns("hub_complete_and_claim_v1($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[])"),
 };
 
 type CompleteAndClaimRow = FencedRow & ClaimRow & { row_kind: "completed" | "refused" | "claim" };

@@ -1,4 +1,5 @@
 export * from "./insert";
+export * from "./insert-flow";
 export * from "./retry";
 export * from "./claim";
 export * from "./lease";
@@ -17,3 +18,5 @@ export * from "./rekey";
 export * from "./complete-and-claim";
 export * from "./trace-context";
 export * from "./approval";
+export * as hold from "./hold";
+export * from "./dependencies";

@@ -40,19 +40,21 @@ const completeBatchStatement: NamedStatement = {
     update jobs j set status = 'completed', result = item.result, finished_at = now(), lease_expires_at = null
     from item join locked on locked.id = item.id
     where j.id = any($1::uuid[]) and j.id = item.id and ${leasedBy("$5", "item.attempt")}
-    returning j.id, j.automation_id, j.worker_id, j.result, j.started_at
+    returning j.id, j.automation_id, j.worker_id, j.result, j.started_at, j.has_dependents
   ), completed_event as (
     insert into events (aggregate_id, event_type, actor_id, payload)
     select id, 'job.completed', null, jsonb_build_object('automation_id', automation_id, 'worker_id', worker_id, 'result', result)
     from completed order by id
   )
-  select item.id, ${ownedBy("item.id", "$4")} as ours, completed.id is not null as done, completed.started_at
+  select item.id, ${ownedBy("item.id", "$4")} as ours, completed.id is not null as done, completed.started_at, completed.has_dependents
   from item left join completed on completed.id = item.id`,
 };
 
 /** What a batch completion tells the caller about each job: its verdict, and when it started if completed. */
 export interface CompletedItem extends BatchItemVerdict {
   startedAt: Date | null;
+  /** Jobs wait for it: its completion may have released some (./hold.ts). */
+  hasDependents: boolean;
 }
 
 /**
@@ -67,22 +69,26 @@ export async function completeBatch(
   const firstOfId = new Map<string, (typeof items)[number]>();
   for (const item of items) if (!firstOfId.has(item.id)) firstOfId.set(item.id, item);
   const unique = [...firstOfId.values()];
-  const rows = await runStatement<{ id: string; ours: boolean; done: boolean; started_at: Date | null }>(db, completeBatchStatement, [
-    unique.map((item) => item.id),
-    unique.map((item) => JSON.stringify(item.result)),
-    unique.map((item) => item.attempt ?? null),
-    worker.automationId,
-    worker.id,
-  ]);
+  const rows = await runStatement<{ id: string; ours: boolean; done: boolean; started_at: Date | null; has_dependents: boolean | null }>(
+    db,
+    completeBatchStatement,
+    [
+      unique.map((item) => item.id),
+      unique.map((item) => JSON.stringify(item.result)),
+      unique.map((item) => item.attempt ?? null),
+      worker.automationId,
+      worker.id,
+    ],
+  );
   const byId = new Map(rows.map((row) => [row.id, row]));
   const seen = new Set<string>();
   return items.map(({ id }) => {
     const row = byId.get(id);
     const repeated = seen.has(id);
     seen.add(id);
-    if (!row?.ours) return { id, refusal: "not_found", startedAt: null };
-    if (!row.done || repeated) return { id, refusal: "not_leased", startedAt: null };
-    return { id, refusal: null, startedAt: row.started_at };
+    if (!row?.ours) return { id, refusal: "not_found", startedAt: null, hasDependents: false };
+    if (!row.done || repeated) return { id, refusal: "not_leased", startedAt: null, hasDependents: false };
+    return { id, refusal: null, startedAt: row.started_at, hasDependents: row.has_dependents === true };
   });
 }
 

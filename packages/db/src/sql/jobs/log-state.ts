@@ -13,7 +13,8 @@ export interface LogState {
 
 const stateStatement: NamedStatement = {
   name: "hub_job_logs_state",
-  text: "select status, progress, log_seq from jobs where id = $1",
+  // As shown: a held job reads `queued` (jobs/hold.ts).
+  text: "select case when status = 'held' then 'queued' else status end as status, progress, log_seq from jobs where id = $1",
 };
 
 type LogStateRow = { status: JobStatus; progress: JobProgress | null; log_seq: string };

@@ -3,7 +3,7 @@
  * the other `jobs-*.ts` modules, each with its outbox event.
  */
 import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
-import type { ApprovalStatus, JobStatus } from "@hub/shared";
+import { storedJobStatusesOf, type ApprovalStatus, type JobStatus } from "@hub/shared";
 import { jobs, type Job } from "../../schema";
 import { findWithWaitingRow, type WaitingReason } from "./waiting";
 import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
@@ -44,7 +44,7 @@ export async function findWithWaiting(executor: Executor, reach: Reach, id: stri
 
 export interface JobFilter extends JobFindFilter {
   automationId?: string | undefined;
-  /** Any of these statuses; every status when absent or empty. */
+  /** Any of these statuses (as shown: `queued` matches held jobs too); every status when absent or empty. */
   statuses?: readonly JobStatus[] | undefined;
   /** Inclusive lower bound on created_at. */
   createdAfter?: Date | undefined;
@@ -58,6 +58,8 @@ export interface JobFilter extends JobFindFilter {
   scheduleId?: string | undefined;
   /** Jobs whose approval is in any of these statuses (CONTRACT §6.17); jobs without an approval never match. */
   approvalStatuses?: readonly ApprovalStatus[] | undefined;
+  /** The jobs that list this job in `depends_on` (CONTRACT §6.16): jobs_depends_on_idx. */
+  dependsOn?: string | undefined;
 }
 
 /** A queued job whose `available_at` is still ahead: delayed by `run_at` or in retry back-off (CONTRACT §6.8). */
@@ -69,7 +71,7 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   const reached = automationIdReached(reach, jobs.automationId);
   if (reached) conditions.push(reached);
   if (filter.automationId) conditions.push(eq(jobs.automationId, filter.automationId));
-  const statuses = filter.statuses ?? [];
+  const statuses = storedJobStatusesOf(filter.statuses ?? []);
   if (statuses.length === 1) conditions.push(eq(jobs.status, statuses[0]!));
   else if (statuses.length > 1) conditions.push(inArray(jobs.status, [...statuses]));
   if (filter.createdAfter) conditions.push(gte(jobs.createdAt, filter.createdAfter));
@@ -80,6 +82,7 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   const approvals = filter.approvalStatuses ?? [];
   if (approvals.length === 1) conditions.push(eq(jobs.approvalStatus, approvals[0]!));
   else if (approvals.length > 1) conditions.push(inArray(jobs.approvalStatus, [...approvals]));
+  if (filter.dependsOn) conditions.push(sql`${jobs.dependsOn} @> array[${filter.dependsOn}::uuid] and ${jobs.dependsOn} is not null`);
   conditions.push(...jobFindConditions(filter));
   return conditions;
 }

@@ -16,12 +16,12 @@ export async function rekey(executor: Executor, automationId: string, concurrenc
   const tx = queryBuilder(executor);
   await tx.execute(sql`
     update jobs set key_value = hub_job_key_value_of(context, ${concurrencyKey}::text)
-    where automation_id = ${automationId} and status in ('queued', 'running')`);
+    where automation_id = ${automationId} and status in ('queued', 'held', 'running')`);
   await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
   // The new values wait, never started, their heads unknown (the claim walks only waiting values, and reads a
   // value whose head is NULL first: functions/hub_claim_jobs_v3.sql).
   await tx.execute(sql`
     insert into job_key_states (automation_id, key_value, waiting)
     select distinct automation_id, key_value, true from jobs
-    where automation_id = ${automationId} and status in ('queued', 'running') and key_value is not null`);
+    where automation_id = ${automationId} and status in ('queued', 'held', 'running') and key_value is not null`);
 }

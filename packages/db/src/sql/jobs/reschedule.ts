@@ -4,6 +4,7 @@
  * transaction. People do this now and then, so drizzle builds it.
  */
 import { and, eq, sql } from "drizzle-orm";
+import { HELD_JOB_STATUS, shownJobStatus, type JobStatus } from "@hub/shared";
 import { jobs, type Job } from "../../schema";
 import * as events from "../events/crud";
 import { queryBuilder, type Executor } from "../../executor";
@@ -24,7 +25,7 @@ export interface Rescheduler {
 
 export type RescheduleOutcome =
   /** `previous` is the job as it was, so dispatch can find the offer it had. */
-  { ok: true; job: Job; previous: Job } | { ok: false; refusal: "not_found" | "not_creator" | "not_queued"; status?: Job["status"] };
+  { ok: true; job: Job; previous: Job } | { ok: false; refusal: "not_found" | "not_creator" | "not_queued"; status?: JobStatus };
 
 /** ISO 8601 in UTC with milliseconds, as the API writes times; null stays null. */
 const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
@@ -43,7 +44,8 @@ export async function reschedule(executor: Executor, reach: Reach, jobId: string
     .for("update");
   if (!previous) return { ok: false, refusal: "not_found" };
   if (!by.mayRescheduleAnyJob && previous.createdBy !== by.userId) return { ok: false, refusal: "not_creator" };
-  if (previous.status !== "queued") return { ok: false, refusal: "not_queued", status: previous.status };
+  // A held job is queued as shown (@hub/shared HELD_JOB_STATUS): its new time counts from its release.
+  if (previous.status !== "queued" && previous.status !== HELD_JOB_STATUS) return { ok: false, refusal: "not_queued", status: shownJobStatus(previous.status) };
   const runAt = change.runAt === undefined ? {} : { runAt: change.runAt, availableAt: sql`greatest(${isoOrNull(change.runAt)}::timestamptz, now())` };
   const priority = change.priority === undefined ? {} : { priority: change.priority };
   const [job] = await tx

@@ -46,6 +46,11 @@ export function fromRow(row: Record<string, unknown>): Job {
     approvalDecidedBy: (row.approval_decided_by as string | null | undefined) ?? null,
     approvalDecidedAt: toDate(row.approval_decided_at),
     approvalComment: (row.approval_comment as string | null | undefined) ?? null,
+    // Absent from the claim functions' rows too; a claimed job's dependencies are read apart (jobs/dependencies.ts).
+    dependsOn: (row.depends_on as string[] | null | undefined) ?? null,
+    onDependencyFailure: (row.on_dependency_failure as Job["onDependencyFailure"] | undefined) ?? null,
+    pendingDependencies: (row.pending_dependencies as number | null | undefined) ?? null,
+    hasDependents: (row.has_dependents as boolean | null | undefined) ?? null,
   };
 }
 

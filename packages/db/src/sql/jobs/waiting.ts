@@ -20,7 +20,8 @@ import { automationIdReached, type Reach } from "../../reach";
  * (`concurrency_limit`). A reason of a later feature is one more line at its place here.
  */
 const WAITING_RULES = [
-  // `dependencies` (§6.16) and `awaiting_approval` (§6.17) go first, when they are built.
+  ["dependencies", "p.pending_dependencies > 0"],
+  ["awaiting_approval", "p.approval_status = 'pending'"],
   ["development_mode", "s.is_development"],
   // `maintenance_window` (§6.18) goes here.
   ["scheduled", "p.available_at > now() and p.attempts = 0"],
@@ -49,7 +50,8 @@ function claimsBefore(a: string, b: string): string {
 
 /**
  * The waiting reason of each row of `page` (a CTE with `id, automation_id, status, priority,
- * available_at, seq, attempts`), as the CTEs to append after `page` and the select list's
+ * available_at, seq, attempts, key_value, pending_dependencies`; `status` as stored, so a held job
+ * has a reason and, its status not being `queued`, no queue position and no place in another's), as the CTEs to append after `page` and the select list's
  * expression. Per automation of the page's queued jobs, not per row: one look at the automation and
  * its worker, one index-only count of its running jobs (at most `max_concurrent_jobs` entries), and
  * one ordered walk of at most `max_concurrent_jobs` entries of `jobs_claim_idx` to find the last job
@@ -80,7 +82,7 @@ const waitingReasonParts = {
          from automation_start_states st where st.automation_id = a.id) end as window_opens_at
     from automations a
     left join workers w on w.automation_id = a.id and w.unregistered_at is null
-    where a.id in (select p.automation_id from page p where p.status = 'queued')
+    where a.id in (select p.automation_id from page p where p.status in ('queued', 'held'))
   ),
   key_state as (
     select p.id, p.key_value,
@@ -118,7 +120,7 @@ const waitingReasonParts = {
   left join key_state k on k.id = p.id`,
   reason: `
   case
-    when p.status <> 'queued' or s.automation_id is null then null
+    when p.status not in ('queued', 'held') or s.automation_id is null then null
 ${WAITING_RULES.map(([reason, condition]) => `    when ${condition} then '${reason}'`).join("\n")}
     else 'concurrency_limit'
   end`,
@@ -146,7 +148,7 @@ const queuePositionExpression = `
   end`;
 
 /** The job columns the waiting statements read, as the `page` CTE's column list. */
-const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts, key_value";
+const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts, key_value, pending_dependencies, approval_status";
 
 /**
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
@@ -172,6 +174,11 @@ export function withWaitingQuery(jobId: string, reach: Reach): SQL {
 export interface QueuedJobKey {
   id: string;
   automationId: string;
+  /** As stored: `queued` or `held`. */
+  status: string;
+  pendingDependencies: number | null;
+  /** Its approval's status (CONTRACT §6.17); null for a job that needs none. */
+  approvalStatus: string | null;
   priority: number;
   availableAt: Date;
   seq: number;
@@ -180,7 +187,7 @@ export interface QueuedJobKey {
 
 /**
  * The waiting reasons of the queued jobs of a list page, in one statement for the whole page (never
- * one per row); pass only queued jobs. Reasons are for each job as listed (its key is passed in),
+ * one per row); pass only queued jobs (held ones included). Reasons are for each job as listed (its key is passed in),
  * read a moment after the page itself.
  */
 export async function waitingReasonsOf(executor: Executor, queued: readonly QueuedJobKey[]): Promise<Map<string, WaitingReason | null>> {
@@ -193,13 +200,17 @@ export async function waitingReasonsOf(executor: Executor, queued: readonly Queu
     available_at: job.availableAt.toISOString(),
     seq: job.seq,
     attempts: job.attempts,
+    status: job.status,
+    pending_dependencies: job.pendingDependencies,
+    approval_status: job.approvalStatus,
   }));
   const result = await db.execute<{ id: string; waiting_reason: WaitingReason | null }>(sql`
   with page as (
-    select u.id, u.automation_id, 'queued'::text as status, u.priority, u.available_at, u.seq, u.attempts,
-      (select j.key_value from jobs j where j.id = u.id) as key_value
+    select u.id, u.automation_id, u.status, u.priority, u.available_at, u.seq, u.attempts,
+      (select j.key_value from jobs j where j.id = u.id) as key_value, u.pending_dependencies, u.approval_status
     from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
-      as u(id uuid, automation_id uuid, priority int, available_at timestamptz, seq bigint, attempts int)
+      as u(id uuid, automation_id uuid, status text, priority int, available_at timestamptz, seq bigint, attempts int, pending_dependencies int,
+        approval_status text)
   ),${sql.raw(waitingReasonParts.ctes)}
   select p.id, ${sql.raw(waitingReasonParts.reason)} as waiting_reason
   from page p ${sql.raw(waitingReasonParts.joins)}`);

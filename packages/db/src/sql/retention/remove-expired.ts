@@ -13,7 +13,7 @@
  *
  * What is never removed: an event the relay has not published yet (`dispatched_at` null), an event
  * with a webhook delivery still pending, and so a job with such an event (it goes once they are
- * done). References to removed jobs (`retry_of`, a schedule's `last_job_id`) are plain columns
+ * done); a job that an unfinished job lists in `depends_on` (CONTRACT §6.16). References to removed jobs (`retry_of`, a schedule's `last_job_id`) are plain columns
  * (migration 0010 dropped their foreign keys) and dangle: reading the job answers 404.
  */
 import { FINISHED_JOB_STATUSES } from "@hub/shared";
@@ -89,6 +89,10 @@ const PICK_JOBS = {
       where e.aggregate_id = j.id
         and (e.dispatched_at is null
              or exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending')))
+   -- A dependency stays while a job that lists it is unfinished (CONTRACT §6.16); read only for a job with dependents.
+   and (j.has_dependents is not true or not exists (
+     select 1 from jobs w where w.depends_on @> array[j.id] and w.depends_on is not null
+       and w.status not in (${sqlLiteralList(FINISHED_JOB_STATUSES)})))
  order by j.finished_at
  limit $2
  for update of j skip locked`,

@@ -1,0 +1,158 @@
+/**
+ * Job dependencies against the real database (CONTRACT §6.16): jobs created with depends_on are held
+ * until every dependency finished, released exactly once in the finishing transaction however many
+ * dependencies finish at once on however many connections, and cancelled through any depth when a
+ * dependency fails under "cancel".
+ */
+import { describe, expect, it } from "vitest";
+import { jobs, withTransaction } from "../../index";
+import { EVERYWHERE } from "../../reach";
+import { catalogueCheckedEvents, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
+
+const hub = useTestDatabase();
+const LEASE_SECONDS = 60;
+
+async function flow(
+  subject: StagedAutomation,
+  items: Array<{ dependsOn?: Array<string | number>; onDependencyFailure?: "cancel" | "run" }>,
+): Promise<string[]> {
+  const created = await jobs.insertFlow(
+    hub().pool,
+    EVERYWHERE,
+    subject.userId,
+    items.map((item) => ({
+      automationId: subject.automationId,
+      context: {},
+      dependsOn: item.dependsOn ?? [],
+      onDependencyFailure: item.onDependencyFailure ?? "cancel",
+    })),
+  );
+  if (created.kind !== "created") throw new Error(`flow not created: ${JSON.stringify(created)}`);
+  return created.jobs.map((job) => job.id);
+}
+
+/** Claims every claimable job of the automation; returns their ids. */
+async function claimAll(subject: StagedAutomation): Promise<string[]> {
+  const claim = await jobs.claim(hub().pool, {
+    automationId: subject.automationId,
+    workerId: subject.worker.id,
+    maxJobs: 100,
+    leaseSeconds: LEASE_SECONDS,
+    candidateIds: [],
+  });
+  return claim.kind === "claimed" ? claim.jobs.map((job) => job.id) : [];
+}
+
+async function stored(id: string) {
+  const job = await jobs.find(hub().pool, EVERYWHERE, id);
+  if (!job) throw new Error(`no job ${id}`);
+  return job;
+}
+
+describe("job dependencies", () => {
+  it("when a job depends on two running jobs, then it is held with 2 pending, released by the second completion only, and claimable then", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const [a, b] = await flow(subject, [{}, {}]);
+    expect((await claimAll(subject)).sort()).toEqual([a, b].sort());
+    const [dependent] = await flow(subject, [{ dependsOn: [a!, b!] }]);
+    expect(await stored(dependent!)).toMatchObject({ status: "held", pendingDependencies: 2, dependsOn: [a, b] });
+    expect((await catalogueCheckedEvents(hub(), dependent!))[0]!.payload).toMatchObject({ depends_on: [a, b] });
+
+    await jobs.complete(hub().pool, a!, subject.worker, {});
+    expect(await stored(dependent!)).toMatchObject({ status: "held", pendingDependencies: 1 });
+    expect(await claimAll(subject)).toEqual([]);
+    await jobs.complete(hub().pool, b!, subject.worker, {});
+    expect(await stored(dependent!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+    expect(await jobs.hold.queuedDependentsOf(hub().pool, [b!])).toEqual([expect.objectContaining({ id: dependent })]);
+    expect(await claimAll(subject)).toEqual([dependent]);
+  });
+
+  it("when two dependencies complete at the same instant on two connections, then the dependent is released exactly once (50 rounds)", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 200 });
+    for (let round = 0; round < 50; round += 1) {
+      const [a, b] = await flow(subject, [{}, {}]);
+      await claimAll(subject);
+      const [dependent] = await flow(subject, [{ dependsOn: [a!, b!] }]);
+      // Two statements at once on the pool run on two connections, as two API processes would.
+      await Promise.all([jobs.complete(hub().pool, a!, subject.worker, {}), jobs.complete(hub().pool, b!, subject.worker, {})]);
+      expect(await stored(dependent!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+      expect(await claimAll(subject)).toEqual([dependent]);
+      await jobs.complete(hub().pool, dependent!, subject.worker, {});
+    }
+  });
+
+  it("when a dependency fails for good, then its dependents are cancelled three levels deep, each naming the job of its own depends_on, and a run dependent is released", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10, maxAttempts: 1 });
+    const [root, level1, level2, level3, runs] = await flow(subject, [
+      {},
+      { dependsOn: [0] },
+      { dependsOn: [1] },
+      { dependsOn: [2] },
+      { dependsOn: [1], onDependencyFailure: "run" },
+    ]);
+    expect(await claimAll(subject)).toEqual([root]);
+    await jobs.fail(hub().pool, root!, subject.worker, { error: "broken", retryable: false, maxAttempts: 1 });
+
+    for (const [job, cause] of [
+      [level1, root],
+      [level2, level1],
+      [level3, level2],
+    ] as const) {
+      expect(await stored(job!)).toMatchObject({ status: "cancelled" });
+      const events = await catalogueCheckedEvents(hub(), job!);
+      expect(events.at(-1)).toMatchObject({
+        eventType: "job.cancelled",
+        actorId: null,
+        payload: { automation_id: subject.automationId, reason: "dependency_failed", dependency_id: cause },
+      });
+    }
+    expect(await stored(runs!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+  });
+
+  it("when a user cancels a dependency, then the cascade's events carry that user as actor", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const [root, dependent] = await flow(subject, [{}, { dependsOn: [0] }]);
+    // In a transaction, as POST /jobs/{id}/cancel runs it.
+    await withTransaction(hub().pool, (tx) => jobs.cancel(tx, root!, subject.userId));
+    expect((await catalogueCheckedEvents(hub(), dependent!)).at(-1)).toMatchObject({
+      actorId: subject.userId,
+      payload: { reason: "dependency_failed", dependency_id: root },
+    });
+  });
+
+  it("when one job has 1,000 dependents, then its completion releases all of them in the one transaction", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const [root] = await flow(subject, [{}]);
+    await claimAll(subject);
+    for (let batch = 0; batch < 2; batch += 1)
+      await flow(
+        subject,
+        Array.from({ length: 500 }, () => ({ dependsOn: [root!] })),
+      );
+    await jobs.complete(hub().pool, root!, subject.worker, {});
+    expect(await jobs.hold.queuedDependentsOf(hub().pool, [root!])).toHaveLength(1000);
+  });
+
+  it("when a dependency is unknown or already failed, then nothing is created and the refusal names it", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10, maxAttempts: 1 });
+    const [failed] = await flow(subject, [{}]);
+    await claimAll(subject);
+    await jobs.fail(hub().pool, failed!, subject.worker, { error: "broken", retryable: false, maxAttempts: 1 });
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const item = (dependsOn: string[], onDependencyFailure: "cancel" | "run" = "cancel") => ({
+      automationId: subject.automationId,
+      context: {},
+      dependsOn,
+      onDependencyFailure,
+    });
+
+    expect(await jobs.insertFlow(hub().pool, EVERYWHERE, subject.userId, [item([failed!, unknown])])).toMatchObject({
+      kind: "refused",
+      dependencies: { unknown: [{ item: 0, k: 1 }], failed: { id: failed, status: "failed" } },
+    });
+    const runs = await jobs.insertFlow(hub().pool, EVERYWHERE, subject.userId, [item([failed!], "run")]);
+    expect(runs).toMatchObject({ kind: "created" });
+    // A finished dependency does not count: the job is queued at once.
+    expect(await stored(runs.kind === "created" ? runs.jobs[0]!.id : "")).toMatchObject({ status: "queued", pendingDependencies: 0 });
+  });
+});
