@@ -219,7 +219,9 @@ export function JobPage({ jobId }: { jobId: string }) {
 function mergeEvents(history: HubEvent[], live: HubEvent[]): HubEvent[] {
   const byId = new Map<string, HubEvent>();
   for (const event of [...history, ...live]) byId.set(event.id, event);
-  return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  // Events written by one statement share their time: a job's creation still reads first.
+  const first = (event: HubEvent) => (event.event_type === "job.created" ? 0 : 1);
+  return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || first(a) - first(b) || a.id.localeCompare(b.id));
 }
 
 /** A job event's payload in a few words. */
