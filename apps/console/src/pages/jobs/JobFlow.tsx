@@ -14,7 +14,8 @@ const FINISHED = new Set(["completed", "failed", "cancelled"]);
 /** Dependents the graph shows at most (a fan-out may have thousands: the list links to all of them). */
 const DEPENDENTS_SHOWN = 50;
 
-function FlowNode({ job, current = false }: { job: Job | { id: string; status?: undefined }; current?: boolean }) {
+/** One job of the graph; `status` absent: not read yet (`loading`), or gone (removed by retention, or out of reach). */
+function FlowNode({ job, current = false, loading = false }: { job: Job | { id: string; status?: undefined }; current?: boolean; loading?: boolean }) {
   return (
     <li className={current ? "flow-node current" : "flow-node"} data-testid={current ? "flow-current" : "flow-node"}>
       {current ? (
@@ -26,7 +27,7 @@ function FlowNode({ job, current = false }: { job: Job | { id: string; status?: 
           <ShortId id={job.id} />
         </Link>
       )}{" "}
-      {job.status ? <JobStatus status={job.status} /> : <span className="muted">gone</span>}
+      {job.status ? <JobStatus status={job.status} /> : <span className="muted">{loading ? "…" : "gone"}</span>}
     </li>
   );
 }
@@ -95,7 +96,7 @@ export function JobFlow({ job, mayAct }: { job: Job; mayAct: boolean }) {
           ) : (
             <ol className="flow-column">
               {(dependencies.data ?? dependsOn.map((id) => ({ id }))).map((dependency) => (
-                <FlowNode key={dependency.id} job={dependency as Job} />
+                <FlowNode key={dependency.id} job={dependency as Job} loading={!dependencies.data} />
               ))}
             </ol>
           )}
