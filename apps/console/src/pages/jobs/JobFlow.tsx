@@ -59,7 +59,10 @@ export function JobFlow({ job, mayAct }: { job: Job; mayAct: boolean }) {
     dependents.reload();
   });
   useLiveEvents((event) => {
-    if (event === "reset" || watched.has(event.aggregate_id) || (event.event_type === "job.created" && event.aggregate_id !== job.id)) reload();
+    if (event === "reset" || watched.has(event.aggregate_id)) return reload();
+    // A new dependent (job.created carries depends_on).
+    const dependsOnIt = (event.payload as { depends_on?: unknown } | null)?.depends_on;
+    if (event.event_type === "job.created" && Array.isArray(dependsOnIt) && dependsOnIt.includes(job.id)) reload();
   });
 
   const dependentItems = dependents.data?.items ?? [];
