@@ -13,6 +13,7 @@ import {
   lastEventOf,
   readJob,
   useHubWithDispatcher,
+  waitFor,
   type AutomationWithWorker,
 } from "./job-fixtures";
 import { eventsOf } from "./automation-fixtures";
@@ -89,6 +90,19 @@ describe("POST /jobs with depends_on", () => {
     expect(secondPhase.body.detail).toEqual([expect.objectContaining({ loc: ["body", "jobs", 1, "depends_on", 1], type: "value_error" })]);
   });
 
+  it("when a sector-scoped employee names a job of another sector, then 422 at its place, as for a job that does not exist", async () => {
+    const inside = await createAutomationWithWorker(hub);
+    const outside = await createAutomationWithWorker(hub);
+    const hidden = await createJob(hub, outside.automationId);
+    const employee = await hub.createUser("employee");
+    const sector = await hub.client.get<any>(`/automations/${inside.automationId}`, asAdmin());
+    expect((await hub.client.patch(`/identity/users/${employee.id}`, { sector_ids: [sector.body.sector.id] }, asAdmin())).status).toBe(200);
+    const refused = await hub.client.post<any>("/jobs", { automation_id: inside.automationId, depends_on: [hidden] }, { token: employee.token });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ["body", "depends_on", 0], type: "value_error" })]);
+    expect(JSON.stringify(refused.body)).not.toContain(outside.automationId);
+  });
+
   it("when a dependency already failed, then 409 names it and nothing is created; under run the job is created and queued at once", async () => {
     const worker = await createAutomationWithWorker(hub, { max_attempts: 1 });
     await createJob(hub, worker.automationId);
@@ -137,6 +151,26 @@ describe("release and hand-out", () => {
     expect((await hub.client.get(`/jobs/${total}/dependencies`, { workerKey: exports.workerKey })).status).toBe(404);
   });
 
+  it("when the last dependency completes through complete-and-claim, then the dependent of another automation is handed to its waiting claim within a second", async () => {
+    const exports = await createAutomationWithWorker(hub);
+    const mail = await createAutomationWithWorker(hub);
+    const created = await batch([{ automation_id: exports.automationId }, { automation_id: mail.automationId, depends_on: [0] }]);
+    const [exported, mailed] = created.body.ids as string[];
+    const claimed = await claim(hub, exports.workerKey, 5);
+    expect(claimed.body.id).toBe(exported);
+    const waiting = claim(hub, mail.workerKey, 10);
+    const answer = await hub.client.post<any>(
+      `/jobs/${exported}/complete-and-claim`,
+      { result: { sent: 1 }, wait_seconds: 0 },
+      { workerKey: exports.workerKey },
+    );
+    expect(answer.body).toMatchObject({ job: { status: "completed" }, next: null });
+    const completedAt = Date.now();
+    const handedOut = await waiting;
+    expect(Date.now() - completedAt).toBeLessThan(1000);
+    expect(handedOut.body).toMatchObject({ id: mailed, dependencies: [{ id: exported, status: "completed", result: { sent: 1 } }] });
+  });
+
   it("when a dependency fails, then its dependents are cancelled with dependency_failed naming it, and a retry with dependents redoes them all, remapped", async () => {
     const worker = await createAutomationWithWorker(hub, { max_attempts: 1, max_concurrent_jobs: 5 });
     const created = await batch([
@@ -165,5 +199,59 @@ describe("release and hand-out", () => {
     const again = await hub.client.post<any>(`/jobs/${broken}/retry`, { with_dependents: true }, asAdmin());
     expect(again.body.ids).toHaveLength(1);
     expect(await eventsOf(hub, again.body.id)).toHaveLength(1);
+  });
+
+  it("when the dependencies' results pass 1 MiB, then the claim leaves the rest out with result_omitted and GET /jobs/{id}/dependencies has them whole", async () => {
+    const exports = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
+    const consolidate = await createAutomationWithWorker(hub);
+    // A result is at most 256 KiB: five of 230 KiB pass the cap at the fifth.
+    const big = (index: number) => ({ text: String(index).repeat(230 * 1024) });
+    const created = await batch([
+      ...[0, 1, 2, 3, 4].map((index) => ({ automation_id: exports.automationId, context: { part: String(index) } })),
+      { automation_id: consolidate.automationId, depends_on: [0, 1, 2, 3, 4] },
+    ]);
+    for (let done = 0; done < 5; done += 1) {
+      const claimed = await claim(hub, exports.workerKey, 5);
+      await hub.client.post(`/jobs/${claimed.body.id}/complete`, { result: big(Number(claimed.body.context.part)) }, { workerKey: exports.workerKey });
+    }
+    const handedOut = await claim(hub, consolidate.workerKey, 5);
+    expect(handedOut.body.dependencies.map((dependency: { result: unknown; result_omitted?: true }) => [dependency.result, dependency.result_omitted])).toEqual(
+      [
+        [big(0), undefined],
+        [big(1), undefined],
+        [big(2), undefined],
+        [big(3), undefined],
+        [null, true],
+      ],
+    );
+    const full = await hub.client.get<any>(`/jobs/${created.body.ids[5]}/dependencies`, { workerKey: consolidate.workerKey });
+    expect(full.body.items.map((dependency: { result: unknown }) => dependency.result)).toEqual([0, 1, 2, 3, 4].map(big));
+  });
+});
+
+describe("a dependency whose lease lapses on its last attempt (HUB_JOB_LEASE_SECONDS=1)", () => {
+  const lapsing = useHubWithDispatcher({ HUB_JOB_LEASE_SECONDS: "1" });
+
+  it("when the lease sweeper fails it, then the cancel dependent is cancelled and the run dependent is handed out", async () => {
+    const worker = await createAutomationWithWorker(lapsing, { max_attempts: 1, max_concurrent_jobs: 5 });
+    const cleanUp = await createAutomationWithWorker(lapsing);
+    const created = await lapsing.client.post<any>(
+      "/jobs/batch",
+      {
+        jobs: [
+          { automation_id: worker.automationId },
+          { automation_id: worker.automationId, depends_on: [0] },
+          { automation_id: cleanUp.automationId, depends_on: [0], on_dependency_failure: "run" },
+        ],
+      },
+      { token: lapsing.adminToken },
+    );
+    const [lapses, cancelled, runs] = created.body.ids as string[];
+    expect((await claim(lapsing, worker.workerKey, 5)).body.id).toBe(lapses);
+    const waiting = claim(lapsing, cleanUp.workerKey, 15);
+    await waitFor(async () => (await readJob(lapsing, lapses!)).status === "failed");
+    expect(await readJob(lapsing, cancelled!)).toMatchObject({ status: "cancelled" });
+    const handedOut = await waiting;
+    expect(handedOut.body).toMatchObject({ id: runs, dependencies: [{ id: lapses, status: "failed", error: "lease expired" }] });
   });
 });

@@ -167,7 +167,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         </dl>
       </section>
 
-      <JobFlow key={jobId} job={record} mayAct={mayAct} />
+      <JobFlow job={record} mayAct={mayAct} />
 
       <section aria-labelledby="context-title">
         <h2 id="context-title">Context</h2>

@@ -5,7 +5,7 @@
  * dependency fails under "cancel".
  */
 import { describe, expect, it } from "vitest";
-import { jobs, withTransaction } from "../../index";
+import { jobs, retention, withTransaction } from "../../index";
 import { EVERYWHERE } from "../../reach";
 import { catalogueCheckedEvents, stageAutomation, useTestDatabase, type StagedAutomation } from "../../test-kit";
 
@@ -154,5 +154,29 @@ describe("job dependencies", () => {
     expect(runs).toMatchObject({ kind: "created" });
     // A finished dependency does not count: the job is queued at once.
     expect(await stored(runs.kind === "created" ? runs.jobs[0]!.id : "")).toMatchObject({ status: "queued", pendingDependencies: 0 });
+  });
+
+  it("when a finished dependency is past the retention period, then it stays while its dependent is unfinished, and goes with it after", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const [dependency, dependent] = await flow(subject, [{}, { dependsOn: [0] }]);
+    await claimAll(subject);
+    await jobs.complete(hub().pool, dependency!, subject.worker, {});
+    // Old enough, its events published: only the dependent keeps it.
+    const age = async () => {
+      await hub().pool.query("update jobs set finished_at = now() - interval '40 days' where id = any($1) and finished_at is not null", [
+        [dependency, dependent],
+      ]);
+      await hub().pool.query("update events set dispatched_at = now() where aggregate_id = any($1)", [[dependency, dependent]]);
+    };
+    await age();
+    await retention.removeExpiredJobs(hub().pool, { retentionDays: 30, batchSize: 1000 });
+    expect(await jobs.find(hub().pool, EVERYWHERE, dependency!)).toMatchObject({ status: "completed" });
+
+    expect(await claimAll(subject)).toEqual([dependent]);
+    await jobs.complete(hub().pool, dependent!, subject.worker, {});
+    await age();
+    await retention.removeExpiredJobs(hub().pool, { retentionDays: 30, batchSize: 1000 });
+    expect(await jobs.find(hub().pool, EVERYWHERE, dependency!)).toBeUndefined();
+    expect(await jobs.find(hub().pool, EVERYWHERE, dependent!)).toBeUndefined();
   });
 });
