@@ -1024,6 +1024,78 @@ BEGIN
 END $$;
 
 --
+-- Name: hub_finish_dependency_v2(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_finish_dependency_v2() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v_frontier uuid[] := ARRAY[NEW.id];
+  v_failed boolean := NEW.status <> 'completed';
+  v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
+BEGIN
+  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM set_config('hub.finishing_dependencies', 'on', true);
+  WHILE cardinality(v_frontier) > 0 LOOP
+    WITH hit AS (
+      SELECT j.id,
+        (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
+        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
+      FROM jobs j
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      ORDER BY j.id
+      FOR UPDATE OF j
+    ), changed AS (
+      UPDATE jobs j SET
+        pending_dependencies = j.pending_dependencies - hit.finished,
+        status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
+          WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
+          ELSE 'held' END,
+        approval_status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AND j.approval_status = 'pending' THEN 'withdrawn'
+          ELSE j.approval_status END,
+        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
+        available_at = CASE
+          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
+            AND j.approval_status IS DISTINCT FROM 'pending'
+          THEN greatest(j.available_at, now()) ELSE j.available_at END
+      FROM hit
+      WHERE j.id = hit.id AND j.status = 'held'
+      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
+    ), key_waits AS (
+      -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
+      -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
+      INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+      SELECT DISTINCT ON (c.automation_id, c.key_value) c.automation_id, c.key_value, true, c.priority, c.available_at, c.seq
+      FROM changed c WHERE c.status = 'queued' AND c.key_value IS NOT NULL
+      ORDER BY c.automation_id, c.key_value, c.priority DESC, c.available_at, c.seq
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET
+        waiting = true,
+        head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+        head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+        head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END
+    ), cancelled_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT c.id, 'job.cancelled', v_actor,
+        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
+      FROM changed c WHERE c.status = 'cancelled'
+    )
+    SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
+    INTO v_frontier FROM changed c;
+    v_failed := true;
+  END LOOP;
+  PERFORM set_config('hub.finishing_dependencies', 'off', true);
+  RETURN NULL;
+END $$;
+
+--
 -- Name: hub_forget_job_context_values(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1369,6 +1441,11 @@ CREATE TABLE public.automations (
     rate_limit_count integer,
     rate_limit_period_seconds integer,
     rate_limit_per_key boolean DEFAULT false NOT NULL,
+    requires_approval boolean DEFAULT false NOT NULL,
+    approver_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    approval_timeout_seconds integer,
+    CONSTRAINT automations_approval_timeout_seconds_check CHECK (((approval_timeout_seconds >= 60) AND (approval_timeout_seconds <= 2592000))),
+    CONSTRAINT automations_approver_ids_check CHECK ((cardinality(approver_ids) <= 50)),
     CONSTRAINT automations_concurrency_key_check CHECK (((concurrency_key IS NULL) = (max_concurrent_per_key IS NULL))),
     CONSTRAINT automations_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
     CONSTRAINT automations_max_concurrent_jobs_check CHECK (((max_concurrent_jobs >= 1) AND (max_concurrent_jobs <= 1000))),
@@ -1496,6 +1573,12 @@ CREATE TABLE public.jobs (
     on_dependency_failure text,
     pending_dependencies integer,
     has_dependents boolean,
+    approval_status text,
+    approval_expires_at timestamp(3) with time zone,
+    approval_decided_by uuid,
+    approval_decided_at timestamp(3) with time zone,
+    approval_comment text,
+    CONSTRAINT jobs_approval_status_check CHECK ((approval_status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'expired'::text, 'withdrawn'::text]))),
     CONSTRAINT jobs_on_dependency_failure_check CHECK ((on_dependency_failure = ANY (ARRAY['cancel'::text, 'run'::text]))),
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'held'::text])))
 );
@@ -2007,6 +2090,18 @@ CREATE INDEX job_key_states_never_started_idx ON public.job_key_states USING btr
 CREATE INDEX job_key_states_waiting_idx ON public.job_key_states USING btree (automation_id, last_start) WHERE waiting;
 
 --
+-- Name: jobs_approval_expiry_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_approval_expiry_idx ON public.jobs USING btree (approval_expires_at) WHERE ((approval_status = 'pending'::text) AND (approval_expires_at IS NOT NULL));
+
+--
+-- Name: jobs_approval_pending_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_approval_pending_idx ON public.jobs USING btree (created_at, id) WHERE (approval_status = 'pending'::text);
+
+--
 -- Name: jobs_automation_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2268,7 +2363,7 @@ CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at
 -- Name: jobs jobs_finish_dependency; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v1();
+CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v2();
 
 --
 -- Name: jobs jobs_forget_context_values; Type: TRIGGER; Schema: public; Owner: -

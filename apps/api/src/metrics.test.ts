@@ -12,6 +12,7 @@ const depth = (slug: string, queued: number): automations.AutomationQueueDepth =
   blocked: 5,
   maxConcurrentJobs: 4,
   maintenanceActive: false,
+  awaitingApproval: 3,
 });
 
 afterEach(() => {

@@ -74,6 +74,7 @@ function registerQueueDepthGauges(registry: Registry, source: QueueDepthSource):
   );
   gauge("hub_jobs_scheduled", "Queued jobs whose available_at is still ahead (delayed or in back-off), per active automation", (depth) => depth.scheduled);
   gauge("hub_jobs_blocked", "Queued jobs waiting for their dependencies (not in hub_jobs_queued), per active automation", (depth) => depth.blocked);
+  gauge("hub_jobs_awaiting_approval", "Queued jobs awaiting an approval (not in hub_jobs_queued), per active automation", (depth) => depth.awaitingApproval);
   gauge(
     "hub_oldest_queued_job_age_seconds",
     "Seconds since the earliest available_at among the due queued jobs, per active automation (0 when none waits)",

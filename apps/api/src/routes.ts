@@ -14,6 +14,7 @@ import { workerSelfRoutes } from "./workers/worker-self.routes";
 import { workerProtocolRoutes } from "./worker-protocol/worker-protocol.routes";
 import { dependencyRoutes } from "./worker-protocol/dependencies.routes";
 import { jobRoutes } from "./jobs/jobs.routes";
+import { approvalRoutes } from "./approvals/approvals.routes";
 import { jobLogRoutes } from "./jobs/job-logs.routes";
 import { scheduleRoutes } from "./schedules/schedules.routes";
 import { webhookRoutes } from "./webhooks/webhooks.routes";
@@ -44,6 +45,7 @@ export function routesFor(passwordMinLength: number): AnyRoute[] {
       ...workerProtocolRoutes,
       ...dependencyRoutes,
       ...jobRoutes,
+      ...approvalRoutes,
       ...jobLogRoutes,
       ...scheduleRoutes,
       ...maintenanceWindowRoutes,

@@ -13,6 +13,7 @@ import {
   lastEventOf,
   readJob,
   useHubWithDispatcher,
+  waitFor,
   type AutomationWithWorker,
 } from "./job-fixtures";
 import { eventsOf } from "./automation-fixtures";
@@ -150,6 +151,26 @@ describe("release and hand-out", () => {
     expect((await hub.client.get(`/jobs/${total}/dependencies`, { workerKey: exports.workerKey })).status).toBe(404);
   });
 
+  it("when the last dependency completes through complete-and-claim, then the dependent of another automation is handed to its waiting claim within a second", async () => {
+    const exports = await createAutomationWithWorker(hub);
+    const mail = await createAutomationWithWorker(hub);
+    const created = await batch([{ automation_id: exports.automationId }, { automation_id: mail.automationId, depends_on: [0] }]);
+    const [exported, mailed] = created.body.ids as string[];
+    const claimed = await claim(hub, exports.workerKey, 5);
+    expect(claimed.body.id).toBe(exported);
+    const waiting = claim(hub, mail.workerKey, 10);
+    const answer = await hub.client.post<any>(
+      `/jobs/${exported}/complete-and-claim`,
+      { result: { sent: 1 }, wait_seconds: 0 },
+      { workerKey: exports.workerKey },
+    );
+    expect(answer.body).toMatchObject({ job: { status: "completed" }, next: null });
+    const completedAt = Date.now();
+    const handedOut = await waiting;
+    expect(Date.now() - completedAt).toBeLessThan(1000);
+    expect(handedOut.body).toMatchObject({ id: mailed, dependencies: [{ id: exported, status: "completed", result: { sent: 1 } }] });
+  });
+
   it("when a dependency fails, then its dependents are cancelled with dependency_failed naming it, and a retry with dependents redoes them all, remapped", async () => {
     const worker = await createAutomationWithWorker(hub, { max_attempts: 1, max_concurrent_jobs: 5 });
     const created = await batch([
@@ -205,5 +226,32 @@ describe("release and hand-out", () => {
     );
     const full = await hub.client.get<any>(`/jobs/${created.body.ids[5]}/dependencies`, { workerKey: consolidate.workerKey });
     expect(full.body.items.map((dependency: { result: unknown }) => dependency.result)).toEqual([0, 1, 2, 3, 4].map(big));
+  });
+});
+
+describe("a dependency whose lease lapses on its last attempt (HUB_JOB_LEASE_SECONDS=1)", () => {
+  const lapsing = useHubWithDispatcher({ HUB_JOB_LEASE_SECONDS: "1" });
+
+  it("when the lease sweeper fails it, then the cancel dependent is cancelled and the run dependent is handed out", async () => {
+    const worker = await createAutomationWithWorker(lapsing, { max_attempts: 1, max_concurrent_jobs: 5 });
+    const cleanUp = await createAutomationWithWorker(lapsing);
+    const created = await lapsing.client.post<any>(
+      "/jobs/batch",
+      {
+        jobs: [
+          { automation_id: worker.automationId },
+          { automation_id: worker.automationId, depends_on: [0] },
+          { automation_id: cleanUp.automationId, depends_on: [0], on_dependency_failure: "run" },
+        ],
+      },
+      { token: lapsing.adminToken },
+    );
+    const [lapses, cancelled, runs] = created.body.ids as string[];
+    expect((await claim(lapsing, worker.workerKey, 5)).body.id).toBe(lapses);
+    const waiting = claim(lapsing, cleanUp.workerKey, 15);
+    await waitFor(async () => (await readJob(lapsing, lapses!)).status === "failed");
+    expect(await readJob(lapsing, cancelled!)).toMatchObject({ status: "cancelled" });
+    const handedOut = await waiting;
+    expect(handedOut.body).toMatchObject({ id: runs, dependencies: [{ id: lapses, status: "failed", error: "lease expired" }] });
   });
 });

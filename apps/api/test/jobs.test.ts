@@ -66,6 +66,8 @@ describe("POST /jobs", () => {
       fire_time: null,
       // No worker has reported progress (CONTRACT §6.12).
       progress: null,
+      // Neither the automation nor the job asked for an approval (CONTRACT §6.17).
+      approval: null,
       // No dependencies (CONTRACT §6.16).
       depends_on: [],
       on_dependency_failure: "cancel",

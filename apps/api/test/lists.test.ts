@@ -272,6 +272,7 @@ describe("OpenAPI", () => {
       "priority_min",
       "scheduled",
       "schedule_id",
+      "depends_on",
       "created_by",
       "finished_after",
       "finished_before",

@@ -254,6 +254,20 @@ describe("what generated clients rely on (CONTRACT §6.21)", () => {
     });
   });
 
+  it("when the approval filter of GET /jobs is read, then it is an array of the approval statuses, comma-separated, and the approval events have named payloads", () => {
+    const approval = document.paths["/jobs"].get.parameters.find((parameter: { name: string }) => parameter.name === "approval");
+
+    expect(approval).toMatchObject({
+      in: "query",
+      style: "form",
+      explode: false,
+      schema: { type: "array", items: { type: "string", enum: ["pending", "approved", "rejected", "expired", "withdrawn"] } },
+    });
+    for (const type of ["job.approval_requested", "job.approved", "job.rejected"]) {
+      expect(document.components.schemas.Event.discriminator.mapping[type], type).toBeTruthy();
+    }
+  });
+
   it("when the event record is read, then it is a oneOf of one schema per event type, with event_type as discriminator and a named payload", () => {
     const event = document.components.schemas.Event;
 

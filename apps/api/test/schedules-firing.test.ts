@@ -94,6 +94,21 @@ describe("a schedule's fires", () => {
     expect(gapsOf(outcomes).every((gap) => gap === 1)).toBe(true);
   });
 
+  it("when overlap is skip and the schedule's job is held (dependencies, approval), then it counts as queued and later fires are skipped", async () => {
+    const worker = await createAutomationWithWorker(hub, { parameters: PARAMETERS });
+    const body = { cron: "* * * * * *", context: { month: "2026-11" } };
+    const scheduleId = await createSchedule(worker.automationId, body);
+    await waitFor(async () => (await jobsOf(scheduleId)).length >= 1);
+    const [first] = await jobsOf(scheduleId);
+    await hub.api.ctx.database.db.execute(sql`update jobs set status = 'held' where id = ${first!.id}`);
+    await sleep(2500);
+    await disable(scheduleId, body);
+    expect(await jobsOf(scheduleId)).toHaveLength(1);
+    const skipped = (await eventsOf(hub, scheduleId)).filter((event) => event.eventType === "schedule.skipped");
+    expect(skipped.length).toBeGreaterThanOrEqual(1);
+    expect(await readJob(hub, first!.id)).toMatchObject({ status: "queued" });
+  });
+
   it("when overlap is allow, then fires make jobs while earlier ones still wait", async () => {
     const worker = await createAutomationWithWorker(hub, { parameters: PARAMETERS });
     const body = { cron: "* * * * * *", context: { month: "2026-11" }, overlap: "allow" };

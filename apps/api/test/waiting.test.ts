@@ -232,6 +232,7 @@ describe("GET /automations/{id}/stats", () => {
       rate_limit_remaining: null,
       blocked: 0,
       maintenance_until: null,
+      awaiting_approval: 0,
     });
   });
 

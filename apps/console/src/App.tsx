@@ -18,6 +18,8 @@ import { SignInPage } from "./pages/SignInPage";
 import { UsersPage } from "./pages/UsersPage";
 import { AlertBar } from "./pages/alerts/AlertBar";
 import { AlertsPage } from "./pages/alerts/AlertsPage";
+import { ApprovalsPage } from "./pages/approvals/ApprovalsPage";
+import { useApprovalCount } from "./pages/approvals/approval-count";
 import { Link, parseRoute, useLocation, type Route } from "./router";
 import { useSession, useUser } from "./session";
 import { Loading } from "./ui";
@@ -42,6 +44,7 @@ function Shell() {
   const { pathname } = useLocation();
   const route = parseRoute(pathname);
   const main = useRef<HTMLElement>(null);
+  const approvalCount = useApprovalCount();
 
   // A new page: move focus to its heading, as a full page load would put a screen reader there.
   useEffect(() => {
@@ -68,6 +71,17 @@ function Shell() {
         <nav aria-label="Main">
           {navLink("/automations", "automations", "Automations")}
           {navLink("/jobs", "jobs", "Jobs")}
+          <Link to="/approvals" aria-current={section === "approvals" ? "page" : undefined}>
+            Approvals
+            {approvalCount !== undefined && approvalCount !== "0" && (
+              <>
+                <span className="nav-count" aria-hidden="true" data-testid="approval-count">
+                  {approvalCount}
+                </span>
+                <span className="visually-hidden">, {approvalCount} waiting</span>
+              </>
+            )}
+          </Link>
           {navLink("/events", "events", "Events")}
           {navLink("/alerts", "alerts", "Alerts")}
           {navLink("/sectors", "sectors", "Sectors")}
@@ -95,7 +109,7 @@ function Shell() {
   );
 }
 
-type Section = "automations" | "jobs" | "events" | "alerts" | "sectors" | "maintenance" | "webhooks" | "users" | "api-keys" | "account";
+type Section = "automations" | "jobs" | "approvals" | "events" | "alerts" | "sectors" | "maintenance" | "webhooks" | "users" | "api-keys" | "account";
 
 /** The navigation entry a page belongs to. */
 function sectionOf(route: Route): Section | undefined {
@@ -112,6 +126,7 @@ function sectionOf(route: Route): Section | undefined {
     case "webhooks":
     case "webhook":
       return "webhooks";
+    case "approvals":
     case "events":
     case "alerts":
     case "sectors":
@@ -141,6 +156,8 @@ function Page({ route }: { route: Route }) {
       return <EditAutomationPage key={route.automationId} automationId={route.automationId} />;
     case "jobs":
       return <JobsPage />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "webhooks":
       return <WebhooksPage />;
     case "webhook":

@@ -28,6 +28,7 @@ function queuedJob(change: Partial<Job>): Job {
     schedule_id: null,
     fire_time: null,
     progress: null,
+    approval: null,
     depends_on: [],
     on_dependency_failure: "cancel",
     pending_dependencies: 0,

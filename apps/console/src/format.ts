@@ -88,6 +88,10 @@ export function waitingExplanation(job: Job, context: WaitingContext): string | 
       return undefined;
     case "dependencies":
       return `Waiting: ${count(job.pending_dependencies, "job")} it depends on ${job.pending_dependencies === 1 ? "has" : "have"} not finished yet.`;
+    case "awaiting_approval":
+      return job.approval?.expires_at
+        ? `Waiting for an approval: an admin or one of the automation's approvers decides, or the request expires ${relative(job.approval.expires_at, context.now)}.`
+        : "Waiting for an approval: an admin or one of the automation's approvers decides.";
     case "development_mode":
       return "Waiting: the automation is in development mode, so no job is handed to its worker.";
     case "maintenance_window":

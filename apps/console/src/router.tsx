@@ -14,6 +14,7 @@ export type Route =
   | { page: "edit-automation"; automationId: string }
   | { page: "new-job"; automationId: string }
   | { page: "jobs" }
+  | { page: "approvals" }
   | { page: "job"; jobId: string }
   | { page: "webhooks" }
   | { page: "webhook"; webhookId: string }
@@ -34,6 +35,7 @@ const PATTERNS: [RegExp, (match: string[]) => Route][] = [
   [/^\/automations\/([^/]+)\/new-job\/?$/, ([, id]) => ({ page: "new-job", automationId: id! })],
   [/^\/automations\/([^/]+)\/edit\/?$/, ([, id]) => ({ page: "edit-automation", automationId: id! })],
   [/^\/jobs\/?$/, () => ({ page: "jobs" })],
+  [/^\/approvals\/?$/, () => ({ page: "approvals" })],
   [/^\/jobs\/([^/]+)\/?$/, ([, id]) => ({ page: "job", jobId: id! })],
   [/^\/webhooks\/?$/, () => ({ page: "webhooks" })],
   [/^\/webhooks\/([^/]+)\/?$/, ([, id]) => ({ page: "webhook", webhookId: id! })],

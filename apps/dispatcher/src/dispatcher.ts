@@ -7,6 +7,7 @@
  * One module per task in ./tasks, each saying what it does and why:
  * - offer.ts: the BullMQ `dispatch` queues → ready sets;
  * - lease-sweeper.ts: lapsed leases and timed-out jobs;
+ * - approval-expiry.ts: approval requests whose time is up end their jobs (`approval_expired`);
  * - delayed-timer.ts: delayed jobs that came due → ready sets;
  * - horizon.ts: queued jobs coming due → the delayed set;
  * - reconciler.ts: every due queued job re-offered, and at once when Redis lost its data;
@@ -32,6 +33,7 @@ import { createDelayedTimer, PROMOTE_RETRY_MS } from "./tasks/delayed-timer";
 import { createHorizon } from "./tasks/horizon";
 import { createIdempotencyKeySweeper, FORGET_IDEMPOTENCY_KEYS_INTERVAL_MS } from "./tasks/idempotency-keys";
 import { createLeaseSweeper } from "./tasks/lease-sweeper";
+import { APPROVAL_EXPIRY_INTERVAL_MS, createApprovalExpiry } from "./tasks/approval-expiry";
 import { createOfferWorkers } from "./tasks/offer";
 import { createReconciler } from "./tasks/reconciler";
 import { createRetentionSweeper } from "./tasks/retention";
@@ -96,6 +98,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const tasks = [
     periodic("leases", settings.leaseSweepIntervalMs, createLeaseSweeper(context), logger, onError("leases")),
     delayedTask,
+    periodic("approvals", APPROVAL_EXPIRY_INTERVAL_MS, createApprovalExpiry(context), logger, onError("approvals")),
     periodic("workers", settings.workerSweepIntervalMs, createWorkerSweeper(context), logger, onError("workers")),
     periodic("epoch", settings.epochCheckIntervalMs, reconciler.checkEpoch, logger, onError("epoch")),
     periodic("reconcile", settings.reconcileIntervalMs, reconciler.reconcileOnInterval, logger, onError("reconcile")),

@@ -53,6 +53,7 @@ export function createDispatcherMetrics() {
     alertTransitions: metric.counter("hub_dispatcher_alert_transitions_total", "Alert transitions this dispatcher's rounds wrote, by to (firing or resolved)", [
       "to",
     ]),
+    approvalsExpired: metric.counter("hub_dispatcher_approvals_expired_total", "Jobs cancelled because their approval request expired (CONTRACT §6.17)"),
     taskErrors: metric.counter("hub_dispatcher_task_errors_total", "Failed runs of a periodic task (retried on its next tick)", ["task"]),
   };
 }

@@ -889,6 +889,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a job awaiting approval
+         * @description The job may run: it becomes due now (available_at = the later of its own and now), or, with dependencies left, once they finish. Writes job.approved {automation_id, comment} with the decider as actor. An admin or a user in the automation's approver_ids (any role, with a login token or an api key) decides; never the job's own creator (403). Order: 404, 403, 422, 409.
+         */
+        post: operations["approveJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a job awaiting approval
+         * @description The job never runs: it becomes cancelled (job.cancelled {automation_id, reason: rejected}), with job.rejected {automation_id, comment} by the decider. A comment is required. An admin or a user in the automation's approver_ids (any role, with a login token or an api key) decides; never the job's own creator (403). Order: 404, 403, 422, 409.
+         */
+        post: operations["rejectJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The approvals the caller may decide
+         * @description Queued jobs whose approval is pending and that the caller may decide (an admin: every one; anyone else: those of automations listing it in approver_ids), never the caller's own, oldest first, a page at a time (follow the `Link` header).
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{job_id}/logs": {
         parameters: {
             query?: never;
@@ -1597,6 +1657,91 @@ export interface components {
             /** @description True once a line of this job was dropped at HUB_JOB_LOG_MAX_BYTES, in this answer and every later one */
             truncated: boolean;
         };
+        /** @description A person's decision before the job may run (CONTRACT §6.17) */
+        Approval: {
+            /**
+             * @description pending until decided; then approved, rejected (POST /jobs/{job_id}/reject), expired (approval_timeout_seconds passed) or withdrawn (the job cancelled otherwise while pending)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+            /**
+             * Format: date-time
+             * @description When the approval was asked for: the job's creation
+             */
+            requested_at: string;
+            /** @description When a pending approval expires and the job is cancelled; null: never */
+            expires_at: string | null;
+            /** @description Who approved or rejected it; null otherwise */
+            decided_by: string | null;
+            /** @description When it was approved or rejected; null otherwise */
+            decided_at: string | null;
+            /** @description The decider's comment; null without one */
+            comment: string | null;
+        };
+        /** @description A job whose approval is pending, as GET /approvals lists it */
+        ApprovalRequest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automation_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            context: {
+                [key: string]: unknown;
+            };
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: string | null;
+            attempts: number;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            lease_expires_at: string | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
+            queue_position: number | null;
+            /** @description In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); null otherwise and in lists */
+            resumes_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the job may be handed out: the later of run_at and its creation (or of a reschedule), later while it waits out a retry back-off; PostgreSQL's clock. In GET /jobs/{job_id} of a rate_limited job: when the rate limit's window next allows a start (computed when read; lists show the stored value)
+             */
+            available_at: string;
+            /** @description The failed or cancelled job this one retries (POST /jobs/{job_id}/retry); null otherwise */
+            retry_of: string | null;
+            /** @description The time the job was asked to run at, as sent (POST /jobs or a reschedule); null when none was given */
+            run_at: string | null;
+            /** @description -100 to 100; among due jobs, higher priorities are handed out first */
+            priority: number;
+            /** @description The schedule whose fire created the job; null for jobs created by a request */
+            schedule_id: string | null;
+            /** @description The schedule's fire time this job was created for; null otherwise */
+            fire_time: string | null;
+            /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
+            progress: components["schemas"]["JobProgress"] | null;
+            /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
+            approval: components["schemas"]["Approval"] | null;
+            /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
+            depends_on: string[];
+            /**
+             * @description What a failed or cancelled dependency does to this job
+             * @enum {string}
+             */
+            on_dependency_failure: "cancel" | "run";
+            /** @description How many of depends_on have not finished yet; while above 0 the job is queued with waiting_reason dependencies and never handed out */
+            pending_dependencies: number;
+            /** @description The e-mail of the job's creator, so a decider who may not read users knows who asks; null for a job the hub made (a schedule) */
+            created_by_email: string | null;
+        };
+        /** @default {} */
+        ApproveJobRequest: {
+            /** @description Why it may run (at most 1000 characters); recorded in the approval and job.approved */
+            comment?: string;
+        };
         /** @description What jobs run for: its parameters, limits, retry settings and worker */
         Automation: {
             /** Format: uuid */
@@ -1628,6 +1773,12 @@ export interface components {
             max_concurrent_per_key: number | null;
             /** @description At most `count` job starts (retries too) in any `period_seconds`, for the automation or, with per_key, for each concurrency_key value; null = none */
             rate_limit: components["schemas"]["RateLimit"] | null;
+            /** @description Every job of the automation waits for an approval (by an admin or one of approver_ids) before it may run */
+            requires_approval: boolean;
+            /** @description Who may decide the automation's approvals besides admins */
+            approver_ids: string[];
+            /** @description A pending approval older than this expires: the job is cancelled with reason approval_expired; null = never */
+            approval_timeout_seconds: number | null;
             is_active: boolean;
             is_development: boolean;
             /** @description The registered worker; null until one is registered */
@@ -1679,6 +1830,9 @@ export interface components {
                 period_seconds: number;
                 per_key: boolean;
             } | null;
+            requires_approval?: boolean;
+            approver_ids?: string[];
+            approval_timeout_seconds?: number | null;
         };
         /** @description automation.deactivated */
         AutomationDeactivatedEvent: {
@@ -1785,6 +1939,8 @@ export interface components {
             blocked: number;
             /** @description While maintenance windows hold the automation's jobs (in effect, or with drain beginning within timeout_seconds): when they end; null otherwise */
             maintenance_until: string | null;
+            /** @description Queued jobs awaiting an approval (waiting_reason awaiting_approval, §6.17): never in queued or oldest_queued_at; each held job counts once */
+            awaiting_approval: number;
         };
         /** @description automation.updated */
         AutomationUpdatedEvent: {
@@ -1830,6 +1986,9 @@ export interface components {
                 period_seconds: number;
                 per_key: boolean;
             } | null;
+            requires_approval?: boolean;
+            approver_ids?: string[];
+            approval_timeout_seconds?: number | null;
         };
         BulkActionResult: {
             /** @description Jobs the filters selected (at most `limit`) in a status the action applies to */
@@ -1921,8 +2080,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("dependencies" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /** @description In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); null otherwise and in lists */
@@ -1944,6 +2103,8 @@ export interface components {
             fire_time: string | null;
             /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
             progress: components["schemas"]["JobProgress"] | null;
+            /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
+            approval: components["schemas"]["Approval"] | null;
             /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
             depends_on: string[];
             /**
@@ -2078,6 +2239,12 @@ export interface components {
                 /** @description Count per concurrency_key value (needs a key). Default: `false`. */
                 per_key?: boolean;
             } | null;
+            /** @description Every job of the automation waits for an approval (by an admin or one of approver_ids) before it may run. Default: `false`. */
+            requires_approval?: boolean;
+            /** @description Up to 50 active users (any role) who may decide the automation's approvals besides admins; never a job's own creator. Default: `[]`. */
+            approver_ids?: string[];
+            /** @description A pending approval older than this expires: the job is cancelled with reason approval_expired; null = never. Default: `null`. */
+            approval_timeout_seconds?: number | null;
         };
         CreatedApiKey: {
             /** Format: uuid */
@@ -2110,6 +2277,8 @@ export interface components {
              * @example 10
              */
             priority?: number;
+            /** @description true: the job waits for an approval before it may run, whatever its automation says; false never lifts the automation's requirement */
+            requires_approval?: boolean;
             /** @description Up to 100 jobs this one waits for: it is not handed out before every one has finished (completed, failed for good or cancelled). Each once; a job id of any automation you may read, or in a batch the index of an earlier item. Default: `[]`. */
             depends_on?: (string | number)[];
             /**
@@ -2141,7 +2310,7 @@ export interface components {
             /** @description https:// URL (http:// only with HUB_WEBHOOKS_ALLOW_INSECURE), no user name or password; its host must resolve to public addresses only (HUB_WEBHOOKS_ALLOW_PRIVATE lifts that). Checked after the other fields. */
             url: string;
             /** @description Catalogue event types to deliver, or ["*"] for all of them; duplicates are ignored */
-            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "alert.firing" | "alert.resolved")[];
+            event_types: ("*" | "sector.created" | "automation.created" | "automation.updated" | "automation.deactivated" | "automation.development_mode_entered" | "automation.development_mode_exited" | "worker.registered" | "worker.unregistered" | "worker.api_key_rotated" | "worker.status_changed" | "job.created" | "job.started" | "job.completed" | "job.failed" | "job.requeued" | "job.approval_requested" | "job.approved" | "job.rejected" | "job.cancelled" | "job.rescheduled" | "user.created" | "user.deactivated" | "user.password_changed" | "user.password_reset" | "user.role_changed" | "user.reactivated" | "user.sectors_changed" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "schedule.skipped" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended" | "webhook.created" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "alert.firing" | "alert.resolved")[];
             /** @description Default: `""`. */
             description?: string;
             /**
@@ -2151,7 +2320,7 @@ export interface components {
             format?: "standard" | "slack";
         };
         /** @description One state change, from the outbox: one variant per event type, with its payload */
-        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["MaintenanceWindowCreatedEvent"] | components["schemas"]["MaintenanceWindowUpdatedEvent"] | components["schemas"]["MaintenanceWindowDeletedEvent"] | components["schemas"]["MaintenanceWindowStartedEvent"] | components["schemas"]["MaintenanceWindowEndedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["AlertFiringEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["SectorCreatedEvent"] | components["schemas"]["AutomationCreatedEvent"] | components["schemas"]["AutomationUpdatedEvent"] | components["schemas"]["AutomationDeactivatedEvent"] | components["schemas"]["AutomationDevelopmentModeEnteredEvent"] | components["schemas"]["AutomationDevelopmentModeExitedEvent"] | components["schemas"]["WorkerRegisteredEvent"] | components["schemas"]["WorkerUnregisteredEvent"] | components["schemas"]["WorkerApiKeyRotatedEvent"] | components["schemas"]["WorkerStatusChangedEvent"] | components["schemas"]["JobCreatedEvent"] | components["schemas"]["JobStartedEvent"] | components["schemas"]["JobCompletedEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["JobRequeuedEvent"] | components["schemas"]["JobApprovalRequestedEvent"] | components["schemas"]["JobApprovedEvent"] | components["schemas"]["JobRejectedEvent"] | components["schemas"]["JobCancelledEvent"] | components["schemas"]["JobRescheduledEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["UserPasswordResetEvent"] | components["schemas"]["UserRoleChangedEvent"] | components["schemas"]["UserReactivatedEvent"] | components["schemas"]["UserSectorsChangedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["ScheduleUpdatedEvent"] | components["schemas"]["ScheduleDeletedEvent"] | components["schemas"]["ScheduleSkippedEvent"] | components["schemas"]["MaintenanceWindowCreatedEvent"] | components["schemas"]["MaintenanceWindowUpdatedEvent"] | components["schemas"]["MaintenanceWindowDeletedEvent"] | components["schemas"]["MaintenanceWindowStartedEvent"] | components["schemas"]["MaintenanceWindowEndedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["AlertFiringEvent"] | components["schemas"]["AlertResolvedEvent"];
         FailJobRequest: {
             error: string;
             /** @description Re-queue the job while attempts remain. Default: `false`. */
@@ -2208,8 +2377,8 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             lease_expires_at: string | null;
-            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
-            waiting_reason: ("dependencies" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
+            /** @description While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), awaiting_approval (its approval is pending: POST /jobs/{job_id}/approve), development_mode (dispatch paused), maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued. */
+            waiting_reason: ("dependencies" | "awaiting_approval" | "development_mode" | "maintenance_window" | "scheduled" | "scheduled_retry" | "no_worker" | "worker_offline" | "rate_limited" | "concurrency_limit" | "key_concurrency_limit" | "next_in_line") | null;
             /** @description In GET /jobs/{job_id}: 1 + the automation's due queued jobs ahead of it in claim order (priority desc, available_at, creation); with a concurrency_key, only those of its key value (it does not predict the order across values, which fair sharing decides). Null when not queued, while its own available_at is ahead, and in lists. */
             queue_position: number | null;
             /** @description In GET /jobs/{job_id} of a queued job that maintenance windows hold: when they end (the latest end among those in effect, overlapping ones followed to the last); null otherwise and in lists */
@@ -2231,6 +2400,8 @@ export interface components {
             fire_time: string | null;
             /** @description The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again */
             progress: components["schemas"]["JobProgress"] | null;
+            /** @description The job's approval (CONTRACT §6.17); null for a job that needs none */
+            approval: components["schemas"]["Approval"] | null;
             /** @description The jobs this one waits for, in the order given (batch indexes resolved); [] for none */
             depends_on: string[];
             /**
@@ -2240,6 +2411,63 @@ export interface components {
             on_dependency_failure: "cancel" | "run";
             /** @description How many of depends_on have not finished yet; while above 0 the job is queued with waiting_reason dependencies and never handed out */
             pending_dependencies: number;
+        };
+        /** @description job.approval_requested */
+        JobApprovalRequestedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.approval_requested";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobApprovalRequestedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.approval_requested */
+        JobApprovalRequestedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            /** @description When the request expires unless decided; null: never (§6.17) */
+            expires_at: string | null;
+        };
+        /** @description job.approved */
+        JobApprovedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.approved";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobApprovedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.approved */
+        JobApprovedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            comment: string | null;
         };
         /** @description job.cancelled */
         JobCancelledEvent: {
@@ -2268,7 +2496,7 @@ export interface components {
             /** Format: uuid */
             automation_id: string;
             /** @enum {string} */
-            reason: "cancelled_by_user" | "automation_deactivated" | "dependency_failed";
+            reason: "cancelled_by_user" | "automation_deactivated" | "dependency_failed" | "rejected" | "approval_expired";
             /**
              * Format: uuid
              * @description With reason dependency_failed: the job of its depends_on that ended failed or cancelled (§6.16)
@@ -2441,6 +2669,34 @@ export interface components {
              * @description When the heartbeat that set it was accepted
              */
             updated_at: string;
+        };
+        /** @description job.rejected */
+        JobRejectedEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The job's id
+             */
+            aggregate_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "job.rejected";
+            /** @description The user who caused it; null for worker and system actions */
+            actor_id: string | null;
+            payload: components["schemas"]["JobRejectedPayload"];
+            /** @description When the event relay published it to the Redis stream; null until then */
+            dispatched_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The payload of job.rejected */
+        JobRejectedPayload: {
+            /** Format: uuid */
+            automation_id: string;
+            comment: string;
         };
         /** @description job.requeued */
         JobRequeuedEvent: {
@@ -2828,6 +3084,10 @@ export interface components {
         RegisterWorkerRequest: {
             cloud_instance_id: string;
         };
+        RejectJobRequest: {
+            /** @description Why it may not run (1–1000 characters): required */
+            comment: string;
+        };
         ReplaceAutomationRequest: {
             name: string;
             description: string;
@@ -2858,6 +3118,12 @@ export interface components {
                 /** @description Count per concurrency_key value (needs a key). Default: `false`. */
                 per_key?: boolean;
             } | null;
+            /** @description Every job of the automation waits for an approval (by an admin or one of approver_ids) before it may run */
+            requires_approval?: boolean;
+            /** @description Up to 50 active users (any role) who may decide the automation's approvals besides admins; never a job's own creator */
+            approver_ids?: string[];
+            /** @description A pending approval older than this expires: the job is cancelled with reason approval_expired; null = never */
+            approval_timeout_seconds?: number | null;
         };
         RescheduleJobRequest: {
             /** @description The new time to run the job at; null = now. available_at becomes the later of it and now. Omitted: the time stays as it is */
@@ -3745,6 +4011,9 @@ export type ApiKeyRevokedEvent = components['schemas']['ApiKeyRevokedEvent'];
 export type ApiKeyRevokedPayload = components['schemas']['ApiKeyRevokedPayload'];
 export type AppendJobLogsRequest = components['schemas']['AppendJobLogsRequest'];
 export type AppendJobLogsResult = components['schemas']['AppendJobLogsResult'];
+export type Approval = components['schemas']['Approval'];
+export type ApprovalRequest = components['schemas']['ApprovalRequest'];
+export type ApproveJobRequest = components['schemas']['ApproveJobRequest'];
 export type Automation = components['schemas']['Automation'];
 export type AutomationCreatedEvent = components['schemas']['AutomationCreatedEvent'];
 export type AutomationCreatedPayload = components['schemas']['AutomationCreatedPayload'];
@@ -3791,6 +4060,10 @@ export type HeartbeatJobBatchResult = components['schemas']['HeartbeatJobBatchRe
 export type HeartbeatJobRequest = components['schemas']['HeartbeatJobRequest'];
 export type HttpError = components['schemas']['HTTPError'];
 export type Job = components['schemas']['Job'];
+export type JobApprovalRequestedEvent = components['schemas']['JobApprovalRequestedEvent'];
+export type JobApprovalRequestedPayload = components['schemas']['JobApprovalRequestedPayload'];
+export type JobApprovedEvent = components['schemas']['JobApprovedEvent'];
+export type JobApprovedPayload = components['schemas']['JobApprovedPayload'];
 export type JobCancelledEvent = components['schemas']['JobCancelledEvent'];
 export type JobCancelledPayload = components['schemas']['JobCancelledPayload'];
 export type JobCompletedEvent = components['schemas']['JobCompletedEvent'];
@@ -3804,6 +4077,8 @@ export type JobFailedPayload = components['schemas']['JobFailedPayload'];
 export type JobLogLine = components['schemas']['JobLogLine'];
 export type JobNotLeasedError = components['schemas']['JobNotLeasedError'];
 export type JobProgress = components['schemas']['JobProgress'];
+export type JobRejectedEvent = components['schemas']['JobRejectedEvent'];
+export type JobRejectedPayload = components['schemas']['JobRejectedPayload'];
 export type JobRequeuedEvent = components['schemas']['JobRequeuedEvent'];
 export type JobRequeuedPayload = components['schemas']['JobRequeuedPayload'];
 export type JobRescheduledEvent = components['schemas']['JobRescheduledEvent'];
@@ -3831,6 +4106,7 @@ export type ProgressReport = components['schemas']['ProgressReport'];
 export type RateLimit = components['schemas']['RateLimit'];
 export type Readiness = components['schemas']['Readiness'];
 export type RegisterWorkerRequest = components['schemas']['RegisterWorkerRequest'];
+export type RejectJobRequest = components['schemas']['RejectJobRequest'];
 export type ReplaceAutomationRequest = components['schemas']['ReplaceAutomationRequest'];
 export type RescheduleJobRequest = components['schemas']['RescheduleJobRequest'];
 export type ResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
@@ -4871,7 +5147,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.approval_requested, job.approved, job.rejected, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "maintenance_window" | "webhook" | "api_key" | "alert_rule";
@@ -4912,7 +5188,7 @@ export interface operations {
         parameters: {
             query?: {
                 aggregate_id?: string;
-                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
+                /** @description One event type of the catalogue (an unknown type matches nothing): sector.created, automation.created, automation.updated, automation.deactivated, automation.development_mode_entered, automation.development_mode_exited, worker.registered, worker.unregistered, worker.api_key_rotated, worker.status_changed, job.created, job.started, job.completed, job.failed, job.requeued, job.approval_requested, job.approved, job.rejected, job.cancelled, job.rescheduled, user.created, user.deactivated, user.password_changed, user.password_reset, user.role_changed, user.reactivated, user.sectors_changed, schedule.created, schedule.updated, schedule.deleted, schedule.skipped, maintenance_window.created, maintenance_window.updated, maintenance_window.deleted, maintenance_window.started, maintenance_window.ended, webhook.created, webhook.deleted, webhook.disabled, api_key.created, api_key.revoked, alert.firing, alert.resolved */
                 event_type?: string;
                 /** @description Only events about this kind of thing: job, automation (its worker's events too), sector, user, schedule, webhook, api_key */
                 aggregate_type?: "sector" | "automation" | "job" | "user" | "schedule" | "maintenance_window" | "webhook" | "api_key" | "alert_rule";
@@ -5863,6 +6139,8 @@ export interface operations {
                 automation_id?: string;
                 /** @description One status or a comma-separated list of queued, running, completed, failed, cancelled */
                 status?: ("queued" | "running" | "completed" | "failed" | "cancelled")[];
+                /** @description Only jobs whose approval is in one of these statuses (pending, approved, rejected, expired, withdrawn), comma-separated; jobs without an approval never match */
+                approval?: ("pending" | "approved" | "rejected" | "expired" | "withdrawn")[];
                 /** @description Inclusive lower bound on created_at (RFC 3339) */
                 created_after?: string;
                 /** @description Exclusive upper bound on created_at (RFC 3339) */
@@ -6352,6 +6630,164 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Checked the amounts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, approval.status approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller created the job, or is neither an admin nor one of the automation's approvers */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job's approval is not pending (decided, expired, withdrawn, or it has none) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Wrong month"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RejectJobRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, now cancelled, approval.status rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller created the job, or is neither an admin nor one of the automation's approvers */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unknown job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The job's approval is not pending (decided, expired, withdrawn, or it has none) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Most items on this page (1–1000, default 100) */
+                limit?: number;
+                /** @description Where to continue: copied from the previous page's `Link: <…>; rel="next"` header; opaque */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending approvals, oldest first by (created_at, id). Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+            200: {
+                headers: {
+                    /** @description Present exactly when more items follow: `<the same path and query with cursor=…>; rel="next"` (RFC 8288, a path-absolute URL). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRequest"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

@@ -66,6 +66,9 @@ const automationFields = z
     concurrency_key: z.string().nullable(),
     max_concurrent_per_key: z.int().nullable(),
     rate_limit: z.object({ count: z.int(), period_seconds: z.int(), per_key: z.boolean() }).nullable(),
+    requires_approval: z.boolean(),
+    approver_ids: z.array(id()),
+    approval_timeout_seconds: z.int().nullable(),
   })
   .partial();
 
@@ -149,6 +152,12 @@ export const EVENT_CATALOGUE = {
     "job",
     z.object({ automation_id: id(), reason: z.enum(REQUEUE_REASONS), attempts: z.int(), available_at: time().describe("When it may be claimed again") }),
   ),
+  "job.approval_requested": event(
+    "job",
+    z.object({ automation_id: id(), expires_at: time().nullable().describe("When the request expires unless decided; null: never (§6.17)") }),
+  ),
+  "job.approved": event("job", z.object({ automation_id: id(), comment: z.string().nullable() })),
+  "job.rejected": event("job", z.object({ automation_id: id(), comment: z.string() })),
   "job.cancelled": event(
     "job",
     z.object({

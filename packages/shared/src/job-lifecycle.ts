@@ -80,6 +80,21 @@ export type DependencyFailurePolicy = (typeof DEPENDENCY_FAILURE_POLICIES)[numbe
 export const REQUEUE_REASONS = ["lease_expired", "retryable_failure", "timeout", "worker_unregistered", "worker_key_rotated"] as const;
 export type RequeueReason = (typeof REQUEUE_REASONS)[number];
 
-/** Why a job was cancelled (`job.cancelled` `reason`); `dependency_failed` carries `dependency_id` (CONTRACT §6.16). */
-export const CANCEL_REASONS = ["cancelled_by_user", "automation_deactivated", "dependency_failed"] as const;
+/**
+ * Why a job was cancelled (`job.cancelled` `reason`); `dependency_failed` carries `dependency_id` (CONTRACT §6.16);
+ * `rejected` and `approval_expired` end a job whose approval was refused or ran out (§6.17).
+ */
+export const CANCEL_REASONS = ["cancelled_by_user", "automation_deactivated", "dependency_failed", "rejected", "approval_expired"] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+/**
+ * Where a job's approval stands (CONTRACT §6.17): `pending` until it is decided, then once
+ * `approved`, `rejected` (POST /jobs/{id}/reject), `expired` (its timeout) or `withdrawn` (the job
+ * cancelled in any other way while pending).
+ */
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "withdrawn"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export function isApprovalStatus(value: string): value is ApprovalStatus {
+  return (APPROVAL_STATUSES as readonly string[]).includes(value);
+}

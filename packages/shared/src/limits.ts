@@ -30,7 +30,14 @@ export const AUTOMATION_LIMITS = {
   rateLimitCount: { min: 1, max: 100_000 },
   /** `rate_limit.period_seconds`: the window's length (§6.13). */
   rateLimitPeriodSeconds: { min: 1, max: 86_400 },
+  /** `approval_timeout_seconds`: how long an approval request waits before it expires (§6.17). */
+  approvalTimeoutSeconds: { min: 60, max: 2_592_000 },
 } as const;
+
+/** Most users an automation names in `approver_ids` (§6.17). */
+export const APPROVERS_MAX = 50;
+/** Longest comment of an approval's decision (§6.17). */
+export const APPROVAL_COMMENT_MAX = 1000;
 
 /** Defaults of the job lease and retries and of the worker's liveness (§3, §5). */
 export const JOB_DEFAULTS = {

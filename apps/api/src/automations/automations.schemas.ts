@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AUTOMATION_LIMITS, pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
+import { APPROVERS_MAX, AUTOMATION_LIMITS, pydanticIssue, queryBool, uuid, WORKER_STATUSES } from "@hub/shared";
 import { pageQueryShape } from "../http/pagination";
 import { sectorRecord } from "../sectors/sectors.schemas";
 
@@ -51,6 +51,29 @@ const rateLimitInput = () =>
     .object({ ...rateLimitFields, per_key: z.boolean().default(false).describe("Count per concurrency_key value (needs a key)") })
     .nullable()
     .describe(rateLimitDescription);
+
+// Approvals (CONTRACT §6.17).
+const requiresApproval = () => z.boolean().describe("Every job of the automation waits for an approval (by an admin or one of approver_ids) before it may run");
+/** Approver ids: at most {@link APPROVERS_MAX}; an id given twice is a 422 at its second occurrence. Who they are is checked against the users. */
+const approverIds = () =>
+  z
+    .array(uuid())
+    .max(APPROVERS_MAX)
+    .superRefine((ids, ctx) => {
+      const seen = new Set<string>();
+      ids.forEach((id, k) => {
+        const normal = id.toLowerCase();
+        if (seen.has(normal)) {
+          ctx.addIssue({ code: "custom", input: id, path: [k], ...pydanticIssue("value_error", "Value error, this user is listed already") });
+        }
+        seen.add(normal);
+      });
+    })
+    .describe(`Up to ${APPROVERS_MAX} active users (any role) who may decide the automation's approvals besides admins; never a job's own creator`);
+const approvalTimeoutSeconds = () =>
+  within(AUTOMATION_LIMITS.approvalTimeoutSeconds)
+    .nullable()
+    .describe("A pending approval older than this expires: the job is cancelled with reason approval_expired; null = never");
 
 /** The §6.13 settings, all optional: omitted in a POST they are null, in a PUT they stay as they were. */
 const limitSettings = {
@@ -113,6 +136,9 @@ export const createAutomationBody = z
     max_concurrent_jobs: maxConcurrentJobs().default(AUTOMATION_LIMITS.maxConcurrentJobs.default),
     ...retrySettings,
     ...limitSettings,
+    requires_approval: requiresApproval().default(false),
+    approver_ids: approverIds().default([]),
+    approval_timeout_seconds: approvalTimeoutSeconds().default(null),
   })
   .meta({ id: "CreateAutomationRequest" });
 export type CreateAutomationInput = z.output<typeof createAutomationBody>;
@@ -130,6 +156,10 @@ export const replaceAutomationBody = z
     parameters: parameterList(),
     ...retrySettings,
     ...limitSettings,
+    // Omitted: the stored value (CONTRACT §6.17).
+    requires_approval: requiresApproval().optional(),
+    approver_ids: approverIds().optional(),
+    approval_timeout_seconds: approvalTimeoutSeconds().optional(),
   })
   .meta({ id: "ReplaceAutomationRequest" });
 export type ReplaceAutomationInput = z.output<typeof replaceAutomationBody>;
@@ -171,6 +201,9 @@ export const automationRecord = z
       .meta({ id: "RateLimit" })
       .nullable()
       .describe(rateLimitDescription),
+    requires_approval: requiresApproval(),
+    approver_ids: z.array(z.uuid()).describe("Who may decide the automation's approvals besides admins"),
+    approval_timeout_seconds: approvalTimeoutSeconds(),
     is_active: z.boolean(),
     is_development: z.boolean(),
     worker: workerRecord.nullable().describe("The registered worker; null until one is registered"),

@@ -22,6 +22,7 @@ import { offerReleasedDependents } from "../jobs/held-jobs";
 import type { AutomationListQuery, AutomationRecord, CreateAutomationInput, ReplaceAutomationInput } from "./automations.schemas";
 import { contextJsonSchemaOf } from "./context-schema";
 import { limitsOfAutomation, resolveLimits, sameLimits, storedLimits, type AutomationLimits } from "./limits";
+import { approvalSettingsOf, approverIssues, changedApprovalSettings, newApprovalSettings } from "./approval-settings";
 
 /** What the services that change dispatch-relevant state need from the app. */
 export type AutomationServiceContext = Pick<AppContext, "database" | "dispatch" | "jobLogs" | "logger" | "metrics" | "env">;
@@ -44,6 +45,7 @@ export function toAutomationRecord({ automation, sector, worker }: automations.A
     retry_backoff_seconds: automation.retryBackoffSeconds,
     timeout_seconds: automation.timeoutSeconds,
     ...limitsOfAutomation(automation),
+    ...approvalSettingsOf(automation),
     is_active: automation.isActive,
     is_development: automation.isDevelopment,
     worker: worker
@@ -65,10 +67,16 @@ function unknownSector(): RequestValidationError {
 
 /**
  * The second phase of a create or update body (CONTRACT §1): the problems that need stored data,
- * all at once — an unknown sector and the §6.13 limits checked on the record the request produces.
+ * all at once — an unknown sector, the §6.13 limits checked on the record the request produces,
+ * and approvers who are no active user (§6.17).
  */
-async function assertStoredDataAgrees(db: Executor, sectorId: string | null, limitIssues: ValidationIssue[]): Promise<void> {
-  const issues = [...limitIssues];
+async function assertStoredDataAgrees(
+  db: Executor,
+  sectorId: string | null,
+  limitIssues: ValidationIssue[],
+  approverIds: readonly string[] | undefined,
+): Promise<void> {
+  const issues = [...limitIssues, ...(await approverIssues(db, approverIds))];
   if (sectorId !== null && !(await automations.sectorExists(db, sectorId))) issues.unshift(...unknownSector().issues);
   if (issues.length > 0) throw new RequestValidationError(issues);
 }
@@ -122,9 +130,10 @@ export async function lockAutomationOrNotFound(tx: Executor, reach: Reach, id: s
 export async function createAutomation(db: Executor, input: CreateAutomationInput, actorId: string): Promise<string> {
   const parameters = toStoredParameters(input.parameters);
   const limits = resolveLimits(input, parameters, null);
+  const approval = newApprovalSettings(input);
   try {
     return await withTransaction(db, async (tx) => {
-      await assertStoredDataAgrees(tx, input.sector_id, limits.issues);
+      await assertStoredDataAgrees(tx, input.sector_id, limits.issues, input.approver_ids);
       const automation = await automations.insert(tx, {
         name: input.name,
         slug: input.slug,
@@ -137,6 +146,7 @@ export async function createAutomation(db: Executor, input: CreateAutomationInpu
         ...(input.retry_backoff_seconds === undefined ? {} : { retryBackoffSeconds: input.retry_backoff_seconds }),
         ...(input.timeout_seconds === undefined ? {} : { timeoutSeconds: input.timeout_seconds }),
         ...storedLimits(limits.resulting),
+        ...approval.stored,
       });
       await events.record(tx, {
         eventType: "automation.created",
@@ -151,6 +161,7 @@ export async function createAutomation(db: Executor, input: CreateAutomationInpu
           max_concurrent_jobs: automation.maxConcurrentJobs,
           ...retrySettingsGiven(input),
           ...limitsSet(limits.resulting),
+          ...approval.event,
         },
       });
       return automation.id;
@@ -197,7 +208,7 @@ export async function replaceAutomation(
   const outcome = await withTransaction(ctx.database.pool, async (tx) => {
     let current = await lockAutomationOrNotFound(tx, reach, id, "no key update");
     const limits = resolveLimits(input, parameters, current);
-    await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues);
+    await assertStoredDataAgrees(tx, input.sector_id === current.sectorId ? null : input.sector_id, limits.issues, input.approver_ids);
     const before = limitsOfAutomation(current);
     const keyChanged = limits.resulting.concurrency_key !== before.concurrency_key;
     // A new key is written into the automation's active jobs: FOR UPDATE waits for job inserts
@@ -224,6 +235,10 @@ export async function replaceAutomation(
     if (input.timeout_seconds !== undefined && input.timeout_seconds !== current.timeoutSeconds) {
       changedFields.timeout_seconds = changes.timeoutSeconds = input.timeout_seconds;
     }
+
+    const approval = changedApprovalSettings(input, current);
+    Object.assign(changes, approval.changes);
+    Object.assign(changedFields, approval.event);
 
     const limitsChanged = !sameLimits(limits.resulting, before);
     if (limitsChanged) {

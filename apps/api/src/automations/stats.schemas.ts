@@ -40,6 +40,9 @@ export const automationStatsRecord = z
       .describe(
         "While maintenance windows hold the automation's jobs (in effect, or with drain beginning within timeout_seconds): when they end; null otherwise",
       ),
+    awaiting_approval: z
+      .int()
+      .describe("Queued jobs awaiting an approval (waiting_reason awaiting_approval, §6.17): never in queued or oldest_queued_at; each held job counts once"),
   })
   .meta({ id: "AutomationStats" });
 export type AutomationStatsRecord = z.infer<typeof automationStatsRecord>;

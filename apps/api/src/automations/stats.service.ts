@@ -25,5 +25,6 @@ export async function getAutomationStats(db: Executor, reach: Reach, automationI
     rate_limit_remaining: rateLimitRemaining,
     blocked: stats.blocked,
     maintenance_until: stats.maintenanceUntil?.toISOString() ?? null,
+    awaiting_approval: stats.awaitingApproval,
   };
 }

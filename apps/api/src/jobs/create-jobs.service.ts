@@ -35,7 +35,13 @@ const newJobOf = (input: CreateJobBody): jobs.NewFlowJob => ({
   priority: input.priority,
   dependsOn: input.depends_on,
   onDependencyFailure: input.on_dependency_failure,
+  requiresApproval: input.requires_approval === true,
 });
+
+/** The created jobs that are not held (awaiting approval): the ones to offer now. */
+function unheld(outcome: { jobs: jobs.JobRef[]; held: ReadonlySet<string> }): jobs.JobRef[] {
+  return outcome.held.size === 0 ? outcome.jobs : outcome.jobs.filter((job) => !outcome.held.has(job.id));
+}
 
 /** True when the items need the dependency path. */
 const hasDependencies = (items: readonly CreateJobBody[]) => items.some((item) => item.depends_on.length > 0 || item.on_dependency_failure !== "cancel");
@@ -127,7 +133,8 @@ export async function createJob(
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
-      enqueueForDispatch(ctx, outcome.jobs);
+      // A job awaiting approval is held: offered once released (../approvals/release.ts).
+      enqueueForDispatch(ctx, unheld(outcome));
       return { id: outcome.jobs[0]!.id, replayed: false };
     case "replayed":
       return { id: outcome.jobIds[0]!, replayed: true };
@@ -158,7 +165,7 @@ export async function createJobBatch(
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc(outcome.jobs.length);
-      enqueueForDispatch(ctx, outcome.jobs);
+      enqueueForDispatch(ctx, unheld(outcome));
       return { ids: outcome.jobs.map((job) => job.id), replayed: false };
     case "replayed":
       return { ids: outcome.jobIds, replayed: true };

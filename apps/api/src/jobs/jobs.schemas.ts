@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jobs } from "@hub/db";
+import { waitingReasonSchema } from "./waiting.schemas";
 import { jobContextField, jobResultField } from "../http/payload-limits";
 import {
   CANCELLABLE_JOB_STATUSES,
@@ -22,6 +23,7 @@ import {
 import { pageQueryShape } from "../http/pagination";
 import { jobProgress, progressReport } from "./progress.schemas";
 import { CONTEXT_FILTERS_MAX } from "./context-filters";
+import { approvalRecord, approvalStatusList, requiresApprovalField } from "../approvals/approvals.schemas";
 import {
   ALWAYS,
   checkBatchReferences,
@@ -87,6 +89,7 @@ const createJobFields = z
         `${JOB_PRIORITY_MIN} to ${JOB_PRIORITY_MAX}: among due jobs, higher priorities are handed out first, then earlier available_at, then creation order`,
       )
       .meta({ examples: [10] }),
+    requires_approval: requiresApprovalField(),
     ...dependencyBodyFields,
   })
   .meta({ id: "CreateJobBatchItem" });
@@ -145,6 +148,7 @@ const statusList = () =>
 export const listJobsQuery = z.object({
   automation_id: uuid().optional(),
   status: statusList().optional(),
+  approval: approvalStatusList().optional(),
   created_after: isoDateTime().optional().describe("Inclusive lower bound on created_at (RFC 3339)"),
   created_before: isoDateTime().optional().describe("Exclusive upper bound on created_at (RFC 3339)"),
   priority_min: queryInt({ min: JOB_PRIORITY_MIN, max: JOB_PRIORITY_MAX })
@@ -195,19 +199,7 @@ export const jobRecord = z
     started_at: z.iso.datetime().nullable(),
     finished_at: z.iso.datetime().nullable(),
     lease_expires_at: z.iso.datetime().nullable(),
-    waiting_reason: z
-      .enum(jobs.WAITING_REASONS)
-      .nullable()
-      .describe(
-        "While queued, why the job is not running yet, the first that applies: dependencies (a job of depends_on has not finished), development_mode (dispatch paused), " +
-          "maintenance_window (a maintenance window of its automation, its sector or the whole hub is in effect, or with drain begins within the automation's timeout_seconds; see resumes_at), " +
-          "scheduled (available_at ahead, never attempted), scheduled_retry (available_at ahead after an attempt: back-off), " +
-          "no_worker (none registered), worker_offline (registered but not seen within HUB_WORKER_TTL_SECONDS), " +
-          "rate_limited (the automation's rate_limit window, or its key value's with per_key, is full; GET /jobs/{job_id} then shows as available_at when it next allows a start), " +
-          "concurrency_limit (the running jobs, plus the due jobs ahead of it, fill max_concurrent_jobs), " +
-          "key_concurrency_limit (its concurrency_key value runs max_concurrent_per_key jobs, or the due jobs of that value ahead of it take the rest), " +
-          "next_in_line (a slot is free for it: one of the next claims hands it out). Null when not queued.",
-      ),
+    waiting_reason: waitingReasonSchema,
     queue_position: z
       .int()
       .min(1)
@@ -238,6 +230,7 @@ export const jobRecord = z
     progress: jobProgress
       .nullable()
       .describe("The worker's last reported progress (a heartbeat's `progress`); null until reported, and again once the job is queued again"),
+    approval: approvalRecord.nullable().describe("The job's approval (CONTRACT §6.17); null for a job that needs none"),
     ...dependencyRecordFields,
   })
   .meta({ id: "Job", description: "One run of an automation with a context, from queued to completed, failed or cancelled" });

@@ -19,6 +19,7 @@ import {
   type ListJobsQuery,
   type RetryJobBody,
 } from "./jobs.schemas";
+import { approvalRecordOf } from "../approvals/approvals.schemas";
 
 const NOT_WAITING: jobs.JobWaiting = { waitingReason: null, queuePosition: null };
 
@@ -56,6 +57,7 @@ export function toJobRecordWithWaiting(job: Job, waiting: jobs.JobWaiting): JobR
     schedule_id: job.scheduleId,
     fire_time: job.fireTime?.toISOString() ?? null,
     progress: job.progress,
+    approval: approvalRecordOf(job),
     depends_on: job.dependsOn ?? [],
     on_dependency_failure: job.onDependencyFailure ?? "cancel",
     pending_dependencies: job.pendingDependencies ?? 0,
@@ -70,6 +72,7 @@ export async function listJobs(db: Executor, reach: Reach, query: ListJobsQuery,
     {
       automationId: query.automation_id,
       statuses: query.status,
+      approvalStatuses: query.approval,
       createdAfter: query.created_after,
       createdBefore: query.created_before,
       priorityMin: query.priority_min,
@@ -191,7 +194,8 @@ export async function retryJobAsUser(
     }
   }
   ctx.metrics.jobs.created.inc();
-  enqueueForDispatch(ctx, [retry]);
+  // A retry awaiting approval is held: offered once approved (../approvals/release.ts).
+  if (!retry.held) enqueueForDispatch(ctx, [retry]);
   return { id: retry.id };
 }
 
@@ -232,7 +236,10 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
 async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
   const created = await jobs.retry(ctx.database.pool, user.id, ids, activeTracing()?.currentContext());
   ctx.metrics.jobs.created.inc(created.length);
-  enqueueForDispatch(ctx, created);
+  enqueueForDispatch(
+    ctx,
+    created.filter((job) => !job.held),
+  );
   return created.map((job) => job.retryOf);
 }
 

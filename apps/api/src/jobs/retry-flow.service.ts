@@ -51,6 +51,8 @@ export async function retryWithDependencies(ctx: AppContext, reach: Reach, user:
     onDependencyFailure: old.onDependencyFailure ?? "cancel",
     retryOf: old.id,
     contextChanged: index === 0 && withContext,
+    // CONTRACT §6.17: a job's own requires_approval is copied (retry.ts: so is any approval it had).
+    requiresApproval: old.approvalStatus !== null,
   }));
   const outcome = await jobs.insertFlow(ctx.database.pool, reach, user.id, items, undefined, activeTracing()?.currentContext());
   switch (outcome.kind) {

@@ -9,6 +9,8 @@ export const API_TAGS = {
     "The automations jobs run for: parameters (which become the job context's schema), the concurrency limit, retries and timeouts, development mode, and the queue's statistics.",
   workers: "Registering an automation's one worker, rotating and revoking its api key (admins). The worker itself uses the worker protocol.",
   jobs: "Creating jobs (one or a batch, idempotently), following them, cancelling and retrying them, one by one or in bulk.",
+  approvals:
+    "A person decides before a job runs: automations that require approval, the approvals a caller may decide, and approving or rejecting a job (admins and the automation's approvers, never the job's creator).",
   schedules:
     "Recurring jobs: a cron expression read in a time zone makes one job of its automation per fire, whatever the number of dispatchers (admins set them up, everyone reads them).",
   maintenance:

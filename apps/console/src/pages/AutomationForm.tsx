@@ -2,12 +2,13 @@
  * Every setting of an automation, as one form for both "new automation" (POST /automations) and
  * "edit" (PUT /automations/{id}): name, slug (new only: it cannot change), sector (an existing
  * one, or a new one made on the way), description, jobs at once, retries (§6.4), limits per key
- * and the rate limit (§6.13), and parameters.
+ * and the rate limit (§6.13), approvals (§6.17, ./approvals/ApprovalSettings.tsx), and parameters.
  */
 import { useState, type FormEvent } from "react";
 import { ApiError, call, hub, type Automation } from "../api";
 import { Link } from "../router";
 import { ErrorMessage, Field, Loading, useResource, useSubmission } from "../ui";
+import { ApprovalSettings, approvalBody, useApprovalSettings } from "./approvals/ApprovalSettings";
 
 const NEW_SECTOR = "__new__";
 
@@ -53,6 +54,7 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
     (existing?.parameters ?? []).map((parameter, index) => ({ key: index + 1, name: parameter.name, description: parameter.description })),
   );
   const [nextKey, setNextKey] = useState(parameters.length + 1);
+  const [approval, setApproval] = useApprovalSettings(existing);
   const { busy, error, issues, run } = useSubmission();
 
   const chosenSector = sectorId || (sectors.data && sectors.data.length > 0 ? sectors.data[0]!.id : NEW_SECTOR);
@@ -95,6 +97,7 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
         concurrency_key: concurrencyKey || null,
         max_concurrent_per_key: concurrencyKey ? Number(perKey) : null,
         rate_limit: rateLimited ? { count: Number(rateCount), period_seconds: Number(ratePeriod), per_key: Boolean(concurrencyKey) && ratePerKey } : null,
+        ...approvalBody(approval),
       };
       if (existing) {
         await call(hub.PUT("/automations/{automation_id}", { params: { path: { automation_id: existing.id } }, body: settings }));
@@ -254,6 +257,7 @@ export function AutomationForm({ existing, onSaved, cancelTo }: { existing?: Aut
           </div>
         )}
       </fieldset>
+      <ApprovalSettings state={approval} onChange={setApproval} issues={issues} />
       <fieldset>
         <legend>Parameters</legend>
         <p className="hint">

@@ -29,6 +29,9 @@ export const EVENT_TYPES = Object.keys({
   "job.requeued": true,
   "job.cancelled": true,
   "job.rescheduled": true,
+  "job.approval_requested": true,
+  "job.approved": true,
+  "job.rejected": true,
   "user.created": true,
   "user.deactivated": true,
   "user.password_changed": true,
@@ -60,9 +63,17 @@ const EVENT_GROUPS: [string, string[]][] = [...new Set(EVENT_TYPES.map((type) =>
   EVENT_TYPES.filter((type) => type.startsWith(`${group}.`)),
 ]);
 
-const AGGREGATE_TYPES = ["job", "automation", "sector", "schedule", "maintenance_window", "user", "webhook", "api_key", "alert_rule"] as const satisfies readonly NonNullable<
-  StreamFilters["aggregate_type"]
->[];
+const AGGREGATE_TYPES = [
+  "job",
+  "automation",
+  "sector",
+  "schedule",
+  "maintenance_window",
+  "user",
+  "webhook",
+  "api_key",
+  "alert_rule",
+] as const satisfies readonly NonNullable<StreamFilters["aggregate_type"]>[];
 
 /** How far back the page starts, how far each "earlier" step goes, and how many live events it keeps. */
 const HISTORY_MINUTES = 15;

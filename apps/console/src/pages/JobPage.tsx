@@ -12,11 +12,12 @@ import { automationIdOf, useLiveEvents } from "../live";
 import { Link, navigate } from "../router";
 import { useUser } from "../session";
 import { ConfirmButton, CopyId, Empty, ErrorMessage, Field, Json, JobStatus, Loading, ShortId, useCoalesced, useResource, useSubmission } from "../ui";
-import { Ago, Clocked } from "../clock";
+import { Ago, Clocked, useNow } from "../clock";
 import { readStats } from "./AutomationsPage";
 import { JobLogSection, JobProgressBar } from "./JobLog";
 import { RetriedAs } from "./jobs/RetriedAs";
 import { shown } from "../shown";
+import { ApprovalSection } from "./approvals/ApprovalSection";
 import { JobFlow } from "./jobs/JobFlow";
 
 /** Most events of one job the timeline reads at first (a job has a handful per attempt). */
@@ -24,6 +25,7 @@ const TIMELINE_LIMIT = 1000;
 
 export function JobPage({ jobId }: { jobId: string }) {
   const user = useUser();
+  const now = useNow();
   const job = useResource(() => call(hub.GET("/jobs/{job_id}", { params: { path: { job_id: jobId } } })), [jobId]);
   const automationId = job.data?.automation_id;
   const automation = useResource(
@@ -117,6 +119,8 @@ export function JobPage({ jobId }: { jobId: string }) {
         </div>
       )}
 
+      <ApprovalSection job={record} automation={automation.data} now={now} onDecided={reloadJob} />
+
       <section aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
         <dl className="settings">
@@ -173,7 +177,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         </dl>
       </section>
 
-      <JobFlow key={jobId} job={record} mayAct={mayAct} />
+      <JobFlow job={record} mayAct={mayAct} />
 
       <section aria-labelledby="context-title">
         <h2 id="context-title">Context</h2>
@@ -225,7 +229,9 @@ export function JobPage({ jobId }: { jobId: string }) {
 function mergeEvents(history: HubEvent[], live: HubEvent[]): HubEvent[] {
   const byId = new Map<string, HubEvent>();
   for (const event of [...history, ...live]) byId.set(event.id, event);
-  return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  // Events written by one statement share their time: a job's creation still reads first.
+  const first = (event: HubEvent) => (event.event_type === "job.created" ? 0 : 1);
+  return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || first(a) - first(b) || a.id.localeCompare(b.id));
 }
 
 /** A job event's payload in a few words. */
@@ -249,6 +255,9 @@ function summarize(event: HubEvent): string {
           : "";
     case "job.rescheduled":
       return `priority ${String(payload.priority)}`;
+    case "job.approved":
+    case "job.rejected":
+      return payload.comment ? shown(String(payload.comment)) : "";
     default:
       return "";
   }

@@ -120,12 +120,14 @@ export function createScheduleFirer({ database, ready, logger, metrics, onEvents
   }
 
   async function offerCreated(outcome: schedules.FirePassOutcome): Promise<void> {
-    if (outcome.created.length === 0) return;
+    // A job awaiting approval (CONTRACT §6.17) is held: offered once approved.
+    const offered = outcome.created.filter((job) => !job.held);
+    if (offered.length === 0) return;
     try {
-      await ready.offer(outcome.created);
-      metrics.jobsOffered.inc({ path: "schedule" }, outcome.created.length);
+      await ready.offer(offered);
+      metrics.jobsOffered.inc({ path: "schedule" }, offered.length);
     } catch (error) {
-      logger.warn({ err: error, jobs: outcome.created.length }, "offering the jobs schedules made failed; the reconciler will offer them");
+      logger.warn({ err: error, jobs: offered.length }, "offering the jobs schedules made failed; the reconciler will offer them");
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { AUTOMATION_LIMITS, WORKER_STATUSES } from "@hub/shared";
+import { APPROVERS_MAX, AUTOMATION_LIMITS, WORKER_STATUSES } from "@hub/shared";
 import { within, createdAt, tz } from "./columns";
 
 export interface AutomationParameter {
@@ -55,6 +55,15 @@ export const automations = pgTable(
     rateLimitCount: integer("rate_limit_count"),
     rateLimitPeriodSeconds: integer("rate_limit_period_seconds"),
     rateLimitPerKey: boolean("rate_limit_per_key").notNull().default(false),
+    /** Approvals (CONTRACT §6.17): every job of the automation waits for a person's decision before it may run. */
+    requiresApproval: boolean("requires_approval").notNull().default(false),
+    /** Who may decide besides admins (users of any role); never a job's own creator. */
+    approverIds: uuid("approver_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'`),
+    /** How long an approval request waits before the job is cancelled (`approval_expired`); null: never. */
+    approvalTimeoutSeconds: integer("approval_timeout_seconds"),
     isActive: boolean("is_active").notNull().default(true),
     isDevelopment: boolean("is_development").notNull().default(false),
     createdAt: createdAt(),
@@ -72,6 +81,8 @@ export const automations = pgTable(
     check("automations_max_concurrent_per_key_check", within(t.maxConcurrentPerKey, AUTOMATION_LIMITS.maxConcurrentPerKey)),
     check("automations_rate_limit_count_check", within(t.rateLimitCount, AUTOMATION_LIMITS.rateLimitCount)),
     check("automations_rate_limit_period_seconds_check", within(t.rateLimitPeriodSeconds, AUTOMATION_LIMITS.rateLimitPeriodSeconds)),
+    check("automations_approval_timeout_seconds_check", within(t.approvalTimeoutSeconds, AUTOMATION_LIMITS.approvalTimeoutSeconds)),
+    check("automations_approver_ids_check", sql`cardinality(${t.approverIds}) <= ${sql.raw(String(APPROVERS_MAX))}`),
     // A key and its per-key limit come together; a rate limit is a count and a period; per_key needs both a limit and a key.
     check("automations_concurrency_key_check", sql`(${t.concurrencyKey} is null) = (${t.maxConcurrentPerKey} is null)`),
     check(

@@ -19,7 +19,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { DEPENDENCY_FAILURE_POLICIES, FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, STORED_JOB_STATUSES, type JobProgress } from "@hub/shared";
+import { APPROVAL_STATUSES, DEPENDENCY_FAILURE_POLICIES, FINISHED_JOB_STATUSES, JOB_LOG_LEVEL_CODES, STORED_JOB_STATUSES, type JobProgress } from "@hub/shared";
 import { sqlLiteralList } from "../sql-literals";
 import { automations, schedules, workers } from "./automations";
 import { users } from "./identity";
@@ -81,6 +81,16 @@ export const jobs = pgTable(
     traceparent: text("traceparent"),
     tracestate: text("tracestate"),
     /**
+     * The job's approval (CONTRACT §6.17); every approval column is null for a job that needs none.
+     * Requested at the job's `created_at`. `approval_decided_by` names a user without a foreign key:
+     * its check would be a trigger call on every job insert, and users are never deleted.
+     */
+    approvalStatus: text("approval_status", { enum: APPROVAL_STATUSES }),
+    approvalExpiresAt: tz("approval_expires_at"),
+    approvalDecidedBy: uuid("approval_decided_by"),
+    approvalDecidedAt: tz("approval_decided_at"),
+    approvalComment: text("approval_comment"),
+    /**
      * The jobs this one waits for (CONTRACT §6.16), in the order given; null for a job without any,
      * so a plain job stores nothing and has no entry in jobs_depends_on_idx.
      */
@@ -141,6 +151,15 @@ export const jobs = pgTable(
     index("jobs_key_claim_idx")
       .on(t.automationId, sql`key_value`, t.priority.desc().nullsLast(), t.availableAt, t.seq)
       .where(sql`${t.status} = 'queued' and key_value is not null`),
+    check("jobs_approval_status_check", sql`${t.approvalStatus} in (${sql.raw(sqlLiteralList(APPROVAL_STATUSES))})`),
+    // GET /approvals: the pending approvals, oldest first; a job without an approval has no entry.
+    index("jobs_approval_pending_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.approvalStatus} = 'pending'`),
+    // The dispatchers' expiry of pending approvals (apps/dispatcher/src/tasks/approval-expiry.ts).
+    index("jobs_approval_expiry_idx")
+      .on(t.approvalExpiresAt)
+      .where(sql`${t.approvalStatus} = 'pending' and ${t.approvalExpiresAt} is not null`),
     // The retries of a job: GET /jobs?retry_of= and §6.16's retry with dependents. Partial: only retries have entries.
     index("jobs_retry_of_idx")
       .on(t.retryOf)

@@ -14,7 +14,8 @@ const FINISHED = new Set(["completed", "failed", "cancelled"]);
 /** Dependents the graph shows at most (a fan-out may have thousands: the list links to all of them). */
 const DEPENDENTS_SHOWN = 50;
 
-function FlowNode({ job, current = false }: { job: Job | { id: string; status?: undefined }; current?: boolean }) {
+/** One job of the graph; `status` absent: not read yet (`loading`), or gone (removed by retention, or out of reach). */
+function FlowNode({ job, current = false, loading = false }: { job: Job | { id: string; status?: undefined }; current?: boolean; loading?: boolean }) {
   return (
     <li className={current ? "flow-node current" : "flow-node"} data-testid={current ? "flow-current" : "flow-node"}>
       {current ? (
@@ -26,7 +27,7 @@ function FlowNode({ job, current = false }: { job: Job | { id: string; status?: 
           <ShortId id={job.id} />
         </Link>
       )}{" "}
-      {job.status ? <JobStatus status={job.status} /> : <span className="muted">gone</span>}
+      {job.status ? <JobStatus status={job.status} /> : <span className="muted">{loading ? "…" : "gone"}</span>}
     </li>
   );
 }
@@ -58,7 +59,10 @@ export function JobFlow({ job, mayAct }: { job: Job; mayAct: boolean }) {
     dependents.reload();
   });
   useLiveEvents((event) => {
-    if (event === "reset" || watched.has(event.aggregate_id) || (event.event_type === "job.created" && event.aggregate_id !== job.id)) reload();
+    if (event === "reset" || watched.has(event.aggregate_id)) return reload();
+    // A new dependent (job.created carries depends_on).
+    const dependsOnIt = (event.payload as { depends_on?: unknown } | null)?.depends_on;
+    if (event.event_type === "job.created" && Array.isArray(dependsOnIt) && dependsOnIt.includes(job.id)) reload();
   });
 
   const dependentItems = dependents.data?.items ?? [];
@@ -95,7 +99,7 @@ export function JobFlow({ job, mayAct }: { job: Job; mayAct: boolean }) {
           ) : (
             <ol className="flow-column">
               {(dependencies.data ?? dependsOn.map((id) => ({ id }))).map((dependency) => (
-                <FlowNode key={dependency.id} job={dependency as Job} />
+                <FlowNode key={dependency.id} job={dependency as Job} loading={!dependencies.data} />
               ))}
             </ol>
           )}

@@ -178,6 +178,7 @@ export async function leadingWaitingReasons(executor: Executor, automationIds: r
     // Heads of the due queue: never held, so no dependency is pending.
     status: "queued",
     pendingDependencies: 0,
+    approvalStatus: null,
     priority: row.priority,
     availableAt: new Date(row.available_at),
     seq: Number(row.seq),

@@ -35,6 +35,9 @@ export async function lock(executor: Executor, reach: Reach, id: string, strengt
 /** The settings of CONTRACT §6.13 (limits per key, rate limit). */
 export type AutomationLimitField = "concurrencyKey" | "maxConcurrentPerKey" | "rateLimitCount" | "rateLimitPeriodSeconds" | "rateLimitPerKey";
 
+/** The settings of CONTRACT §6.17 (approvals). */
+export type AutomationApprovalField = "requiresApproval" | "approverIds" | "approvalTimeoutSeconds";
+
 export type NewAutomation = Pick<
   typeof automations.$inferInsert,
   | "name"
@@ -47,6 +50,7 @@ export type NewAutomation = Pick<
   | "retryBackoffSeconds"
   | "timeoutSeconds"
   | AutomationLimitField
+  | AutomationApprovalField
 >;
 
 /** Inserts an automation; a taken slug raises the unique violation `automations_slug_key`. */
@@ -69,6 +73,7 @@ export type AutomationChanges = Partial<
     | "retryBackoffSeconds"
     | "timeoutSeconds"
     | AutomationLimitField
+    | AutomationApprovalField
     | "isActive"
     | "isDevelopment"
   >

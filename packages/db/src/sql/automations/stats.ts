@@ -29,6 +29,8 @@ export interface AutomationStats {
   blocked: number;
   /** §6.18: the end of the maintenance windows holding the automation now; null when none does. */
   maintenanceUntil: Date | null;
+  /** Held jobs awaiting an approval, their dependencies (if any) finished (CONTRACT §6.17): never in `queued`. */
+  awaitingApproval: number;
 }
 
 /** The statement behind {@link readStats} (exported for EXPLAIN in tests). */
@@ -45,7 +47,10 @@ export function statsQuery(automationId: string, reach: Reach): SQL {
     -- §6.16: held for dependencies (a range of jobs_automation_status_created_idx, empty for an automation without).
     (select count(*)::int from jobs b where b.automation_id = a.id and b.status = 'held' and b.pending_dependencies > 0) as blocked,
     -- §6.18 (packages/db/functions/hub_maintenance_until.sql).
-    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) as maintenance_until
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) as maintenance_until,
+    -- §6.17: awaiting approval, counted once (after dependencies, as waiting_reason); the same index range, empty without.
+    (select count(*)::int from jobs h where h.automation_id = a.id and h.status = 'held' and h.approval_status = 'pending'
+       and coalesce(h.pending_dependencies, 0) <= 0) as awaiting_approval
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   cross join lateral (
@@ -81,6 +86,7 @@ export async function readStats(executor: Executor, reach: Reach, automationId: 
     workerLastSeenAt: toDate(row.worker_last_seen_at),
     blocked: row.blocked as number,
     maintenanceUntil: toDate(row.maintenance_until),
+    awaitingApproval: row.awaiting_approval as number,
   };
 }
 
@@ -99,6 +105,8 @@ export interface AutomationQueueDepth {
   maxConcurrentJobs: number;
   /** §6.18: a maintenance window holds the automation now. */
   maintenanceActive: boolean;
+  /** Held jobs awaiting an approval (CONTRACT §6.17). */
+  awaitingApproval: number;
 }
 
 /**
@@ -120,6 +128,7 @@ export async function readQueueDepths(executor: Executor): Promise<AutomationQue
     blocked: row.blocked as number,
     maxConcurrentJobs: row.max_concurrent_jobs as number,
     maintenanceActive: row.maintenance_active === true,
+    awaitingApproval: row.awaiting_approval as number,
   }));
 }
 
@@ -132,7 +141,8 @@ export function queueDepthQuery(): SQL {
     coalesce(w.status = 'running', false) as worker_up, a.max_concurrent_jobs,
     coalesce(b.blocked, 0)::int as blocked,
     -- §6.18: one probe of maintenance_occurrences_end_idx per automation when no window is defined.
-    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null as maintenance_active
+    hub_maintenance_until(a.id, a.sector_id, a.timeout_seconds) is not null as maintenance_active,
+    coalesce(p.awaiting_approval, 0)::int as awaiting_approval
   from automations a
   left join workers w on w.automation_id = a.id and w.unregistered_at is null
   left join (
@@ -148,6 +158,11 @@ export function queueDepthQuery(): SQL {
     -- §6.16: held for dependencies.
     select j.automation_id, count(*) as blocked from jobs j where j.status = 'held' and j.pending_dependencies > 0 group by j.automation_id
   ) b on b.automation_id = a.id
+  left join (
+    -- §6.17: awaiting approval (jobs_approval_pending_idx holds exactly the pending ones).
+    select j.automation_id, count(*) as awaiting_approval from jobs j
+    where j.approval_status = 'pending' and j.status = 'held' and coalesce(j.pending_dependencies, 0) <= 0 group by j.automation_id
+  ) p on p.automation_id = a.id
   where a.is_active`;
 }
 

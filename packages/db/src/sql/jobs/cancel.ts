@@ -16,6 +16,9 @@ import { actorSetting } from "./hold";
 
 const cancellable = (status: string | undefined) => (CANCELLABLE_STORED_JOB_STATUSES as readonly string[]).includes(status ?? "");
 
+/** A cancel of a job whose approval is pending withdraws it (CONTRACT §6.17); any other approval stays as it is. */
+const withdrawPendingApproval = sql`case when ${jobs.approvalStatus} = 'pending' then 'withdrawn' else ${jobs.approvalStatus} end`;
+
 function cancelledEvent(job: Pick<Job, "id" | "automationId">, reason: CancelReason, actorId: string | null): events.NewEvent {
   return { eventType: "job.cancelled", aggregateId: job.id, actorId, payload: { automation_id: job.automationId, reason } };
 }
@@ -38,7 +41,7 @@ export async function cancel(
   if (!cancellable(status)) return { ok: false, refusal: "finished" };
   const [job] = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null, approvalStatus: withdrawPendingApproval })
     .where(eq(jobs.id, jobId))
     .returning();
   await events.record(executor, cancelledEvent(job!, "cancelled_by_user", actorId));
@@ -53,7 +56,7 @@ export async function cancelQueuedOfAutomation(executor: Executor, automationId:
   await tx.execute(sql`select ${actorSetting(actorId)}`);
   const cancelled = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()` })
+    .set({ status: "cancelled", finishedAt: sql`now()`, approvalStatus: withdrawPendingApproval })
     .where(and(eq(jobs.automationId, automationId), inArray(jobs.status, ["queued", HELD_JOB_STATUS])))
     .returning();
   await events.recordMany(
@@ -94,7 +97,7 @@ export async function cancelMany(executor: Executor, jobIds: readonly string[], 
   const wasRunning = new Set(locked.filter((row) => row.status === "running").map((row) => row.id));
   const cancelled = await tx
     .update(jobs)
-    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null })
+    .set({ status: "cancelled", finishedAt: sql`now()`, leaseExpiresAt: null, approvalStatus: withdrawPendingApproval })
     .where(
       and(
         inArray(

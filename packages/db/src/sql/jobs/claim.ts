@@ -39,11 +39,16 @@ export interface ClaimRequest {
 /**
  * The dependency columns of a claimed job (CONTRACT §6.16), which the claim function's rows predate: a lateral probe
  * by primary key per row of `c` (parameterized by `c.id`, never a join the planner could turn into a scan of the
- * table), of a row the claim just updated. `depends_on` never changes, so the statement's snapshot reads it right.
+ * table), of a row the claim just updated. `depends_on` never changes, so the statement's snapshot reads it right; nor
+ * does a claimed job's approval (§6.17: decided before it could be claimed), read by the same probe.
  */
 export const claimedDependencyColumns = (rows: string) => `
-  select c.*, d.depends_on, d.on_dependency_failure, d.has_dependents from ${rows} with ordinality as c
-  left join lateral (select j.depends_on, j.on_dependency_failure, j.has_dependents from jobs j where j.id = c.id) d on true
+  select c.*, d.depends_on, d.on_dependency_failure, d.has_dependents,
+    d.approval_status, d.approval_expires_at, d.approval_decided_by, d.approval_decided_at, d.approval_comment
+  from ${rows} with ordinality as c
+  left join lateral (select j.depends_on, j.on_dependency_failure, j.has_dependents,
+    j.approval_status, j.approval_expires_at, j.approval_decided_by, j.approval_decided_at, j.approval_comment
+    from jobs j where j.id = c.id) d on true
   order by c.ordinality`;
 
 /**

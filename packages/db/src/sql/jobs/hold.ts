@@ -8,8 +8,7 @@
  *
  * The release (held → queued) happens in the transaction that removes the last hold, by one UPDATE
  * under the row lock: `status = 'queued', available_at = greatest(available_at, now())`, only
- * where no dependency is pending (and no approval, once §6.17 adds its column: add its test to
- * {@link RELEASABLE}). The dependencies' release is the trigger of
+ * where no dependency is pending and no approval (§6.17) is. The dependencies' release is the trigger of
  * packages/db/functions/hub_finish_dependency_v1.sql, which applies the same rule; any other hold
  * releases through {@link release}. After the commit the releasing process offers the released jobs
  * to dispatch as POST /jobs offers a created job (apps/api/src/jobs/held-jobs.ts); if it dies first
@@ -21,7 +20,7 @@ import { runStatement, type Executor, type NamedStatement } from "../../executor
 import type { JobRef } from "./dispatch-scan";
 
 /** SQL over a `jobs` row aliased `j`: it is held and no hold remains but the ones being released. */
-export const RELEASABLE = `j.status = '${HELD_JOB_STATUS}' and coalesce(j.pending_dependencies, 0) <= 0`;
+export const RELEASABLE = `j.status = '${HELD_JOB_STATUS}' and coalesce(j.pending_dependencies, 0) <= 0 and j.approval_status is distinct from 'pending'`;
 
 /** The SET list of a release (see the module comment). */
 export const RELEASE_SET = "status = 'queued', available_at = greatest(j.available_at, now())";

@@ -17,5 +17,6 @@ export * from "./log-state";
 export * from "./rekey";
 export * from "./complete-and-claim";
 export * from "./trace-context";
+export * from "./approval";
 export * as hold from "./hold";
 export * from "./dependencies";

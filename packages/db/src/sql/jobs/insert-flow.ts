@@ -33,6 +33,7 @@ import {
   type NewJob,
 } from "./insert";
 import type { JobRef } from "./dispatch-scan";
+import { APPROVAL_COLUMNS, APPROVAL_RETURNING, approvalRequestedPayload, approvalValues } from "./approval-columns";
 
 /** A job to create with its dependencies: ids of existing jobs, or indexes of earlier items of the same batch. */
 export interface NewFlowJob extends NewJob {
@@ -81,11 +82,12 @@ const lockDependencies = (reached: string) => `
 const CREATE_FLOW = `
 with item as (
   select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]), unnest($6::timestamptz[]), unnest($7::int[]),
-      jsonb_array_elements($10::jsonb), unnest($11::text[]), unnest($12::int[]), unnest($13::boolean[]), unnest($14::uuid[]), unnest($15::boolean[]))
+      jsonb_array_elements($10::jsonb), unnest($11::text[]), unnest($12::int[]), unnest($13::boolean[]), unnest($14::uuid[]), unnest($15::boolean[]),
+      unnest($16::boolean[]))
     with ordinality as item(automation_id, context, job_id, run_at, priority, depends_on, on_dependency_failure, pending, has_dependents,
-      retry_of, context_changed, position)
+      retry_of, context_changed, asks_approval, position)
 ), automation as (
-  select id, parameters, is_active, concurrency_key from automations
+  select id, parameters, is_active, concurrency_key, requires_approval, approval_timeout_seconds from automations
   where id = any(array(select distinct automation_id from item)) order by id for key share
 ), earlier as (
   select job_id from idempotency_keys
@@ -104,10 +106,10 @@ with item as (
   returning job_id
 ), created as (
   insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate,
-                    status, depends_on, on_dependency_failure, pending_dependencies, has_dependents, retry_of)
+                    ${APPROVAL_COLUMNS}, depends_on, on_dependency_failure, pending_dependencies, has_dependents, retry_of)
   select item.job_id, item.automation_id, item.context, $4, item.run_at, item.priority, greatest(item.run_at, now()),
          hub_job_key_value_of(item.context, automation.concurrency_key), $8::text, $9::text,
-         case when item.pending > 0 then 'held' else 'queued' end,
+         ${approvalValues("(automation.requires_approval or item.asks_approval)", "automation.approval_timeout_seconds", "item.pending > 0")},
          case when jsonb_typeof(item.depends_on) = 'array'
            then array(select d.id::uuid from jsonb_array_elements_text(item.depends_on) with ordinality as d(id, k) order by d.k) end,
          item.on_dependency_failure, item.pending, item.has_dependents, item.retry_of
@@ -115,15 +117,21 @@ with item as (
   where exists (select 1 from accepted)
     and ($5::text is null or exists (select 1 from bound where job_id = ($3::uuid[])[1]))
   order by item.position
-  returning id, automation_id, context, created_at, available_at, seq, priority, status, depends_on, retry_of
+  returning id, automation_id, context, created_at, available_at, seq, priority, status, depends_on, retry_of, ${APPROVAL_RETURNING}
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
-  select c.id, 'job.created', $4, jsonb_build_object('automation_id', c.automation_id, 'context', c.context)
-    || case when c.retry_of is not null then jsonb_build_object('retry_of', c.retry_of) else '{}'::jsonb end
-    || case when item.context_changed then jsonb_build_object('context_changed', true) else '{}'::jsonb end
-    || case when c.depends_on is not null then jsonb_build_object('depends_on', to_jsonb(c.depends_on)) else '{}'::jsonb end
-  from created c join item on item.job_id = c.id
-  order by item.position
+  select aggregate_id, event_type, actor_id, payload from (
+    select c.id as aggregate_id, 'job.created' as event_type, $4::uuid as actor_id, jsonb_build_object('automation_id', c.automation_id, 'context', c.context)
+      || case when c.retry_of is not null then jsonb_build_object('retry_of', c.retry_of) else '{}'::jsonb end
+      || case when item.context_changed then jsonb_build_object('context_changed', true) else '{}'::jsonb end
+      || case when c.depends_on is not null then jsonb_build_object('depends_on', to_jsonb(c.depends_on)) else '{}'::jsonb end as payload,
+      item.position, 0 as step
+    from created c join item on item.job_id = c.id
+    union all
+    -- §6.17: the request follows its job's creation.
+    select c.id, 'job.approval_requested', $4::uuid, ${approvalRequestedPayload("c")}, item.position, 1
+    from created c join item on item.job_id = c.id where c.approval_status = 'pending'
+  ) e order by position, step
 )
 select (select count(*) from created)::int as created,
        (select jsonb_object_agg(id, jsonb_build_array(seq, (extract(epoch from available_at) * 1000)::bigint, status)) from created) as placed,
@@ -223,6 +231,7 @@ export async function insertFlow(
           batch.map((_, index) => (referenced.has(index) ? true : null)),
           batch.map((job) => job.retryOf ?? null),
           batch.map((job) => job.contextChanged === true),
+          batch.map((job) => job.requiresApproval === true),
         ],
       });
       const row = rows[0]!;

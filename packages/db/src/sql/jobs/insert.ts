@@ -28,6 +28,8 @@ import type { AutomationParameter } from "../../schema";
 import type { JobRef } from "./dispatch-scan";
 import type { Executor } from "../../executor";
 import { automationIdReachedText, reachesEverything, type Reach } from "../../reach";
+import { HELD_JOB_STATUS } from "@hub/shared";
+import { APPROVAL_COLUMNS, APPROVAL_RETURNING, approvalRequestedEvents, approvalValues } from "./approval-columns";
 
 /** How long an Idempotency-Key remembers its job(s), as SQL. */
 export const IDEMPOTENCY_WINDOW = `interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`;
@@ -54,7 +56,8 @@ export interface AutomationSeen {
 }
 
 export type CreateJobsOutcome =
-  | { kind: "created"; jobs: JobRef[] }
+  /** `held`: the ids of the jobs created held (awaiting approval, CONTRACT §6.17): offer only the others. */
+  | { kind: "created"; jobs: JobRef[]; held: ReadonlySet<string> }
   /** An earlier request with the same Idempotency-Key created these jobs (input order); nothing new was created. */
   | { kind: "replayed"; jobIds: string[] }
   /**
@@ -70,7 +73,11 @@ export interface NewJob {
   runAt?: Date | null | undefined;
   /** Claim priority, −100 to 100; default 0. */
   priority?: number | undefined;
+  /** The job asks for an approval itself (CONTRACT §6.17); `false` never lifts its automation's requirement. */
+  requiresApproval?: boolean | undefined;
 }
+
+const NONE_HELD: ReadonlySet<string> = new Set();
 
 /** The creating request's W3C trace context (CONTRACT §6.20), stored with its job(s); absent while tracing is off. */
 export interface JobTrace {
@@ -87,12 +94,12 @@ export interface JobTrace {
 // foreign key to its job since migration 0010: retention may remove the job after the binding's window).
 const CREATE_ONE = `
 with automation as (
-  select id, parameters, is_active, concurrency_key from automations where id = $1 for key share
+  select id, parameters, is_active, concurrency_key, requires_approval, approval_timeout_seconds from automations where id = $1 for key share
 ), earlier as (
   select job_id from idempotency_keys
   where user_id = $3 and key = $5 and created_at > now() - ${IDEMPOTENCY_WINDOW}
 ), accepted as (
-  select id, concurrency_key from automation
+  select id, concurrency_key, requires_approval or $10::boolean as needs_approval, approval_timeout_seconds from automation
   where is_active and not exists (select 1 from earlier)
     and ${contextFitsParameters("$2::jsonb", "automation.parameters")}
 ), bound as (
@@ -103,16 +110,17 @@ with automation as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate)
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate, ${APPROVAL_COLUMNS})
   select $4, id, $2::jsonb, $3, $6::timestamptz, $7::int, greatest($6::timestamptz, now()), hub_job_key_value_of($2::jsonb, concurrency_key),
-         $8::text, $9::text from accepted
+         $8::text, $9::text, ${approvalValues("needs_approval", "approval_timeout_seconds")} from accepted
   where $5::text is null or exists (select 1 from bound where job_id = $4)
-  returning id, automation_id, created_at, available_at, seq, priority
+  returning id, automation_id, created_at, available_at, seq, priority, status, ${APPROVAL_RETURNING}
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $3, jsonb_build_object('automation_id', automation_id, 'context', $2::jsonb) from created
+  ${approvalRequestedEvents("created", "$3")}
 )
-select created.id, created.created_at, created.available_at, created.seq, created.priority,
+select created.id, created.created_at, created.available_at, created.seq, created.priority, created.status,
        coalesce((select job_id from earlier), (select job_id from bound where job_id <> $4)) as earlier_job_id,
        automation.id as automation_id, automation.is_active,
        case when created.id is null then automation.parameters end as parameters
@@ -122,6 +130,7 @@ left join created on true`;
 
 interface CreateOneRow {
   id: string | null;
+  status: string | null;
   created_at: Date | null;
   available_at: Date | null;
   seq: string | null;
@@ -160,6 +169,7 @@ export async function insert(
       job.priority ?? 0,
       trace?.traceparent ?? null,
       trace?.tracestate ?? null,
+      job.requiresApproval === true,
     ],
   });
   const row = rows[0]!;
@@ -168,6 +178,7 @@ export async function insert(
     return {
       kind: "created",
       jobs: [{ id: row.id, automationId: job.automationId, seq: Number(row.seq), priority: row.priority!, availableAt: row.available_at! }],
+      held: row.status === HELD_JOB_STATUS ? new Set([row.id]) : NONE_HELD,
     };
   }
   return {
@@ -182,10 +193,11 @@ export async function insert(
 // (a per-row default sequence then follows it).
 const CREATE_BATCH = `
 with item as (
-  select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]), unnest($6::timestamptz[]), unnest($7::int[]))
-    with ordinality as item(automation_id, context, job_id, run_at, priority, position)
+  select * from rows from (unnest($1::uuid[]), jsonb_array_elements($2::jsonb), unnest($3::uuid[]), unnest($6::timestamptz[]), unnest($7::int[]),
+      unnest($10::boolean[]))
+    with ordinality as item(automation_id, context, job_id, run_at, priority, asks_approval, position)
 ), automation as (
-  select id, parameters, is_active, concurrency_key from automations
+  select id, parameters, is_active, concurrency_key, requires_approval, approval_timeout_seconds from automations
   where id = any(array(select distinct automation_id from item)) order by id for key share
 ), earlier as (
   select job_id from idempotency_keys
@@ -203,20 +215,22 @@ with item as (
     created_at = case when idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW} then now() else idempotency_keys.created_at end
   returning job_id
 ), created as (
-  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate)
+  insert into jobs (id, automation_id, context, created_by, run_at, priority, available_at, key_value, traceparent, tracestate, ${APPROVAL_COLUMNS})
   select item.job_id, item.automation_id, item.context, $4, item.run_at, item.priority, greatest(item.run_at, now()),
-         hub_job_key_value_of(item.context, automation.concurrency_key), $8::text, $9::text
+         hub_job_key_value_of(item.context, automation.concurrency_key), $8::text, $9::text,
+         ${approvalValues("(automation.requires_approval or item.asks_approval)", "automation.approval_timeout_seconds")}
   from item join automation on automation.id = item.automation_id
   where exists (select 1 from accepted)
     and ($5::text is null or exists (select 1 from bound where job_id = ($3::uuid[])[1]))
   order by item.position
-  returning id, automation_id, context, created_at, available_at, seq, priority
+  returning id, automation_id, context, created_at, available_at, seq, priority, status, ${APPROVAL_RETURNING}
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $4, jsonb_build_object('automation_id', automation_id, 'context', context) from created
+  ${approvalRequestedEvents("created", "$4")}
 )
 select (select count(*) from created)::int as created,
-       (select jsonb_object_agg(id, jsonb_build_array(seq, (extract(epoch from available_at) * 1000)::bigint)) from created) as placed,
+       (select jsonb_object_agg(id, jsonb_build_array(seq, (extract(epoch from available_at) * 1000)::bigint, status = '${HELD_JOB_STATUS}')) from created) as placed,
        coalesce((select job_id from earlier), (select job_id from bound where job_id <> ($3::uuid[])[1])) as earlier_job_id,
        case when not exists (select 1 from created) then
          (select coalesce(jsonb_agg(jsonb_build_object('id', id, 'parameters', parameters, 'is_active', is_active)), '[]') from automation)
@@ -224,8 +238,8 @@ select (select count(*) from created)::int as created,
 
 interface CreateBatchRow {
   created: number;
-  /** Per created job id: its `seq` and `available_at` (ms). */
-  placed: Record<string, [seq: number, availableAtMs: number]> | null;
+  /** Per created job id: its `seq`, `available_at` (ms) and whether it was created held (awaiting approval). */
+  placed: Record<string, [seq: number, availableAtMs: number, held: boolean]> | null;
   earlier_job_id: string | null;
   automations: Array<{ id: string; parameters: AutomationParameter[]; is_active: boolean }> | null;
 }
@@ -260,12 +274,14 @@ export async function insertBatch(
       batch.map((job) => job.priority ?? 0),
       trace?.traceparent ?? null,
       trace?.tracestate ?? null,
+      batch.map((job) => job.requiresApproval === true),
     ],
   });
   const row = rows[0]!;
   if (row.earlier_job_id) return { kind: "replayed", jobIds: await findBatchJobIds(db, row.earlier_job_id) };
   if (row.created > 0) {
     const placed = row.placed ?? {};
+    const held = new Set(ids.filter((id) => placed[id]![2]));
     return {
       kind: "created",
       jobs: batch.map((job, index) => {
@@ -273,6 +289,7 @@ export async function insertBatch(
         const [seq, availableAtMs] = placed[id]!;
         return { id, automationId: job.automationId, seq: Number(seq), priority: job.priority ?? 0, availableAt: new Date(Number(availableAtMs)) };
       }),
+      held: held.size === 0 ? NONE_HELD : held,
     };
   }
   return {

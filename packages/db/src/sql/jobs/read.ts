@@ -3,7 +3,7 @@
  * the other `jobs-*.ts` modules, each with its outbox event.
  */
 import { and, eq, gt, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
-import { storedJobStatusesOf, type JobStatus } from "@hub/shared";
+import { storedJobStatusesOf, type ApprovalStatus, type JobStatus } from "@hub/shared";
 import { jobs, type Job } from "../../schema";
 import { findWithWaitingRow, type WaitingReason } from "./waiting";
 import { jobFindConditions, listByContext, type JobFindFilter } from "./find";
@@ -59,6 +59,8 @@ export interface JobFilter extends JobFindFilter {
   scheduled?: boolean | undefined;
   /** Jobs made by this schedule's fires (CONTRACT §6.9). */
   scheduleId?: string | undefined;
+  /** Jobs whose approval is in any of these statuses (CONTRACT §6.17); jobs without an approval never match. */
+  approvalStatuses?: readonly ApprovalStatus[] | undefined;
   /** The jobs that list this job in `depends_on` (CONTRACT §6.16): jobs_depends_on_idx. */
   dependsOn?: string | undefined;
   /** The retries of this job (its id in their `retry_of`). */
@@ -82,6 +84,9 @@ export function jobFilterConditions(filter: JobFilter, reach: Reach): SQL[] {
   if (filter.priorityMin !== undefined) conditions.push(gte(jobs.priority, filter.priorityMin));
   if (filter.scheduled !== undefined) conditions.push(filter.scheduled ? isScheduled : not(isScheduled));
   if (filter.scheduleId) conditions.push(eq(jobs.scheduleId, filter.scheduleId));
+  const approvals = filter.approvalStatuses ?? [];
+  if (approvals.length === 1) conditions.push(eq(jobs.approvalStatus, approvals[0]!));
+  else if (approvals.length > 1) conditions.push(inArray(jobs.approvalStatus, [...approvals]));
   if (filter.dependsOn) conditions.push(sql`${jobs.dependsOn} @> array[${filter.dependsOn}::uuid] and ${jobs.dependsOn} is not null`);
   if (filter.retryOf) conditions.push(eq(jobs.retryOf, filter.retryOf));
   conditions.push(...jobFindConditions(filter));

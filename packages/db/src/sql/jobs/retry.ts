@@ -2,12 +2,20 @@
  * Retrying finished jobs: `POST /jobs/{id}/retry` and bulk retry, one named prepared statement for
  * any number of ids; and `POST /jobs/{id}/retry` with a new context (CONTRACT §6.14), one job.
  */
-import { RETRYABLE_JOB_STATUSES } from "@hub/shared";
+import { HELD_JOB_STATUS, RETRYABLE_JOB_STATUSES } from "@hub/shared";
 import type { Executor } from "../../executor";
 import { sqlLiteralList } from "../../sql-literals";
 import type { AutomationParameter } from "../../schema";
 import type { JobRef } from "./dispatch-scan";
 import { contextFitsParameters, type JobTrace } from "./insert";
+import { APPROVAL_COLUMNS, APPROVAL_RETURNING, approvalRequestedEvents, approvalRequestedSelect, approvalValues } from "./approval-columns";
+
+/**
+ * A retry needs an approval when its automation requires one now, or the job it retries had one
+ * (CONTRACT §6.17: a job's own `requires_approval: true` is copied; an approval the automation
+ * asked for is kept too, the safe reading of four eyes).
+ */
+const RETRY_APPROVAL = approvalValues("(automation.requires_approval or source.had_approval)", "automation.approval_timeout_seconds");
 
 // Retrying finished jobs (CONTRACT §6.4, §6.5): for each id that names a `failed` or `cancelled`
 // job of an active automation, a new queued job with the same automation, context and priority,
@@ -19,28 +27,35 @@ import { contextFitsParameters, type JobTrace } from "./insert";
 // source jobs need no lock: `failed` and `cancelled` are final.
 const RETRY_JOBS = `
 with source as (
-  select j.id, j.automation_id, j.context, j.priority from jobs j
+  select j.id, j.automation_id, j.context, j.priority, j.approval_status is not null as had_approval from jobs j
   where j.id = any($1::uuid[]) and j.status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)})
 ), automation as (
-  select id, concurrency_key from automations
+  select id, concurrency_key, requires_approval, approval_timeout_seconds from automations
   where id = any(array(select distinct automation_id from source)) and is_active order by id for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate)
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate, ${APPROVAL_COLUMNS})
   select source.automation_id, source.context, source.priority, $2, source.id, hub_job_key_value_of(source.context, automation.concurrency_key),
-         $3::text, $4::text
+         $3::text, $4::text, ${RETRY_APPROVAL}
   from source join automation on automation.id = source.automation_id
   order by source.id
-  returning id, automation_id, context, retry_of, available_at, seq, priority
+  returning id, automation_id, context, retry_of, available_at, seq, priority, status, ${APPROVAL_RETURNING}
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
-  select id, 'job.created', $2, jsonb_build_object('automation_id', automation_id, 'context', context, 'retry_of', retry_of)
-  from created order by retry_of
+  select aggregate_id, event_type, actor_id, payload from (
+    select id as aggregate_id, 'job.created' as event_type, $2::uuid as actor_id,
+           jsonb_build_object('automation_id', automation_id, 'context', context, 'retry_of', retry_of) as payload, retry_of, 0 as step
+    from created
+    union all
+    ${approvalRequestedSelect("created", "$2::uuid", ", created.retry_of, 1")}
+  ) e order by retry_of, step
 )
-select id, automation_id, retry_of, available_at, seq, priority from created`;
+select id, automation_id, retry_of, available_at, seq, priority, status from created`;
 
 /** A job created by {@link retry}: what dispatch needs, and the job it retries. */
 export interface RetryJobRef extends JobRef {
   retryOf: string;
+  /** Created held, awaiting approval (CONTRACT §6.17): not to be offered. */
+  held: boolean;
 }
 
 /**
@@ -51,7 +66,7 @@ export interface RetryJobRef extends JobRef {
  */
 export async function retry(db: Executor, retriedBy: string, jobIds: readonly string[], trace?: JobTrace): Promise<RetryJobRef[]> {
   if (jobIds.length === 0) return [];
-  const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number }>({
+  const { rows } = await db.query<{ id: string; automation_id: string; retry_of: string; available_at: Date; seq: string; priority: number; status: string }>({
     name: "jobs_retry",
     text: RETRY_JOBS,
     values: [jobIds, retriedBy, trace?.traceparent ?? null, trace?.tracestate ?? null],
@@ -63,6 +78,7 @@ export async function retry(db: Executor, retriedBy: string, jobIds: readonly st
     seq: Number(row.seq),
     priority: row.priority,
     availableAt: row.available_at,
+    held: row.status === HELD_JOB_STATUS,
   }));
 }
 
@@ -74,23 +90,26 @@ export async function retry(db: Executor, retriedBy: string, jobIds: readonly st
 // parameters (422 for the context).
 const RETRY_WITH_CONTEXT = `
 with source as (
-  select id, automation_id, priority, status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)}) as retryable from jobs where id = $1
+  select id, automation_id, priority, status in (${sqlLiteralList(RETRYABLE_JOB_STATUSES)}) as retryable, approval_status is not null as had_approval
+  from jobs where id = $1
 ), automation as (
-  select id, parameters, is_active, concurrency_key from automations where id = (select automation_id from source) for key share
+  select id, parameters, is_active, concurrency_key, requires_approval, approval_timeout_seconds from automations
+  where id = (select automation_id from source) for key share
 ), created as (
-  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate)
+  insert into jobs (automation_id, context, priority, created_by, retry_of, key_value, traceparent, tracestate, ${APPROVAL_COLUMNS})
   select source.automation_id, $3::jsonb, source.priority, $2, source.id, hub_job_key_value_of($3::jsonb, automation.concurrency_key),
-         $4::text, $5::text
+         $4::text, $5::text, ${RETRY_APPROVAL}
   from source join automation on automation.id = source.automation_id
   where source.retryable and automation.is_active and ${contextFitsParameters("$3::jsonb", "automation.parameters")}
-  returning id, automation_id, retry_of, available_at, seq, priority
+  returning id, automation_id, retry_of, available_at, seq, priority, status, ${APPROVAL_RETURNING}
 ), event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select id, 'job.created', $2,
          jsonb_build_object('automation_id', automation_id, 'context', $3::jsonb, 'retry_of', retry_of, 'context_changed', true)
   from created
+  ${approvalRequestedEvents("created", "$2")}
 )
-select created.id, created.automation_id, created.retry_of, created.available_at, created.seq, created.priority,
+select created.id, created.automation_id, created.retry_of, created.available_at, created.seq, created.priority, created.status,
        source.retryable, automation.is_active, automation.parameters
 from source
 left join automation on true
@@ -117,6 +136,7 @@ export async function retryWithContext(
     available_at: Date | null;
     seq: string | null;
     priority: number | null;
+    status: string | null;
     retryable: boolean;
     is_active: boolean | null;
     parameters: AutomationParameter[] | null;
@@ -137,6 +157,7 @@ export async function retryWithContext(
         seq: Number(row.seq),
         priority: row.priority!,
         availableAt: row.available_at!,
+        held: row.status === HELD_JOB_STATUS,
       },
     };
   }

@@ -21,7 +21,7 @@ import { automationIdReached, type Reach } from "../../reach";
  */
 const WAITING_RULES = [
   ["dependencies", "p.pending_dependencies > 0"],
-  // `awaiting_approval` (§6.17) goes here.
+  ["awaiting_approval", "p.approval_status = 'pending'"],
   ["development_mode", "s.is_development"],
   // §6.18: a maintenance window in effect (or, with drain, beginning within the automation's timeout) holds it.
   ["maintenance_window", "s.maintenance_until is not null"],
@@ -153,7 +153,7 @@ const queuePositionExpression = `
   end`;
 
 /** The job columns the waiting statements read, as the `page` CTE's column list. */
-const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts, key_value, pending_dependencies";
+const PAGE_COLUMNS = "id, automation_id, status, priority, available_at, seq, attempts, key_value, pending_dependencies, approval_status";
 
 /**
  * GET /jobs/{id}: the job row with its `waiting_reason` and `queue_position`, in one statement
@@ -182,6 +182,8 @@ export interface QueuedJobKey {
   /** As stored: `queued` or `held`. */
   status: string;
   pendingDependencies: number | null;
+  /** Its approval's status (CONTRACT §6.17); null for a job that needs none. */
+  approvalStatus: string | null;
   priority: number;
   availableAt: Date;
   seq: number;
@@ -205,13 +207,15 @@ export async function waitingReasonsOf(executor: Executor, queued: readonly Queu
     attempts: job.attempts,
     status: job.status,
     pending_dependencies: job.pendingDependencies,
+    approval_status: job.approvalStatus,
   }));
   const result = await db.execute<{ id: string; waiting_reason: WaitingReason | null }>(sql`
   with page as (
     select u.id, u.automation_id, u.status, u.priority, u.available_at, u.seq, u.attempts,
-      (select j.key_value from jobs j where j.id = u.id) as key_value, u.pending_dependencies
+      (select j.key_value from jobs j where j.id = u.id) as key_value, u.pending_dependencies, u.approval_status
     from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb)
-      as u(id uuid, automation_id uuid, status text, priority int, available_at timestamptz, seq bigint, attempts int, pending_dependencies int)
+      as u(id uuid, automation_id uuid, status text, priority int, available_at timestamptz, seq bigint, attempts int, pending_dependencies int,
+        approval_status text)
   ),${sql.raw(waitingReasonParts.ctes)}
   select p.id, ${sql.raw(waitingReasonParts.reason)} as waiting_reason
   from page p ${sql.raw(waitingReasonParts.joins)}`);

@@ -16,8 +16,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { ScheduleOverlapPolicy, ScheduleSkipReason } from "@hub/shared";
+import { HELD_JOB_STATUS, type ScheduleOverlapPolicy, type ScheduleSkipReason } from "@hub/shared";
 import { contextFitsParameters, type JobTrace } from "../jobs/insert";
+import { APPROVAL_COLUMNS, APPROVAL_RETURNING, approvalRequestedPayload, approvalValues } from "../jobs/approval-columns";
 import type { JobRef } from "../jobs/dispatch-scan";
 import { runStatement, withTransaction, type NamedStatement, type Executor } from "../../executor";
 
@@ -56,6 +57,8 @@ export interface ScheduleAdvance {
 export interface FiredJobRef extends JobRef {
   scheduleId: string;
   fireTime: Date;
+  /** Created held, awaiting approval (CONTRACT §6.17): offered once approved, not now. */
+  held: boolean;
 }
 
 export interface FirePassOutcome {
@@ -105,20 +108,25 @@ with fire as (
   select * from rows from (unnest($1::uuid[]), unnest($2::text[]), unnest($3::text[]), unnest($4::uuid[])${traced ? ", unnest($9::text[]), unnest($10::text[])" : ""})
     with ordinality as fire(schedule_id, fire_time, outcome, job_id${traced ? ", traceparent, tracestate" : ""}, position)
 ), created as (
-  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time, key_value${traced ? ", traceparent, tracestate" : ""})
+  insert into jobs (id, automation_id, context, priority, created_by, schedule_id, fire_time, key_value, ${APPROVAL_COLUMNS}${traced ? ", traceparent, tracestate" : ""})
   select fire.job_id, s.automation_id, s.context, s.priority, null, s.id, fire.fire_time::timestamptz,
-    hub_job_key_value_of(s.context, a.concurrency_key)${traced ? ", fire.traceparent, fire.tracestate" : ""}
+    hub_job_key_value_of(s.context, a.concurrency_key), ${approvalValues("a.requires_approval", "a.approval_timeout_seconds")}${traced ? ", fire.traceparent, fire.tracestate" : ""}
   from fire join schedules s on s.id = fire.schedule_id join automations a on a.id = s.automation_id
   where fire.outcome = 'created'
   order by fire.position
-  returning id, automation_id, context, schedule_id, created_at, available_at, seq, priority
+  returning id, automation_id, context, schedule_id, created_at, available_at, seq, priority, status, ${APPROVAL_RETURNING}
 ), created_event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
-  select created.id, 'job.created', null,
-    jsonb_build_object('automation_id', created.automation_id, 'context', created.context,
-      'schedule_id', created.schedule_id, 'fire_time', fire.fire_time)
-  from created join fire on fire.job_id = created.id
-  order by fire.position
+  select aggregate_id, event_type, null::uuid, payload from (
+    select created.id as aggregate_id, 'job.created' as event_type,
+      jsonb_build_object('automation_id', created.automation_id, 'context', created.context,
+        'schedule_id', created.schedule_id, 'fire_time', fire.fire_time) as payload, fire.position, 0 as step
+    from created join fire on fire.job_id = created.id
+    union all
+    -- §6.17: a fire of an automation that requires approval asks for one.
+    select created.id, 'job.approval_requested', ${approvalRequestedPayload("created")}, fire.position, 1
+    from created join fire on fire.job_id = created.id where created.approval_status = 'pending'
+  ) e order by position, step
 ), skipped_event as (
   insert into events (aggregate_id, event_type, actor_id, payload)
   select fire.schedule_id, 'schedule.skipped', null, jsonb_build_object('fire_time', fire.fire_time, 'reason', fire.outcome)
@@ -132,7 +140,7 @@ with fire as (
   from unnest($5::uuid[], $6::timestamptz[], $7::timestamptz[], $8::uuid[]) as advance(id, next_run_at, last_run_at, last_job_id)
   where s.id = advance.id
 )
-select id, automation_id, created_at, available_at from created`,
+select id, automation_id, created_at, available_at, seq, priority, status from created`,
 });
 const recordFiresStatement = recordFiresStatementOf(false);
 const recordFiresTracedStatement = recordFiresStatementOf(true);
@@ -144,6 +152,7 @@ interface CreatedRow extends pg.QueryResultRow {
   available_at: Date;
   seq: string;
   priority: number;
+  status: string;
 }
 
 /** The fires and the schedules' new positions as the statement's arrays; job ids drawn here. */
@@ -223,6 +232,7 @@ export async function fireDue(pool: Executor, limit: number, decide: (due: reado
         availableAt: row.available_at,
         seq: Number(row.seq),
         priority: row.priority,
+        held: row.status === HELD_JOB_STATUS,
         ...fireOfJob.get(row.id)!,
       })),
       skipped: advances.flatMap((advance) =>

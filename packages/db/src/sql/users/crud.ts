@@ -152,6 +152,13 @@ export async function unknownSectorIds(executor: Executor, ids: readonly string[
   return ids.filter((id) => !known.has(id.toLowerCase()));
 }
 
+/** The ids among `ids` of active users, lower-case (an automation's approvers, CONTRACT §6.17). */
+export async function activeUserIdsAmong(executor: Executor, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await executor.query<{ id: string }>({ text: "select id::text from users where id = any($1::uuid[]) and is_active", values: [[...ids]] });
+  return new Set(rows.map((row) => row.id.toLowerCase()));
+}
+
 /**
  * Makes a deactivated user active again, with its password and credential generation as they
  * were; undefined when the user is unknown or already active.

@@ -1,0 +1,92 @@
+-- hub_finish_dependency_v1 with approvals (CONTRACT §6.17): a dependent whose approval is still pending stays held when
+-- its last dependency finishes (it waits for both), and a dependent cancelled while its approval is pending has it
+-- withdrawn. Migration 0029 points the trigger here.
+--
+-- A job with dependents has finished (CONTRACT §6.16): the trigger jobs_finish_dependency (migration 0028) calls this
+-- after the UPDATE that made it `completed`, `failed` (for good: a re-queue is not a finish) or `cancelled`, whatever
+-- statement did it — a worker's complete or fail, a batch of them, complete-and-claim, the lease and timeout sweeps,
+-- a cancel, a bulk cancel, a deactivation. Its WHEN clause reads `has_dependents`, so a job no job waits for never
+-- calls this function.
+--
+-- In the finishing transaction, under the row locks of the dependents (taken in id order):
+-- - each held dependent counts one dependency fewer (`pending_dependencies`);
+-- - under `on_dependency_failure = 'cancel'` (null reads so), a dependency that ended `failed` or `cancelled` cancels
+--   the dependent: `cancelled`, with `job.cancelled` {automation_id, reason: "dependency_failed", dependency_id}
+--   (the first of its own `depends_on` that ended so in this wave) and the actor of the change that caused it
+--   (`hub.actor_id`, set locally by the cancel statements; null for a worker's or a sweep's change);
+-- - otherwise a dependent whose count reaches 0 is released: `queued`, `available_at` the later of its own and now
+--   (the release rule of packages/db/src/sql/jobs/hold.ts). The process that finished the job offers it to dispatch
+--   after its commit; the dispatcher's reconciler offers any it did not.
+-- The jobs this cancels are finished in their turn, and their dependents are handled the same way, wave after wave,
+-- in this one call (the trigger's own calls for them return at once: `hub.finishing_dependencies` is on), so a cascade
+-- of any depth costs no stack and one statement per wave however many dependents a wave has.
+--
+-- Exactly once: the dependent's count is read and written under its row lock on the row's latest version, so two
+-- dependencies finishing at the same instant on two connections decrement it one after the other, and only the
+-- change that takes it to 0 releases it. A job created with this one as a dependency locked this row first (so its
+-- finish waited for that commit and now sees `has_dependents` and the dependent), or saw it finished.
+CREATE OR REPLACE FUNCTION "hub_finish_dependency_v2"() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_frontier uuid[] := ARRAY[NEW.id];
+  v_failed boolean := NEW.status <> 'completed';
+  v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
+BEGIN
+  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM set_config('hub.finishing_dependencies', 'on', true);
+  WHILE cardinality(v_frontier) > 0 LOOP
+    WITH hit AS (
+      SELECT j.id,
+        (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
+        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
+      FROM jobs j
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      ORDER BY j.id
+      FOR UPDATE OF j
+    ), changed AS (
+      UPDATE jobs j SET
+        pending_dependencies = j.pending_dependencies - hit.finished,
+        status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
+          WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
+          ELSE 'held' END,
+        approval_status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AND j.approval_status = 'pending' THEN 'withdrawn'
+          ELSE j.approval_status END,
+        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
+        available_at = CASE
+          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
+            AND j.approval_status IS DISTINCT FROM 'pending'
+          THEN greatest(j.available_at, now()) ELSE j.available_at END
+      FROM hit
+      WHERE j.id = hit.id AND j.status = 'held'
+      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
+    ), key_waits AS (
+      -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
+      -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
+      INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
+      SELECT DISTINCT ON (c.automation_id, c.key_value) c.automation_id, c.key_value, true, c.priority, c.available_at, c.seq
+      FROM changed c WHERE c.status = 'queued' AND c.key_value IS NOT NULL
+      ORDER BY c.automation_id, c.key_value, c.priority DESC, c.available_at, c.seq
+      ON CONFLICT (automation_id, key_value) DO UPDATE SET
+        waiting = true,
+        head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
+        head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
+        head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
+          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END
+    ), cancelled_event AS (
+      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
+      SELECT c.id, 'job.cancelled', v_actor,
+        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
+      FROM changed c WHERE c.status = 'cancelled'
+    )
+    SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
+    INTO v_frontier FROM changed c;
+    v_failed := true;
+  END LOOP;
+  PERFORM set_config('hub.finishing_dependencies', 'off', true);
+  RETURN NULL;
+END $$;
