@@ -267,6 +267,7 @@ describe("OpenAPI", () => {
     expect(parameters.map((parameter) => parameter.name)).toEqual([
       "automation_id",
       "status",
+      "approval",
       "created_after",
       "created_before",
       "priority_min",
@@ -274,6 +275,7 @@ describe("OpenAPI", () => {
       "schedule_id",
       "depends_on",
       "created_by",
+      "retry_of",
       "finished_after",
       "finished_before",
       "error_contains",
