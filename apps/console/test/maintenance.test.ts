@@ -104,7 +104,8 @@ describe("maintenance windows in the console", () => {
     const job = await api("POST", "/jobs", { automation_id: automation.id });
 
     await page.goto(`${getHub().processes.apiUrl}/console/automations/${automation.id}`);
-    await page.getByText("A maintenance window holds this automation").waitFor();
+    // The banner, not the jobs table's "Waiting: a maintenance window holds this automation" note below it.
+    await page.getByRole("status").filter({ hasText: "A maintenance window holds this automation: no job starts until" }).waitFor();
     await photograph("maintenance-banner");
     await page.goto(`${getHub().processes.apiUrl}/console/jobs/${job.id}`);
     await page.getByText("a maintenance window holds this automation; it resumes at").waitFor();
