@@ -92,7 +92,7 @@ describe("the paths docs and comments point to", () => {
 
   it("when a comment names the file that holds the claim, then that pointer is checked (the check can fail)", () => {
     expect(brokenPointers("packages/db/src/sql/jobs/claim.ts")).toEqual([]);
-    expect(proseLines("packages/db/src/sql/jobs/claim.ts").join("\n")).toContain("packages/db/functions/hub_claim_jobs_v4.sql");
+    expect(proseLines("packages/db/src/sql/jobs/claim.ts").join("\n")).toContain("packages/db/functions/hub_claim_jobs_v3.sql");
   });
 });
 

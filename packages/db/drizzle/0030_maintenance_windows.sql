@@ -1,11 +1,11 @@
--- migration: additive. Two new tables that builds before them never read; the claim that reads them is a new function (hub_claim_jobs_v4).
+-- migration: additive. Two new tables that builds before them never read; the claim reads them (packages/db/functions/hub_claim_jobs_v3.sql, whose body changes with this migration; its signature does not).
 -- Maintenance windows (CONTRACT §6.18): while one is in effect no job of its scope starts. A window is what people set
 -- up (one-off: starts_at/ends_at; recurring: cron + timezone + duration_seconds). Its occurrences are rows of their own,
 -- written by the API in the transaction that creates or changes the window and kept 8 days ahead by the dispatchers
 -- (apps/dispatcher/src/tasks/maintenance.ts), so the claim reads a table, never a cron expression.
 --
 -- maintenance_occurrences.scope_id is the automation's id, the sector's id, or the nil uuid for every automation: the
--- claim (packages/db/functions/hub_claim_jobs_v4.sql) probes maintenance_occurrences_end_idx once for the occurrences
+-- claim (packages/db/functions/hub_claim_jobs_v3.sql) probes maintenance_occurrences_end_idx once for the occurrences
 -- that have not ended (`ends_at > now()`) and filters its automation's three scope ids on the included columns. With no
 -- window defined that is one probe of an empty index (one descent; a scope-first index took one descent per scope id).
 -- started_at / ended_at say when maintenance_window.started / .ended were written: the row is stamped in the
@@ -47,4 +47,4 @@ CREATE TABLE maintenance_occurrences (
 CREATE INDEX maintenance_occurrences_end_idx ON maintenance_occurrences (ends_at) INCLUDE (scope_id, starts_at, drain);--> statement-breakpoint
 CREATE INDEX maintenance_occurrences_start_due_idx ON maintenance_occurrences (starts_at) WHERE started_at IS NULL;--> statement-breakpoint
 CREATE INDEX maintenance_occurrences_end_due_idx ON maintenance_occurrences (ends_at) WHERE ended_at IS NULL;
--- hub_claim_jobs_v4, hub_complete_and_claim_v2 and hub_maintenance_until: packages/db/functions holds their bodies, applied after the migrations.
+-- hub_claim_jobs_v3's window check and hub_maintenance_until: packages/db/functions holds their bodies, applied after the migrations.

@@ -2,6 +2,18 @@
 -- and fair sharing are enforced here. Called by the claim statement (packages/db/src/sql/jobs/claim.ts) and by
 -- hub_complete_and_claim_v1.
 --
+-- Maintenance windows (CONTRACT §6.18), checked first: under the
+-- automation row lock, once the claim knows a slot is free, one probe of maintenance_occurrences_end_idx (the occurrences
+-- not ended, their scope read from the included columns) asks whether an occurrence of a window scoped to the
+-- automation, its sector or every automation is in effect at now() (or, with
+-- drain, begins before now() + the automation's timeout_seconds). If so nothing starts: the claim answers 'blocked'
+-- with slots_left 0 and retry_after_ms until those windows end (hub_maintenance_until follows overlapping ones to the
+-- last end), so a long-poll looks again exactly then and the held jobs start in claim order under every limit below.
+-- A window written after this claim took the lock is seen by the next claim: the check reads now() of this
+-- transaction, which began before the lock was granted, so a claim that began before a window's start never starts a
+-- job after it (its job.started carries this now()). With no window defined the check costs that one probe of an
+-- empty index.
+--
 -- What it does: up to p_max_jobs jobs of the automation, in claim order, started under a lease for p_worker_id,
 -- each with its job.started event. The automation row is locked FOR NO KEY UPDATE only for this call, which
 -- serialises the claims of one automation (job inserts take FOR KEY SHARE and do not wait). Each statement of a
@@ -132,16 +144,33 @@ DECLARE
   v_lap_key jsonb;
   v_picked_keys jsonb[] := '{}';
   v_pick_counts bigint[] := '{}';
+  v_sector_id uuid;
+  v_timeout integer;
+  v_maintenance_until timestamptz;
 BEGIN
   SELECT a.max_concurrent_jobs, a.concurrency_key, a.max_concurrent_per_key, a.rate_limit_count, a.rate_limit_period_seconds,
-    a.rate_limit_per_key
-  INTO v_limit, v_key, v_per_key, v_rate_count, v_rate_period, v_rate_per_key
+    a.rate_limit_per_key, a.sector_id, a.timeout_seconds
+  INTO v_limit, v_key, v_per_key, v_rate_count, v_rate_period, v_rate_per_key, v_sector_id, v_timeout
   FROM automations a
   WHERE a.id = p_automation_id AND a.is_active AND NOT a.is_development
   FOR NO KEY UPDATE;
   IF FOUND AND EXISTS (SELECT 1 FROM workers w WHERE w.id = p_worker_id AND w.unregistered_at IS NULL) THEN
     SELECT v_limit - count(*) INTO v_slots FROM jobs j WHERE j.automation_id = p_automation_id AND j.status = 'running';
     v_open := v_slots > 0;
+  END IF;
+  -- Maintenance windows (§6.18): one probe of maintenance_occurrences_end_idx; nothing starts while one holds.
+  IF v_open THEN
+    PERFORM 1 FROM maintenance_occurrences o
+    WHERE o.scope_id IN (p_automation_id, v_sector_id, '00000000-0000-0000-0000-000000000000'::uuid) AND o.ends_at > now()
+      AND (o.starts_at <= now() OR (o.drain AND v_timeout IS NOT NULL AND o.starts_at < now() + make_interval(secs => v_timeout)))
+    LIMIT 1;
+    IF FOUND THEN
+      v_maintenance_until := hub_maintenance_until(p_automation_id, v_sector_id, v_timeout);
+      IF v_maintenance_until IS NOT NULL THEN
+        v_open := false;
+        v_window := v_maintenance_until;
+      END IF;
+    END IF;
   END IF;
   IF v_open AND cardinality(p_candidate_ids) > 0 THEN
     SELECT coalesce(array_agg(c.id), '{}') INTO v_stale FROM unnest(p_candidate_ids) AS c(id)
@@ -167,7 +196,9 @@ BEGIN
       FROM started s ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq
     )
     SELECT CASE WHEN NOT v_open THEN 'blocked' WHEN s.id IS NULL THEN 'none' ELSE 'claimed' END,
-      greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer, v_stale, NULL::integer,
+      CASE WHEN v_window IS NOT NULL THEN 0 ELSE greatest(v_slots, 0) - (SELECT count(*) FROM started)::integer END, v_stale,
+      CASE WHEN v_window IS NULL THEN NULL
+        ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
       s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
       s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
       s.run_at, s.schedule_id, s.fire_time

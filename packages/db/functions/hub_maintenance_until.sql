@@ -1,5 +1,5 @@
 -- Until when a maintenance window holds an automation's jobs (CONTRACT §6.18), NULL when none does now: read by the
--- claim (hub_claim_jobs_v4, only once its own probe found a window), the waiting reason and resumes_at of GET
+-- claim (hub_claim_jobs_v3, only once its own probe found a window), the waiting reason and resumes_at of GET
 -- /jobs/{id}, the stats' maintenance_until and the gauge hub_maintenance_active.
 --
 -- An occurrence (maintenance_occurrences, one row per occurrence of a window, overlapping occurrences of one window

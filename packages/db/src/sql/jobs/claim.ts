@@ -1,5 +1,5 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs_v4` (packages/db/functions/hub_claim_jobs_v4.sql), which checks
+ * Claiming jobs: one round trip to `hub_claim_jobs_v3` (packages/db/functions/hub_claim_jobs_v3.sql), which checks
  * the automation (active, not in development mode, worker registered, a slot free) under a lock held only for
  * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) within the limits per key and rate limits
  * of §6.13 (fair sharing across key values) and writes their job.started events. POST /jobs/claim and POST
@@ -52,13 +52,13 @@ export const claimedDependencyColumns = (rows: string) => `
   order by c.ordinality`;
 
 /**
- * The claim statement: the function's rows, in its order. `hub_claim_jobs_v4` returns every job column itself, so the
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v3` returns every job column itself, so the
  * statement reads `jobs` only through the function's index-backed queries, whatever the table's size (joining the rows
  * back to `jobs` planned a sequential scan of the whole table), and by primary key for the dependency columns.
  */
 export const claimStatement: NamedStatement = {
   name: "hub_claim_jobs",
-  text: claimedDependencyColumns("hub_claim_jobs_v4($1, $2, $3, $4, $5::uuid[])"),
+  text: claimedDependencyColumns("hub_claim_jobs_v3($1, $2, $3, $4, $5::uuid[])"),
 };
 
 export interface ClaimRow extends Record<string, unknown> {
@@ -80,7 +80,7 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimO
   return claimOutcomeOf(rows);
 }
 
-/** What hub_claim_jobs_v4's rows say (also the claim rows of hub_complete_and_claim_v2). */
+/** What hub_claim_jobs_v3's rows say (also the claim rows of hub_complete_and_claim_v1). */
 export function claimOutcomeOf(rows: readonly ClaimRow[]): ClaimOutcome {
   const first = rows[0];
   if (!first) throw new Error("hub_claim_jobs returned no row");
