@@ -579,74 +579,6 @@ BEGIN
         pending_dependencies = j.pending_dependencies - hit.finished,
         status = CASE
           WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
-          WHEN j.pending_dependencies - hit.finished <= 0 THEN 'queued'
-          ELSE 'held' END,
-        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
-        available_at = CASE
-          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
-          THEN greatest(j.available_at, now()) ELSE j.available_at END
-      FROM hit
-      WHERE j.id = hit.id AND j.status = 'held'
-      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
-    ), key_waits AS (
-      -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
-      -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
-      INSERT INTO job_key_states AS ks (automation_id, key_value, waiting, head_priority, head_available_at, head_seq)
-      SELECT DISTINCT ON (c.automation_id, c.key_value) c.automation_id, c.key_value, true, c.priority, c.available_at, c.seq
-      FROM changed c WHERE c.status = 'queued' AND c.key_value IS NOT NULL
-      ORDER BY c.automation_id, c.key_value, c.priority DESC, c.available_at, c.seq
-      ON CONFLICT (automation_id, key_value) DO UPDATE SET
-        waiting = true,
-        head_priority = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
-          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_priority ELSE ks.head_priority END,
-        head_available_at = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
-          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_available_at ELSE ks.head_available_at END,
-        head_seq = CASE WHEN NOT ks.waiting OR hub_claim_order_precedes(excluded.head_priority, excluded.head_available_at, excluded.head_seq,
-          ks.head_priority, ks.head_available_at, ks.head_seq) THEN excluded.head_seq ELSE ks.head_seq END
-    ), cancelled_event AS (
-      INSERT INTO events (aggregate_id, event_type, actor_id, payload)
-      SELECT c.id, 'job.cancelled', v_actor,
-        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
-      FROM changed c WHERE c.status = 'cancelled'
-    )
-    SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
-    INTO v_frontier FROM changed c;
-    v_failed := true;
-  END LOOP;
-  PERFORM set_config('hub.finishing_dependencies', 'off', true);
-  RETURN NULL;
-END $$;
-
---
--- Name: hub_finish_dependency_v2(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.hub_finish_dependency_v2() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-DECLARE
-  v_frontier uuid[] := ARRAY[NEW.id];
-  v_failed boolean := NEW.status <> 'completed';
-  v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
-BEGIN
-  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
-    RETURN NULL;
-  END IF;
-  PERFORM set_config('hub.finishing_dependencies', 'on', true);
-  WHILE cardinality(v_frontier) > 0 LOOP
-    WITH hit AS (
-      SELECT j.id,
-        (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
-        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
-      FROM jobs j
-      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
-      ORDER BY j.id
-      FOR UPDATE OF j
-    ), changed AS (
-      UPDATE jobs j SET
-        pending_dependencies = j.pending_dependencies - hit.finished,
-        status = CASE
-          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
           WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
           ELSE 'held' END,
         approval_status = CASE
@@ -1957,7 +1889,7 @@ CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at
 -- Name: jobs jobs_finish_dependency; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v2();
+CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v1();
 
 --
 -- Name: jobs jobs_forget_context_values; Type: TRIGGER; Schema: public; Owner: -

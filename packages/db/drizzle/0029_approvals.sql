@@ -21,11 +21,5 @@ ALTER TABLE "jobs" VALIDATE CONSTRAINT "jobs_approval_status_check";--> statemen
 CREATE INDEX "jobs_approval_pending_idx" ON "jobs" ("created_at", "id") WHERE "approval_status" = 'pending';--> statement-breakpoint
 -- The dispatchers' expiry: pending approvals by when they expire; one probe of a small index when none is due.
 CREATE INDEX "jobs_approval_expiry_idx" ON "jobs" ("approval_expires_at") WHERE "approval_status" = 'pending' AND "approval_expires_at" IS NOT NULL;
---> statement-breakpoint
--- The dependency trigger calls hub_finish_dependency_v2 (packages/db/functions/hub_finish_dependency_v2.sql, applied after
--- the migrations; this stand-in lets the trigger be re-created here): a dependent awaiting approval stays held when its
--- last dependency finishes. Same WHEN clause, so finishing a job without dependents still calls nothing.
-CREATE FUNCTION hub_finish_dependency_v2() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
-CREATE OR REPLACE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON jobs
-  FOR EACH ROW WHEN (NEW.has_dependents AND NEW.status IN ('completed','failed','cancelled') AND OLD.status NOT IN ('completed','failed','cancelled'))
-  EXECUTE FUNCTION hub_finish_dependency_v2();
+-- A dependent awaiting approval stays held when its last dependency finishes: a diff of
+-- packages/db/functions/hub_finish_dependency_v1.sql, which the same trigger calls.

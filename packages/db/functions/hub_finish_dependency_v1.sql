@@ -13,6 +13,8 @@
 -- - otherwise a dependent whose count reaches 0 is released: `queued`, `available_at` the later of its own and now
 --   (the release rule of packages/db/src/sql/jobs/hold.ts). The process that finished the job offers it to dispatch
 --   after its commit; the dispatcher's reconciler offers any it did not.
+-- - a dependent whose approval is still pending (CONTRACT §6.17) stays held when its last dependency finishes (it
+--   waits for both), and one cancelled while its approval is pending has it `withdrawn`.
 -- The jobs this cancels are finished in their turn, and their dependents are handled the same way, wave after wave,
 -- in this one call (the trigger's own calls for them return at once: `hub.finishing_dependencies` is on), so a cascade
 -- of any depth costs no stack and one statement per wave however many dependents a wave has.
@@ -45,11 +47,15 @@ BEGIN
         pending_dependencies = j.pending_dependencies - hit.finished,
         status = CASE
           WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
-          WHEN j.pending_dependencies - hit.finished <= 0 THEN 'queued'
+          WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
           ELSE 'held' END,
+        approval_status = CASE
+          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AND j.approval_status = 'pending' THEN 'withdrawn'
+          ELSE j.approval_status END,
         finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
         available_at = CASE
           WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
+            AND j.approval_status IS DISTINCT FROM 'pending'
           THEN greatest(j.available_at, now()) ELSE j.available_at END
       FROM hit
       WHERE j.id = hit.id AND j.status = 'held'
