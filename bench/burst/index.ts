@@ -353,7 +353,7 @@ export function renderBurst(report: BurstReport): string {
   lines.push(
     "",
     "ms/job columns: CPU per created job from /proc (PG: the run database's backends and the server's own processes; machine: the hub's",
-    "processes, PostgreSQL and Redis; driver: this benchmark). claims: top-level statements calling the claim function (hub_claim_jobs_v3; pg_stat_statements);",
+    "processes, PostgreSQL and Redis; driver: this benchmark). claims: top-level statements calling the claim function (hub_claim_jobs_v4; pg_stat_statements);",
     "seq scans, upd, HOT, autovac(uum)/(auto)analyze: pg_stat_user_tables of jobs over the phase (every statement on jobs counts: sampler",
     "is how many the audit's concurrency sampler ran, at most that many of the scans are its own); rows, dead: at the phase's end.",
     "claim plan on jobs: the scans of jobs in the generic plan of the hub's claim statement (as @hub/db sends it, prepared and",

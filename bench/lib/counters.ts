@@ -109,7 +109,7 @@ export interface JobsTableCounts {
   deadRows: number;
   autovacuums: number;
   autoanalyzes: number;
-  /** Top-level statements calling the claim function (`hub_claim_jobs_v3` since 0017, `_v2` since 0013, `hub_claim_jobs` before; pg_stat_statements); null when it is not loaded. */
+  /** Top-level statements calling the claim function (`hub_claim_jobs_v4` since the dependency columns, `_v3` since 0017, `_v2` since 0013, `hub_claim_jobs` before; pg_stat_statements); null when it is not loaded. */
   claimStatements: number | null;
   /** Calls of the claim function (pg_stat_user_functions; needs track_functions = pl, else 0). */
   claimFunctionCalls: number;
@@ -127,14 +127,15 @@ export async function countJobsTable(databaseUrl: string, statements: boolean): 
          from pg_stat_user_tables where relname = 'jobs' and schemaname = current_schema()`,
     );
     const functions = await client.query<{ calls: number }>(
-      // hub_claim_jobs_v3 since 0017, hub_claim_jobs_v2 since 0013, hub_claim_jobs before.
-      "select coalesce(sum(calls), 0)::float8 as calls from pg_stat_user_functions where funcname in ('hub_claim_jobs', 'hub_claim_jobs_v2', 'hub_claim_jobs_v3')",
+      // hub_claim_jobs_v4 since the dependency columns, _v3 since 0017, _v2 since 0013, hub_claim_jobs before (a build
+      // calls one of them; v3 now calls v4, so a build calling v3 counts twice).
+      "select coalesce(sum(calls), 0)::float8 as calls from pg_stat_user_functions where funcname in ('hub_claim_jobs', 'hub_claim_jobs_v2', 'hub_claim_jobs_v3', 'hub_claim_jobs_v4')",
     );
     let claimStatements: number | null = null;
     if (statements) {
       const counted = await client.query<{ calls: number }>(
         `select coalesce(sum(calls), 0)::float8 as calls from pg_stat_statements
-          where toplevel and dbid = (select oid from pg_database where datname = current_database()) and (query like '%hub\\_claim\\_jobs(%' or query like '%hub\\_claim\\_jobs\\_v2(%' or query like '%hub\\_claim\\_jobs\\_v3(%')`,
+          where toplevel and dbid = (select oid from pg_database where datname = current_database()) and (query like '%hub\\_claim\\_jobs(%' or query like '%hub\\_claim\\_jobs\\_v2(%' or query like '%hub\\_claim\\_jobs\\_v3(%' or query like '%hub\\_claim\\_jobs\\_v4(%')`,
       );
       claimStatements = counted.rows[0]?.calls ?? 0;
     }

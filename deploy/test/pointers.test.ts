@@ -1,6 +1,6 @@
 /**
  * Where the docs and the code's comments send a reader exists. A path named in README.md, docs/,
- * a package README or a source comment (`packages/db/functions/hub_claim_jobs_v3.sql`) is a
+ * a package README or a source comment (`packages/db/functions/hub_claim_jobs_v4.sql`) is a
  * promise that the file is there; a move that forgets one breaks it silently. Checked: repository
  * paths (from the root, or from the package of the file naming them) and paths starting with a dot
  * and ending in an extension, from the file's folder. Left out: globs and placeholders (`*`,
@@ -92,7 +92,7 @@ describe("the paths docs and comments point to", () => {
 
   it("when a comment names the file that holds the claim, then that pointer is checked (the check can fail)", () => {
     expect(brokenPointers("packages/db/src/sql/jobs/claim.ts")).toEqual([]);
-    expect(proseLines("packages/db/src/sql/jobs/claim.ts").join("\n")).toContain("packages/db/functions/hub_claim_jobs_v3.sql");
+    expect(proseLines("packages/db/src/sql/jobs/claim.ts").join("\n")).toContain("packages/db/functions/hub_claim_jobs_v4.sql");
   });
 });
 

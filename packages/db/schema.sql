@@ -121,6 +121,20 @@ $$;
 --
 
 CREATE FUNCTION public.hub_claim_jobs_v3(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone)
+    LANGUAGE sql ROWS 1
+    AS $$
+  SELECT c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
+    c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
+    c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
+    c.run_at, c.schedule_id, c.fire_time
+  FROM hub_claim_jobs_v4(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c
+$$;
+
+--
+-- Name: hub_claim_jobs_v4(uuid, uuid, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_claim_jobs_v4(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, depends_on uuid[], on_dependency_failure text, has_dependents boolean, approval_status text, approval_expires_at timestamp with time zone, approval_decided_by uuid, approval_decided_at timestamp with time zone, approval_comment text)
     LANGUAGE plpgsql ROWS 1
     AS $$
 #variable_conflict use_column
@@ -224,7 +238,8 @@ BEGIN
         ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
       s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
       s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
-      s.run_at, s.schedule_id, s.fire_time
+      s.run_at, s.schedule_id, s.fire_time, s.depends_on, s.on_dependency_failure, s.has_dependents,
+      s.approval_status, s.approval_expires_at, s.approval_decided_by, s.approval_decided_at, s.approval_comment
     FROM (SELECT 1) AS one LEFT JOIN started s ON true
     ORDER BY s.priority DESC NULLS LAST, s.available_at, s.seq;
     RETURN;
@@ -483,7 +498,8 @@ BEGIN
       ELSE greatest(ceil(extract(epoch FROM v_window - clock_timestamp()) * 1000), 0)::integer END,
     s.id, s.automation_id, s.status, s.context, s.result, s.error, s.attempts, s.created_by, s.worker_id,
     s.created_at, s.started_at, s.finished_at, s.lease_expires_at, s.priority, s.available_at, s.seq, s.retry_of,
-    s.run_at, s.schedule_id, s.fire_time
+    s.run_at, s.schedule_id, s.fire_time, s.depends_on, s.on_dependency_failure, s.has_dependents,
+    s.approval_status, s.approval_expires_at, s.approval_decided_by, s.approval_decided_at, s.approval_comment
   FROM (SELECT 1) AS one
   LEFT JOIN (unnest(v_picked) WITH ORDINALITY AS p(id, n) JOIN jobs s ON s.id = p.id) ON true
   ORDER BY p.n;
@@ -503,6 +519,21 @@ CREATE FUNCTION public.hub_claim_order_precedes(p1 integer, a1 timestamp with ti
 --
 
 CREATE FUNCTION public.hub_complete_and_claim_v1(p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(row_kind text, owner_automation_id uuid, outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, progress jsonb, log_seq bigint, log_bytes bigint, log_truncated boolean)
+    LANGUAGE sql ROWS 2
+    AS $$
+  SELECT c.row_kind, c.owner_automation_id, c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
+    c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
+    c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
+    c.run_at, c.schedule_id, c.fire_time, c.progress, c.log_seq, c.log_bytes, c.log_truncated
+  FROM hub_complete_and_claim_v2(p_job_id, p_automation_id, p_worker_id, p_attempt, p_result, p_max_jobs,
+    p_lease_seconds, p_candidate_ids) c
+$$;
+
+--
+-- Name: hub_complete_and_claim_v2(uuid, uuid, uuid, integer, jsonb, integer, integer, uuid[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_complete_and_claim_v2(p_job_id uuid, p_automation_id uuid, p_worker_id uuid, p_attempt integer, p_result jsonb, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(row_kind text, owner_automation_id uuid, outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, progress jsonb, log_seq bigint, log_bytes bigint, log_truncated boolean, depends_on uuid[], on_dependency_failure text, has_dependents boolean, approval_status text, approval_expires_at timestamp with time zone, approval_decided_by uuid, approval_decided_at timestamp with time zone, approval_comment text)
     LANGUAGE plpgsql ROWS 2
     AS $$
 #variable_conflict use_column
@@ -524,7 +555,8 @@ BEGIN
       NULL::uuid, NULL::uuid, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
       NULL::timestamptz, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::uuid,
       NULL::timestamptz, NULL::uuid, NULL::timestamptz,
-      NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean;
+      NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean,
+      NULL::uuid[], NULL::text, NULL::boolean, NULL::text, NULL::timestamptz, NULL::uuid, NULL::timestamptz, NULL::text;
     RETURN;
   END IF;
 
@@ -538,14 +570,19 @@ BEGIN
     v_done.created_by, v_done.worker_id, v_done.created_at::timestamptz, v_done.started_at::timestamptz,
     v_done.finished_at::timestamptz, v_done.lease_expires_at::timestamptz, v_done.priority,
     v_done.available_at::timestamptz, v_done.seq, v_done.retry_of, v_done.run_at::timestamptz, v_done.schedule_id,
-    v_done.fire_time::timestamptz, v_done.progress, v_done.log_seq, v_done.log_bytes, v_done.log_truncated;
+    v_done.fire_time::timestamptz, v_done.progress, v_done.log_seq, v_done.log_bytes, v_done.log_truncated,
+    v_done.depends_on, v_done.on_dependency_failure, v_done.has_dependents, v_done.approval_status,
+    v_done.approval_expires_at::timestamptz, v_done.approval_decided_by, v_done.approval_decided_at::timestamptz,
+    v_done.approval_comment;
 
   RETURN QUERY SELECT 'claim'::text, p_automation_id,
     c.outcome, c.slots_left, c.stale_ids, c.retry_after_ms,
     c.id, c.automation_id, c.status, c.context, c.result, c.error, c.attempts, c.created_by, c.worker_id,
     c.created_at, c.started_at, c.finished_at, c.lease_expires_at, c.priority, c.available_at, c.seq, c.retry_of,
-    c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean
-  FROM hub_claim_jobs_v3(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
+    c.run_at, c.schedule_id, c.fire_time, NULL::jsonb, NULL::bigint, NULL::bigint, NULL::boolean,
+    c.depends_on, c.on_dependency_failure, c.has_dependents, c.approval_status, c.approval_expires_at,
+    c.approval_decided_by, c.approval_decided_at, c.approval_comment
+  FROM hub_claim_jobs_v4(p_automation_id, p_worker_id, p_max_jobs, p_lease_seconds, p_candidate_ids) c;
 END;
 $$;
 

@@ -17,8 +17,9 @@
  *   refuses a new return type or a renamed parameter, and a new argument list would quietly add a
  *   second function beside the first. Builds still running during a rolling upgrade call the old
  *   signature, so a new signature is a new name (`hub_claim_jobs_v4` in a file of its own, as v2
- *   and v3 were), and the old name is dropped by a numbered migration (breaking while builds that
- *   call it may run) when its file is deleted.
+ *   and v3 were). The old name's file becomes a SQL function that selects the old columns from the
+ *   new one (`hub_claim_jobs_v3.sql`), so the rule keeps one definition; it is dropped by a numbered
+ *   migration (breaking while builds that call it may run) when its file is deleted.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,7 +33,7 @@ export const functionsFolder = path.join(path.dirname(createRequire(import.meta.
 
 /** One function file of a build. */
 export interface FunctionFile {
-  /** The function's name, which is also the file's: `hub_claim_jobs_v3`. */
+  /** The function's name, which is also the file's: `hub_claim_jobs_v4`. */
   name: string;
   /** The file's path, for messages. */
   file: string;

@@ -1,7 +1,7 @@
 /**
  * Claim order in Redis (CONTRACT §6.8): among an automation's due jobs, the highest `priority`
  * first, then the earliest `available_at`, then creation order (`seq`, so ties never fall to
- * random ids and a batch keeps its input order) — the order of `hub_claim_jobs_v3` in PostgreSQL (packages/db/functions/hub_claim_jobs_v3.sql).
+ * random ids and a batch keeps its input order) — the order of `hub_claim_jobs_v4` in PostgreSQL (packages/db/functions/hub_claim_jobs_v4.sql).
  *
  * A ready set is a Redis sorted set, which orders by score, then by member bytes. So:
  * - the score encodes priority and `available_at`: `(JOB_PRIORITY_MAX − priority) × 2^44 +

@@ -28,7 +28,7 @@ import { createdAt, tz } from "./columns";
 /**
  * Jobs. One column of the table is not declared here: `key_value`, the job's value of its automation's
  * concurrency_key, written in plain SQL by the statements that insert jobs (or by the key trigger)
- * and read only by the claim (packages/db/functions/hub_claim_jobs_v3.sql). Left out, it stays out
+ * and read only by the claim (packages/db/functions/hub_claim_jobs_v4.sql). Left out, it stays out
  * of `Job`, the row every statement answers, and of every `select()` of the table.
  */
 export const jobs = pgTable(
@@ -232,7 +232,7 @@ export const idempotencyKeys = pgTable(
 );
 
 /**
- * The claim's state per automation (packages/db/functions/hub_claim_jobs_v3.sql, "Where the state
+ * The claim's state per automation (packages/db/functions/hub_claim_jobs_v4.sql, "Where the state
  * lives"): the start counter of fair sharing and the ring of its last rate_limit.count start times.
  * Written only by the claim.
  */
@@ -249,7 +249,7 @@ export const automationStartStates = pgTable("automation_start_states", {
 });
 
 /**
- * The claim's state per automation and key value (hub_claim_jobs_v3.sql, "Where the state lives"):
+ * The claim's state per automation and key value (hub_claim_jobs_v4.sql, "Where the state lives"):
  * whether the value waits, its last start by the start counter, its ring and, while it never
  * started, its head in claim order. Written by the claim and the key trigger (hub_job_key_value.sql).
  */

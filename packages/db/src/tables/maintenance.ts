@@ -1,6 +1,6 @@
 /**
  * Maintenance windows (CONTRACT §6.18): the windows people set up and their occurrences, one row
- * each, which the claim reads (packages/db/functions/hub_claim_jobs_v3.sql). Migration 0030 says
+ * each, which the claim reads (packages/db/functions/hub_claim_jobs_v4.sql). Migration 0030 says
  * why the occurrences are rows of their own. The README of packages/db says what these
  * declarations are for.
  */

@@ -1,7 +1,7 @@
 /**
  * The figures of limits per key and rate limits (CONTRACT §6.13) outside the claim: `by_key` and
  * `rate_limit_remaining` of the stats, and the gauges. The state they read (jobs.key_value,
- * job_key_states, automation_start_states) is described in packages/db/functions/hub_claim_jobs_v3.sql.
+ * job_key_states, automation_start_states) is described in packages/db/functions/hub_claim_jobs_v4.sql.
  */
 import { sql } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";

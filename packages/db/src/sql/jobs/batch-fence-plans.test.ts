@@ -2,7 +2,7 @@
  * Worker fences find their jobs by primary key only, whatever the planner believes of the
  * automation: complete-batch, heartbeat-batch, complete, heartbeat, the log append and
  * complete-and-claim; so do the claim's check of the candidates the ready set offered and the keyed
- * claim's lock of the job it picked (packages/db/functions/hub_claim_jobs_v3.sql: a custom plan of the check had read the
+ * claim's lock of the job it picked (packages/db/functions/hub_claim_jobs_v4.sql: a custom plan of the check had read the
  * automation's whole stretch of jobs_claim_idx, every queued job, on each claim). A prepared
  * statement (and a PL/pgSQL function's statement) runs custom plans first — the automation id is
  * then a constant the planner estimates from the statistics — and during a burst those statistics

@@ -1,7 +1,7 @@
 /**
  * The keyed claim's per-value probes read `jobs_key_claim_idx`, whatever the statistics say.
  *
- * `hub_claim_jobs_v3` looks up a key value's first due job, and whether it has any queued, once per
+ * `hub_claim_jobs_v4` looks up a key value's first due job, and whether it has any queued, once per
  * value it considers. PL/pgSQL runs those statements on generic plans, which estimate
  * `key_value = $1` as 1 / n_distinct of the analysed column. When one customer's backlog is
  * analysed before the others' jobs arrive (the usual month-end shape), n_distinct is 1: the planner

@@ -1,6 +1,6 @@
 /**
  * The claim's rules of CONTRACT §6.13 as properties, checked with fast-check against the real
- * PostgreSQL (`hub_claim_jobs_v3`, packages/db/functions/hub_claim_jobs_v3.sql):
+ * PostgreSQL (`hub_claim_jobs_v4`, packages/db/functions/hub_claim_jobs_v4.sql):
  * - one claimer at a time: every claim starts exactly the jobs a model of the rules picks (limits
  *   per key and in all, fair sharing by the start counter, §6.8's order within a key value);
  * - several claimers at once, with completions between claims: no committed state ever runs more
@@ -154,7 +154,7 @@ const limitsArbitrary = fc.record({ maxConcurrentJobs: fc.integer({ min: 1, max:
 /**
  * A step: a claim of up to n jobs, the completion of the running job at a (wrapped) position, a
  * new job (so values go idle and come back), or the cancel or new priority of a queued job at a
- * (wrapped) position (so a value's first job changes without an insert: the heads of hub_claim_jobs_v3.sql).
+ * (wrapped) position (so a value's first job changes without an insert: the heads of hub_claim_jobs_v4.sql).
  */
 const step = fc.oneof(
   { weight: 3, arbitrary: fc.record({ claim: fc.integer({ min: 1, max: 4 }) }) },
@@ -164,7 +164,7 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ reprioritise: fc.nat(), priority: fc.constantFrom(-1, 0, 1, 2) }) },
 );
 
-describe("hub_claim_jobs_v3 under §6.13", () => {
+describe("hub_claim_jobs_v4 under §6.13", () => {
   it("when the values that started longest ago are all at their limit, then the walk passes over them to the next in line", async () => {
     // 40 values, 2 jobs each, one job per value running: every value at its limit of 1.
     const values = Array.from({ length: 40 }, (_, index) => `customer-${index}`);

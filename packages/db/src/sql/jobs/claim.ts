@@ -1,5 +1,5 @@
 /**
- * Claiming jobs: one round trip to `hub_claim_jobs_v3` (packages/db/functions/hub_claim_jobs_v3.sql), which checks
+ * Claiming jobs: one round trip to `hub_claim_jobs_v4` (packages/db/functions/hub_claim_jobs_v4.sql), which checks
  * the automation (active, not in development mode, worker registered, a slot free) under a lock held only for
  * that call, starts up to `maxJobs` jobs in claim order (CONTRACT §6.8) within the limits per key and rate limits
  * of §6.13 (fair sharing across key values) and writes their job.started events. POST /jobs/claim and POST
@@ -37,28 +37,14 @@ export interface ClaimRequest {
 }
 
 /**
- * The dependency columns of a claimed job (CONTRACT §6.16), which the claim function's rows predate: a lateral probe
- * by primary key per row of `c` (parameterized by `c.id`, never a join the planner could turn into a scan of the
- * table), of a row the claim just updated. `depends_on` never changes, so the statement's snapshot reads it right; nor
- * does a claimed job's approval (§6.17: decided before it could be claimed), read by the same probe.
- */
-export const claimedDependencyColumns = (rows: string) => `
-  select c.*, d.depends_on, d.on_dependency_failure, d.has_dependents,
-    d.approval_status, d.approval_expires_at, d.approval_decided_by, d.approval_decided_at, d.approval_comment
-  from ${rows} with ordinality as c
-  left join lateral (select j.depends_on, j.on_dependency_failure, j.has_dependents,
-    j.approval_status, j.approval_expires_at, j.approval_decided_by, j.approval_decided_at, j.approval_comment
-    from jobs j where j.id = c.id) d on true
-  order by c.ordinality`;
-
-/**
- * The claim statement: the function's rows, in its order. `hub_claim_jobs_v3` returns every job column itself, so the
- * statement reads `jobs` only through the function's index-backed queries, whatever the table's size (joining the rows
- * back to `jobs` planned a sequential scan of the whole table), and by primary key for the dependency columns.
+ * The claim statement: the function's rows, in its order. `hub_claim_jobs_v4` returns every job column the API hands
+ * out itself (the dependency and approval columns of CONTRACT §6.16 and §6.17 too), so the statement reads `jobs` only
+ * through the function's index-backed queries, whatever the table's size (joining the rows back to `jobs` planned a
+ * sequential scan of the whole table).
  */
 export const claimStatement: NamedStatement = {
-  name: "hub_claim_jobs",
-  text: claimedDependencyColumns("hub_claim_jobs_v3($1, $2, $3, $4, $5::uuid[])"),
+  name: "hub_claim_jobs_v4",
+  text: "select * from hub_claim_jobs_v4($1, $2, $3, $4, $5::uuid[])",
 };
 
 export interface ClaimRow extends Record<string, unknown> {
@@ -80,7 +66,7 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimO
   return claimOutcomeOf(rows);
 }
 
-/** What hub_claim_jobs_v3's rows say (also the claim rows of hub_complete_and_claim_v1). */
+/** What hub_claim_jobs_v4's rows say (also the claim rows of hub_complete_and_claim_v2). */
 export function claimOutcomeOf(rows: readonly ClaimRow[]): ClaimOutcome {
   const first = rows[0];
   if (!first) throw new Error("hub_claim_jobs returned no row");

@@ -90,3 +90,32 @@ describe("jobs.completeAndClaim", () => {
     expect(await jobs.find(hub().pool, EVERYWHERE, queuedId)).toMatchObject({ status: "queued" });
   });
 });
+
+describe("the functions builds of before the dependency columns call (hub_claim_jobs_v3, hub_complete_and_claim_v1)", () => {
+  it("when an older build claims and completes-and-claims, then it gets its own columns and the same rule as v4's", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 1 });
+    const firstId = await queuedJob(subject);
+    const secondId = await queuedJob(subject);
+    const args = [subject.automationId, subject.worker.id, 1, LEASE_SECONDS];
+
+    const claimed = await hub().pool.query("select * from hub_claim_jobs_v3($1, $2, $3, $4, '{}'::uuid[])", args);
+    expect(claimed.rows).toMatchObject([{ outcome: "claimed", slots_left: 0, id: firstId, status: "running" }]);
+    expect(claimed.fields.map((field) => field.name)).not.toContain("depends_on");
+    // The limit of 1 holds through the wrapper too.
+    const refused = await hub().pool.query("select * from hub_claim_jobs_v3($1, $2, $3, $4, '{}'::uuid[])", args);
+    expect(refused.rows).toMatchObject([{ outcome: "blocked", id: null }]);
+
+    const both = await hub().pool.query("select * from hub_complete_and_claim_v1($1, $2, $3, null, '{\"rows\": 1}'::jsonb, 1, $4, '{}'::uuid[])", [
+      firstId,
+      subject.automationId,
+      subject.worker.id,
+      LEASE_SECONDS,
+    ]);
+    expect(both.rows).toMatchObject([
+      { row_kind: "completed", id: firstId, status: "completed", result: { rows: 1 } },
+      { row_kind: "claim", outcome: "claimed", id: secondId, status: "running" },
+    ]);
+    expect(both.fields.map((field) => field.name)).not.toContain("has_dependents");
+    expect(await eventTypesOf(firstId)).toEqual(["job.created", "job.started", "job.completed"]);
+  });
+});

@@ -1,17 +1,16 @@
 /**
  * POST /jobs/{job_id}/complete-and-claim's statement: {@link complete} and then {@link claim} for the slot it freed,
- * in one round trip and one transaction (`hub_complete_and_claim_v1`, packages/db/functions/hub_complete_and_claim_v1.sql, which says why that is safe).
+ * in one round trip and one transaction (`hub_complete_and_claim_v2`, packages/db/functions/hub_complete_and_claim_v2.sql, which says why that is safe).
  * The completion is fenced exactly as {@link complete}'s; a refused one claims nothing.
  */
 import { runStatement, type Executor, type NamedStatement } from "../../executor";
-import { claimedDependencyColumns, claimOutcomeOf, type ClaimOutcome, type ClaimRequest, type ClaimRow } from "./claim";
+import { claimOutcomeOf, type ClaimOutcome, type ClaimRequest, type ClaimRow } from "./claim";
 import { fencedVerdict, type FencedRow, type LeaseHolder, type LeasedJobResult } from "./lease";
 
 const completeAndClaimStatement: NamedStatement = {
-  name: "hub_complete_and_claim",
-  // With the dependency columns the function's rows predate (claim.ts): the claimed jobs' depends_on, and the
-  // completed job's has_dependents, so the API offers what the completion released (jobs/hold.ts).
-  text: claimedDependencyColumns("hub_complete_and_claim_v1($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[])"),
+  name: "hub_complete_and_claim_v2",
+  // The completed job's row carries has_dependents, so the API offers what the completion released (jobs/hold.ts).
+  text: "select * from hub_complete_and_claim_v2($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[])",
 };
 
 type CompleteAndClaimRow = FencedRow & ClaimRow & { row_kind: "completed" | "refused" | "claim" };

@@ -1,6 +1,6 @@
 /**
  * A new `concurrency_key` (CONTRACT §6.13) written into an automation's active jobs; the state it
- * resets is described in packages/db/functions/hub_claim_jobs_v3.sql.
+ * resets is described in packages/db/functions/hub_claim_jobs_v4.sql.
  */
 import { sql } from "drizzle-orm";
 import { queryBuilder, type Executor } from "../../executor";
@@ -19,7 +19,7 @@ export async function rekey(executor: Executor, automationId: string, concurrenc
     where automation_id = ${automationId} and status in ('queued', 'held', 'running')`);
   await tx.execute(sql`delete from job_key_states where automation_id = ${automationId}`);
   // The new values wait, never started, their heads unknown (the claim walks only waiting values, and reads a
-  // value whose head is NULL first: functions/hub_claim_jobs_v3.sql).
+  // value whose head is NULL first: functions/hub_claim_jobs_v4.sql).
   await tx.execute(sql`
     insert into job_key_states (automation_id, key_value, waiting)
     select distinct automation_id, key_value, true from jobs

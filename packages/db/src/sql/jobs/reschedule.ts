@@ -54,7 +54,7 @@ export async function reschedule(executor: Executor, reach: Reach, jobId: string
     .where(eq(jobs.id, jobId))
     .returning();
   // An earlier place in claim order moves its key value's head there while the value never started (the head is a
-  // lower bound the keyed claim reads values in: functions/hub_claim_jobs_v3.sql).
+  // lower bound the keyed claim reads values in: functions/hub_claim_jobs_v4.sql).
   await tx.execute(sql`
     update job_key_states ks set head_priority = j.priority, head_available_at = j.available_at, head_seq = j.seq
     from jobs j

@@ -40,13 +40,12 @@ export function fromRow(row: Record<string, unknown>): Job {
     // Absent from the claim functions' rows, which name their columns: a claim reads them apart (jobs/trace-context.ts).
     traceparent: (row.traceparent as string | null | undefined) ?? null,
     tracestate: (row.tracestate as string | null | undefined) ?? null,
-    // Absent from the claim functions' rows too: a claimed job's approval is read apart (jobs/approval.ts).
     approvalStatus: (row.approval_status as Job["approvalStatus"] | undefined) ?? null,
     approvalExpiresAt: toDate(row.approval_expires_at),
     approvalDecidedBy: (row.approval_decided_by as string | null | undefined) ?? null,
     approvalDecidedAt: toDate(row.approval_decided_at),
     approvalComment: (row.approval_comment as string | null | undefined) ?? null,
-    // Absent from the claim functions' rows too; a claimed job's dependencies are read apart (jobs/dependencies.ts).
+    // Absent from the claim functions' rows: a claimed job waits for nothing.
     dependsOn: (row.depends_on as string[] | null | undefined) ?? null,
     onDependencyFailure: (row.on_dependency_failure as Job["onDependencyFailure"] | undefined) ?? null,
     pendingDependencies: (row.pending_dependencies as number | null | undefined) ?? null,

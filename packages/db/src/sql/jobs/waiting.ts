@@ -64,7 +64,7 @@ function claimsBefore(a: string, b: string): string {
  * so it reports `concurrency_limit` (the contract's "running = max_concurrent_jobs" case is the one
  * with F = 0). Every queued job thus has a non-null reason.
  *
- * The limits of §6.13 (the state they read is described in packages/db/functions/hub_claim_jobs_v3.sql): `rate_limited` while the
+ * The limits of §6.13 (the state they read is described in packages/db/functions/hub_claim_jobs_v4.sql): `rate_limited` while the
  * window that governs the job (the automation's, or its key value's under `per_key`) is full, by one
  * read of its ring; with a `concurrency_key`, a job whose key value runs `max_concurrent_per_key`
  * jobs, or that stands behind as many of its value's due jobs as the value has room for, waits for

@@ -1,6 +1,6 @@
 /**
  * The occurrences of maintenance windows (CONTRACT §6.18), the rows the claim reads
- * (packages/db/functions/hub_claim_jobs_v3.sql): a one-off window has one; a recurring one has one
+ * (packages/db/functions/hub_claim_jobs_v4.sql): a one-off window has one; a recurring one has one
  * per fire time of its cron in its zone (§6.9's rules, DST included), `duration_seconds` long,
  * written {@link OCCURRENCES_AHEAD_MS} ahead. Occurrences of one window that overlap are one row,
  * from the first start to the last end.
