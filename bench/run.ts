@@ -11,6 +11,7 @@
  * `pnpm bench console` — the console in headless Chromium: time to the first rows of the Jobs and Automations pages, the bundle's size.
  * `pnpm bench flows` — fan-outs of 100 with a fan-in each against plain jobs: jobs/s, CPU and the claim's cost; the release of 1,000 dependents.
  * `pnpm bench alerts` — idle CPU per second with no alert rule and with 100 (a few firing).
+ * `pnpm bench tracing` — the hub's plain workload with tracing off, sampling 1 % and 100 %: jobs/s and CPU per job, on ÷ off.
  * Every mode runs on a private PostgreSQL with production settings that it starts itself (BENCH_POSTGRES=shared: the DATABASE_URL server).
  * `--smoke` — tiny sizes (CI): exits non-zero when the audit fails.
  * How to run it and how to read it: bench/README.md.
@@ -128,6 +129,8 @@ async function runMode(): Promise<boolean> {
       return (await import("./flows")).runFlowsMode(config);
     case "alerts":
       return (await import("./alerts")).runAlertsMode(config);
+    case "tracing":
+      return (await import("./tracing")).runTracingMode(config);
     case "e2e":
       return runEndToEnd(config);
     default: {

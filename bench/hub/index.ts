@@ -106,8 +106,11 @@ export async function onFreshHub<T>(
   }
 }
 
-/** The hub's processes for a mode: one API, one dispatcher, one relay, with the run's lease, shards and profiling. */
-export function hubProcessOptions(config: BenchConfig, mode: HubMode) {
+/**
+ * The hub's processes for a mode: one API, one dispatcher, one relay, with the run's lease, shards
+ * and profiling; `env`: more variables for every process (the tracing mode's `OTEL_*`).
+ */
+export function hubProcessOptions(config: BenchConfig, mode: HubMode, env: Record<string, string> = {}) {
   return {
     dispatchers: 1,
     relays: 1,
@@ -115,6 +118,7 @@ export function hubProcessOptions(config: BenchConfig, mode: HubMode) {
       HUB_JOB_LEASE_SECONDS: String(config.leaseSeconds),
       ...(config.dispatchShards === undefined ? {} : { HUB_DISPATCH_SHARDS: String(config.dispatchShards) }),
       ...(mode === "webhooks" ? webhookHubEnv() : {}),
+      ...env,
     },
     apiEnv: profileEnv(config, "api"),
     dispatcherEnv: profileEnv(config, "dispatcher"),
@@ -123,18 +127,20 @@ export function hubProcessOptions(config: BenchConfig, mode: HubMode) {
 }
 
 /**
- * The hub in one mode, on a database and Redis prefix of its own. The batched mode first checks
- * that the API has the batch endpoints, and is reported as skipped when it has not.
+ * The hub in one mode, on a database and Redis prefix of its own (`env`: more variables for its
+ * processes, as {@link hubProcessOptions}). The batched mode first checks that the API has the
+ * batch endpoints, and is reported as skipped when it has not.
  */
 export async function runHub(
   config: BenchConfig,
   plan: WorkloadPlan,
   pacedRate: (peak: PhaseSummary) => number | null,
   mode: HubMode = "single",
+  env: Record<string, string> = {},
 ): Promise<TargetResult> {
   const name = PART_OF_MODE[mode];
   let subscription: BenchSubscription | undefined;
-  const options = hubProcessOptions(config, mode);
+  const options = hubProcessOptions(config, mode, env);
   try {
     return await onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
       const seed = await seedHub(hub.apiUrl, hub.admin, plan);

@@ -31,7 +31,7 @@ export {
   type TimedConfig,
 } from "./mode-configs";
 
-export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console" | "flows" | "alerts";
+export type BenchMode = "e2e" | "api" | "timed" | "footprint" | "scale" | "burst" | "claim-plan" | "keys" | "logs" | "console" | "flows" | "alerts" | "tracing";
 /** The modes named on the command line (`e2e` is the default; `--api` is the same as `api`). */
 const NAMED_MODES = [
   "api",
@@ -45,6 +45,7 @@ const NAMED_MODES = [
   "console",
   "flows",
   "alerts",
+  "tracing",
 ] as const satisfies readonly BenchMode[];
 /**
  * Parts of the e2e mode: the hub one job per request and batched, the hub one job per request
@@ -131,6 +132,11 @@ export interface BenchConfig {
   flows: FlowsConfig;
   /** `alerts` mode (idle CPU with and without alert rules): see {@link AlertsConfig}. */
   alerts: AlertsConfig;
+  /**
+   * BENCH_TRACING_N: jobs of each `tracing` mode run (default BENCH_N, so that its tracing-off run is
+   * the e2e mode's plain hub peak; a smoke run 50, to stay short).
+   */
+  tracingJobs: number;
   /** BENCH_PLAN_ROWS: `claim-plan` mode, the rows `jobs` holds at each plan (ascending). */
   claimPlanRows: number[];
   /**
@@ -262,6 +268,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       loads: intVar(env, "BENCH_CONSOLE_LOADS", smoke ? 2 : 7, 1),
     },
     flows: loadFlowsConfig(env, smoke),
+    tracingJobs: intVar(env, "BENCH_TRACING_N", smoke ? 50 : jobs, 1),
     alerts: {
       rules: intVar(env, "BENCH_ALERTS_RULES", smoke ? 20 : 100, 0),
       automations: intVar(env, "BENCH_ALERTS_AUTOMATIONS", smoke ? 5 : 20, 1),

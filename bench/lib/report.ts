@@ -234,7 +234,7 @@ export function auditLines(name: string, audit: readonly AuditCheck[]): string[]
 }
 
 /** The CPU columns, in this order; any other label a phase has comes after them. */
-const CPU_COLUMNS = ["api", "dispatcher", "relay", "postgres", "pg-shared", "redis", "bench", "other"];
+export const CPU_COLUMNS = ["api", "dispatcher", "relay", "postgres", "pg-shared", "redis", "bench", "other"];
 
 export function renderE2e(report: E2eReport): string {
   const entries = (Object.entries(report.results) as [BenchPart, TargetResult][]).filter(([, result]) => result !== undefined);

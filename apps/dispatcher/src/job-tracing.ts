@@ -4,7 +4,7 @@
  *   span (kind producer) of their traces, placed as the relay's publishing is: a child of the job's
  *   trace for one job, else a root linked to each. Its trace contexts are read by primary key
  *   apart from the offer (only a tracing dispatcher asks); a failed read offers untraced;
- * - a sweep that ends jobs (lapsed leases, timeouts) is a span of the job's trace — a child of
+ * - a sweep that ends jobs (lapsed leases, timeouts, expired approvals) is a span of the job's trace — a child of
  *   the span that created the job when the sweep ended one job, else a root span linked to each
  *   job's — from the sweep's statement to the hand-off of what it ended (its Redis calls are the
  *   span's children). A sweep that ended nothing is no span: the idle timer makes no traces;
@@ -49,19 +49,38 @@ async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, of
   );
 }
 
-/** The span names, by what ended the jobs. */
-export const SWEEP_SPANS = { lease_expired: "job.lease_expired", timeout: "job.timed_out" } as const;
+/** The span names, by what ended the jobs (the reason their events name). */
+export const SWEEP_SPANS = { lease_expired: "job.lease_expired", timeout: "job.timed_out", approval_expired: "job.approval_expired" } as const;
+
+/** A job a sweep ended, as the sweeping statement returned it. */
+interface SweptJob {
+  id: string;
+  automationId: string;
+  traceparent: string | null;
+  tracestate: string | null;
+}
 
 /** The moment a sweep began, when tracing is on (the start of its spans); undefined when off. */
 export function sweepStart(): Date | undefined {
   return activeTracing() ? new Date() : undefined;
 }
 
-/** Runs `handOff` (offering what the sweep ended) inside the sweep's span of the jobs it ended; only `handOff` when tracing is off. */
-export function inSweepSpan(reason: keyof typeof SWEEP_SPANS, swept: jobs.SweptJobs, startTime: Date | undefined, handOff: () => Promise<void>): Promise<void> {
+/**
+ * Runs `handOff` (offering what the sweep ended) inside the sweep's span of the jobs it ended;
+ * only `handOff` when tracing is off. `swept` holds the ended jobs by where they went (requeued,
+ * failed, cancelled): each list's length is the span's `hub.jobs.<outcome>`.
+ */
+export function inSweepSpan<Outcome extends string>(
+  reason: keyof typeof SWEEP_SPANS,
+  swept: Readonly<Record<Outcome, readonly SweptJob[]>>,
+  startTime: Date | undefined,
+  handOff: () => Promise<void>,
+): Promise<void> {
   const tracing = activeTracing();
-  const ended = [...swept.requeued, ...swept.failed];
-  if (!tracing || !startTime || ended.length === 0) return handOff();
+  if (!tracing || !startTime) return handOff();
+  const byOutcome: [string, readonly SweptJob[]][] = Object.entries(swept);
+  const ended = byOutcome.flatMap(([, jobs]) => jobs);
+  if (ended.length === 0) return handOff();
   return tracing.inSpan(
     SWEEP_SPANS[reason],
     {
@@ -69,8 +88,7 @@ export function inSweepSpan(reason: keyof typeof SWEEP_SPANS, swept: jobs.SweptJ
       jobs: ended.map((job) => (job.traceparent ? { traceparent: job.traceparent, tracestate: job.tracestate } : null)),
       attributes: {
         "hub.job.reason": reason,
-        "hub.jobs.requeued": swept.requeued.length,
-        "hub.jobs.failed": swept.failed.length,
+        ...Object.fromEntries(byOutcome.map(([outcome, jobs]) => [`hub.jobs.${outcome}`, jobs.length])),
         ...(ended.length === 1 ? { "hub.job.id": ended[0]!.id, "hub.automation.id": ended[0]!.automationId } : {}),
       },
     },

@@ -103,6 +103,28 @@ describe("the dispatcher's spans in jobs' traces", () => {
   );
 
   it(
+    "when a job's approval request expires, then the dispatcher's job.approval_expired span is a child of the request that created it",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ settings: { requires_approval: true, approval_timeout_seconds: 60 } });
+      const { jobId, traceId, request } = await createTracedJob(hub, automation);
+      // The shortest timeout is a minute: the request's expiry is brought to now instead.
+      await hub.database.pool.query("update jobs set approval_expires_at = now() where id = $1", [jobId]);
+      const swept = await receiver.waitForSpan((span) => span.traceId === traceId && span.name === "job.approval_expired");
+      expect(swept).toMatchObject({ service: "automation-hub-dispatcher", parentSpanId: request.spanId, links: [] });
+      expect(swept.attributes).toMatchObject({
+        "hub.job.id": jobId,
+        "hub.automation.id": automation.automationId,
+        "hub.job.reason": "approval_expired",
+        "hub.jobs.cancelled": 1,
+      });
+      expect(swept.endTimeUnixNano).toBeGreaterThanOrEqual(swept.startTimeUnixNano);
+      expect(await hub.readJob(jobId)).toMatchObject({ status: "cancelled", approval: { status: "expired" } });
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
+
+  it(
     "when one sweep ends jobs of two traces, then its span is a root linked to each job's trace",
     async () => {
       const hub = system();
@@ -158,7 +180,8 @@ describe("the dispatcher's spans in jobs' traces", () => {
     expect(receiver.decodeErrors).toEqual([]);
     expect(new Set(receiver.contentTypes)).toEqual(new Set(["application/json"]));
     const names = new Set(receiver.spans.map((span) => span.name));
-    for (const name of ["job.offer", "job.lease_expired", "job.timed_out", "schedule.fire", "hub:events publish"]) expect(names).toContain(name);
+    for (const name of ["job.offer", "job.lease_expired", "job.timed_out", "job.approval_expired", "schedule.fire", "hub:events publish"])
+      expect(names).toContain(name);
     const leaks = receiver.spans.filter((span) => span.strings.some((text) => text.includes(MARKER)));
     expect(leaks.map((span) => `${span.service} ${span.name}: ${span.strings.filter((text) => text.includes(MARKER)).join(" | ")}`)).toEqual([]);
   });

@@ -107,6 +107,9 @@ export interface ExpiredApproval {
   seq: number;
   /** Jobs wait for it: its end may have released some (offer them, ./hold.ts). */
   hasDependents: boolean;
+  /** The job's stored trace context (CONTRACT §6.20): the expiry is a span of its trace. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /**
@@ -118,7 +121,14 @@ export interface ExpiredApproval {
  * those jobs (a decision that found its approval expired).
  */
 export async function expireDue(executor: Executor, limit: number, jobIds?: readonly string[]): Promise<ExpiredApproval[]> {
-  const { rows } = await executor.query<{ id: string; automation_id: string; seq: string; has_dependents: boolean | null }>({
+  const { rows } = await executor.query<{
+    id: string;
+    automation_id: string;
+    seq: string;
+    has_dependents: boolean | null;
+    traceparent: string | null;
+    tracestate: string | null;
+  }>({
     name: jobIds ? undefined : "jobs_expire_approvals",
     text: `
     with due as (
@@ -131,16 +141,23 @@ export async function expireDue(executor: Executor, limit: number, jobIds?: read
     ), expired as (
       update jobs j set status = 'cancelled', finished_at = now(), approval_status = 'expired'
       from due where j.id = due.id and j.approval_status = 'pending'
-      returning j.id, j.automation_id, j.seq, j.has_dependents
+      returning j.id, j.automation_id, j.seq, j.has_dependents, j.traceparent, j.tracestate
     ), event as (
       insert into events (aggregate_id, event_type, actor_id, payload)
       select id, 'job.cancelled', null, jsonb_build_object('automation_id', automation_id, 'reason', 'approval_expired')
       from expired
     )
-    select id, automation_id, seq, has_dependents from expired`,
+    select id, automation_id, seq, has_dependents, traceparent, tracestate from expired`,
     values: [limit, jobIds ? [...jobIds] : null],
   });
-  return rows.map((row) => ({ id: row.id, automationId: row.automation_id, seq: Number(row.seq), hasDependents: row.has_dependents === true }));
+  return rows.map((row) => ({
+    id: row.id,
+    automationId: row.automation_id,
+    seq: Number(row.seq),
+    hasDependents: row.has_dependents === true,
+    traceparent: row.traceparent,
+    tracestate: row.tracestate,
+  }));
 }
 
 /** GET /approvals: oldest first by (created_at, id), through jobs_approval_pending_idx. */

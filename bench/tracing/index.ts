@@ -1,0 +1,164 @@
+/**
+ * `pnpm bench tracing` (CONTRACT §6.20): what tracing costs the hub. The e2e mode's
+ * plain hub workload (one job per request, the same driver, plan and settings; its peak phase) runs
+ * three times in one run, each on a fresh hub on the same PostgreSQL and Redis: tracing off (no
+ * `OTEL_*` variable: today's hub), then the standard sampler `parentbased_traceidratio` at 1 % and
+ * at 100 %, exporting OTLP/HTTP (protobuf, the default) to a collector in this driver that answers
+ * at once and discards what it gets. It prints jobs/s and CPU per job of every process for each,
+ * and the ratios on ÷ off (the target: 1 % within 5 % of off). How to read it: bench/MODES.md.
+ */
+import { randomBytes } from "node:crypto";
+import { runHub } from "../hub";
+import type { AuditCheck } from "../lib/audit";
+import type { BenchConfig } from "../lib/config";
+import type { PhaseResult, TargetResult } from "../lib/drive";
+import { startHttpSink } from "../lib/http-sink";
+import { planWorkload } from "../lib/plan";
+import { auditLines, busyWarning, CPU_COLUMNS, describeMachine, formatNumber, machineCpuMsPerJob, table, writeReport, type MachineInfo } from "../lib/report";
+
+/** The target: with 1 % sampled, jobs/s and CPU per job within 5 % of tracing off. */
+const ONE_PERCENT_TOLERANCE = 0.05;
+
+/** The runs, in order: the sampler's ratio (`OTEL_TRACES_SAMPLER_ARG`), or null for tracing off. */
+const RUNS = [
+  { name: "off", ratio: null },
+  { name: "1 %", ratio: "0.01" },
+  { name: "100 %", ratio: "1" },
+] as const;
+
+export interface TracingRun {
+  name: (typeof RUNS)[number]["name"];
+  /** The `OTEL_*` variables every hub process got ({} for off). */
+  env: Record<string, string>;
+  peak: PhaseResult;
+  /** What the collector received from this run's hub (its final flush at stop included). */
+  otlpRequests: number;
+  otlpBytesPerJob: number;
+  audit: AuditCheck[];
+}
+
+export interface TracingReport {
+  mode: "tracing";
+  startedAt: string;
+  machine: MachineInfo;
+  config: Pick<BenchConfig, "jobs" | "automations" | "limits" | "creators" | "slowJobs" | "leaseSeconds">;
+  runs: TracingRun[];
+  auditPassed: boolean;
+}
+
+const check = (met: boolean) => (met ? "✓" : "✗");
+
+function render(report: TracingReport): string {
+  const { config, machine } = report;
+  const [off, ...on] = report.runs;
+  const lines = [
+    `Automation Hub benchmark (tracing) — the plain hub's peak phase, ${config.jobs} jobs, ${config.automations} automations (limits ${config.limits.join(", ")}), ` +
+      `${config.creators} creating clients; tracing off, then sampling 1 % and 100 % to a discarding OTLP/HTTP collector · ${machine.cpus} cores, ` +
+      `${(100 * machine.busyBeforeStart).toFixed(0)}% busy before the start`,
+  ];
+  const warning = busyWarning(machine);
+  if (warning) lines.push(warning);
+  lines.push(
+    "",
+    table([
+      ["tracing", "jobs", "jobs/s", "wall jobs/s", ...CPU_COLUMNS, "Σ ms/job", "OTLP requests", "OTLP B/job"],
+      ...report.runs.map((run) => [
+        `  ${run.name}`,
+        String(run.peak.created),
+        formatNumber(run.peak.throughput),
+        formatNumber(run.peak.wallThroughput),
+        ...CPU_COLUMNS.map((label) => formatNumber(run.peak.cpuMsPerJob[label])),
+        formatNumber(machineCpuMsPerJob(run.peak)),
+        String(run.otlpRequests),
+        formatNumber(run.otlpBytesPerJob),
+      ]),
+    ]),
+    "  CPU columns: ms per job created in the phase (/proc); Σ: the hub's processes, PostgreSQL and Redis (not bench, which holds the collector, not other).",
+  );
+  if (off) {
+    const ratio = (run: TracingRun, figure: (phase: PhaseResult) => number | undefined) => (figure(run.peak) ?? Number.NaN) / (figure(off.peak) ?? Number.NaN);
+    const shown = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : "–");
+    lines.push(
+      "",
+      "  on ÷ off, same run (issue 48's target for 1 %: jobs/s and Σ CPU per job within 5 %; figures, not assertions):",
+      table([
+        ["sampling", "jobs/s", "Σ ms/job", "api ms/job", "dispatcher ms/job", "relay ms/job", "postgres ms/job", "redis ms/job", ""],
+        ...on.map((run) => {
+          const throughput = ratio(run, (phase) => phase.throughput);
+          const cpu = ratio(run, machineCpuMsPerJob);
+          const within = throughput >= 1 - ONE_PERCENT_TOLERANCE && cpu <= 1 + ONE_PERCENT_TOLERANCE;
+          return [
+            `  ${run.name}`,
+            shown(throughput),
+            shown(cpu),
+            ...["api", "dispatcher", "relay", "postgres", "redis"].map((label) => shown(ratio(run, (phase) => phase.cpuMsPerJob[label]))),
+            run.name === "1 %" ? `${check(within)} within ${100 * ONE_PERCENT_TOLERANCE} %` : "",
+          ];
+        }),
+      ]),
+    );
+  }
+  lines.push(...report.runs.flatMap((run) => auditLines(`audit, tracing ${run.name}`, run.audit)));
+  return lines.join("\n");
+}
+
+/** The variables of a run: none for off; else the collector and the sampler at `ratio`. */
+function tracingEnv(ratio: string | null, collector: string): Record<string, string> {
+  if (ratio === null) return {};
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: collector, OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: ratio };
+}
+
+/** The collector's part of a run's audit: off exports nothing, full sampling exports. */
+function exportAudit(run: TracingRun): AuditCheck[] {
+  if (run.name === "off") return [{ name: "tracing off exported nothing", ok: run.otlpRequests === 0, detail: `${run.otlpRequests} OTLP requests` }];
+  if (run.name === "100 %") return [{ name: "tracing at 100 % exported spans", ok: run.otlpRequests > 0, detail: `${run.otlpRequests} OTLP requests` }];
+  return [];
+}
+
+export async function runTracingMode(config: BenchConfig): Promise<boolean> {
+  const startedAt = new Date();
+  const machine = await describeMachine();
+  const sized: BenchConfig = { ...config, jobs: config.tracingJobs };
+  const plan = planWorkload(sized, randomBytes(3).toString("hex"));
+  const collector = await startHttpSink(200);
+  const runs: TracingRun[] = [];
+  try {
+    for (const { name, ratio } of RUNS) {
+      console.error(`bench: tracing ${name}: a fresh hub (API, a dispatcher, an event relay), the plain workload's peak phase`);
+      const env = tracingEnv(ratio, collector.origin);
+      const [requestsBefore, bytesBefore] = [collector.requests(), collector.bytes()];
+      // Peak only (no paced phase): the cost per job at full load is what tracing changes.
+      const result: TargetResult = await runHub(sized, plan, () => null, "single", env);
+      const run: TracingRun = {
+        name,
+        env,
+        peak: result.peak,
+        otlpRequests: collector.requests() - requestsBefore,
+        otlpBytesPerJob: (collector.bytes() - bytesBefore) / Math.max(1, result.jobsCreated),
+        audit: result.audit,
+      };
+      run.audit = [...run.audit, ...exportAudit(run)];
+      runs.push(run);
+    }
+  } finally {
+    await collector.close();
+  }
+  const report: TracingReport = {
+    mode: "tracing",
+    startedAt: startedAt.toISOString(),
+    machine,
+    config: {
+      jobs: sized.jobs,
+      automations: config.automations,
+      limits: config.limits,
+      creators: config.creators,
+      slowJobs: config.slowJobs,
+      leaseSeconds: config.leaseSeconds,
+    },
+    runs,
+    auditPassed: runs.every((run) => run.audit.every((entry) => entry.ok)),
+  };
+  console.log(render(report));
+  console.log(`\nresults: ${writeReport(config.resultsDir, config.smoke ? "tracing-smoke" : "tracing", report, startedAt)}`);
+  return report.auditPassed;
+}
