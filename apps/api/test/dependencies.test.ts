@@ -201,6 +201,31 @@ describe("release and hand-out", () => {
     expect(await eventsOf(hub, again.body.id)).toHaveLength(1);
   });
 
+  it("when two retries with dependents of the same failed job race, then the dependents are redone once: one answer has the graph, the other only its own retry", async () => {
+    const worker = await createAutomationWithWorker(hub, { max_attempts: 1, max_concurrent_jobs: 5 });
+    // Several rounds: one race may happen to run the two requests one after the other.
+    for (let round = 0; round < 5; round += 1) {
+      const created = await batch([
+        { automation_id: worker.automationId },
+        { automation_id: worker.automationId, depends_on: [0] },
+        { automation_id: worker.automationId, depends_on: [1] },
+      ]);
+      const [broken, middle, last] = created.body.ids as string[];
+      expect(await failNext(worker)).toBe(broken);
+      await waitFor(async () => (await readJob(hub, last!)).status === "cancelled");
+
+      const answers = await Promise.all([1, 2].map(() => hub.client.post<any>(`/jobs/${broken}/retry`, { with_dependents: true }, asAdmin())));
+      expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
+      expect(answers.map((answer) => (answer.body.ids as string[]).length).sort()).toEqual([1, 3]);
+      for (const dependent of [middle, last]) {
+        const retries = await hub.client.get<any>(`/jobs?retry_of=${dependent}`, asAdmin());
+        expect(retries.body).toHaveLength(1);
+      }
+      // Leave the queue empty for the next round's failNext: cancel this round's retries.
+      for (const id of answers.flatMap((answer) => answer.body.ids as string[])) await hub.client.post(`/jobs/${id}/cancel`, {}, asAdmin());
+    }
+  });
+
   it("when the dependencies' results pass 1 MiB, then the claim leaves the rest out with result_omitted and GET /jobs/{id}/dependencies has them whole", async () => {
     const exports = await createAutomationWithWorker(hub, { max_concurrent_jobs: 5 });
     const consolidate = await createAutomationWithWorker(hub);

@@ -5,7 +5,7 @@
  * creates jobs with dependencies (@hub/db `jobs.insertFlow`), the graph remapped: a dependency that
  * is retried too becomes its retry, the others stay and count as they are.
  */
-import { jobs, type Job, type Reach } from "@hub/db";
+import { jobs, withTransaction, type Job, type Reach } from "@hub/db";
 import { validate } from "@hub/shared";
 import { activeTracing } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
@@ -36,14 +36,11 @@ function refusalOf(tree: readonly Job[], body: RetryJobBody, outcome: Extract<jo
   return new ConflictError("A job to retry no longer fits its automation's parameters; retry it with a context");
 }
 
-export async function retryWithDependencies(ctx: AppContext, reach: Reach, user: AuthenticatedUser, job: Job, body: RetryJobBody): Promise<RetriedJobs> {
-  const tree = body.with_dependents ? await jobs.cancelledDependentsTree(ctx.database.pool, job.id) : [job];
-  // Removed by retention since it was read.
-  if (tree[0]?.id !== job.id) throw new NotFoundError("Job not found");
-  if (user.role !== "admin" && tree.some((old) => old.createdBy !== user.id)) throw new ForbiddenError("Employees may retry only the jobs they created");
+/** The jobs to create for `tree`, the retried job first: each old job's fields, the graph remapped onto the new jobs. */
+function flowOf(tree: readonly Job[], body: RetryJobBody): jobs.NewFlowJob[] {
   const indexOf = new Map(tree.map((old, index) => [old.id, index]));
   const withContext = body.context !== undefined;
-  const items = tree.map((old, index): jobs.NewFlowJob => ({
+  return tree.map((old, index): jobs.NewFlowJob => ({
     automationId: old.automationId,
     context: index === 0 && body.context !== undefined ? body.context : old.context,
     priority: old.priority,
@@ -54,7 +51,21 @@ export async function retryWithDependencies(ctx: AppContext, reach: Reach, user:
     // CONTRACT §6.17: a job's own requires_approval is copied (retry.ts: so is any approval it had).
     requiresApproval: old.approvalStatus !== null,
   }));
-  const outcome = await jobs.insertFlow(ctx.database.pool, reach, user.id, items, undefined, activeTracing()?.currentContext());
+}
+
+/**
+ * Reads the graph to retry and creates it in one transaction: with `with_dependents` the tree is
+ * read under its locks (@hub/db `jobs.lockCancelledDependentsTree`), so of two retries of the same
+ * job racing, the second waits for the first and retries only the job itself, as it would after it.
+ */
+export async function retryWithDependencies(ctx: AppContext, reach: Reach, user: AuthenticatedUser, job: Job, body: RetryJobBody): Promise<RetriedJobs> {
+  const { tree, outcome } = await withTransaction(ctx.database.pool, async (tx) => {
+    const tree = body.with_dependents ? await jobs.lockCancelledDependentsTree(tx, job.id) : [job];
+    // Removed by retention since it was read.
+    if (tree[0]?.id !== job.id) throw new NotFoundError("Job not found");
+    if (user.role !== "admin" && tree.some((old) => old.createdBy !== user.id)) throw new ForbiddenError("Employees may retry only the jobs they created");
+    return { tree, outcome: await jobs.insertFlow(tx, reach, user.id, flowOf(tree, body), undefined, activeTracing()?.currentContext()) };
+  });
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc(outcome.jobs.length);

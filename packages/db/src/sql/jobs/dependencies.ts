@@ -130,3 +130,36 @@ const cancelledTreeStatement: NamedStatement = {
 export async function cancelledDependentsTree(executor: Executor, jobId: string): Promise<Job[]> {
   return (await runStatement<Record<string, unknown>>(executor, cancelledTreeStatement, [jobId])).map(fromRow);
 }
+
+// The tree's automations FOR KEY SHARE, which creating its retries takes anyway (insert-flow.ts), before any job row:
+// the house order (cancel.ts).
+const lockTreeAutomationsStatement: NamedStatement = {
+  name: "hub_jobs_lock_dependents_tree_automations",
+  text: `select a.id from automations a where a.id = any($1::uuid[]) order by a.id for key share of a`,
+};
+
+// Then the tree's jobs and every job they depend on, FOR UPDATE in id order: the order insert-flow.ts locks
+// dependencies in, so two retries whose trees or dependencies overlap queue behind each other instead of deadlocking.
+const lockTreeStatement: NamedStatement = {
+  name: "hub_jobs_lock_dependents_tree",
+  text: `
+  select j.id from jobs j
+  where j.id = any($1::uuid[]) or j.id = any(array(select unnest(t.depends_on) from jobs t where t.id = any($1::uuid[])))
+  order by j.id for update of j`,
+};
+
+/**
+ * {@link cancelledDependentsTree} for a retry that creates it again, inside the caller's
+ * transaction: the tree is read, its jobs and their dependencies locked, then read again. A retry
+ * of an overlapping tree that held the locks first has committed, and the second read leaves out
+ * the jobs it retried, so however many retries race, each dependent is retried once. The second
+ * read is a subset of the first (a `failed` or `cancelled` job only gains retries), so every job
+ * it returns, and every dependency of those, is locked.
+ */
+export async function lockCancelledDependentsTree(tx: Executor, jobId: string): Promise<Job[]> {
+  const candidates = await cancelledDependentsTree(tx, jobId);
+  if (candidates.length === 0) return [];
+  await runStatement(tx, lockTreeAutomationsStatement, [[...new Set(candidates.map((job) => job.automationId))]]);
+  await runStatement(tx, lockTreeStatement, [candidates.map((job) => job.id)]);
+  return cancelledDependentsTree(tx, jobId);
+}
