@@ -22,6 +22,8 @@ interface RouteSpec {
   body?: string;
   /** Connections for this route instead of BENCH_API_CONNECTIONS (a route whose server-side concurrency is bounded). */
   connections?: number;
+  /** One request per path, each sent once (a route that changes what it answers: each complete needs its own running job). */
+  paths?: string[];
 }
 
 export interface RouteResult {
@@ -52,6 +54,12 @@ export interface ApiReport {
 /** Jobs created before the run, so the GET routes read a table that is not empty. */
 const seedJobs = (config: BenchConfig) => (config.smoke ? 50 : 500);
 
+/**
+ * Running jobs set up for the complete route, each completed once (so that is its request count,
+ * whatever BENCH_API_SECONDS says): fewer than the seeded jobs, which are what gets claimed.
+ */
+const runningJobs = (config: BenchConfig) => (config.smoke ? 20 : 400);
+
 function routesOf(seed: HubSeed, jobId: string, admin: { email: string; password: string }): RouteSpec[] {
   const bearer = { authorization: `Bearer ${seed.creatorToken}` };
   const json = { "content-type": "application/json" };
@@ -81,8 +89,60 @@ function routesOf(seed: HubSeed, jobId: string, admin: { email: string; password
   ];
 }
 
+/** The routes of running jobs, measured after a dispatcher made the jobs ready and they were claimed. */
+function runningJobRoutes(seed: HubSeed, running: ClaimedJob[]): RouteSpec[] {
+  const worker = { "x-worker-api-key": seed.workerKeys[0]!, "content-type": "application/json" };
+  const [heartbeated, ...completed] = running;
+  return [
+    // The same job's lease extended again and again: one row update per request.
+    {
+      name: "POST /jobs/{id}/heartbeat",
+      method: "POST",
+      path: `/jobs/${heartbeated!.id}/heartbeat`,
+      headers: worker,
+      body: JSON.stringify({ attempt: heartbeated!.attempts }),
+    },
+    {
+      name: "POST /jobs/{id}/complete",
+      method: "POST",
+      path: `/jobs/${completed[0]!.id}/complete`,
+      headers: worker,
+      body: JSON.stringify({ result: { rows: 1 } }),
+      paths: completed.map((job) => `/jobs/${job.id}/complete`),
+    },
+  ];
+}
+
+interface ClaimedJob {
+  id: string;
+  attempts: number;
+}
+
+/** Starts a dispatcher (the API alone readies no job) and claims `count` jobs with POST /jobs/claim-batch. */
+async function claimRunningJobs(hub: HubProcesses, seed: HubSeed, count: number): Promise<ClaimedJob[]> {
+  await hub.addDispatcher();
+  const http = new JsonClient(hub.apiUrl, 4);
+  const claimed: ClaimedJob[] = [];
+  try {
+    const deadline = Date.now() + 120_000;
+    while (claimed.length < count) {
+      if (Date.now() > deadline) throw new Error(`bench: only ${claimed.length} of ${count} jobs could be claimed`);
+      const answer = await http.exchange("POST", "/jobs/claim-batch", {
+        headers: { "x-worker-api-key": seed.workerKeys[0]! },
+        body: { max_jobs: Math.min(100, count - claimed.length), wait_seconds: 1 },
+      });
+      if (answer.status === 200) claimed.push(...(JSON.parse(answer.text) as { jobs: ClaimedJob[] }).jobs);
+      else if (answer.status !== 204) throw new Error(`bench: POST /jobs/claim-batch answered ${answer.status}: ${answer.text}`);
+    }
+  } finally {
+    await http.close();
+  }
+  return claimed;
+}
+
 async function measureRoute(apiUrl: string, route: RouteSpec, config: BenchConfig, apiPid: number | undefined): Promise<RouteResult> {
   const before = snapshotCpu({ api: apiPid });
+  const paths = route.paths ? [...route.paths] : undefined;
   const result = await autocannon({
     url: `${apiUrl}${route.path}`,
     method: route.method,
@@ -90,6 +150,10 @@ async function measureRoute(apiUrl: string, route: RouteSpec, config: BenchConfi
     body: route.body,
     connections: route.connections ?? config.apiConnections,
     duration: config.apiSeconds,
+    ...(paths && {
+      amount: paths.length,
+      requests: [{ setupRequest: (request: { path?: string }) => ({ ...request, path: paths.shift() ?? route.path }) }],
+    }),
   });
   const cpu = cpuSecondsBetween(before, snapshotCpu({ api: apiPid }));
   const requests = result.requests.total;
@@ -158,7 +222,8 @@ export async function runApiMode(config: BenchConfig): Promise<boolean> {
       runBuilt: true,
       apiEnv: profileEnv(config, "api"),
     });
-    const plan = planWorkload({ ...config, automations: 1 }, randomBytes(3).toString("hex"));
+    // Room for every job the complete route completes to run at once.
+    const plan = planWorkload({ ...config, automations: 1, limits: [runningJobs(config) + 1] }, randomBytes(3).toString("hex"));
     const seed = await seedHub(hub.apiUrl, hub.admin, plan);
     const http = new JsonClient(hub.apiUrl, 8);
     let jobId = "";
@@ -175,12 +240,21 @@ export async function runApiMode(config: BenchConfig): Promise<boolean> {
       await http.close();
     }
     const routes: RouteResult[] = [];
-    const chosen = routesOf(seed, jobId, hub.admin).filter(
-      (route) => config.apiRoutes.length === 0 || config.apiRoutes.some((wanted) => route.name.includes(wanted)),
-    );
-    for (const route of chosen) {
+    const chosen = (route: RouteSpec) => config.apiRoutes.length === 0 || config.apiRoutes.some((wanted) => route.name.includes(wanted));
+    const measure = async (route: RouteSpec) => {
       console.error(`bench: ${route.name}`);
-      routes.push(await measureRoute(hub.apiUrl, route, config, hub.api.pid));
+      routes.push(await measureRoute(hub!.apiUrl, route, config, hub!.api.pid));
+    };
+    for (const route of routesOf(seed, jobId, hub.admin).filter(chosen)) await measure(route);
+    // Last: the dispatcher they need would make the "none ready" claim find jobs.
+    const placeholder = [
+      { id: jobId, attempts: 1 },
+      { id: jobId, attempts: 1 },
+    ];
+    if (runningJobRoutes(seed, placeholder).some(chosen)) {
+      console.error("bench: claiming the running jobs of heartbeat and complete");
+      const running = await claimRunningJobs(hub, seed, runningJobs(config) + 1);
+      for (const route of runningJobRoutes(seed, running).filter(chosen)) await measure(route);
     }
     await hub.stopAll();
     const report: ApiReport = {
