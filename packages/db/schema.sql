@@ -602,6 +602,24 @@ BEGIN
     RETURN NULL;
   END IF;
   PERFORM set_config('hub.finishing_dependencies', 'on', true);
+  -- A failure cascades: lock every held job it can reach, all at once and in id order, before the first wave. Wave
+  -- by wave, each in id order, two cascades meeting from both sides (one reaching x then y, the other y then x) would
+  -- each hold what the other waits for. A completion changes one wave, whose own id order is enough.
+  IF v_failed THEN
+    PERFORM 1 FROM jobs j
+    WHERE j.id IN (
+      WITH RECURSIVE reach (id, cascades) AS (
+        SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
+        FROM jobs d WHERE d.depends_on && ARRAY[NEW.id] AND d.depends_on IS NOT NULL AND d.status = 'held'
+        UNION
+        SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
+        FROM reach r JOIN jobs d ON d.depends_on && ARRAY[r.id] AND d.depends_on IS NOT NULL AND d.status = 'held'
+        WHERE r.cascades
+      )
+      SELECT id FROM reach)
+    ORDER BY j.id
+    FOR UPDATE OF j;
+  END IF;
   WHILE cardinality(v_frontier) > 0 LOOP
     WITH hit AS (
       SELECT j.id,

@@ -109,6 +109,48 @@ describe("job dependencies", () => {
     expect(await stored(runs!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
   });
 
+  it("when two failures cascade into each other's dependents at once, then both finish: the cascade locks its whole dependent set first, in id order", async () => {
+    // z ← b; x ← a, z; y ← x, b. Failing a cancels x, then y; failing b cancels z and y, then x. A cascade that locked
+    // wave by wave held x waiting for y while the other held y waiting for x: a deadlock, one of the two failures lost.
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10, maxAttempts: 1 });
+    const [a, b] = await flow(subject, [{}, {}]);
+    expect((await claimAll(subject)).sort()).toEqual([a, b].sort());
+    const [z, x, y] = await flow(subject, [{ dependsOn: [b!] }, { dependsOn: [a!, 0] }, { dependsOn: [1, b!] }]);
+
+    // Order the two cascades deterministically: a third session holds x, so a's cascade queues for x first, then b's.
+    const blocker = await hub().pool.connect();
+    const waitingForLocks = async (count: number) => {
+      for (let poll = 0; poll < 200; poll += 1) {
+        const { rows } = await hub().pool.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        if (rows[0]!.n >= count) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`fewer than ${count} sessions waiting for a lock`);
+    };
+    const failure = { error: "broken", retryable: false, maxAttempts: 1 };
+    try {
+      await blocker.query("begin");
+      await blocker.query("select 1 from jobs where id = $1 for update", [x]);
+      const failA = jobs.fail(hub().pool, a!, subject.worker, failure);
+      await waitingForLocks(1);
+      const failB = jobs.fail(hub().pool, b!, subject.worker, failure);
+      await waitingForLocks(2);
+      await blocker.query("commit");
+      const outcomes = await Promise.allSettled([failA, failB]);
+      expect(outcomes.map((outcome) => (outcome.status === "fulfilled" ? "ok" : String(outcome.reason)))).toEqual(["ok", "ok"]);
+    } finally {
+      blocker.release();
+    }
+    for (const id of [a, b]) expect(await stored(id!)).toMatchObject({ status: "failed" });
+    for (const id of [x, y, z]) {
+      expect(await stored(id!)).toMatchObject({ status: "cancelled" });
+      const cancellations = (await catalogueCheckedEvents(hub(), id!)).filter((event) => event.eventType === "job.cancelled");
+      expect(cancellations).toHaveLength(1);
+    }
+  });
+
   it("when a user cancels a dependency, then the cascade's events carry that user as actor", async () => {
     const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
     const [root, dependent] = await flow(subject, [{}, { dependsOn: [0] }]);
