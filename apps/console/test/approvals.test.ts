@@ -151,9 +151,17 @@ describe("approvals in the console", () => {
     await page.goto(url(`/console/jobs/${jobId}`));
     await page.getByTestId("approval-status").getByText("Approved").waitFor();
     await page.getByText("Checked against the supplier list").first().waitFor();
+    expect(await page.getByTestId("approval-decider").innerText()).toBe("you");
     await photograph(page, "approved-job");
     const job = await api("GET", `/jobs/${jobId}`);
     expect(job.approval).toMatchObject({ status: "approved", comment: "Checked against the supplier list" });
+    await page.close();
+  });
+
+  it("when an admin opens the decided job, then it names the decider by e-mail, not by id", async () => {
+    const page = await signedIn(getHub().processes.admin.email, getHub().processes.admin.password);
+    await page.goto(url(`/console/jobs/${jobId}`));
+    await page.getByTestId("approval-decider").getByText(approverEmail).waitFor();
     await page.close();
   });
 });

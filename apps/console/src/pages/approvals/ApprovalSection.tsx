@@ -2,11 +2,11 @@
  * The job page's approval (CONTRACT §6.17): where it stands, who decided and why, and — for a
  * pending one the signed-in user may decide — Approve and Reject.
  */
-import type { Automation, Job } from "../../api";
+import { call, hub, type Automation, type Job } from "../../api";
 import { ago, dateTime, relative } from "../../format";
 import { useUser } from "../../session";
 import { shown } from "../../shown";
-import { Badge, ShortId } from "../../ui";
+import { Badge, ShortId, useResource } from "../../ui";
 import { Decide } from "./Decide";
 
 const STATUS_TEXT = {
@@ -42,7 +42,9 @@ export function ApprovalSection({ job, automation, now, onDecided }: { job: Job;
         {approval.decided_by && (
           <>
             <dt>Decided by</dt>
-            <dd>{approval.decided_by === user.id ? "you" : <ShortId id={approval.decided_by} />}</dd>
+            <dd data-testid="approval-decider">
+              <Decider id={approval.decided_by} />
+            </dd>
           </>
         )}
         {approval.decided_at && (
@@ -67,5 +69,24 @@ export function ApprovalSection({ job, automation, now, onDecided }: { job: Job;
           </p>
         ))}
     </section>
+  );
+}
+
+/**
+ * Who decided, as a person reads it: "you", or the decider's email for an admin (who may read users). Anyone else, and
+ * an admin when the decider's account is deactivated (`GET /identity/users/{id}` is 404 then), sees the short id.
+ */
+function Decider({ id }: { id: string }) {
+  const user = useUser();
+  const decider = useResource(
+    async () => (user.isAdmin && id !== user.id ? call(hub.GET("/identity/users/{id}", { params: { path: { id } } })) : undefined),
+    [id, user.id, user.isAdmin],
+  );
+  if (id === user.id) return <>you</>;
+  if (decider.data) return <>{shown(decider.data.email)}</>;
+  return (
+    <>
+      another user <ShortId id={id} />
+    </>
   );
 }
