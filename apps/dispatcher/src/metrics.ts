@@ -29,7 +29,7 @@ export function createDispatcherMetrics() {
     ),
     retentionRowsRemoved: metric.counter(
       "hub_dispatcher_retention_rows_removed_total",
-      "Rows the retention sweep removed (HUB_RETENTION_DAYS), by table (jobs, events, webhook_deliveries)",
+      "Rows the retention sweep removed (HUB_RETENTION_DAYS), by table (jobs, events, webhook_deliveries, alert_history)",
       ["table"],
     ),
     retentionSweeps: metric.counter(

@@ -67,10 +67,15 @@ describe("retention sweep", () => {
     const report = await dispatcher.sweepRetentionNow();
 
     expect(report.outcome).toBe("completed");
-    expect(report.removed).toEqual({ jobs: oldBefore.jobs + old.jobs, events: oldBefore.events + old.events, webhook_deliveries: 0 });
+    expect(report.removed).toEqual({ jobs: oldBefore.jobs + old.jobs, events: oldBefore.events + old.events, webhook_deliveries: 0, alert_history: 0 });
     expect(report.batches).toBeGreaterThan((oldBefore.jobs + old.jobs) / 100);
     expect({ jobs: await count("jobs"), events: await count("events") }).toEqual({ jobs: recent.jobs, events: recent.events });
-    expect(await removedByTable(dispatcher.metrics)).toEqual({ jobs: report.removed.jobs, events: report.removed.events, webhook_deliveries: 0 });
+    expect(await removedByTable(dispatcher.metrics)).toEqual({
+      jobs: report.removed.jobs,
+      events: report.removed.events,
+      webhook_deliveries: 0,
+      alert_history: 0,
+    });
     const lastSweep = (await dispatcher.metrics.retentionLastSweep.get()).values[0]!.value;
     expect(lastSweep).toBeGreaterThan(Date.now() / 1000 - 60);
     expect((await dispatcher.metrics.retentionSweepDuration.get()).values.find((value) => value.metricName?.endsWith("_count"))?.value).toBe(1);
@@ -115,7 +120,7 @@ describe("retention sweep", () => {
     });
     const after = await sweeper.sweep();
 
-    expect(meanwhile).toMatchObject({ outcome: "lock_taken", removed: { jobs: 0, events: 0, webhook_deliveries: 0 } });
+    expect(meanwhile).toMatchObject({ outcome: "lock_taken", removed: { jobs: 0, events: 0, webhook_deliveries: 0, alert_history: 0 } });
     expect(after).toMatchObject({ outcome: "completed", removed: { jobs: seeded.jobs, events: seeded.events } });
     expect({ jobs: await count("jobs"), events: await count("events") }).toEqual(leftover);
   });

@@ -25,7 +25,7 @@ export interface RetentionSettings {
 }
 
 /** The tables a sweep removes rows from, as the metric's `table` label names them. */
-export type RetentionTable = "jobs" | "events" | "webhook_deliveries";
+export type RetentionTable = "jobs" | "events" | "webhook_deliveries" | "alert_history";
 
 /** How a sweep ended: it ran to the end, another dispatcher was sweeping, or the dispatcher is stopping. */
 export type SweepOutcome = "completed" | "lock_taken" | "stopped" | "disabled";
@@ -46,7 +46,7 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
   async function sweep(): Promise<SweepReport> {
     const started = performance.now();
     const startedAt = new Date();
-    const removed: Record<RetentionTable, number> = { jobs: 0, events: 0, webhook_deliveries: 0 };
+    const removed: Record<RetentionTable, number> = { jobs: 0, events: 0, webhook_deliveries: 0, alert_history: 0 };
     let batches = 0;
     const options = { retentionDays: settings.retentionDays, batchSize: settings.batchSize };
 
@@ -59,13 +59,15 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
         if (outcome === null) return "lock_taken";
         const tookMs = performance.now() - begun;
         batches += 1;
-        const { jobs, events, webhookDeliveries } = outcome.removed;
+        const { jobs, events, webhookDeliveries, alertHistory } = outcome.removed;
         removed.jobs += jobs;
         removed.events += events;
         removed.webhook_deliveries += webhookDeliveries;
+        removed.alert_history += alertHistory;
         metrics.retentionRowsRemoved.inc({ table: "jobs" }, jobs);
         metrics.retentionRowsRemoved.inc({ table: "events" }, events);
         metrics.retentionRowsRemoved.inc({ table: "webhook_deliveries" }, webhookDeliveries);
+        metrics.retentionRowsRemoved.inc({ table: "alert_history" }, alertHistory);
         if (outcome.picked < settings.batchSize) return undefined;
         await sleep(tookMs, undefined, { signal: stopped.signal }).catch(() => undefined);
       }
@@ -76,6 +78,7 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
     else {
       const steps: Array<() => Promise<retention.RetentionBatch | null>> = [
         () => retention.removeExpiredWebhookDeliveries(database.pool, options),
+        () => retention.removeExpiredAlertHistory(database.pool, options),
         () => retention.removeExpiredJobs(database.pool, options),
         ...EVENT_TYPES_REMOVED_BY_AGE.map((eventType) => () => retention.removeExpiredEventsOfType(database.pool, eventType, options)),
       ];
@@ -95,7 +98,7 @@ export function createRetentionSweeper(deps: { database: Database; logger: Logge
       metrics.retentionLastSweep.set(Date.now() / 1000);
     }
     const report: SweepReport = { outcome, removed, batches, seconds };
-    const total = removed.jobs + removed.events + removed.webhook_deliveries;
+    const total = removed.jobs + removed.events + removed.webhook_deliveries + removed.alert_history;
     // Times in the log line let an operator (and the system test) place the sweep against other work.
     const details = { ...report, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString() };
     if (total > 0) logger.info(details, "retention sweep removed old rows");

@@ -94,6 +94,7 @@ async function existingDeliveries(ids: string[]): Promise<string[]> {
 async function sweepAll(options = PERIOD): Promise<void> {
   for (const batch of [
     () => retention.removeExpiredWebhookDeliveries(hub().pool, options),
+    () => retention.removeExpiredAlertHistory(hub().pool, options),
     () => retention.removeExpiredJobs(hub().pool, options),
     () => retention.removeExpiredEventsOfType(hub().pool, "schedule.skipped", options),
     () => retention.removeExpiredEventsOfType(hub().pool, "worker.status_changed", options),
@@ -115,7 +116,7 @@ describe("retention of jobs", () => {
 
     const batch = await retention.removeExpiredJobs(hub().pool, PERIOD);
 
-    expect(batch).toEqual({ picked: 3, removed: { jobs: 3, events: 9, webhookDeliveries: 0 } });
+    expect(batch).toEqual({ picked: 3, removed: { jobs: 3, events: 9, webhookDeliveries: 0, alertHistory: 0 } });
     expect(await existingJobs([...old, recent, queued, running])).toEqual([recent, queued, running].sort());
     for (const id of old) expect(await eventTypesOf(id)).toEqual([]);
     expect(await eventTypesOf(recent)).toEqual(["job.created", "job.started", "job.completed"]);
@@ -257,5 +258,26 @@ describe("retention of other history", () => {
     expect(await existingDeliveries([delivered, failed, pending, recent])).toEqual([pending, recent].sort());
     const { rows } = await hub().pool.query<{ n: number }>("select count(*)::int as n from events where id = any($1::uuid[])", [[kept, another, third]]);
     expect(rows[0]!.n).toBe(3);
+  });
+
+  it("when alerts were resolved before the period, then their history entries go, and those resolved since stay", async () => {
+    const { automationId } = await stageAutomation(hub());
+    const resolved = async (daysAgo: number) => {
+      const { rows } = await hub().pool.query<{ id: string }>(
+        `insert into alert_history (rule_id, automation_id, kind, value, threshold, message, since, resolved_at)
+         values ($1, $2, 'queue_depth', 12, 10, 'queue depth 12 > 10', now() - make_interval(days => $3::int + 1), now() - make_interval(days => $3::int))
+         returning id`,
+        [randomUUID(), automationId, daysAgo],
+      );
+      return rows[0]!.id;
+    };
+    const old = [await resolved(31), await resolved(45)];
+    const recent = await resolved(29);
+
+    const batch = await retention.removeExpiredAlertHistory(hub().pool, PERIOD);
+
+    expect(batch).toEqual({ picked: 2, removed: { jobs: 0, events: 0, webhookDeliveries: 0, alertHistory: 2 } });
+    const { rows } = await hub().pool.query<{ id: string }>("select id from alert_history where id = any($1::uuid[])", [[...old, recent]]);
+    expect(rows.map((row) => row.id)).toEqual([recent]);
   });
 });

@@ -31,6 +31,7 @@ export interface RemovedRows {
   jobs: number;
   events: number;
   webhookDeliveries: number;
+  alertHistory: number;
 }
 
 /** What a batch did: the rows it removed and how many it picked (fewer than the batch size: nothing more is due). */
@@ -47,7 +48,7 @@ export interface RetentionBatchOptions {
   batchSize: number;
 }
 
-const NOTHING: RemovedRows = { jobs: 0, events: 0, webhookDeliveries: 0 };
+const NOTHING: RemovedRows = { jobs: 0, events: 0, webhookDeliveries: 0, alertHistory: 0 };
 
 /**
  * Runs `work` in one transaction under the retention lock; resolves with null, having done
@@ -134,7 +135,7 @@ export async function removeExpiredJobs(pool: Executor, options: RetentionBatchO
     const deliveries = await client.query({ ...DELETE_DELIVERIES_OF_JOBS, values: [ids] });
     const events = await client.query({ ...DELETE_EVENTS_OF_JOBS, values: [ids] });
     const jobs = await client.query({ ...DELETE_JOBS, values: [ids] });
-    return { picked: ids.length, removed: { jobs: jobs.rowCount ?? 0, events: events.rowCount ?? 0, webhookDeliveries: deliveries.rowCount ?? 0 } };
+    return { picked: ids.length, removed: { ...NOTHING, jobs: jobs.rowCount ?? 0, events: events.rowCount ?? 0, webhookDeliveries: deliveries.rowCount ?? 0 } };
   });
 }
 
@@ -172,7 +173,7 @@ export async function removeExpiredEventsOfType(pool: Executor, eventType: strin
     if (ids.length === 0) return { picked: 0, removed: NOTHING };
     const deliveries = await client.query({ ...DELETE_DELIVERIES_OF_EVENTS, values: [ids] });
     const events = await client.query({ ...DELETE_EVENTS, values: [ids] });
-    return { picked: ids.length, removed: { jobs: 0, events: events.rowCount ?? 0, webhookDeliveries: deliveries.rowCount ?? 0 } };
+    return { picked: ids.length, removed: { ...NOTHING, events: events.rowCount ?? 0, webhookDeliveries: deliveries.rowCount ?? 0 } };
   });
 }
 
@@ -204,5 +205,27 @@ export async function removeExpiredWebhookDeliveries(pool: Executor, options: Re
     const deleted = await client.query({ ...DELETE_FINISHED_DELIVERIES, values: [options.retentionDays, options.batchSize] });
     const removed = deleted.rowCount ?? 0;
     return { picked: removed, removed: { ...NOTHING, webhookDeliveries: removed } };
+  });
+}
+
+// Oldest first through alert_history_resolved_idx (resolved_at, id).
+const DELETE_RESOLVED_ALERTS = {
+  name: "retention_delete_resolved_alerts",
+  text: `with picked as (
+  select id from alert_history where resolved_at < ${CUTOFF} order by resolved_at, id limit $2 for update skip locked
+)
+delete from alert_history h using picked where h.id = picked.id`,
+};
+
+/**
+ * Removes up to `batchSize` entries of the alert history (`GET /alerts?state=resolved`) resolved
+ * more than `retentionDays` ago. Firing alerts live in `alert_states` and are never touched. Null when
+ * another sweeper holds the lock.
+ */
+export async function removeExpiredAlertHistory(pool: Executor, options: RetentionBatchOptions): Promise<RetentionBatch | null> {
+  return underRetentionLock(pool, async (client) => {
+    const deleted = await client.query({ ...DELETE_RESOLVED_ALERTS, values: [options.retentionDays, options.batchSize] });
+    const removed = deleted.rowCount ?? 0;
+    return { picked: removed, removed: { ...NOTHING, alertHistory: removed } };
   });
 }
