@@ -23,7 +23,7 @@ const system = useSystemHub({
 
 interface SweepLine {
   msg: string;
-  removed: { jobs: number; events: number; webhook_deliveries: number };
+  removed: { jobs: number; events: number; webhook_deliveries: number; alert_history: number };
   startedAt: string;
   finishedAt: string;
 }
