@@ -39,7 +39,11 @@ BEGIN
         (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
         (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
       FROM jobs j
-      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      -- The dependents come from jobs_depends_on_idx alone: the status test is written `(…) IS TRUE`, which no index
+      -- serves. Written plainly, this cached generic plan walked jobs_status_created_idx's `held` entries instead
+      -- (a held row is rare when autovacuum analyses, but every held row and held version since the last vacuum keeps
+      -- an entry there): thousands of heap rows per wave in the flows bench.
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND (j.status = 'held') IS TRUE
       ORDER BY j.id
       FOR UPDATE OF j
     ), changed AS (
