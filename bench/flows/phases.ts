@@ -11,13 +11,16 @@ import type pg from "pg";
 import type { AuditCheck } from "../lib/audit";
 import { snapshotStatements, statementCalls } from "../lib/counters";
 import { withCpu } from "../lib/drive";
-import { claimCost, type ClaimCost, type FlowBatchItem, type PlannedBatch } from "../lib/flow-plan";
+import { claimCost, slowestStatements, type ClaimCost, type SlowStatement, type FlowBatchItem, type PlannedBatch } from "../lib/flow-plan";
 import type { JsonClient } from "../lib/http";
 import type { PhaseRecorder, PhaseSummary, PhaseTracker } from "../lib/load";
 import { machineCpuMsPerJob } from "../lib/report";
 
 /** Without a completion for this long, a phase counts as stalled (its jobs are then missing from the audit's completions). */
 const STALL_MS = 30_000;
+
+/** Statements listed per phase in the report: enough to show where a flow's extra time goes. */
+const PHASE_SLOWEST = 8;
 
 export type FlowPhaseName = "warm-up" | "plain" | "flows" | "plain again";
 
@@ -28,6 +31,8 @@ export interface FlowPhase extends PhaseSummary {
   claim: ClaimCost;
   /** Top-level statements of the run's database per job over the phase (the driver's few counting statements included). */
   topLevelStatementsPerJob: number;
+  /** Where PostgreSQL's time went over the phase: the slowest statements, nested ones (functions, triggers) included. */
+  slowest: SlowStatement[];
 }
 
 /** Where a phase runs: the creators' client and token, the pids whose CPU counts, the database. */
@@ -106,6 +111,7 @@ export async function runFlowPhase(
     machineCpuMsPerJob: machineCpuMsPerJob(summary),
     claim: claimCost(deltas),
     topLevelStatementsPerJob: topLevel / Math.max(1, summary.created),
+    slowest: slowestStatements(deltas, PHASE_SLOWEST),
   };
   return { phase, recorder, edges };
 }

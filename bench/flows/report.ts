@@ -81,6 +81,16 @@ export function renderFlows(report: FlowsReport): string {
       "  the plain phases' claim figures against today's: the same mode on main (it runs only the plain phases there)",
     );
   }
+  for (const phase of report.phases.filter((phase) => phase.name === "plain" || phase.name === "flows")) {
+    lines.push(
+      "",
+      `where PostgreSQL's time went in the ${phase.name} phase (pg_stat_statements; ms per job of the phase; * = inside a function or trigger, so inside its caller's time too):`,
+      ...phase.slowest.map(
+        (statement) =>
+          `  ${String(statement.calls).padStart(6)} calls ${formatNumber(statement.ms / Math.max(1, phase.created)).padStart(6)} ms/job ${formatNumber(statement.ms / statement.calls).padStart(6)} ms/call ${statement.toplevel ? " " : "*"} ${statement.query.slice(0, 100)}`,
+      ),
+    );
+  }
   const release = report.release;
   if (release) {
     lines.push(

@@ -91,6 +91,29 @@ export function claimCost(deltas: readonly StatementCounters[]): ClaimCost {
   return { calls, jobs, totalMs, msPerCall: calls > 0 ? totalMs / calls : Number.NaN, msPerJob: jobs > 0 ? totalMs / jobs : Number.NaN };
 }
 
+/** One statement's share of an interval, for a report: its text on one line, shortened. */
+export interface SlowStatement {
+  query: string;
+  calls: number;
+  rows: number;
+  ms: number;
+  toplevel: boolean;
+}
+
+/** The `limit` statements of `deltas` that took the most execution time (nested ones overlap their caller's). */
+export function slowestStatements(deltas: readonly StatementCounters[], limit: number): SlowStatement[] {
+  return [...deltas]
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, limit)
+    .map((statement) => ({
+      query: statement.query.replace(/\s+/g, " ").slice(0, 140),
+      calls: statement.calls,
+      rows: statement.rows,
+      ms: statement.totalMs,
+      toplevel: statement.toplevel,
+    }));
+}
+
 /** What the statements run while one job's completion released its dependents say of the release. */
 export interface ReleaseStatements {
   /** Every statement execution of the window, nested ones (inside functions and triggers) included. */
@@ -99,7 +122,7 @@ export interface ReleaseStatements {
   /** The most calls any one statement made in the window: far below the dependents when the release is one statement. */
   mostCalls: { query: string; calls: number } | null;
   /** The statements that took the most time in the window. */
-  slowest: Array<{ query: string; calls: number; rows: number; ms: number; toplevel: boolean }>;
+  slowest: SlowStatement[];
   /**
    * Nothing ran once per dependent: no statement was executed for as many as half of them, and the
    * whole window ran fewer statements than that. (A release inside a data-modifying CTE reports the
@@ -113,10 +136,7 @@ export function releaseStatements(deltas: readonly StatementCounters[], dependen
   const calls = deltas.reduce((sum, statement) => sum + statement.calls, 0);
   const topLevelCalls = deltas.filter((statement) => statement.toplevel).reduce((sum, statement) => sum + statement.calls, 0);
   const busiest = [...deltas].sort((a, b) => b.calls - a.calls)[0];
-  const slowest = [...deltas]
-    .sort((a, b) => b.totalMs - a.totalMs)
-    .slice(0, 6)
-    .map((statement) => ({ query: shown(statement.query), calls: statement.calls, rows: statement.rows, ms: statement.totalMs, toplevel: statement.toplevel }));
+  const slowest = slowestStatements(deltas, 6);
   return {
     calls,
     topLevelCalls,

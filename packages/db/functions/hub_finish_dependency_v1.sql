@@ -58,7 +58,12 @@ BEGIN
         (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
         (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
       FROM jobs j
-      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND j.status = 'held'
+      -- The dependents come from jobs_depends_on_idx alone, and the UPDATE below finds them by primary key: both status
+      -- tests are written `(…) IS TRUE`, which no index serves. Written plainly, the cached generic plans walked
+      -- jobs_status_created_idx's `held` entries instead (a held row is rare when autovacuum analyses, but every held
+      -- row and held version since the last vacuum keeps an entry there): thousands of heap rows per wave in the flows
+      -- bench (statement-plans.test.ts checks the plans).
+      WHERE j.depends_on && v_frontier AND j.depends_on IS NOT NULL AND (j.status = 'held') IS TRUE
       ORDER BY j.id
       FOR UPDATE OF j
     ), changed AS (
@@ -77,7 +82,7 @@ BEGIN
             AND j.approval_status IS DISTINCT FROM 'pending'
           THEN greatest(j.available_at, now()) ELSE j.available_at END
       FROM hit
-      WHERE j.id = hit.id AND j.status = 'held'
+      WHERE j.id = hit.id AND (j.status = 'held') IS TRUE
       RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
     ), key_waits AS (
       -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the

@@ -198,6 +198,48 @@ describe.each(SIZES)("on %i analysed jobs", (size) => {
     expect(fencePlans.filter((plan) => plan.includes("jobs_running_lease_idx"))).toEqual([]);
   });
 
+  it("when a job with dependents finishes, then the release and the finisher's look-up find the dependents through jobs_depends_on_idx", async () => {
+    // The table was analysed with no job held and none of these queued, so an index on status (jobs_status_created_idx
+    // for `held`, jobs_queued_available_idx for `queued`) looks nearly empty to the planner; its entries are every such
+    // row and row version since the last vacuum, thousands per wave under a flow load.
+    const measured = await sequentialScansOf(
+      async () => {
+        // An automation per run: the previous run's released dependents would come first in claim order.
+        const flows = await stageAutomation(hub(), { maxConcurrentJobs: 1000 });
+        const created = await jobs.insertFlow(
+          client,
+          EVERYWHERE,
+          flows.userId,
+          [[], [0], [0], [0], [1, 2, 3]].map((dependsOn) => ({
+            automationId: flows.automationId,
+            context: {},
+            dependsOn,
+            onDependencyFailure: "cancel" as const,
+          })),
+        );
+        if (created.kind !== "created") throw new Error(`flow not created: ${created.kind}`);
+        const root = created.jobs[0]!.id;
+        const claim = await jobs.claim(client, { automationId: flows.automationId, workerId: flows.worker.id, maxJobs: 1, leaseSeconds: 60, candidateIds: [] });
+        if (claim.kind !== "claimed" || claim.jobs[0]!.id !== root) throw new Error("the flow's root was not claimed");
+        return { root, worker: flows.worker };
+      },
+      async ({ root, worker }) => {
+        expect((await jobs.complete(client, root, worker, { ok: true })).ok).toBe(true);
+        expect(await jobs.hold.queuedDependentsOf(client, [root])).toHaveLength(3);
+      },
+    );
+    const waves = measured.plans.filter((plan) => plan.includes("WITH hit AS"));
+    const lookUps = measured.plans.filter((plan) => plan.includes("j.depends_on && $1::uuid[]"));
+    expect([waves.length, lookUps.length]).toEqual([RUNS, RUNS]);
+    // At 1,000 jobs the planner may rightly read the (30-page) table whole.
+    if (size < 80_000) return;
+    expect(measured).toEqual(NO_SCANS);
+    // A plan node reads "… Scan on <index>" or "… Scan using <index>" (the statement's text, also in the plan, names indexes too).
+    const reads = (plan: string, index: string) => new RegExp(`Scan (on|using) ${index} `).test(plan);
+    expect(waves.filter((plan) => !reads(plan, "jobs_depends_on_idx") || reads(plan, "jobs_status_created_idx"))).toEqual([]);
+    expect(lookUps.filter((plan) => !reads(plan, "jobs_depends_on_idx") || reads(plan, "jobs_queued_available_idx"))).toEqual([]);
+  });
+
   it("when finished jobs are retried and lapsed leases swept, then jobs and events are never scanned", async () => {
     const measured = await sequentialScansOf(
       async () => {

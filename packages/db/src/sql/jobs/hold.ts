@@ -85,11 +85,15 @@ export async function release(executor: Executor, jobIds: readonly string[]): Pr
   return rows.map(toRef);
 }
 
+// The dependents come from jobs_depends_on_idx alone (the status test written `(…) is true`, which no index serves):
+// written plainly, the cached generic plan walked jobs_queued_available_idx — every queued job of every automation,
+// and the dead entries since the last vacuum — as the dependency trigger's scan walked the held ones
+// (hub_finish_dependency_v1.sql; statement-plans.test.ts checks both).
 const queuedDependentsStatement: NamedStatement = {
   name: "hub_jobs_queued_dependents",
   text: `
   select j.id, j.automation_id, j.seq, j.priority, j.available_at from jobs j
-  where j.depends_on && $1::uuid[] and j.depends_on is not null and j.status = 'queued'`,
+  where j.depends_on && $1::uuid[] and j.depends_on is not null and (j.status = 'queued') is true`,
 };
 
 /**

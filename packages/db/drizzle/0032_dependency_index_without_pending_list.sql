@@ -1,0 +1,11 @@
+-- migration: additive. A storage parameter of one index (no rebuild, a brief lock on the index); builds before it
+-- read and write the index as they did.
+--
+-- jobs_depends_on_idx (migration 0028) without GIN's pending list. With it, every row version written into the index
+-- lands in an unsorted list that each scan of the index reads whole and that the writer that overflows it merges
+-- into the tree in the foreground. Under a flow load the list never settles: a fan-in depending on 100 jobs is
+-- rewritten once per finished dependency, each non-HOT version adding 100 entries, while every finished
+-- dependency's release (hub_finish_dependency_v1) and the finisher's look-up of the jobs it released
+-- (packages/db/src/sql/jobs/hold.ts) scan the index. Written straight into the tree, an entry costs its insertion
+-- once and a scan reads only the keys it asks for. Jobs without dependencies have no entry (the index is partial).
+ALTER INDEX "jobs_depends_on_idx" SET (fastupdate = off);
