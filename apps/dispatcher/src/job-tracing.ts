@@ -11,12 +11,14 @@
  * - each fire of a schedule starts a trace of its own: a `schedule.fire` root span (kind
  *   producer), whose context the job it creates stores, so the job's claims and `job.run` spans
  *   are of the fire's trace.
+ * Only jobs whose trace is sampled count: a span in (or linked to) a trace that is not sampled is
+ * never recorded, so an offer or sweep of such jobs alone is no span, as one of untraced jobs.
  * With tracing off, {@link activeTracing} is undefined and each path below is that one check: no
  * clock read, no allocation, and the statements sent are the ones sent without tracing.
  */
 import { type Executor, jobs, type schedules } from "@hub/db";
 import type { Logger } from "@hub/shared";
-import { activeTracing, type HubTracing, type OpenSpan } from "@hub/tracing";
+import { activeTracing, isSampled, type HubTracing, type OpenSpan } from "@hub/tracing";
 
 /** Runs `offer` (committed jobs to their ready sets) inside the `job.offer` span of their traces; only `offer` when tracing is off. */
 export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
@@ -26,23 +28,24 @@ export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id
 }
 
 async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
-  let traces: Map<string, jobs.JobTraceRow>;
+  let traces: jobs.JobTraceRow[];
   try {
-    traces = await jobs.readTraceContexts(
+    const read = await jobs.readTraceContexts(
       db,
       offered.map((job) => job.id),
     );
+    traces = [...read.values()].filter(isSampled);
   } catch (error) {
     logger.debug({ err: error }, "reading the offered jobs' trace contexts failed; offering untraced");
     return offer();
   }
-  if (traces.size === 0) return offer();
-  const [only] = traces.size === 1 ? [...traces.values()] : [];
+  if (traces.length === 0) return offer();
+  const [only] = traces.length === 1 ? traces : [];
   return tracing.inSpan(
     "job.offer",
     {
       kind: "producer",
-      jobs: [...traces.values()],
+      jobs: traces,
       attributes: { "hub.jobs.offered": offered.length, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
     },
     offer,
@@ -80,12 +83,13 @@ export function inSweepSpan<Outcome extends string>(
   if (!tracing || !startTime) return handOff();
   const byOutcome: [string, readonly SweptJob[]][] = Object.entries(swept);
   const ended = byOutcome.flatMap(([, jobs]) => jobs);
-  if (ended.length === 0) return handOff();
+  const traces = ended.flatMap((job) => (job.traceparent ? [{ traceparent: job.traceparent, tracestate: job.tracestate }] : [])).filter(isSampled);
+  if (traces.length === 0) return handOff();
   return tracing.inSpan(
     SWEEP_SPANS[reason],
     {
       startTime,
-      jobs: ended.map((job) => (job.traceparent ? { traceparent: job.traceparent, tracestate: job.tracestate } : null)),
+      jobs: traces,
       attributes: {
         "hub.job.reason": reason,
         ...Object.fromEntries(byOutcome.map(([outcome, jobs]) => [`hub.jobs.${outcome}`, jobs.length])),

@@ -6,12 +6,15 @@
  *   that attempt's `job.run <slug>` span, from its `job.started` event to the ending event, under
  *   the span id its claim handed out. The relay sees every ending, whichever process caused it
  *   (a worker's call, a lease lapse, a timeout, a cancel), which is why the span is recorded here.
+ * Only jobs whose trace is sampled count: a span in (or linked to) a trace that is not sampled is
+ * never recorded, so a batch of such jobs alone is published as an untraced one, and their
+ * attempts' starts are not read.
  * Tracing never fails or delays relaying beyond its reads: a failed read publishes untraced.
  * An at-least-once re-publish may record a span twice (same ids; backends keep one).
  */
 import { type Executor, type HubEvent, jobs } from "@hub/db";
 import type { Logger } from "@hub/shared";
-import { activeTracing, type HubTracing } from "@hub/tracing";
+import { activeTracing, isSampled, type HubTracing } from "@hub/tracing";
 import type { StreamPublisher } from "./stream-publisher";
 
 const ATTEMPT_ENDINGS = new Set(["job.completed", "job.failed", "job.requeued", "job.cancelled"]);
@@ -26,7 +29,8 @@ export function tracedPublisher(options: { db: Executor; publish: StreamPublishe
     if (!tracing || jobEvents.length === 0) return publish(batch);
     let traces: Map<string, jobs.JobTraceRow>;
     try {
-      traces = await jobs.readTraceContexts(db, [...new Set(jobEvents.map((event) => event.aggregateId))]);
+      const read = await jobs.readTraceContexts(db, [...new Set(jobEvents.map((event) => event.aggregateId))]);
+      traces = new Map([...read].filter(([, trace]) => isSampled(trace)));
     } catch (error) {
       logger.debug({ err: error }, "reading the batch's trace contexts failed; publishing untraced");
       return publish(batch);
