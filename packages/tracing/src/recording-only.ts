@@ -21,7 +21,7 @@ import { PgInstrumentation, type PgInstrumentationConfig } from "@opentelemetry/
 type Wrap = PgInstrumentation["_wrap"];
 
 /** `wrap` (an instrumentation's shimmer wrap) whose wrappers run only while a recording span is active. */
-function wrapInRecordingSpans(wrap: Wrap): Wrap {
+export function wrapInRecordingSpans(wrap: Wrap): Wrap {
   return (nodule, name, wrapper) =>
     wrap(nodule, name, (original, field) => {
       const patched = wrapper(original, field);
