@@ -3,7 +3,9 @@
  * - the hand-off of committed jobs to their ready sets (a dispatch queue message) is a `job.offer`
  *   span (kind producer) of their traces, placed as the relay's publishing is: a child of the job's
  *   trace for one job, else a root linked to each. Its trace contexts are read by primary key
- *   apart from the offer (only a tracing dispatcher asks); a failed read offers untraced;
+ *   apart from the offer (only a tracing dispatcher asks), for the jobs the message does not say
+ *   are unsampled (a tracing API says so of the jobs it creates: DispatchableJob.traceSampled);
+ *   a failed read offers untraced;
  * - a sweep that ends jobs (lapsed leases, timeouts, expired approvals) is a span of the job's trace — a child of
  *   the span that created the job when the sweep ended one job, else a root span linked to each
  *   job's — from the sweep's statement to the hand-off of what it ended (its Redis calls are the
@@ -21,18 +23,32 @@ import type { Logger } from "@hub/shared";
 import { activeTracing, isSampled, type HubTracing, type OpenSpan } from "@hub/tracing";
 
 /** Runs `offer` (committed jobs to their ready sets) inside the `job.offer` span of their traces; only `offer` when tracing is off. */
-export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+export function inOfferSpan(
+  db: Executor,
+  logger: Logger,
+  offered: readonly { id: string; traceSampled?: boolean }[],
+  offer: () => Promise<void>,
+): Promise<void> {
   const tracing = activeTracing();
-  if (!tracing || offered.length === 0) return offer();
-  return offerTraced(tracing, db, logger, offered, offer);
+  if (!tracing) return offer();
+  const maybeSampled = offered.filter((job) => job.traceSampled !== false);
+  if (maybeSampled.length === 0) return offer();
+  return offerTraced(tracing, db, logger, offered.length, maybeSampled, offer);
 }
 
-async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+async function offerTraced(
+  tracing: HubTracing,
+  db: Executor,
+  logger: Logger,
+  offeredCount: number,
+  maybeSampled: readonly { id: string }[],
+  offer: () => Promise<void>,
+): Promise<void> {
   let traces: jobs.JobTraceRow[];
   try {
     const read = await jobs.readTraceContexts(
       db,
-      offered.map((job) => job.id),
+      maybeSampled.map((job) => job.id),
     );
     traces = [...read.values()].filter(isSampled);
   } catch (error) {
@@ -46,7 +62,7 @@ async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, of
     {
       kind: "producer",
       jobs: traces,
-      attributes: { "hub.jobs.offered": offered.length, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
+      attributes: { "hub.jobs.offered": offeredCount, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
     },
     offer,
   );
