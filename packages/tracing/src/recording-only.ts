@@ -7,7 +7,7 @@
  * sampler, attributes), its callbacks bound to the context and its connection's details read —
  * all for a child that the parent-based sampler is bound to drop as well, since a child follows
  * its parent's decision. In the hub's API that work was most of what 1 % sampling cost
- * (bench/runs/2026-12-02-1900-unsampled-tracing-cost.md).
+ * (bench/runs/2026-12-02-1838-unsampled-tracing-cost.md).
  *
  * So each method the instrumentation wraps is wrapped once more: inside a recording span it runs
  * the instrumentation's version, which records the promised client span; anywhere else the
