@@ -3,7 +3,9 @@
  * - the hand-off of committed jobs to their ready sets (a dispatch queue message) is a `job.offer`
  *   span (kind producer) of their traces, placed as the relay's publishing is: a child of the job's
  *   trace for one job, else a root linked to each. Its trace contexts are read by primary key
- *   apart from the offer (only a tracing dispatcher asks); a failed read offers untraced;
+ *   apart from the offer (only a tracing dispatcher asks), for the jobs the message does not say
+ *   are unsampled (a tracing API says so of the jobs it creates: DispatchableJob.traceSampled);
+ *   a failed read offers untraced;
  * - a sweep that ends jobs (lapsed leases, timeouts, expired approvals) is a span of the job's trace — a child of
  *   the span that created the job when the sweep ended one job, else a root span linked to each
  *   job's — from the sweep's statement to the hand-off of what it ended (its Redis calls are the
@@ -11,39 +13,56 @@
  * - each fire of a schedule starts a trace of its own: a `schedule.fire` root span (kind
  *   producer), whose context the job it creates stores, so the job's claims and `job.run` spans
  *   are of the fire's trace.
+ * Only jobs whose trace is sampled count: a span in (or linked to) a trace that is not sampled is
+ * never recorded, so an offer or sweep of such jobs alone is no span, as one of untraced jobs.
  * With tracing off, {@link activeTracing} is undefined and each path below is that one check: no
  * clock read, no allocation, and the statements sent are the ones sent without tracing.
  */
 import { type Executor, jobs, type schedules } from "@hub/db";
 import type { Logger } from "@hub/shared";
-import { activeTracing, type HubTracing, type OpenSpan } from "@hub/tracing";
+import { activeTracing, isSampled, type HubTracing, type OpenSpan } from "@hub/tracing";
 
 /** Runs `offer` (committed jobs to their ready sets) inside the `job.offer` span of their traces; only `offer` when tracing is off. */
-export function inOfferSpan(db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
+export function inOfferSpan(
+  db: Executor,
+  logger: Logger,
+  offered: readonly { id: string; traceSampled?: boolean }[],
+  offer: () => Promise<void>,
+): Promise<void> {
   const tracing = activeTracing();
-  if (!tracing || offered.length === 0) return offer();
-  return offerTraced(tracing, db, logger, offered, offer);
+  if (!tracing) return offer();
+  const maybeSampled = offered.filter((job) => job.traceSampled !== false);
+  if (maybeSampled.length === 0) return offer();
+  return offerTraced(tracing, db, logger, offered.length, maybeSampled, offer);
 }
 
-async function offerTraced(tracing: HubTracing, db: Executor, logger: Logger, offered: readonly { id: string }[], offer: () => Promise<void>): Promise<void> {
-  let traces: Map<string, jobs.JobTraceRow>;
+async function offerTraced(
+  tracing: HubTracing,
+  db: Executor,
+  logger: Logger,
+  offeredCount: number,
+  maybeSampled: readonly { id: string }[],
+  offer: () => Promise<void>,
+): Promise<void> {
+  let traces: jobs.JobTraceRow[];
   try {
-    traces = await jobs.readTraceContexts(
+    const read = await jobs.readTraceContexts(
       db,
-      offered.map((job) => job.id),
+      maybeSampled.map((job) => job.id),
     );
+    traces = [...read.values()].filter(isSampled);
   } catch (error) {
     logger.debug({ err: error }, "reading the offered jobs' trace contexts failed; offering untraced");
     return offer();
   }
-  if (traces.size === 0) return offer();
-  const [only] = traces.size === 1 ? [...traces.values()] : [];
+  if (traces.length === 0) return offer();
+  const [only] = traces.length === 1 ? traces : [];
   return tracing.inSpan(
     "job.offer",
     {
       kind: "producer",
-      jobs: [...traces.values()],
-      attributes: { "hub.jobs.offered": offered.length, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
+      jobs: traces,
+      attributes: { "hub.jobs.offered": offeredCount, ...(only ? { "hub.job.id": only.id, "hub.automation.id": only.automationId } : {}) },
     },
     offer,
   );
@@ -80,12 +99,13 @@ export function inSweepSpan<Outcome extends string>(
   if (!tracing || !startTime) return handOff();
   const byOutcome: [string, readonly SweptJob[]][] = Object.entries(swept);
   const ended = byOutcome.flatMap(([, jobs]) => jobs);
-  if (ended.length === 0) return handOff();
+  const traces = ended.flatMap((job) => (job.traceparent ? [{ traceparent: job.traceparent, tracestate: job.tracestate }] : [])).filter(isSampled);
+  if (traces.length === 0) return handOff();
   return tracing.inSpan(
     SWEEP_SPANS[reason],
     {
       startTime,
-      jobs: ended.map((job) => (job.traceparent ? { traceparent: job.traceparent, tracestate: job.tracestate } : null)),
+      jobs: traces,
       attributes: {
         "hub.job.reason": reason,
         ...Object.fromEntries(byOutcome.map(([outcome, jobs]) => [`hub.jobs.${outcome}`, jobs.length])),

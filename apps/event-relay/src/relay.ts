@@ -16,6 +16,7 @@
  */
 import { type HubEvent, type Executor, events } from "@hub/db";
 import { RELAY_FAST_WINDOW_MS, type Logger, type RedisConnection, type RedisKeys } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 import { defaultRelayConfig, type EventRelayConfig } from "./config";
 import { createRelayMetrics, type RelayMetrics } from "./metrics";
 import { backoffMs, createOutageLog, createWakeableSleep, DependencyFailure } from "./outage-backoff";
@@ -185,10 +186,21 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     // The stamp queues the batch's webhook deliveries too: the delivery loop sends them on its
     // own, so no endpoint ever holds up the stream or the stamp.
     const stampIds = unstamped.map((event) => event.id);
-    const { stamp, next: batch } = await database(async () => {
+    const {
+      stamp,
+      next: batch,
+      jobTraceparents,
+    } = await database(async () => {
       await scanFloor.refreshIfDue();
       // On the lock session: if it answers, it (and every lock it holds) was alive at the read.
-      return events.stampAndSelectUndispatched(session, { stampIds, partitions, limit: config.batchSize, fromPosition: scanFloor.position() });
+      return events.stampAndSelectUndispatched(session, {
+        stampIds,
+        partitions,
+        limit: config.batchSize,
+        fromPosition: scanFloor.position(),
+        // A tracing relay reads which jobs' traces are sampled with the batch (./batch-tracing.ts).
+        withJobTraces: activeTracing() !== undefined,
+      });
     });
     outages.recovered("database");
     stamped(stamp);
@@ -200,7 +212,7 @@ export function createEventRelay(options: EventRelayOptions): EventRelay {
     // cannot reorder an aggregate's events (../README.md, "Why it holds…").
     if (ownership.epoch() !== epoch) return "lost";
 
-    await publish(batch);
+    await publish(batch, jobTraceparents);
     metrics.published.inc(batch.length);
     outages.recovered("redis");
 

@@ -25,6 +25,12 @@ export interface DispatchableJob {
   priority: number;
   /** When it may be claimed, as PostgreSQL set it. Jobs not due yet wait in the delayed set. */
   availableAt: Date;
+  /**
+   * Whether the job's trace is sampled, when the API that committed it knows (it created the job
+   * in a traced request): a tracing dispatcher reads no trace context for a job it knows is not
+   * sampled (CONTRACT §6.20). Undefined when not known, or while the API does not trace.
+   */
+  traceSampled?: boolean;
 }
 
 /** What identifies a job's entry in its automation's ready set. */

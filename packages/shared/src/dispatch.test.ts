@@ -16,6 +16,22 @@ describe("jobsOfDispatchPayload", () => {
     ]);
   });
 
+  it("when a tracing API says whether each job's trace is sampled, then the jobs say so; a job it does not say it of, not at all", () => {
+    expect(
+      jobsOfDispatchPayload("17", {
+        jobs: [
+          ["a", "x", 1000, 0, 41, 1],
+          ["b", "x", 1000, 0, 42, 0],
+          ["c", "x", 1000, 0, 43],
+        ],
+      }),
+    ).toEqual([
+      { id: "a", automationId: "x", availableAt: new Date(1000), priority: 0, seq: 41, traceSampled: true },
+      { id: "b", automationId: "x", availableAt: new Date(1000), priority: 0, seq: 42, traceSampled: false },
+      { id: "c", automationId: "x", availableAt: new Date(1000), priority: 0, seq: 43 },
+    ]);
+  });
+
   it("when a batch comes from an older API process without priorities, then its jobs are due at their creation with priority 0", () => {
     expect(jobsOfDispatchPayload("17", { jobs: [["a", "x", 1000]] })).toEqual([
       { id: "a", automationId: "x", availableAt: new Date(1000), priority: 0, seq: 0 },

@@ -40,11 +40,12 @@ export { readyMember, readyScore, type DispatchableJob, type ReadyJobKey } from 
 
 /**
  * Payload of a BullMQ dispatch job: the committed hub jobs it carries, as `[id, automationId,
- * availableAtMs, priority, seq]` (compact: one BullMQ job carries up to hundreds). Messages of older
- * API processes carry only the first three (the third then being the creation time).
+ * availableAtMs, priority, seq, traceSampled]` (compact: one BullMQ job carries up to hundreds;
+ * `traceSampled` 1 or 0 only when known: DispatchableJob.traceSampled). Messages of older API
+ * processes carry only the first three (the third then being the creation time), or five.
  */
 export interface DispatchPayload {
-  jobs: Array<[id: string, automationId: string, availableAtMs: number, priority?: number, seq?: number]>;
+  jobs: Array<[id: string, automationId: string, availableAtMs: number, priority?: number, seq?: number, traceSampled?: 0 | 1]>;
 }
 
 /** The payload of a BullMQ dispatch job enqueued before batching: one hub job, whose id is the BullMQ job id. */
@@ -60,12 +61,13 @@ export interface SingleJobDispatchPayload {
  */
 export function jobsOfDispatchPayload(bullJobId: string | undefined, payload: DispatchPayload | SingleJobDispatchPayload): DispatchableJob[] {
   if ("jobs" in payload) {
-    return payload.jobs.map(([id, automationId, availableAtMs, priority, seq]) => ({
+    return payload.jobs.map(([id, automationId, availableAtMs, priority, seq, traceSampled]) => ({
       id,
       automationId,
       seq: seq ?? 0,
       priority: priority ?? 0,
       availableAt: new Date(availableAtMs),
+      ...(traceSampled === undefined ? {} : { traceSampled: traceSampled === 1 }),
     }));
   }
   return bullJobId ? [{ id: bullJobId, automationId: payload.automationId, seq: 0, priority: 0, availableAt: new Date(payload.createdAtMs) }] : [];
@@ -147,7 +149,13 @@ export class DispatchQueue {
       const chunk = jobs.slice(start, start + JOBS_PER_DISPATCH_MESSAGE);
       messages.push({
         name: "offer",
-        data: { jobs: chunk.map((job) => [job.id, job.automationId, job.availableAt.getTime(), job.priority, job.seq]) },
+        data: {
+          jobs: chunk.map((job) =>
+            job.traceSampled === undefined
+              ? [job.id, job.automationId, job.availableAt.getTime(), job.priority, job.seq]
+              : [job.id, job.automationId, job.availableAt.getTime(), job.priority, job.seq, job.traceSampled ? 1 : 0],
+          ),
+        },
       });
     }
     if (messages.length === 1) await queue.add(messages[0]!.name, messages[0]!.data);

@@ -137,6 +137,62 @@ describe("tracing across the hub's processes", () => {
   );
 
   it(
+    "when a request's incoming traceparent is not sampled, then its job is handed out in that trace, unsampled, and no process exports a span of it",
+    async () => {
+      const hub = system();
+      const automation = await hub.createAutomationWithWorker({ maxConcurrentJobs: 1 });
+      const unsampledTrace = hexId(16);
+      const sampledTrace = hexId(16);
+      const create = async (traceparent: string) => {
+        const created = await hub.client.post(
+          "/jobs",
+          { automation_id: automation.automationId, context: {} },
+          { token: hub.adminToken, headers: { traceparent } },
+        );
+        expect(created.status).toBe(201);
+        return created.body.id as string;
+      };
+      const handedOut = new Map<string, string | null | undefined>();
+      const worker = createWorker({
+        url: hub.processes.apiUrl,
+        apiKey: automation.workerKey,
+        waitSeconds: 1,
+        handleSignals: false,
+        logger: pino({ level: "silent" }),
+        handler: async (job) => {
+          handedOut.set(job.id, job.traceparent);
+          return {};
+        },
+      });
+      const running = worker.run();
+      try {
+        const unsampled = await create(`00-${unsampledTrace}-${hexId(8)}-00`);
+        await eventually(
+          "the unsampled job to complete",
+          () => hub.readJob(unsampled),
+          (job) => job.status === "completed",
+        );
+        expect(handedOut.get(unsampled)).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
+        // A sampled job after it: once its spans of every process have arrived, any span of the first would have too.
+        const sampled = await create(traceparentOf(sampledTrace, hexId(8)));
+        await eventually(
+          "the sampled job to complete",
+          () => hub.readJob(sampled),
+          (job) => job.status === "completed",
+        );
+        for (const name of ["POST /jobs", "job.offer", "hub:events publish", "job.run"])
+          await receiver.waitForSpan((span) => span.traceId === sampledTrace && span.name.startsWith(name));
+      } finally {
+        await worker.stop();
+        await running;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.spans.filter((span) => span.traceId === unsampledTrace).map((span) => `${span.service} ${span.name}`)).toEqual([]);
+    },
+    SYSTEM_TEST_TIMEOUT_MS,
+  );
+
+  it(
     "when the collector accepts connections and never answers, then requests still answer while the export hangs, and the lost spans are counted",
     async () => {
       const hub = system();

@@ -15,7 +15,7 @@ import type { HubTracing } from "./hub-tracing";
 import { tracingSettings, TracingConfigError } from "./settings";
 
 export type { HubTracing, JobRun, JobSpanOptions, OpenSpan, TraceLogFields } from "./hub-tracing";
-export { parseTraceparent, runSpanId, runTraceContext, type StoredTraceContext } from "./trace-context";
+export { isSampled, parseTraceparent, runSpanId, runTraceContext, type StoredTraceContext } from "./trace-context";
 export { tracingSettings, TracingConfigError, TRACE_PROTOCOLS, type TraceProtocol, type TracingSettings } from "./settings";
 
 let active: HubTracing | undefined;

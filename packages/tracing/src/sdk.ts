@@ -7,8 +7,9 @@
  *   `OTEL_*_LIMIT`, `OTEL_RESOURCE_ATTRIBUTES`; the service name is `OTEL_SERVICE_NAME` or the app's.
  * - Propagation: W3C trace context and baggage, in and out.
  * - Instrumentations: http (server spans named `METHOD /route/:template` once express has matched),
- *   express (request handlers only), pg and ioredis (client spans, only inside a span: the
- *   dispatcher's and relay's idle polling would otherwise be a trace per query).
+ *   express (request handlers only), pg and ioredis (client spans, only inside a recording span:
+ *   the dispatcher's and relay's idle polling would otherwise be a trace per query, and a trace
+ *   that is not sampled should cost next to nothing; ./recording-only).
  */
 import { register } from "node:module";
 import {
@@ -28,8 +29,6 @@ import { getRPCMetadata } from "@opentelemetry/core";
 import { registerInstrumentations } from "@opentelemetry/instrumentation";
 import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { IORedisInstrumentation } from "@opentelemetry/instrumentation-ioredis";
-import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
@@ -38,6 +37,7 @@ import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { batchOptionsFromEnv, DroppingBatchProcessor } from "./dropping-batch-processor";
 import type { HubTracing, JobRun, JobSpanOptions, OpenSpan, TraceLogFields } from "./hub-tracing";
+import { RecordingOnlyIORedisInstrumentation, RecordingOnlyPgInstrumentation } from "./recording-only";
 import { OWN_SCOPE, ScrubbingProcessor } from "./scrubbing-processor";
 import { runSpanId, type StoredTraceContext } from "./trace-context";
 import type { TracingSettings } from "./settings";
@@ -119,9 +119,9 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
         requireParentforOutgoingSpans: true,
       }),
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
-      new PgInstrumentation({ requireParentSpan: true }),
+      new RecordingOnlyPgInstrumentation({ requireParentSpan: true }),
       // The command's name only: its arguments hold event data, keys and values.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      new RecordingOnlyIORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
 

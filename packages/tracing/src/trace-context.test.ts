@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTraceparent, runSpanId, runTraceContext } from "./trace-context";
+import { isSampled, parseTraceparent, runSpanId, runTraceContext } from "./trace-context";
 
 const TRACE = "0af7651916cd43dd8448eb211c80319c";
 const JOB = "c2d4e6f8-1a3b-4c5d-9e7f-8a0b2c4d6e8f";
@@ -18,5 +18,13 @@ describe("job.run trace contexts", () => {
     expect(runTraceContext({ traceparent: "garbage" }, JOB, 1)).toBeUndefined();
     expect(parseTraceparent(`00-${"0".repeat(32)}-b7ad6b7169203331-01`)).toBeUndefined();
     expect(parseTraceparent(`00-${TRACE}-0000000000000000-01`)).toBeUndefined();
+  });
+
+  it("when a stored context's sampled flag is set, then its trace is sampled; unset or not a traceparent, it is not", () => {
+    expect(isSampled({ traceparent: `00-${TRACE}-b7ad6b7169203331-01` })).toBe(true);
+    expect(isSampled({ traceparent: `00-${TRACE}-b7ad6b7169203331-03` })).toBe(true);
+    expect(isSampled({ traceparent: `00-${TRACE}-b7ad6b7169203331-00` })).toBe(false);
+    expect(isSampled({ traceparent: `00-${TRACE}-b7ad6b7169203331-02` })).toBe(false);
+    expect(isSampled({ traceparent: "garbage" })).toBe(false);
   });
 });

@@ -21,6 +21,17 @@ export function parseTraceparent(traceparent: string): { traceId: string; spanId
 }
 
 /**
+ * Whether a stored context's trace is sampled (its `traceparent`'s sampled flag): only then is a
+ * span in it, or a link to it, recorded anywhere (a child follows its parent's decision), so work
+ * on a job whose trace is not sampled makes no span and reads nothing more for one.
+ */
+export function isSampled(stored: StoredTraceContext): boolean {
+  const flags = parseTraceparent(stored.traceparent)?.flags;
+  // The W3C flags byte: bit 0 is "sampled".
+  return flags !== undefined && (Number.parseInt(flags, 16) & 1) === 1;
+}
+
+/**
  * The span id of attempt `attempt` of job `jobId`'s `job.run` span. Derived, not stored: the claim
  * (which hands it out as the worker's parent) and whichever process later records the span (when
  * the attempt ends) agree on it without the claim writing anything more, and it is unique per

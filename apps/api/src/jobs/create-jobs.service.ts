@@ -6,7 +6,7 @@
  */
 import { jobs, type Reach } from "@hub/db";
 import { validate, type Loc, type ValidationIssue } from "@hub/shared";
-import { activeTracing } from "@hub/tracing";
+import { activeTracing, isSampled, type StoredTraceContext } from "@hub/tracing";
 import { ConflictError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
@@ -41,6 +41,22 @@ const newJobOf = (input: CreateJobBody): jobs.NewFlowJob => ({
 /** The created jobs that are not held (awaiting approval): the ones to offer now. */
 function unheld(outcome: { jobs: jobs.JobRef[]; held: ReadonlySet<string> }): jobs.JobRef[] {
   return outcome.held.size === 0 ? outcome.jobs : outcome.jobs.filter((job) => !outcome.held.has(job.id));
+}
+
+/**
+ * The trace context of the request creating jobs (its span, child of an incoming traceparent), stored with them: every
+ * attempt's job.run span hangs under it. Undefined while tracing is off.
+ */
+const creatingTrace = (): StoredTraceContext | undefined => activeTracing()?.currentContext();
+
+/**
+ * Created jobs to offer, each saying whether its trace is sampled when this API traces: a tracing dispatcher then
+ * reads no trace context for the offer of jobs that are not (../dispatch; DispatchableJob.traceSampled).
+ */
+function withTraceSampled(refs: jobs.JobRef[], trace: StoredTraceContext | undefined): jobs.JobRef[] {
+  if (!activeTracing()) return refs;
+  const traceSampled = trace !== undefined && isSampled(trace);
+  return refs.map((ref) => ({ ...ref, traceSampled }));
 }
 
 /** True when the items need the dependency path. */
@@ -91,15 +107,13 @@ async function createFlow(
   idempotencyKey: string | undefined,
   locOf: (index: number) => Loc,
 ): Promise<CreatedJobBatch> {
-  const outcome = await jobs.insertFlow(ctx.database.pool, reach, creator.id, items.map(newJobOf), idempotencyKey, activeTracing()?.currentContext());
+  const trace = creatingTrace();
+  const outcome = await jobs.insertFlow(ctx.database.pool, reach, creator.id, items.map(newJobOf), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc(outcome.jobs.length);
       // A held job is offered once released (held-jobs.ts).
-      enqueueForDispatch(
-        ctx,
-        outcome.jobs.filter((job) => !outcome.held.has(job.id)),
-      );
+      enqueueForDispatch(ctx, withTraceSampled(unheld(outcome), trace));
       return { ids: outcome.jobs.map((job) => job.id), replayed: false };
     case "replayed":
       return { ids: outcome.jobIds, replayed: true };
@@ -128,13 +142,13 @@ export async function createJob(
     const created = await createFlow(ctx, reach, creator, [input], idempotencyKey, () => ["body"]);
     return { id: created.ids[0]!, replayed: created.replayed };
   }
-  // The request's trace context (its span, child of an incoming traceparent): every attempt's job.run span hangs under it.
-  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey, activeTracing()?.currentContext());
+  const trace = creatingTrace();
+  const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc();
       // A job awaiting approval is held: offered once released (../approvals/release.ts).
-      enqueueForDispatch(ctx, unheld(outcome));
+      enqueueForDispatch(ctx, withTraceSampled(unheld(outcome), trace));
       return { id: outcome.jobs[0]!.id, replayed: false };
     case "replayed":
       return { id: outcome.jobIds[0]!, replayed: true };
@@ -161,11 +175,12 @@ export async function createJobBatch(
 ): Promise<CreatedJobBatch> {
   const locOf = (index: number): Loc => ["body", "jobs", index];
   if (hasDependencies(input.jobs)) return createFlow(ctx, reach, creator, input.jobs, idempotencyKey, locOf);
-  const outcome = await jobs.insertBatch(ctx.database.pool, reach, creator.id, input.jobs.map(newJobOf), idempotencyKey, activeTracing()?.currentContext());
+  const trace = creatingTrace();
+  const outcome = await jobs.insertBatch(ctx.database.pool, reach, creator.id, input.jobs.map(newJobOf), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":
       ctx.metrics.jobs.created.inc(outcome.jobs.length);
-      enqueueForDispatch(ctx, unheld(outcome));
+      enqueueForDispatch(ctx, withTraceSampled(unheld(outcome), trace));
       return { ids: outcome.jobs.map((job) => job.id), replayed: false };
     case "replayed":
       return { ids: outcome.jobIds, replayed: true };

@@ -5,6 +5,7 @@
  */
 import { type Job, jobs } from "@hub/db";
 import { settleWithin } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 import type { AppContext } from "../context";
 import type { AuthenticatedWorker } from "../http/auth";
 import { wakeClaims, withdrawClaimed, withdrawOffers } from "../dispatch/signals";
@@ -27,6 +28,8 @@ function portOf(ctx: AppContext, worker: AuthenticatedWorker, completing: Pendin
   const pool = ctx.database.pool;
   const leaseSeconds = ctx.env.HUB_JOB_LEASE_SECONDS;
   const fence = { id: worker.id, automationId: worker.automationId, attempt: completing?.attempt };
+  // A tracing API hands every claimed job out with its trace context (./claimed-job.ts): the claim's statement reads it.
+  const withTraceContext = activeTracing() !== undefined;
   return {
     wakes: ctx.dispatch.wakes,
     async readyCandidates(automationId, count) {
@@ -37,9 +40,9 @@ function portOf(ctx: AppContext, worker: AuthenticatedWorker, completing: Pendin
         return [];
       }
     },
-    claim: (request) => jobs.claim(pool, { workerId: worker.id, leaseSeconds, ...request }),
+    claim: (request) => jobs.claim(pool, { workerId: worker.id, leaseSeconds, withTraceContext, ...request }),
     completeAndClaim: async (pending, request) => {
-      const both = await jobs.completeAndClaim(pool, pending.jobId, fence, pending.result, { leaseSeconds, ...request });
+      const both = await jobs.completeAndClaim(pool, pending.jobId, fence, pending.result, { leaseSeconds, withTraceContext, ...request });
       return both.claimed ? { completed: both.completed, claimed: both.claimed } : { completed: both.completed };
     },
     complete: (pending) => jobs.complete(pool, pending.jobId, fence, pending.result),

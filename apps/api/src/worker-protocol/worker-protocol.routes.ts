@@ -18,7 +18,6 @@ import {
   jobIdParams,
   jobRecord,
 } from "../jobs/jobs.schemas";
-import { toJobRecord } from "../jobs/jobs.service";
 import {
   claimBatchBody,
   claimBatchResponse,
@@ -77,7 +76,7 @@ export const workerProtocolRoutes = [
       const job = await claimNextJob(ctx, caller.worker, body.wait_seconds, clientGone(req, res));
       if (!job) noteNoEventsWritten(res);
       else await recordKeyHolds(ctx, caller.worker, [job.id]);
-      return job ? { status: 200, body: (await handedOutRecords(ctx, [toJobRecord(job)]))[0]! } : { status: 204 };
+      return job ? { status: 200, body: (await handedOutRecords(ctx, [job]))[0]! } : { status: 204 };
     },
   }),
   defineRoute({
@@ -103,7 +102,7 @@ export const workerProtocolRoutes = [
         caller.worker,
         jobs.map((job) => job.id),
       );
-      return jobs.length > 0 ? { status: 200, body: { jobs: await handedOutRecords(ctx, jobs.map(toJobRecord)) } } : { status: 204 };
+      return jobs.length > 0 ? { status: 200, body: { jobs: await handedOutRecords(ctx, jobs) } } : { status: 204 };
     },
   }),
   defineRoute({

@@ -128,7 +128,7 @@ export async function completeJobAndClaimNext(
   jobId: string,
   request: { result: Record<string, unknown>; attempt?: number | undefined; waitSeconds: number },
   signal: AbortSignal,
-): Promise<{ job: JobRecord; next: JobRecord | null }> {
+): Promise<{ job: JobRecord; next: Job | null }> {
   const completing: PendingCompletion = { jobId, result: request.result, attempt: request.attempt };
   let next: Job | null = null;
   try {
@@ -147,7 +147,8 @@ export async function completeJobAndClaimNext(
   observeFinishedRun(ctx, completed.job);
   ctx.jobLogs.announce(jobId);
   await offerReleasedDependents(ctx, [completed.job]);
-  return { job: toJobRecord(completed.job), next: next ? toJobRecord(next) : null };
+  // The next job as claimed: the route hands it out with its trace context (./claimed-job.ts).
+  return { job: toJobRecord(completed.job), next };
 }
 
 /**

@@ -5,8 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
-import { events, schema } from "../../index";
-import { useTestDatabase } from "../../test-kit";
+import { events, jobs, schema } from "../../index";
+import { EVERYWHERE } from "../../reach";
+import { stageAutomation, useTestDatabase } from "../../test-kit";
 
 const hub = useTestDatabase();
 const ALL_PARTITIONS = Array.from({ length: events.OUTBOX_PARTITIONS }, (_, partition) => partition);
@@ -132,6 +133,27 @@ describe("events.stampAndSelectUndispatched", () => {
 
     expect(stamp.lagSeconds).toHaveLength(1);
     expect(next.map((event) => event.aggregateId)).toEqual(written.filter((aggregateId) => partitions.includes(partitionOf(aggregateId))));
+  });
+
+  it("when a tracing relay reads a batch, then it gets each event's job's stored traceparent by job id, untraced jobs left out; the events are unchanged", async () => {
+    const subject = await stageAutomation(hub());
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
+    const create = async (trace?: { traceparent: string }) => {
+      const created = await jobs.insert(hub().pool, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: {} }, undefined, trace);
+      if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
+      return created.jobs[0]!.id;
+    };
+    const traced = await create({ traceparent });
+    const untraced = await create();
+    await writeEvents(1);
+
+    const plain = await events.stampAndSelectUndispatched(hub().pool, { stampIds: [], partitions: ALL_PARTITIONS, limit: 10 });
+    for (const partitions of [ALL_PARTITIONS, [...new Set([traced, untraced].map(partitionOf))]]) {
+      const read = await events.stampAndSelectUndispatched(hub().pool, { stampIds: [], partitions, limit: 10, withJobTraces: true });
+      expect(read.jobTraceparents).toEqual(new Map([[traced, traceparent]]));
+      expect(read.next).toEqual(plain.next.filter((event) => partitions.includes(partitionOf(event.aggregateId))));
+    }
+    expect(plain.jobTraceparents).toBeUndefined();
   });
 
   it("when there is nothing to stamp and nothing undispatched, then both parts are empty; a batch stamped already is not stamped again", async () => {

@@ -95,7 +95,7 @@ select extract(epoch from dispatched_at - created_at)::float8 as "lagSeconds", (
  * events_undispatched_idx (position, where dispatched_at is null), entered at the scan floor $2,
  * already in position order.
  */
-function stampAndSelect(name: string, partitionFilter: string) {
+function stampAndSelect(name: string, partitionFilter: string, withJobTraces: boolean) {
   return {
     name,
     text: `with ${STAMP_CTES}, next_batch as (
@@ -105,17 +105,31 @@ function stampAndSelect(name: string, partitionFilter: string) {
    order by position
    limit $3
 )
-select false as "isStamp", n.*, null::float8 as "lagSeconds", null::int as "webhookDeliveries"
+select false as "isStamp", n.*,${withJobTraces ? ` ${JOB_TRACEPARENT},` : ""} null::float8 as "lagSeconds", null::int as "webhookDeliveries"
   from next_batch n
 union all
-select true, null, null, null, null, null, null, null, null,
+select true, null, null, null, null, null, null, null, null,${withJobTraces ? " null," : ""}
        extract(epoch from s.dispatched_at - s.created_at)::float8, (select count(*) from queued)::int
   from stamped s
 order by "isStamp", position`,
   };
 }
-const STAMP_AND_SELECT_ALL = stampAndSelect("relay_stamp_and_select_all", "");
-const STAMP_AND_SELECT_SOME = stampAndSelect("relay_stamp_and_select_some", ` and ${PARTITION_OF_AGGREGATE} = any($4::int[])`);
+
+/**
+ * For a relay that traces (CONTRACT §6.20): the stored `traceparent` of the job an event is about,
+ * by one probe of jobs' primary key per event (a scalar subquery: a per-row probe whatever the
+ * table's size); null for other aggregates and untraced jobs. The relay learns from it which
+ * events belong to sampled traces without a read of its own per batch.
+ */
+const JOB_TRACEPARENT = `(select j.traceparent from jobs j where j.id = n."aggregateId") as "jobTraceparent"`;
+
+const PARTITION_FILTER = ` and ${PARTITION_OF_AGGREGATE} = any($4::int[])`;
+const STAMP_AND_SELECT = {
+  all: stampAndSelect("relay_stamp_and_select_all", "", false),
+  some: stampAndSelect("relay_stamp_and_select_some", PARTITION_FILTER, false),
+  allTraced: stampAndSelect("relay_stamp_and_select_all_traced", "", true),
+  someTraced: stampAndSelect("relay_stamp_and_select_some_traced", PARTITION_FILTER, true),
+};
 
 /** What a stamp did. */
 export interface DispatchStamp {
@@ -136,7 +150,7 @@ export async function markDispatched(db: Executor, ids: readonly string[]): Prom
   return { lagSeconds: rows.map((row) => row.lagSeconds), webhookDeliveries: rows[0]?.webhookDeliveries ?? 0 };
 }
 
-type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null; webhookDeliveries: number | null };
+type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null; webhookDeliveries: number | null; jobTraceparent?: string | null };
 
 /**
  * {@link markDispatched} of `stampIds` (the batch published last) and
@@ -145,14 +159,35 @@ type StampOrEventRow = HubEvent & { isStamp: boolean; lagSeconds: number | null;
  */
 export async function stampAndSelectUndispatched(
   db: Executor,
-  options: { stampIds: readonly string[]; partitions: readonly number[]; limit: number; fromPosition?: number },
-): Promise<{ stamp: DispatchStamp; next: HubEvent[] }> {
+  options: {
+    stampIds: readonly string[];
+    partitions: readonly number[];
+    limit: number;
+    fromPosition?: number;
+    /** Also each event's job's stored `traceparent` ({@link JOB_TRACEPARENT}): for a relay that traces. */
+    withJobTraces?: boolean;
+  },
+): Promise<{
+  stamp: DispatchStamp;
+  next: HubEvent[];
+  /** With `withJobTraces`: the stored `traceparent` of each job the next batch's events are about, by job id (untraced jobs left out). */
+  jobTraceparents?: Map<string, string>;
+}> {
   const from = options.fromPosition ?? 0;
-  const { rows } =
-    options.partitions.length >= OUTBOX_PARTITIONS
-      ? await db.query<StampOrEventRow>({ ...STAMP_AND_SELECT_ALL, values: [options.stampIds, from, options.limit] })
-      : await db.query<StampOrEventRow>({ ...STAMP_AND_SELECT_SOME, values: [options.stampIds, from, options.limit, options.partitions] });
+  const all = options.partitions.length >= OUTBOX_PARTITIONS;
+  const statement = options.withJobTraces
+    ? all
+      ? STAMP_AND_SELECT.allTraced
+      : STAMP_AND_SELECT.someTraced
+    : all
+      ? STAMP_AND_SELECT.all
+      : STAMP_AND_SELECT.some;
+  const { rows } = await db.query<StampOrEventRow>({
+    ...statement,
+    values: all ? [options.stampIds, from, options.limit] : [options.stampIds, from, options.limit, options.partitions],
+  });
   const next: HubEvent[] = [];
+  const jobTraceparents = new Map<string, string>();
   const lagSeconds: number[] = [];
   let webhookDeliveries = 0;
   for (const row of rows) {
@@ -160,11 +195,12 @@ export async function stampAndSelectUndispatched(
       lagSeconds.push(row.lagSeconds!);
       webhookDeliveries = row.webhookDeliveries!;
     } else {
-      const { isStamp: _isStamp, lagSeconds: _lag, webhookDeliveries: _deliveries, ...event } = row;
+      const { isStamp: _isStamp, lagSeconds: _lag, webhookDeliveries: _deliveries, jobTraceparent, ...event } = row;
+      if (jobTraceparent) jobTraceparents.set(event.aggregateId, jobTraceparent);
       next.push(event);
     }
   }
-  return { stamp: { lagSeconds, webhookDeliveries }, next };
+  return { stamp: { lagSeconds, webhookDeliveries }, next, ...(options.withJobTraces ? { jobTraceparents } : {}) };
 }
 
 export interface OutboxBacklog {

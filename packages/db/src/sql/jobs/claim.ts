@@ -34,6 +34,11 @@ export interface ClaimRequest {
    * (`staleIds`) so they stop being offered. They do not choose the jobs: claim order does.
    */
   candidateIds: string[];
+  /**
+   * For a process that traces (CONTRACT §6.20): the claimed jobs' stored trace contexts too
+   * (`Job.traceparent`, `tracestate`), read in the claim's own statement ({@link tracedClaimStatement}).
+   */
+  withTraceContext?: boolean;
 }
 
 /**
@@ -47,6 +52,22 @@ export const claimStatement: NamedStatement = {
   text: "select * from hub_claim_jobs_v4($1, $2, $3, $4, $5::uuid[])",
 };
 
+/**
+ * The claim statement of a process that traces: {@link claimStatement}'s rows, in its order, each with its job's stored
+ * trace context — one probe of jobs' primary key per column and row, as scalar subqueries: a subquery in the select
+ * list stays a per-row probe whatever the table's size (a join back could plan a scan, as above), and it leaves the
+ * function's order alone. Every claim of a tracing API hands its jobs out with their context, sampled or not, and
+ * reading it here costs the claim no round trip of its own. A process that does not trace sends
+ * {@link claimStatement}, unchanged.
+ */
+export const tracedClaimStatement: NamedStatement = {
+  name: "hub_claim_jobs_v4_traced",
+  text: `select c.*,
+           (select j.traceparent from jobs j where j.id = c.id) as traceparent,
+           (select j.tracestate from jobs j where j.id = c.id) as tracestate
+         from hub_claim_jobs_v4($1, $2, $3, $4, $5::uuid[]) c`,
+};
+
 export interface ClaimRow extends Record<string, unknown> {
   outcome: "claimed" | "none" | "blocked";
   slots_left: number;
@@ -56,7 +77,7 @@ export interface ClaimRow extends Record<string, unknown> {
 
 /** Claims up to `maxJobs` jobs for the worker in one statement (no explicit transaction). */
 export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimOutcome> {
-  const rows = await runStatement<ClaimRow>(db, claimStatement, [
+  const rows = await runStatement<ClaimRow>(db, request.withTraceContext ? tracedClaimStatement : claimStatement, [
     request.automationId,
     request.workerId,
     request.maxJobs,

@@ -45,6 +45,40 @@ describe("jobs.completeAndClaim", () => {
     expect(await eventTypesOf(secondId)).toEqual(["job.created", "job.started"]);
   });
 
+  it("when a tracing process claims, then each job it starts comes with its stored trace context (claim and complete-and-claim alike); else without it", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 2 });
+    const traces = [1, 2, 3, 4].map((n) => ({
+      traceparent: `00-0af7651916cd43dd8448eb211c80319${n}-b7ad6b716920333${n}-0${n % 2}`,
+      tracestate: n === 1 ? "vendor=1" : null,
+    }));
+    const ids: string[] = [];
+    for (const trace of traces) {
+      const created = await jobs.insert(hub().pool, EVERYWHERE, subject.userId, { automationId: subject.automationId, context: {} }, undefined, trace);
+      if (created.kind !== "created") throw new Error(`job not created: ${created.kind}`);
+      ids.push(created.jobs[0]!.id);
+    }
+
+    const claimed = await jobs.claim(hub().pool, {
+      automationId: subject.automationId,
+      workerId: subject.worker.id,
+      ...next(),
+      maxJobs: 2,
+      withTraceContext: true,
+    });
+    expect(claimed).toMatchObject({
+      kind: "claimed",
+      jobs: [
+        { id: ids[0], ...traces[0] },
+        { id: ids[1], ...traces[1] },
+      ],
+    });
+    const both = await jobs.completeAndClaim(hub().pool, ids[0]!, subject.worker, {}, { ...next([ids[2]!]), withTraceContext: true });
+    expect(both.claimed).toMatchObject({ kind: "claimed", jobs: [{ id: ids[2], ...traces[2] }] });
+    // A process that does not trace sends the function's own statement: the stored context is not read.
+    const plain = await jobs.completeAndClaim(hub().pool, ids[1]!, subject.worker, {}, next([ids[3]!]));
+    expect(plain.claimed).toMatchObject({ kind: "claimed", jobs: [{ id: ids[3], traceparent: null, tracestate: null }] });
+  });
+
   it("when nothing else is queued, then the result is recorded and the claim says none, with the slot left free", async () => {
     const subject = await stageAutomation(hub(), { maxConcurrentJobs: 2 });
     const jobId = await queuedJob(subject);

@@ -13,6 +13,15 @@ const completeAndClaimStatement: NamedStatement = {
   text: "select * from hub_complete_and_claim_v2($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[])",
 };
 
+/** {@link completeAndClaimStatement} with each row's stored trace context, as claim.ts's tracedClaimStatement reads it. */
+const tracedCompleteAndClaimStatement: NamedStatement = {
+  name: "hub_complete_and_claim_v2_traced",
+  text: `select c.*,
+           (select j.traceparent from jobs j where j.id = c.id) as traceparent,
+           (select j.tracestate from jobs j where j.id = c.id) as tracestate
+         from hub_complete_and_claim_v2($1, $2, $3, $4, $5::jsonb, $6, $7, $8::uuid[]) c`,
+};
+
 type CompleteAndClaimRow = FencedRow & ClaimRow & { row_kind: "completed" | "refused" | "claim" };
 
 export type CompleteAndClaimOutcome =
@@ -29,7 +38,8 @@ export async function completeAndClaim(
   result: Record<string, unknown>,
   next: Omit<ClaimRequest, "automationId" | "workerId">,
 ): Promise<CompleteAndClaimOutcome> {
-  const [first, ...claimRows] = await runStatement<CompleteAndClaimRow>(db, completeAndClaimStatement, [
+  const statement = next.withTraceContext ? tracedCompleteAndClaimStatement : completeAndClaimStatement;
+  const [first, ...claimRows] = await runStatement<CompleteAndClaimRow>(db, statement, [
     jobId,
     worker.automationId,
     worker.id,

@@ -37,7 +37,7 @@ export function fromRow(row: Record<string, unknown>): Job {
     logSeq: Number(row.log_seq ?? 0),
     logBytes: Number(row.log_bytes ?? 0),
     logTruncated: row.log_truncated === true,
-    // Absent from the claim functions' rows, which name their columns: a claim reads them apart (jobs/trace-context.ts).
+    // Absent from the claim functions' rows, which name their columns: a tracing process's claim adds them (jobs/claim.ts).
     traceparent: (row.traceparent as string | null | undefined) ?? null,
     tracestate: (row.tracestate as string | null | undefined) ?? null,
     approvalStatus: (row.approval_status as Job["approvalStatus"] | undefined) ?? null,

@@ -1,6 +1,7 @@
 /**
- * Jobs' stored trace contexts (CONTRACT §6.20), read apart from the statements that claim or
- * sweep jobs: only a process with tracing on asks, so with it off those paths do not change.
+ * Jobs' stored trace contexts (CONTRACT §6.20), read apart from the statements that offer jobs or
+ * relay their events: only a process with tracing on asks, so with it off those paths do not
+ * change. (A tracing API's claim reads them in its own statement: ./claim.ts.)
  */
 import type { Executor } from "../../executor";
 
