@@ -610,10 +610,10 @@ BEGIN
     WHERE j.id IN (
       WITH RECURSIVE reach (id, cascades) AS (
         SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
-        FROM jobs d WHERE d.depends_on && ARRAY[NEW.id] AND d.depends_on IS NOT NULL AND d.status = 'held'
+        FROM jobs d WHERE d.depends_on && ARRAY[NEW.id] AND d.depends_on IS NOT NULL AND (d.status = 'held') IS TRUE
         UNION
         SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
-        FROM reach r JOIN jobs d ON d.depends_on && ARRAY[r.id] AND d.depends_on IS NOT NULL AND d.status = 'held'
+        FROM reach r JOIN jobs d ON d.depends_on && ARRAY[r.id] AND d.depends_on IS NOT NULL AND (d.status = 'held') IS TRUE
         WHERE r.cascades
       )
       SELECT id FROM reach)
