@@ -79,7 +79,7 @@ export function ApprovalSection({ job, automation, now, onDecided }: { job: Job;
 function Decider({ id }: { id: string }) {
   const user = useUser();
   const decider = useResource(
-    async () => (user.isAdmin && id !== user.id ? call(hub.GET("/identity/users/{id}", { params: { path: { id } } })) : undefined),
+    async () => (user.isAdmin && id !== user.id ? call(hub.GET("/identity/users/{user_id}", { params: { path: { user_id: id } } })) : undefined),
     [id, user.id, user.isAdmin],
   );
   if (id === user.id) return <>you</>;
