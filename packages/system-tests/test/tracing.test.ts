@@ -102,7 +102,7 @@ describe("tracing across the hub's processes", () => {
       const request = await inTrace((span) => span.name === "POST /jobs" && span.kind === SPAN_KIND.server);
       expect(request).toMatchObject({ service: "automation-hub-api", parentSpanId: callerSpanId });
       expect(request.attributes["http.route"]).toBe("/jobs");
-      // Its statements are PostgreSQL client spans in the same trace (under express's handler span).
+      // Its statements are PostgreSQL client spans in the same trace (under its server span).
       await inTrace((span) => span.service === "automation-hub-api" && span.kind === SPAN_KIND.client && span.attributes["db.system.name"] === "postgresql");
 
       // The claim handed out job.run's span id in the request's trace; the handler ran inside it.
@@ -188,6 +188,11 @@ describe("tracing across the hub's processes", () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(receiver.spans.filter((span) => span.traceId === unsampledTrace).map((span) => `${span.service} ${span.name}`)).toEqual([]);
+      // Its request's log line still names its trace, so the caller's logs and the hub's meet.
+      const creating = readFileSync(path.join(hub.processes.logDir, "api.log"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"url":"/jobs"') && line.includes(`"trace_id":"${unsampledTrace}"`));
+      expect(creating).toHaveLength(1);
     },
     SYSTEM_TEST_TIMEOUT_MS,
   );

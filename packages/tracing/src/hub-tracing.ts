@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { StoredTraceContext } from "./trace-context";
 
 /** The fields a log line gains while a span is active. */
@@ -44,15 +45,20 @@ export interface OpenSpan {
 /** What the hub's code asks of the tracer; only ever exists while tracing is on. */
 export interface HubTracing {
   readonly serviceName: string;
-  /** The active span's context, to store with a job being created; undefined outside a span. */
-  currentContext(): StoredTraceContext | undefined;
+  /**
+   * The trace context of an incoming request's server span, sampled or not (a child of its incoming
+   * `traceparent`), to store with the jobs it creates; undefined for a request no one traces (probes).
+   */
+  requestContext(request: IncomingMessage): StoredTraceContext | undefined;
+  /** `trace_id`/`span_id` of an incoming request's server span, sampled or not, for its log line. */
+  requestLogFields(request: IncomingMessage): TraceLogFields;
   /** Records the `job.run <slug>` span of one ended attempt, under the span id the claim handed out. */
   recordJobRun(run: JobRun): void;
   /** Runs `fn` inside a span for an operation on jobs (see {@link JobSpanOptions.jobs}); a job-less one starts a trace of its own. */
   inSpan<T>(name: string, options: JobSpanOptions, fn: () => Promise<T>): Promise<T>;
   /** Starts a span placed as {@link inSpan} places it (not made active); the caller ends it. */
   startSpan(name: string, options: JobSpanOptions): OpenSpan;
-  /** `trace_id`/`span_id` of the active span, for log lines. */
+  /** `trace_id`/`span_id` of the active span, for log lines: a recording span's (./recording-context carries no other). */
   logFields(): TraceLogFields;
   /** Spans dropped so far: queue full, or their export failed or timed out. */
   droppedSpans(): number;

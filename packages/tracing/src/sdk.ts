@@ -6,11 +6,14 @@
  * - Sampler, limits, resource: the SDK's own reading of `OTEL_TRACES_SAMPLER(_ARG)`,
  *   `OTEL_*_LIMIT`, `OTEL_RESOURCE_ATTRIBUTES`; the service name is `OTEL_SERVICE_NAME` or the app's.
  * - Propagation: W3C trace context and baggage, in and out.
- * - Instrumentations: http (server spans named `METHOD /route/:template` once express has matched),
- *   express (request handlers only), pg and ioredis (client spans, only inside a recording span:
- *   the dispatcher's and relay's idle polling would otherwise be a trace per query, and a trace
- *   that is not sampled should cost next to nothing; ./recording-only).
+ * - Instrumentations: http (server spans, named `METHOD /route/:template` by the route express
+ *   matched), pg and ioredis (client spans, only inside a recording span: the dispatcher's and
+ *   relay's idle polling would otherwise be a trace per query, and a trace that is not sampled
+ *   should cost next to nothing; ./recording-only).
+ * - Context: ./recording-context, which carries only recording spans' contexts. A request's own
+ *   context, sampled or not, is read from the request ({@link HubTracing.requestContext}).
  */
+import type { IncomingMessage } from "node:http";
 import { register } from "node:module";
 import {
   context,
@@ -22,28 +25,28 @@ import {
   type Context,
   type Link,
   type SpanContext,
+  type Span,
   type SpanOptions,
 } from "@opentelemetry/api";
 import { isSpanContextValid } from "@opentelemetry/api";
-import { getRPCMetadata } from "@opentelemetry/core";
 import { registerInstrumentations } from "@opentelemetry/instrumentation";
-import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { batchOptionsFromEnv, DroppingBatchProcessor } from "./dropping-batch-processor";
 import type { HubTracing, JobRun, JobSpanOptions, OpenSpan, TraceLogFields } from "./hub-tracing";
+import { OpenSpanCounter, RecordingOnlyContextManager } from "./recording-context";
 import { RecordingOnlyIORedisInstrumentation, RecordingOnlyPgInstrumentation } from "./recording-only";
 import { OWN_SCOPE, ScrubbingProcessor } from "./scrubbing-processor";
 import { runSpanId, type StoredTraceContext } from "./trace-context";
 import type { TracingSettings } from "./settings";
 
 /** The modules the ESM hook wraps; every other import is left alone (no proxy, no cost). */
-const HOOKED_MODULES = ["express", "pg", "pg-pool", "ioredis", "http", "https", "node:http", "node:https"];
+const HOOKED_MODULES = ["pg", "pg-pool", "ioredis", "http", "https", "node:http", "node:https"];
 /** Requests no one traces: probes and scrapes, every few seconds. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 /** At most this many links on a span that serves many jobs (the SDK's default link limit). */
@@ -59,6 +62,18 @@ class HubIdGenerator implements IdGenerator {
     this.nextSpanId = undefined;
     return id ?? this.#random.generateSpanId();
   };
+}
+
+/** The route template express matched (`/jobs/:job_id/complete`), set on the request by express; none for a 404 or a static file. */
+const routeOf = (request: IncomingMessage): string | undefined =>
+  (request as IncomingMessage & { route?: { path?: unknown } }).route?.path as string | undefined;
+
+/** W3C trace context of a span (sampled or not), as a job stores it. */
+function storedContextOf(span: Span | undefined): StoredTraceContext | undefined {
+  if (!span) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+  return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined;
 }
 
 const spanKinds = { internal: SpanKind.INTERNAL, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER } as const;
@@ -104,21 +119,33 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
   const exporter = settings.protocol === "http/json" ? new OtlpJsonExporter() : new OtlpProtobufExporter();
   const batching = new DroppingBatchProcessor(exporter, batchOptionsFromEnv());
   const ids = new HubIdGenerator();
+  const contextManager = new RecordingOnlyContextManager();
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
     idGenerator: ids,
-    spanProcessors: [new ScrubbingProcessor(batching)],
+    spanProcessors: [new OpenSpanCounter(contextManager), new ScrubbingProcessor(batching)],
   });
-  provider.register();
+  provider.register({ contextManager });
+  // Each incoming request's server span, sampled or not: what the jobs it creates store, and its log line's ids.
+  const requestSpans = new WeakMap<IncomingMessage, Span>();
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? "").split("?")[0] ?? ""),
+        requestHook: (span, request) => {
+          if (!("setHeader" in request)) requestSpans.set(request, span);
+        },
+        // Named by the route express matched, read at the response's end (express keeps it on the request).
+        applyCustomAttributesOnSpan: (span, request) => {
+          const route = span.isRecording() && !("setHeader" in request) ? routeOf(request) : undefined;
+          if (!route) return;
+          span.setAttribute(ATTR_HTTP_ROUTE, route);
+          span.updateName(`${request.method ?? "GET"} ${route}`);
+        },
         // Outgoing calls are traced only inside a span (a webhook delivery, a worker's call to the hub).
         requireParentforOutgoingSpans: true,
       }),
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       new RecordingOnlyPgInstrumentation({ requireParentSpan: true }),
       // The command's name only: its arguments hold event data, keys and values.
       new RecordingOnlyIORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
@@ -129,13 +156,10 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
 
   return {
     serviceName: settings.serviceName,
-    currentContext() {
-      // Inside a request, the request's own (HTTP server) span, not whichever handler span is active.
-      const active = context.active();
-      const request = getRPCMetadata(active)?.span;
-      const carrier: Record<string, string> = {};
-      propagation.inject(request ? trace.setSpan(active, request) : active, carrier);
-      return carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined;
+    requestContext: (request) => storedContextOf(requestSpans.get(request)),
+    requestLogFields(request) {
+      const spanContext = requestSpans.get(request)?.spanContext();
+      return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
     },
     recordJobRun(run: JobRun) {
       const parent = spanContextOf(run.trace);
@@ -178,10 +202,8 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
     startSpan(name: string, options: JobSpanOptions): OpenSpan {
       const { spanOptions, parent } = placement(options);
       const span = tracer.startSpan(name, spanOptions, parent);
-      const carrier: Record<string, string> = {};
-      propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
       return {
-        traceContext: carrier.traceparent ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate ?? null } : undefined,
+        traceContext: storedContextOf(span),
         end(outcome = {}) {
           if (outcome.attributes) span.setAttributes(outcome.attributes);
           if (outcome.error) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });

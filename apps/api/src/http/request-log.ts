@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@hub/shared";
+import { activeTracing } from "@hub/tracing";
 
 declare module "node:http" {
   interface IncomingMessage {
@@ -85,7 +86,8 @@ const INCOMING_REQUEST_ID = /^[\w.-]{1,128}$/;
 /**
  * One log line per request, written when the response is finished (or the connection closed
  * first): `req: {id, method, url}` (path only: never headers, query strings or bodies), `res:
- * {statusCode}`, `responseTime` (ms), the ids recorded with {@link addRequestLogFields}, message
+ * {statusCode}`, `responseTime` (ms), `trace_id`/`span_id` of its server span while tracing is on
+ * (sampled or not), the ids recorded with {@link addRequestLogFields}, message
  * `request completed` (`request errored` for a 5xx). Answers `X-Request-Id` (the caller's when it
  * is a plain token, else a fresh UUID), and gives the request `req.log` for error lines.
  *
@@ -106,7 +108,7 @@ export function requestLogger(logger: Logger) {
     Object.defineProperty(req, "log", {
       configurable: true,
       enumerable: false,
-      get: () => (child ??= logger.child({ req: request })),
+      get: () => (child ??= logger.child({ req: request, ...activeTracing()?.requestLogFields(req) })),
     });
     if (UNLOGGED_PATHS.has(url)) {
       next();
@@ -119,7 +121,13 @@ export function requestLogger(logger: Logger) {
       res.removeListener("finish", writeLine);
       res.removeListener("close", writeLine);
       const statusCode = res.statusCode;
-      const line = { req: request, res: { statusCode }, responseTime: Date.now() - startedAt, ...fieldsByRequest.get(req) };
+      const line = {
+        req: request,
+        res: { statusCode },
+        responseTime: Date.now() - startedAt,
+        ...activeTracing()?.requestLogFields(req),
+        ...fieldsByRequest.get(req),
+      };
       if (statusCode >= 500) logger.info({ ...line, err: { type: "Error", message: `failed with status code ${statusCode}` } }, "request errored");
       else if (statusCode === 204 && IDLE_CLAIM_PATHS.has(request.url)) logger.debug(line, "request completed");
       else logger.info(line, "request completed");

@@ -44,12 +44,6 @@ function unheld(outcome: { jobs: jobs.JobRef[]; held: ReadonlySet<string> }): jo
 }
 
 /**
- * The trace context of the request creating jobs (its span, child of an incoming traceparent), stored with them: every
- * attempt's job.run span hangs under it. Undefined while tracing is off.
- */
-const creatingTrace = (): StoredTraceContext | undefined => activeTracing()?.currentContext();
-
-/**
  * Created jobs to offer, each saying whether its trace is sampled when this API traces: a tracing dispatcher then
  * reads no trace context for the offer of jobs that are not (../dispatch; DispatchableJob.traceSampled).
  */
@@ -106,8 +100,8 @@ async function createFlow(
   items: readonly CreateJobBody[],
   idempotencyKey: string | undefined,
   locOf: (index: number) => Loc,
+  trace: StoredTraceContext | undefined,
 ): Promise<CreatedJobBatch> {
-  const trace = creatingTrace();
   const outcome = await jobs.insertFlow(ctx.database.pool, reach, creator.id, items.map(newJobOf), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":
@@ -137,12 +131,12 @@ export async function createJob(
   creator: AuthenticatedUser,
   input: CreateJobBody,
   idempotencyKey: string | undefined,
+  trace: StoredTraceContext | undefined,
 ): Promise<CreatedJob> {
   if (hasDependencies([input])) {
-    const created = await createFlow(ctx, reach, creator, [input], idempotencyKey, () => ["body"]);
+    const created = await createFlow(ctx, reach, creator, [input], idempotencyKey, () => ["body"], trace);
     return { id: created.ids[0]!, replayed: created.replayed };
   }
-  const trace = creatingTrace();
   const outcome = await jobs.insert(ctx.database.pool, reach, creator.id, newJobOf(input), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":
@@ -172,10 +166,10 @@ export async function createJobBatch(
   creator: AuthenticatedUser,
   input: CreateJobBatchBody,
   idempotencyKey: string | undefined,
+  trace: StoredTraceContext | undefined,
 ): Promise<CreatedJobBatch> {
   const locOf = (index: number): Loc => ["body", "jobs", index];
-  if (hasDependencies(input.jobs)) return createFlow(ctx, reach, creator, input.jobs, idempotencyKey, locOf);
-  const trace = creatingTrace();
+  if (hasDependencies(input.jobs)) return createFlow(ctx, reach, creator, input.jobs, idempotencyKey, locOf, trace);
   const outcome = await jobs.insertBatch(ctx.database.pool, reach, creator.id, input.jobs.map(newJobOf), idempotencyKey, trace);
   switch (outcome.kind) {
     case "created":

@@ -21,6 +21,7 @@ import {
 } from "./jobs.schemas";
 import { cancelJobAsUser, checkRetryAllowed, getJob, listJobs, retryJobAsUser, runBulkAction } from "./jobs.service";
 import { createJob, createJobBatch } from "./create-jobs.service";
+import { requestTrace } from "../http/request-trace";
 import { rescheduleJobAsUser } from "./reschedule.service";
 import { contextFilterQuery } from "./context-filters";
 
@@ -51,8 +52,8 @@ export const jobRoutes = [
       200: { description: "An earlier request with the same Idempotency-Key created this job; nothing new was created", schema: createdIdResponse },
       409: { description: "The automation is deactivated" },
     },
-    handler: async ({ body, headers, caller, ctx }) => {
-      const created = await createJob(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+    handler: async ({ body, headers, caller, ctx, req }) => {
+      const created = await createJob(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER], requestTrace(req));
       return { status: created.replayed ? 200 : 201, body: { id: created.id } };
     },
   }),
@@ -80,8 +81,8 @@ export const jobRoutes = [
       200: { description: "An earlier request with the same Idempotency-Key created these jobs; nothing new was created", schema: createdJobBatchResponse },
       409: { description: "An automation is deactivated; nothing was created" },
     },
-    handler: async ({ body, headers, caller, ctx }) => {
-      const created = await createJobBatch(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER]);
+    handler: async ({ body, headers, caller, ctx, req }) => {
+      const created = await createJobBatch(ctx, caller.reach, caller.user, body, headers[IDEMPOTENCY_KEY_HEADER], requestTrace(req));
       return { status: created.replayed ? 200 : 201, body: { ids: created.ids } };
     },
   }),
@@ -106,7 +107,10 @@ export const jobRoutes = [
       },
       403: { description: "Only admins run bulk actions" },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.reach, caller.user, "cancel", body) }),
+    handler: async ({ body, caller, ctx, req }) => ({
+      status: 200,
+      body: await runBulkAction(ctx, caller.reach, caller.user, "cancel", body, requestTrace(req)),
+    }),
   }),
   defineRoute({
     method: "post",
@@ -128,7 +132,10 @@ export const jobRoutes = [
       },
       403: { description: "Only admins run bulk actions" },
     },
-    handler: async ({ body, caller, ctx }) => ({ status: 200, body: await runBulkAction(ctx, caller.reach, caller.user, "retry", body) }),
+    handler: async ({ body, caller, ctx, req }) => ({
+      status: 200,
+      body: await runBulkAction(ctx, caller.reach, caller.user, "retry", body, requestTrace(req)),
+    }),
   }),
   defineRoute({
     method: "get",
@@ -237,6 +244,9 @@ export const jobRoutes = [
       404: { description: "Unknown job" },
       409: { description: "The job is not failed or cancelled, or its automation is deactivated" },
     },
-    handler: async ({ params, body, caller, ctx }) => ({ status: 201, body: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body) }),
+    handler: async ({ params, body, caller, ctx, req }) => ({
+      status: 201,
+      body: await retryJobAsUser(ctx, caller.reach, caller.user, params.job_id, body ?? {}, requestTrace(req)),
+    }),
   }),
 ];

@@ -1,6 +1,6 @@
 import { type Job, type KeysetPage, type KeysetPageRequest, jobs, withTransaction, type Executor, type Reach } from "@hub/db";
 import { isRetryable, RETRYABLE_JOB_STATUSES, shownJobStatus, validate } from "@hub/shared";
-import { activeTracing } from "@hub/tracing";
+import type { StoredTraceContext } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
@@ -154,7 +154,8 @@ export async function retryJobAsUser(
   reach: Reach,
   user: AuthenticatedUser,
   jobId: string,
-  body: RetryJobBody = {},
+  body: RetryJobBody,
+  trace: StoredTraceContext | undefined,
 ): Promise<{ id: string; ids?: string[] }> {
   const job = await jobs.find(ctx.database.pool, reach, jobId);
   if (!job) throw new NotFoundError("Job not found");
@@ -163,16 +164,16 @@ export async function retryJobAsUser(
   if (!isRetryable(status)) throw notRetryable(status);
   // With dependencies of its own the retry waits for them too; with_dependents retries the jobs its end cancelled (§6.16).
   if (body.with_dependents || (job.dependsOn?.length ?? 0) > 0) {
-    const retried = await retryWithDependencies(ctx, reach, user, job, body);
+    const retried = await retryWithDependencies(ctx, reach, user, job, body, trace);
     return body.with_dependents ? retried : { id: retried.id };
   }
   let retry: jobs.RetryJobRef | undefined;
   if (body.context === undefined) {
-    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId], activeTracing()?.currentContext());
+    [retry] = await jobs.retry(ctx.database.pool, user.id, [jobId], trace);
     // Failed and cancelled are final, so the statement refused only for the automation.
     if (!retry) throw inactiveAutomation();
   } else {
-    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context, activeTracing()?.currentContext());
+    const outcome = await jobs.retryWithContext(ctx.database.pool, user.id, jobId, body.context, trace);
     switch (outcome.kind) {
       case "created":
         retry = outcome.job;
@@ -233,8 +234,8 @@ async function cancelBatch(ctx: AppContext, user: AuthenticatedUser, ids: readon
  * still failed or cancelled whose automation is active; the new jobs go to dispatch as POST /jobs
  * hands them. Returns the ids of the retried (old) jobs.
  */
-async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[]): Promise<string[]> {
-  const created = await jobs.retry(ctx.database.pool, user.id, ids, activeTracing()?.currentContext());
+async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonly string[], trace: StoredTraceContext | undefined): Promise<string[]> {
+  const created = await jobs.retry(ctx.database.pool, user.id, ids, trace);
   ctx.metrics.jobs.created.inc(created.length);
   enqueueForDispatch(
     ctx,
@@ -258,6 +259,7 @@ export async function runBulkAction(
   user: AuthenticatedUser,
   action: BulkAction,
   body: BulkActionBody,
+  trace: StoredTraceContext | undefined,
 ): Promise<BulkActionResponse> {
   const matchedIds = await jobs.findIdsForBulkAction(
     ctx.database.pool,
@@ -279,7 +281,7 @@ export async function runBulkAction(
         done = await cancelBatch(ctx, user, batch);
         break;
       case "retry":
-        done = await retryBatch(ctx, user, batch);
+        done = await retryBatch(ctx, user, batch, trace);
         break;
       default: {
         const exhaustive: never = action;

@@ -7,7 +7,7 @@
  */
 import { jobs, withTransaction, type Job, type Reach } from "@hub/db";
 import { validate } from "@hub/shared";
-import { activeTracing } from "@hub/tracing";
+import type { StoredTraceContext } from "@hub/tracing";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from "../http/http-errors";
 import { jobContextSchemaOf } from "../automations/context-schema";
 import type { AppContext } from "../context";
@@ -58,13 +58,20 @@ function flowOf(tree: readonly Job[], body: RetryJobBody): jobs.NewFlowJob[] {
  * read under its locks (@hub/db `jobs.lockCancelledDependentsTree`), so of two retries of the same
  * job racing, the second waits for the first and retries only the job itself, as it would after it.
  */
-export async function retryWithDependencies(ctx: AppContext, reach: Reach, user: AuthenticatedUser, job: Job, body: RetryJobBody): Promise<RetriedJobs> {
+export async function retryWithDependencies(
+  ctx: AppContext,
+  reach: Reach,
+  user: AuthenticatedUser,
+  job: Job,
+  body: RetryJobBody,
+  trace: StoredTraceContext | undefined,
+): Promise<RetriedJobs> {
   const { tree, outcome } = await withTransaction(ctx.database.pool, async (tx) => {
     const tree = body.with_dependents ? await jobs.lockCancelledDependentsTree(tx, job.id) : [job];
     // Removed by retention since it was read.
     if (tree[0]?.id !== job.id) throw new NotFoundError("Job not found");
     if (user.role !== "admin" && tree.some((old) => old.createdBy !== user.id)) throw new ForbiddenError("Employees may retry only the jobs they created");
-    return { tree, outcome: await jobs.insertFlow(tx, reach, user.id, flowOf(tree, body), undefined, activeTracing()?.currentContext()) };
+    return { tree, outcome: await jobs.insertFlow(tx, reach, user.id, flowOf(tree, body), undefined, trace) };
   });
   switch (outcome.kind) {
     case "created":
