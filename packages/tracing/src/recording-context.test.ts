@@ -63,10 +63,15 @@ describe("the context manager of a tracing hub process", () => {
     span.end();
   });
 
-  it("when a context suppresses tracing (the exporter's own calls), then it is carried across awaits though it holds no span", async () => {
-    const { manager } = setup();
-    const suppressed = await activeAfterAwait(manager, suppressTracing(ROOT_CONTEXT));
+  it("when the exporter suppresses tracing inside a recorded span, then the suppression is carried across awaits; from ROOT it enters nothing", async () => {
+    const { manager, recordingContext, storageOn } = setup();
+    expect(await activeAfterAwait(manager, suppressTracing(ROOT_CONTEXT))).toBe(ROOT_CONTEXT);
+    expect(storageOn()).toBe(false);
+    const { span, context } = recordingContext();
+    const suppressed = await manager.with(context, () => activeAfterAwait(manager, suppressTracing(context)));
     expect(isTracingSuppressed(suppressed)).toBe(true);
+    span.end();
+    expect(storageOn()).toBe(false);
   });
 
   it("when a span has ended but its context is still stored (work that outlived it), then it reads as ROOT, and another span's context keeps the storage on", async () => {

@@ -12,8 +12,9 @@
  *
  * A context matters when it holds a recording span (a sampled one, not yet ended) or suppresses
  * tracing (the exporter's own calls). So:
- * - {@link with} a context that does not matter, from one that does not either, just calls the
- *   function: nothing is entered, nothing is bound;
+ * - {@link with} a context without a recording span, from ROOT, just calls the function: nothing
+ *   is entered (a suppressing context from ROOT included: every instrumentation here traces only
+ *   under a recording parent, so there is nothing to suppress);
  * - {@link bind} to a context that does not matter returns the target as it is;
  * - {@link active} reads a context that does not matter as ROOT (a stored one can be stale: the
  *   context of a span that has ended since, still on a pooled connection's socket);
@@ -30,9 +31,11 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { isTracingSuppressed } from "@opentelemetry/core";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 
+const isRecording = (context: Context): boolean => trace.getSpan(context)?.isRecording() === true;
+
 /** True for a context worth carrying across async work: a recording span's, or one that suppresses tracing. */
 export function contextMatters(context: Context): boolean {
-  return trace.getSpan(context)?.isRecording() === true || isTracingSuppressed(context);
+  return isRecording(context) || isTracingSuppressed(context);
 }
 
 export class RecordingOnlyContextManager extends AsyncLocalStorageContextManager {
@@ -49,9 +52,11 @@ export class RecordingOnlyContextManager extends AsyncLocalStorageContextManager
     thisArg?: ThisParameterType<F>,
     ...args: A
   ): ReturnType<F> {
-    // Leaving a context that matters for one that does not still has to be entered, so that the work inside does
-    // not run under the outer (recording) span.
-    if (!contextMatters(context) && this.active() === ROOT_CONTEXT) return fn.apply(thisArg, args);
+    // From ROOT, a context without a recording span changes nothing worth carrying: nothing under it is recorded, and a
+    // suppressed one (the exporter's calls) has nothing to suppress, since every instrumentation of a hub process
+    // traces only under a recording parent. Leaving a recording context for another one does have to be entered, so
+    // that the work inside does not run under the outer span.
+    if (!isRecording(context) && this.active() === ROOT_CONTEXT) return fn.apply(thisArg, args);
     return super.with(context, fn, thisArg, ...args);
   }
 
