@@ -46,6 +46,8 @@ export interface TracingRun {
   /** The `OTEL_*` variables every hub process got ({} for off). */
   env: Record<string, string>;
   peak: PhaseResult;
+  /** The servers' work over the hub's whole run (statements, transactions, claims per job): where a difference comes from. */
+  costs: TargetResult["costs"];
   /** What the collector received from this run's hub (its final flush at stop included). */
   otlpRequests: number;
   otlpBytesPerJob: number;
@@ -155,6 +157,7 @@ export async function runTracingMode(config: BenchConfig): Promise<boolean> {
         sampling,
         env,
         peak: result.peak,
+        costs: result.costs,
         otlpRequests: collector.requests() - requestsBefore,
         otlpBytesPerJob: (collector.bytes() - bytesBefore) / Math.max(1, result.jobsCreated),
         audit: result.audit,
