@@ -34,7 +34,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 const isRecording = (context: Context): boolean => trace.getSpan(context)?.isRecording() === true;
 
 /** True for a context worth carrying across async work: a recording span's, or one that suppresses tracing. */
-export function contextMatters(context: Context): boolean {
+function contextMatters(context: Context): boolean {
   return isRecording(context) || isTracingSuppressed(context);
 }
 

@@ -251,7 +251,7 @@ async function retryBatch(ctx: AppContext, user: AuthenticatedUser, ids: readonl
  * transaction that re-checks the status, so jobs that changed state meanwhile are skipped.
  * `job_ids` lists the affected jobs (the matched ones on a dry run), at most
  * {@link BULK_ACTION_LISTED_IDS}; for a retry these are the retried jobs, whose retries carry
- * `retry_of`.
+ * `retry_of` and store `trace`, the request's trace context (a cancel creates no job and ignores it).
  */
 export async function runBulkAction(
   ctx: AppContext,
