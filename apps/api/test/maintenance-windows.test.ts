@@ -66,23 +66,47 @@ describe("maintenance window records", () => {
   });
 
   it("when a recurring window is created, then its timezone defaults to UTC, and next_start_at is its next fire", async () => {
+    // Two hours from now, so the next fire is ahead and no occurrence is in effect whatever the time of day.
+    const hour = (new Date().getUTCHours() + 2) % 24;
+    const cron = `0 ${hour} * * *`;
     const automationId = await createAutomation(hub, { sector_id: (await createSector(hub)).id });
-    const id = await createWindow({ automation_id: automationId, cron: "0 3 * * *", duration_seconds: 3600, drain: true });
+    const id = await createWindow({ automation_id: automationId, cron, duration_seconds: 3600, drain: true });
 
     const record = (await hub.client.get(`/maintenance-windows/${id}`, asAdmin())).body;
     expect(record).toMatchObject({
       automation_id: automationId,
-      cron: "0 3 * * *",
+      cron,
       timezone: "UTC",
       duration_seconds: 3600,
       drain: true,
       starts_at: null,
       ends_at: null,
+      active: false,
     });
     const nextStart = new Date(record.next_start_at);
-    expect(nextStart.getUTCHours()).toBe(3);
-    expect(nextStart.getTime()).toBeGreaterThan(Date.now() - 3_600_000);
+    expect(nextStart.getUTCHours()).toBe(hour);
+    expect(nextStart.getUTCMinutes()).toBe(0);
+    expect(nextStart.getTime()).toBeGreaterThan(Date.now());
+    expect(nextStart.getTime()).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
     expect(new Date(record.next_end_at).getTime() - nextStart.getTime()).toBe(3_600_000);
+    expect((await eventsOf(hub, id)).map((event) => event.eventType)).toEqual(["maintenance_window.created"]);
+  });
+
+  it("when a recurring window is created during one of its occurrences, then it is in effect at once: next_end_at ends that one, next_start_at is the following fire", async () => {
+    // Fires at the top of the current hour for two hours, so now is inside an occurrence.
+    const thisHour = new Date();
+    thisHour.setUTCMinutes(0, 0, 0);
+    const automationId = await createAutomation(hub, { sector_id: (await createSector(hub)).id });
+    const id = await createWindow({ automation_id: automationId, cron: `0 ${thisHour.getUTCHours()} * * *`, duration_seconds: 7200 });
+
+    const record = (await hub.client.get(`/maintenance-windows/${id}`, asAdmin())).body;
+    expect(record.active).toBe(true);
+    expect(record.next_end_at).toBe(new Date(thisHour.getTime() + 7_200_000).toISOString());
+    expect(record.next_start_at).toBe(new Date(thisHour.getTime() + 24 * 3_600_000).toISOString());
+    const started = (await eventsOf(hub, id)).filter((event) => event.eventType === "maintenance_window.started");
+    expect(started.map((event) => event.payload)).toEqual([
+      { starts_at: thisHour.toISOString(), ends_at: new Date(thisHour.getTime() + 7_200_000).toISOString() },
+    ]);
   });
 
   it("when the body mixes the forms, gives neither, or names two scopes, then 422 value_error at body", async () => {
