@@ -82,7 +82,7 @@ export async function heartbeatJob(
   if (!outcome.ok) throw await refused(ctx, "heartbeat", jobId, outcome.refusal);
   await recordKeyHolds(ctx, worker, [jobId]);
   if (progress) ctx.jobLogs.announce(jobId);
-  return { lease_expires_at: outcome.job.leaseExpiresAt!.toISOString() };
+  return { lease_expires_at: outcome.leaseExpiresAt.toISOString() };
 }
 
 /** Records the result once (the lease fence of complete); refused: 404 or 409, nothing changed. */

@@ -42,11 +42,16 @@ const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY
 
 const singleJobFence = `j.id = $1 and ${ofAutomation("$2")} and ${leasedBy("$3", "$4::int")}`;
 
+/** Why a fenced statement's row refuses the call, or null when the statement changed the job. */
+function refusalOf(row: FencedRow | undefined, automationId: string): LeaseRefusal | null {
+  if (!row || row.owner_automation_id !== automationId) return "not_found";
+  return row.id ? null : "not_leased";
+}
+
 /** What a fenced statement's row says: the changed job, or why the call was refused. */
 export function fencedVerdict(row: FencedRow | undefined, automationId: string): LeasedJobResult {
-  if (!row || row.owner_automation_id !== automationId) return { ok: false, refusal: "not_found" };
-  if (!row.id) return { ok: false, refusal: "not_leased" };
-  return { ok: true, job: fromRow(row) };
+  const refusal = refusalOf(row, automationId);
+  return refusal ? { ok: false, refusal } : { ok: true, job: fromRow(row!) };
 }
 
 // $6 true: the progress becomes {percent $7, message $8, updated_at now} (CONTRACT §6.12); false: unchanged.
@@ -54,7 +59,7 @@ const heartbeatStatement: NamedStatement = {
   name: "hub_jobs_heartbeat",
   text: fenced(`update jobs j set lease_expires_at = now() + make_interval(secs => $5::int),
     progress = case when $6::boolean then jsonb_build_object('percent', $7::float8, 'message', $8::text, 'updated_at', ${isoTime("now()")}) else j.progress end
-    where ${singleJobFence} returning j.*`),
+    where ${singleJobFence} returning j.id, j.lease_expires_at`),
 };
 
 /** A heartbeat's progress: it replaces the whole (an omitted field is null). */
@@ -63,15 +68,22 @@ export interface ProgressReport {
   message: string | null;
 }
 
-/** Extends the lease by `leaseSeconds` from now; with `progress`, replaces the job's progress too. */
+/** A heartbeat's verdict: the new lease's end, or why it was refused. */
+export type ExtendedLease = { ok: true; leaseExpiresAt: Date } | { ok: false; refusal: LeaseRefusal };
+
+/**
+ * Extends the lease by `leaseSeconds` from now; with `progress`, replaces the job's progress too.
+ * Only the lease's end comes back: the heartbeat answers nothing else, and the whole row would cost
+ * every heartbeat the parsing of each of its columns.
+ */
 export async function extendLease(
   db: Executor,
   jobId: string,
   worker: LeaseHolder,
   leaseSeconds: number,
   progress?: ProgressReport | undefined,
-): Promise<LeasedJobResult> {
-  const [row] = await runStatement<FencedRow>(db, heartbeatStatement, [
+): Promise<ExtendedLease> {
+  const [row] = await runStatement<FencedRow & { lease_expires_at: Date | null }>(db, heartbeatStatement, [
     jobId,
     worker.automationId,
     worker.id,
@@ -81,7 +93,8 @@ export async function extendLease(
     progress?.percent ?? null,
     progress?.message ?? null,
   ]);
-  return fencedVerdict(row, worker.automationId);
+  const refusal = refusalOf(row, worker.automationId);
+  return refusal ? { ok: false, refusal } : { ok: true, leaseExpiresAt: row!.lease_expires_at! };
 }
 
 const completeStatement: NamedStatement = {
