@@ -114,9 +114,8 @@ export async function startApi(env: ApiEnv, logger: Logger = createLogger("api",
   // Requests wait on this connection (login throttling, claims, readiness): a command with no
   // answer within a second fails, so a request that needs Redis answers 503 in time while Redis
   // is away (the long-poll claim and the dispatch signals have their own bounds and degrade instead).
-  // Concurrent requests' commands share writes (auto-pipelining): nothing on this connection blocks.
   const { target: redisTarget, keys } = redisSetup(env);
-  const redis = connectRedis(redisTarget, "hub-api", { logger, commandTimeoutMs: REQUEST_REDIS_TIMEOUT_MS, autoPipelining: true });
+  const redis = connectRedis(redisTarget, "hub-api", { logger, commandTimeoutMs: REQUEST_REDIS_TIMEOUT_MS });
   try {
     await assertRedisReachable(redis, redisTarget);
   } catch (error) {

@@ -16,16 +16,6 @@ export interface RedisConnectionOptions {
    * blocking commands (BullMQ workers). Default: none (commands wait for the reconnect).
    */
   commandTimeoutMs?: number;
-  /**
-   * Commands issued in the same event-loop turn leave in one write and one pipeline (ioredis
-   * `enableAutoPipelining`): on a busy API, concurrent requests' commands share a system call
-   * instead of paying one each, which is most of what a command costs on loopback
-   * (bench/runs/2026-12-03-0616-quiet-figures-socket-writes-and-the-heartbeat.md). A command waits
-   * at most for the pipeline in flight on the connection. Never for a connection that runs blocking
-   * commands (BullMQ workers, XREAD BLOCK, subscribers): one would hold every command behind it.
-   * One server only; a Cluster connection ignores it (not measured there). Default false.
-   */
-  autoPipelining?: boolean;
 }
 
 /** At most this long between reconnect attempts. */
@@ -42,7 +32,6 @@ export function createRedis(url: string, connectionName: string, options: RedisC
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
-    ...(options.autoPipelining ? { enableAutoPipelining: true } : {}),
     // Reconnect quickly at first, then every second at most, so a returning Redis is in use
     // again within about a second, whatever the length of the outage.
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, MAX_RECONNECT_DELAY_MS),
