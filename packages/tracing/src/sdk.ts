@@ -34,7 +34,7 @@ import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { batchOptionsFromEnv, DroppingBatchProcessor } from "./dropping-batch-processor";
@@ -52,11 +52,19 @@ const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 /** At most this many links on a span that serves many jobs (the SDK's default link limit). */
 const MAX_LINKS = 128;
 
-/** Random ids, except the one span id a caller sets for the next span (a `job.run` span's derived id). */
+/**
+ * Random ids, except the ones a caller sets for the next span: a `job.run` span's derived span id,
+ * and the trace id a request's sampling decision was made for ({@link RequestSampling}).
+ */
 class HubIdGenerator implements IdGenerator {
   readonly #random = new RandomIdGenerator();
   nextSpanId: string | undefined;
-  generateTraceId = () => this.#random.generateTraceId();
+  nextTraceId: string | undefined;
+  generateTraceId = () => {
+    const id = this.nextTraceId;
+    this.nextTraceId = undefined;
+    return id ?? this.#random.generateTraceId();
+  };
   generateSpanId = () => {
     const id = this.nextSpanId;
     this.nextSpanId = undefined;
@@ -67,6 +75,37 @@ class HubIdGenerator implements IdGenerator {
 /** The route template express matched (`/jobs/:job_id/complete`), set on the request by express; none for a 404 or a static file. */
 const routeOf = (request: IncomingMessage): string | undefined =>
   (request as IncomingMessage & { route?: { path?: unknown } }).route?.path as string | undefined;
+
+const pathOf = (request: IncomingMessage) => (request.url ?? "").split("?")[0] ?? "";
+
+/**
+ * Each incoming request's sampling decision, made before the HTTP instrumentation does any work
+ * for it. A request whose trace is not sampled is one the instrumentation ignores: it reads no
+ * attributes, starts no span, adds no listeners and ends nothing, which was most of what tracing
+ * at 1 % cost the API (bench/runs/2026-12-03-1114-unsampled-requests-skip-the-http-instrumentation.md).
+ *
+ * The decision is the configured sampler's own: a tracer of a provider without processors, which
+ * reads the same `OTEL_TRACES_SAMPLER(_ARG)` as the exporting one, starts the request's span from
+ * its incoming context. Not sampled, that span (ids and flags, nothing recorded) is the request's
+ * context: what its jobs store and its log line names. Sampled, it is dropped (never ended, so never
+ * exported) and the instrumentation starts the real one, in the same trace: a root request's trace
+ * id is handed to the id generator, and the samplers the SDK offers (always, never, by trace id
+ * ratio, parent based) decide the same for the same trace id and parent.
+ */
+class RequestSampling {
+  readonly #probe = new BasicTracerProvider().getTracer("automation-hub-sampling");
+  constructor(readonly ids: HubIdGenerator) {}
+
+  /** The request's span if its trace is not sampled; undefined if it is, with the real span's trace id set. */
+  unsampledSpan(request: IncomingMessage): Span | undefined {
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const span = this.#probe.startSpan(request.method ?? "GET", { kind: SpanKind.SERVER }, parent);
+    if (!span.isRecording()) return span;
+    const incoming = trace.getSpanContext(parent);
+    if (!incoming || !isSpanContextValid(incoming)) this.ids.nextTraceId = span.spanContext().traceId;
+    return undefined;
+  }
+}
 
 /** W3C trace context of a span (sampled or not), as a job stores it. */
 function storedContextOf(span: Span | undefined): StoredTraceContext | undefined {
@@ -128,12 +167,21 @@ export function startSdkTracing(settings: TracingSettings): HubTracing {
   provider.register({ contextManager });
   // Each incoming request's server span, sampled or not: what the jobs it creates store, and its log line's ids.
   const requestSpans = new WeakMap<IncomingMessage, Span>();
+  const sampling = new RequestSampling(ids);
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? "").split("?")[0] ?? ""),
+        // Probes and scrapes are not traced; a request whose trace is not sampled keeps only its context.
+        ignoreIncomingRequestHook: (request) => {
+          if (UNTRACED_PATHS.has(pathOf(request))) return true;
+          const unsampled = sampling.unsampledSpan(request);
+          if (unsampled) requestSpans.set(request, unsampled);
+          return unsampled !== undefined;
+        },
         requestHook: (span, request) => {
+          // The trace id set for this request's span was taken by it (or, for a request with a parent, not needed).
+          ids.nextTraceId = undefined;
           if (!("setHeader" in request)) requestSpans.set(request, span);
         },
         // Named by the route express matched, read at the response's end (express keeps it on the request).
