@@ -594,23 +594,37 @@ CREATE FUNCTION public.hub_finish_dependency_v1() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 DECLARE
-  v_frontier uuid[] := ARRAY[NEW.id];
-  v_failed boolean := NEW.status <> 'completed';
+  v_completed uuid[] := coalesce(string_to_array(nullif(current_setting('hub.completed_dependencies', true), ''), ',')::uuid[], '{}');
+  v_failed uuid[] := coalesce(string_to_array(nullif(current_setting('hub.failed_dependencies', true), ''), ',')::uuid[], '{}');
+  -- The jobs whose dependents this wave changes, and those of them that ended `failed` or `cancelled`.
+  v_frontier uuid[];
+  v_failing uuid[];
   v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
 BEGIN
   IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
     RETURN NULL;
   END IF;
+  IF NEW.id = ANY (v_completed) OR NEW.id = ANY (v_failed) THEN
+    -- The first job this statement noted: the wave takes every job noted.
+    PERFORM set_config('hub.completed_dependencies', '', true), set_config('hub.failed_dependencies', '', true);
+  ELSE
+    -- A job the note function did not note (past its 1,000), or noted by no note function (see Upgrading): its own wave.
+    v_completed := CASE WHEN NEW.status = 'completed' THEN ARRAY[NEW.id] ELSE '{}' END;
+    v_failed := CASE WHEN NEW.status = 'completed' THEN '{}' ELSE ARRAY[NEW.id] END;
+  END IF;
   PERFORM set_config('hub.finishing_dependencies', 'on', true);
-  -- A failure cascades: lock every held job it can reach, all at once and in id order, before the first wave. Wave
-  -- by wave, each in id order, two cascades meeting from both sides (one reaching x then y, the other y then x) would
-  -- each hold what the other waits for. A completion changes one wave, whose own id order is enough.
-  IF v_failed THEN
+  v_frontier := v_completed || v_failed;
+  v_failing := v_failed;
+  -- A failure cascades: lock every held job it can reach, and every held dependent of the completed jobs, all at once
+  -- and in id order, before the first wave. Wave by wave, each in id order, two cascades meeting from both sides (one
+  -- reaching x then y, the other y then x) would each hold what the other waits for. Completions alone change one
+  -- wave, whose own id order is enough.
+  IF cardinality(v_failing) > 0 THEN
     PERFORM 1 FROM jobs j
     WHERE j.id IN (
       WITH RECURSIVE reach (id, cascades) AS (
-        SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
-        FROM jobs d WHERE d.depends_on && ARRAY[NEW.id] AND d.depends_on IS NOT NULL AND (d.status = 'held') IS TRUE
+        SELECT d.id, d.depends_on && v_failing AND coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
+        FROM jobs d WHERE d.depends_on && v_frontier AND d.depends_on IS NOT NULL AND (d.status = 'held') IS TRUE
         UNION
         SELECT d.id, coalesce(d.on_dependency_failure, 'cancel') = 'cancel' AND d.has_dependents
         FROM reach r JOIN jobs d ON d.depends_on && ARRAY[r.id] AND d.depends_on IS NOT NULL AND (d.status = 'held') IS TRUE
@@ -624,7 +638,8 @@ BEGIN
     WITH hit AS (
       SELECT j.id,
         (SELECT count(*) FROM unnest(j.depends_on) AS d(id) WHERE d.id = ANY (v_frontier))::int AS finished,
-        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_frontier) ORDER BY d.k LIMIT 1) AS first_id
+        (SELECT d.id FROM unnest(j.depends_on) WITH ORDINALITY AS d(id, k) WHERE d.id = ANY (v_failing) ORDER BY d.k LIMIT 1) AS failed_id,
+        j.depends_on && v_failing AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AS cancels
       FROM jobs j
       -- The dependents come from jobs_depends_on_idx alone, and the UPDATE below finds them by primary key: both status
       -- tests are written `(…) IS TRUE`, which no index serves. Written plainly, the cached generic plans walked
@@ -638,20 +653,17 @@ BEGIN
       UPDATE jobs j SET
         pending_dependencies = j.pending_dependencies - hit.finished,
         status = CASE
-          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN 'cancelled'
+          WHEN hit.cancels THEN 'cancelled'
           WHEN j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending' THEN 'queued'
           ELSE 'held' END,
-        approval_status = CASE
-          WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' AND j.approval_status = 'pending' THEN 'withdrawn'
-          ELSE j.approval_status END,
-        finished_at = CASE WHEN v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel' THEN now() ELSE j.finished_at END,
+        approval_status = CASE WHEN hit.cancels AND j.approval_status = 'pending' THEN 'withdrawn' ELSE j.approval_status END,
+        finished_at = CASE WHEN hit.cancels THEN now() ELSE j.finished_at END,
         available_at = CASE
-          WHEN NOT (v_failed AND coalesce(j.on_dependency_failure, 'cancel') = 'cancel') AND j.pending_dependencies - hit.finished <= 0
-            AND j.approval_status IS DISTINCT FROM 'pending'
+          WHEN NOT hit.cancels AND j.pending_dependencies - hit.finished <= 0 AND j.approval_status IS DISTINCT FROM 'pending'
           THEN greatest(j.available_at, now()) ELSE j.available_at END
       FROM hit
       WHERE j.id = hit.id AND (j.status = 'held') IS TRUE
-      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.first_id, j.key_value, j.priority, j.available_at, j.seq
+      RETURNING j.id, j.automation_id, j.status, j.has_dependents, hit.failed_id, j.key_value, j.priority, j.available_at, j.seq
     ), key_waits AS (
       -- A released job's key value waits again (a claim marks a value idle while only held jobs of it remain), as the
       -- key trigger (hub_job_key_value.sql) marks it for an inserted job: one row per value, its first job in claim order.
@@ -670,12 +682,12 @@ BEGIN
     ), cancelled_event AS (
       INSERT INTO events (aggregate_id, event_type, actor_id, payload)
       SELECT c.id, 'job.cancelled', v_actor,
-        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.first_id)
+        jsonb_build_object('automation_id', c.automation_id, 'reason', 'dependency_failed', 'dependency_id', c.failed_id)
       FROM changed c WHERE c.status = 'cancelled'
     )
     SELECT coalesce(array_agg(c.id) FILTER (WHERE c.status = 'cancelled' AND c.has_dependents), '{}')
     INTO v_frontier FROM changed c;
-    v_failed := true;
+    v_failing := v_frontier;
   END LOOP;
   PERFORM set_config('hub.finishing_dependencies', 'off', true);
   RETURN NULL;
@@ -776,6 +788,32 @@ BEGIN
   RETURN v_until;
 END;
 $$;
+
+--
+-- Name: hub_note_finished_dependency_v1(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.hub_note_finished_dependency_v1(p_id uuid, p_status text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v_completed text := coalesce(current_setting('hub.completed_dependencies', true), '');
+  v_failed text := coalesce(current_setting('hub.failed_dependencies', true), '');
+BEGIN
+  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
+    RETURN false;
+  END IF;
+  -- An id is 36 characters and a comma.
+  IF octet_length(v_completed) + octet_length(v_failed) >= 37 * 1000 THEN
+    RETURN true;
+  END IF;
+  IF p_status = 'completed' THEN
+    PERFORM set_config('hub.completed_dependencies', CASE WHEN v_completed = '' THEN '' ELSE v_completed || ',' END || p_id::text, true);
+  ELSE
+    PERFORM set_config('hub.failed_dependencies', CASE WHEN v_failed = '' THEN '' ELSE v_failed || ',' END || p_id::text, true);
+  END IF;
+  RETURN v_completed = '' AND v_failed = '';
+END $$;
 
 --
 -- Name: hub_notify_credentials_changed(); Type: FUNCTION; Schema: public; Owner: -
@@ -1949,7 +1987,7 @@ CREATE TRIGGER api_keys_credentials_changed AFTER DELETE OR UPDATE OF revoked_at
 -- Name: jobs jobs_finish_dependency; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))) EXECUTE FUNCTION public.hub_finish_dependency_v1();
+CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON public.jobs FOR EACH ROW WHEN ((new.has_dependents AND (new.status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND (old.status <> ALL (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])) AND public.hub_note_finished_dependency_v1(new.id, new.status))) EXECUTE FUNCTION public.hub_finish_dependency_v1();
 
 --
 -- Name: jobs jobs_forget_context_values; Type: TRIGGER; Schema: public; Owner: -

@@ -175,6 +175,76 @@ describe("job dependencies", () => {
     expect(await jobs.hold.queuedDependentsOf(hub().pool, [root!])).toHaveLength(1000);
   });
 
+  it("when one statement completes four dependencies of a fan-in, then the fan-in is rewritten once, counting all four", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const roots = await flow(subject, [{}, {}, {}, {}, {}]);
+    const [fanIn] = await flow(subject, [{ dependsOn: roots }]);
+    expect(await claimAll(subject)).toHaveLength(5);
+    // Row versions the transaction wrote into jobs (the backend's pending counter: read it before and after).
+    const rowsUpdated = await withTransaction(hub().pool, async (tx) => {
+      const updatedSoFar = async () =>
+        (await tx.query<{ n: number }>("select pg_stat_get_xact_tuples_updated('jobs'::regclass)::int as n")).rows[0]!.n;
+      const before = await updatedSoFar();
+      const verdicts = await jobs.completeBatch(
+        tx,
+        subject.worker,
+        roots.slice(0, 4).map((id) => ({ id, result: {} })),
+      );
+      expect(verdicts.map((verdict) => verdict.refusal)).toEqual([null, null, null, null]);
+      return (await updatedSoFar()) - before;
+    });
+    // The four completions, and one version of the fan-in (one wave per finished row wrote four).
+    expect(rowsUpdated).toBe(5);
+    expect(await stored(fanIn!)).toMatchObject({ status: "held", pendingDependencies: 1 });
+    await jobs.complete(hub().pool, roots[4]!, subject.worker, {});
+    expect(await stored(fanIn!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+  });
+
+  it("when one statement finishes dependencies completed, failed and cancelled at once, then each dependent counts each once and a cancel names its first failed one", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const [a, b, c, d] = await flow(subject, [{}, {}, {}, {}]);
+    const [cancels, runs, completedOnly, untouched] = await flow(subject, [
+      { dependsOn: [a!, c!, b!] },
+      { dependsOn: [a!, b!, d!], onDependencyFailure: "run" },
+      { dependsOn: [a!] },
+      { dependsOn: [d!] },
+    ]);
+    // One UPDATE, as a lease sweep or a bulk change makes: a completed, b failed, c cancelled, d left running.
+    await claimAll(subject);
+    await hub().pool.query(
+      `update jobs set status = case id when $1 then 'completed' when $2 then 'failed' else 'cancelled' end, finished_at = now()
+       where id = any(array[$1, $2, $3]::uuid[])`,
+      [a, b, c],
+    );
+    expect(await stored(cancels!)).toMatchObject({ status: "cancelled" });
+    const cancellations = (await catalogueCheckedEvents(hub(), cancels!)).filter((event) => event.eventType === "job.cancelled");
+    // Its own depends_on is [a, c, b]: c is the first of them that ended failed or cancelled.
+    expect(cancellations).toEqual([expect.objectContaining({ payload: expect.objectContaining({ reason: "dependency_failed", dependency_id: c }) })]);
+    expect(await stored(runs!)).toMatchObject({ status: "held", pendingDependencies: 1 });
+    expect(await stored(completedOnly!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+    expect(await stored(untouched!)).toMatchObject({ status: "held", pendingDependencies: 1 });
+    await jobs.complete(hub().pool, d!, subject.worker, {});
+    expect(await stored(runs!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+    expect(await stored(untouched!)).toMatchObject({ status: "queued", pendingDependencies: 0 });
+  });
+
+  it("when one statement finishes 1,250 jobs with dependents, then past the 1,000 it notes each has a wave of its own and every dependent counts each once", async () => {
+    const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
+    const roots: string[] = [];
+    for (let part = 0; part < 5; part += 1) roots.push(...(await flow(subject, Array.from({ length: 250 }, () => ({})))));
+    const single: string[] = [];
+    for (let part = 0; part < 5; part += 1)
+      single.push(...(await flow(subject, roots.slice(part * 250, (part + 1) * 250).map((root) => ({ dependsOn: [root] })))));
+    // Roots from both ends of the statement's rows: some noted, some past the 1,000.
+    const [spread] = await flow(subject, [{ dependsOn: [roots[0]!, roots[600]!, roots[1100]!, roots[1249]!] }]);
+    await hub().pool.query("update jobs set status = 'completed', finished_at = now() where id = any($1::uuid[])", [roots]);
+    const { rows } = await hub().pool.query<{ status: string; pending: number; n: number }>(
+      "select status, pending_dependencies as pending, count(*)::int as n from jobs where id = any($1::uuid[]) group by 1, 2",
+      [[...single, spread!]],
+    );
+    expect(rows).toEqual([{ status: "queued", pending: 0, n: 1251 }]);
+  });
+
   it("when a dependency is unknown or already failed, then nothing is created and the refusal names it", async () => {
     const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10, maxAttempts: 1 });
     const [failed] = await flow(subject, [{}]);
