@@ -183,7 +183,7 @@ describe("job dependencies", () => {
     // Row versions the transaction wrote into jobs (the backend's pending counter: read it before and after).
     const rowsUpdated = await withTransaction(hub().pool, async (tx) => {
       const updatedSoFar = async () =>
-        (await tx.query<{ n: number }>("select pg_stat_get_xact_tuples_updated('jobs'::regclass)::int as n")).rows[0]!.n;
+        (await tx.query<{ n: number }>({ text: "select pg_stat_get_xact_tuples_updated('jobs'::regclass)::int as n" })).rows[0]!.n;
       const before = await updatedSoFar();
       const verdicts = await jobs.completeBatch(
         tx,
