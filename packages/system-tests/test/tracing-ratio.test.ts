@@ -97,9 +97,7 @@ describe("tracing under a ratio sampler", () => {
       expect(sampled.length).toBeLessThanOrEqual(130);
 
       for (const job of sampled) {
-        const request = await receiver.waitForSpan(
-          (span) => span.traceId === job.traceId && span.name === "POST /jobs" && span.kind === SPAN_KIND_SERVER,
-        );
+        const request = await receiver.waitForSpan((span) => span.traceId === job.traceId && span.name === "POST /jobs" && span.kind === SPAN_KIND_SERVER);
         expect(request.service).toBe("automation-hub-api");
         expect(request.parentSpanId ?? "").toBe("");
         const run = await receiver.waitForSpan((span) => span.traceId === job.traceId && span.spanId === job.runSpanId);

@@ -231,10 +231,21 @@ describe("job dependencies", () => {
   it("when one statement finishes 1,250 jobs with dependents, then past the 1,000 it notes each has a wave of its own and every dependent counts each once", async () => {
     const subject = await stageAutomation(hub(), { maxConcurrentJobs: 10 });
     const roots: string[] = [];
-    for (let part = 0; part < 5; part += 1) roots.push(...(await flow(subject, Array.from({ length: 250 }, () => ({})))));
+    for (let part = 0; part < 5; part += 1)
+      roots.push(
+        ...(await flow(
+          subject,
+          Array.from({ length: 250 }, () => ({})),
+        )),
+      );
     const single: string[] = [];
     for (let part = 0; part < 5; part += 1)
-      single.push(...(await flow(subject, roots.slice(part * 250, (part + 1) * 250).map((root) => ({ dependsOn: [root] })))));
+      single.push(
+        ...(await flow(
+          subject,
+          roots.slice(part * 250, (part + 1) * 250).map((root) => ({ dependsOn: [root] })),
+        )),
+      );
     // Roots from both ends of the statement's rows: some noted, some past the 1,000.
     const [spread] = await flow(subject, [{ dependsOn: [roots[0]!, roots[600]!, roots[1100]!, roots[1249]!] }]);
     await hub().pool.query("update jobs set status = 'completed', finished_at = now() where id = any($1::uuid[])", [roots]);
