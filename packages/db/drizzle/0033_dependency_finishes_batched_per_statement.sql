@@ -5,8 +5,9 @@
 -- (hub_note_finished_dependency_v1, packages/db/functions/), so that when the statement's row triggers fire, the first
 -- of them finds every job this statement finished and runs one wave for all of them (hub_finish_dependency_v1): a
 -- complete-batch that finishes sixteen dependencies of one fan-in rewrites the fan-in once, not sixteen times. The
--- function is noted by a stand-in here (it notes nothing and lets the trigger fire, so the body applied until the
--- function files are, which handles its own row, stays exact) and defined by its file after the migrations.
+-- note function is a stand-in here (it notes nothing and lets the trigger fire for every row, so the body in place
+-- until the function files are applied, which handles its own row, stays exact); its file defines it after the
+-- migrations.
 CREATE FUNCTION hub_note_finished_dependency_v1(p_id uuid, p_status text) RETURNS boolean LANGUAGE sql VOLATILE AS $$ SELECT true $$;--> statement-breakpoint
 DROP TRIGGER jobs_finish_dependency ON jobs;--> statement-breakpoint
 CREATE TRIGGER jobs_finish_dependency AFTER UPDATE OF status ON jobs

@@ -42,9 +42,7 @@ DECLARE
   v_failing uuid[];
   v_actor uuid := nullif(current_setting('hub.actor_id', true), '')::uuid;
 BEGIN
-  IF current_setting('hub.finishing_dependencies', true) = 'on' THEN
-    RETURN NULL;
-  END IF;
+  -- No call comes while a wave runs: the note function keeps the trigger from firing for the jobs a wave cancels.
   IF NEW.id = ANY (v_completed) OR NEW.id = ANY (v_failed) THEN
     -- The first job this statement noted: the wave takes every job noted.
     PERFORM set_config('hub.completed_dependencies', '', true), set_config('hub.failed_dependencies', '', true);
