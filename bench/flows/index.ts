@@ -3,8 +3,8 @@
  * dispatcher, relay as processes), everything through `POST /jobs/batch`, claim-batch and
  * complete-batch: a warm-up, BENCH_FLOW_FANOUTS plain batches of BENCH_FLOW_WIDTH + 2 jobs, as many
  * fan-outs (a root, BENCH_FLOW_WIDTH jobs depending on it, a fan-in depending on all of them; one
- * batch each, by index), and the plain batches again. It prints jobs/s of each and flows ÷ plain
- * (target ≥ 0.8×), CPU ms per job of every process, the claim statement's mean time per call and
+ * batch each, by index) twice, and the plain batches again, each phase on analysed tables. It prints
+ * jobs/s of each and the mean of the flows phases ÷ the mean of the plain ones (target ≥ 0.8×), CPU ms per job of every process, the claim statement's mean time per call and
  * per job handed out in each phase (within 5 %), and the release of BENCH_FLOW_RELEASE dependents
  * of one job: the finishing request's time and whether one statement released them. Audit: every
  * job completed exactly once, no dependent started before all its dependencies finished. How to
@@ -19,7 +19,7 @@ import { HubBatchTarget, seedHub } from "../hub/hub-target";
 import { auditRun, samplerReport, waitForRelayDrain, type AuditCheck } from "../lib/audit";
 import { enableStatementCounts } from "../lib/counters";
 import type { BenchConfig } from "../lib/config";
-import { databaseName } from "../lib/drive";
+import { databaseName, signalProfiled } from "../lib/drive";
 import { jobsPerFanout, planFanout } from "../lib/flow-plan";
 import { JsonClient } from "../lib/http";
 import { PhaseTracker, type PhaseRecorder } from "../lib/load";
@@ -32,7 +32,7 @@ import { renderFlows, type FlowsReport } from "./report";
 
 export type { FlowsReport } from "./report";
 
-/** Plain batches of the warm-up (not in the ratios). */
+/** Plain batches of the warm-up, and as many fan-outs when the API takes dependencies (not in the ratios). */
 const WARMUP_BATCHES = 5;
 
 export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
@@ -78,7 +78,14 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
       const recorders: PhaseRecorder[] = [];
       const edges: JobEdge[] = [];
       const run = async (name: FlowPhase["name"], batches: typeof plainBatches) => {
+        // Every measured phase starts on analysed tables, as a production server's are: without, the first phase ran on
+        // the statistics of the warm-up's few rows until autovacuum's first analyse, a minute or so into the run.
+        if (name !== "warm-up") await auditPool.query("analyze");
+        // BENCH_CPU_PROF_PHASE=plain or flows: the profiled processes record that phase (the first of its kind) only.
+        const profiled = (name === "plain" || name === "flows") && config.cpuProfilePhase === name ? name : null;
+        if (profiled) signalProfiled(config, context.pids, profiled);
         const outcome = await runFlowPhase(context, name, batches);
+        if (profiled) signalProfiled(config, context.pids, profiled);
         phases.push(outcome.phase);
         recorders.push(outcome.recorder);
         edges.push(...outcome.edges);
@@ -86,9 +93,15 @@ export async function runFlowsMode(config: BenchConfig): Promise<boolean> {
       sampler.start();
       workers = newWorkers();
       workers.start();
-      await run("warm-up", plainBatches.slice(0, Math.min(WARMUP_BATCHES, flows.fanouts)));
+      const warmUp = Math.min(WARMUP_BATCHES, flows.fanouts);
+      await run("warm-up", [...plainBatches.slice(0, warmUp), ...(dependencies ? flowBatches.slice(0, warmUp) : [])]);
+      // Plain, flows, flows, plain: a machine that gets steadily busier or quieter, or a hub still warming up, weighs
+      // on both kinds alike, and the ratios are of their means.
       await run("plain", plainBatches);
-      if (dependencies) await run("flows", flowBatches);
+      if (dependencies) {
+        await run("flows", flowBatches);
+        await run("flows again", flowBatches);
+      }
       await run("plain again", plainBatches);
       await workers.stop();
       workers = undefined;

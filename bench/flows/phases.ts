@@ -22,7 +22,7 @@ const STALL_MS = 30_000;
 /** Statements listed per phase in the report: enough to show where a flow's extra time goes. */
 const PHASE_SLOWEST = 8;
 
-export type FlowPhaseName = "warm-up" | "plain" | "flows" | "plain again";
+export type FlowPhaseName = "warm-up" | "plain" | "flows" | "flows again" | "plain again";
 
 export interface FlowPhase extends PhaseSummary {
   name: FlowPhaseName;

@@ -56,6 +56,9 @@ const NAMED_MODES = [
 export const BENCH_PARTS = ["hub", "hub-batched", "hub-webhooks", "pg", "graphile", "graphile-batched", "pgboss", "bullmq"] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 export type ProfiledApp = "api" | "dispatcher" | "relay";
+/** Phases a profile can be limited to: the e2e mode's peak and paced phases, the flows mode's plain (the first) and flows. */
+export const PROFILED_PHASES = ["peak", "paced", "plain", "flows"] as const;
+export type ProfiledPhase = (typeof PROFILED_PHASES)[number];
 
 export interface BenchConfig {
   mode: BenchMode;
@@ -108,8 +111,8 @@ export interface BenchConfig {
   apiRoutes: string[];
   /** BENCH_CPU_PROF: hub apps started with `--cpu-prof` (profiles land in bench/results/profiles). */
   cpuProfile: ProfiledApp[];
-  /** BENCH_CPU_PROF_PHASE: record the e2e profiles over this phase only ("peak" or "paced"; default the whole run). */
-  cpuProfilePhase: "peak" | "paced" | null;
+  /** BENCH_CPU_PROF_PHASE: record the profiles over this phase only (e2e: "peak" or "paced"; flows: "plain" or "flows"; default the whole run). */
+  cpuProfilePhase: ProfiledPhase | null;
   /** BENCH_HUB_LOG_LEVEL: LOG_LEVEL of the hub's processes (default info, as in production). */
   hubLogLevel: string;
   /** `timed` mode (delayed jobs and schedules): see {@link TimedConfig}. */
@@ -237,7 +240,7 @@ export function loadBenchConfig(argv: readonly string[], env: NodeJS.ProcessEnv 
       .map((item) => item.trim())
       .filter((item) => item.length > 0),
     cpuProfile: listVar(env, "BENCH_CPU_PROF", ["api", "dispatcher", "relay"] as const, []),
-    cpuProfilePhase: env.BENCH_CPU_PROF_PHASE === "peak" || env.BENCH_CPU_PROF_PHASE === "paced" ? env.BENCH_CPU_PROF_PHASE : null,
+    cpuProfilePhase: PROFILED_PHASES.find((phase) => phase === env.BENCH_CPU_PROF_PHASE) ?? null,
     hubLogLevel: env.BENCH_HUB_LOG_LEVEL || "info",
     timed: loadTimedConfig(env, smoke),
     footprintJobs: intVar(env, "BENCH_FOOTPRINT_JOBS", smoke ? 500 : 20_000, 1),

@@ -6,7 +6,7 @@
  */
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BenchConfig } from "./config";
+import type { BenchConfig, ProfiledPhase } from "./config";
 import { ConcurrencySampler } from "@hub/testing";
 import { auditRun, relayLag, samplerReport, waitForRelayDrain, type AuditCheck } from "./audit";
 import {
@@ -174,7 +174,7 @@ async function measured<T extends PhaseSummary>(
  * With BENCH_CPU_PROF_PHASE, the profiled hub processes record that phase only: the preload
  * (cpu-profile-preload.mjs) restarts its profile on the first SIGUSR2 and writes it on the second.
  */
-function signalProfiled(config: BenchConfig, pids: Record<string, number | undefined>, kind: "peak" | "paced"): void {
+export function signalProfiled(config: BenchConfig, pids: Record<string, number | undefined>, kind: ProfiledPhase): void {
   if (config.cpuProfilePhase !== kind) return;
   // Only profiled processes handle SIGUSR2; it would end any other.
   for (const app of config.cpuProfile) {

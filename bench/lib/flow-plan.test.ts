@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadBenchConfig } from "./config";
 import type { StatementCounters } from "./counters";
-import { claimCost, jobsPerFanout, planDependentsOf, planFanout, ratioToMean, releaseStatements } from "./flow-plan";
+import { claimCost, jobsPerFanout, planDependentsOf, planFanout, ratioOfMeans, releaseStatements } from "./flow-plan";
 
 const automations = ["a", "b", "c"];
 const statement = (query: string, calls: number, rows: number, totalMs: number, toplevel = true): StatementCounters => ({
@@ -92,9 +92,9 @@ describe("releaseStatements", () => {
   });
 });
 
-describe("ratioToMean", () => {
-  it("when flows ran at 80 jobs/s between plain phases of 90 and 110, then the ratio is 0.8", () => {
-    expect(ratioToMean(80, [90, 110])).toBeCloseTo(0.8);
+describe("ratioOfMeans", () => {
+  it("when flows ran at 70 and 90 jobs/s between plain phases of 90 and 110, then the ratio is 0.8", () => {
+    expect(ratioOfMeans([70, 90], [90, 110])).toBeCloseTo(0.8);
   });
 });
 

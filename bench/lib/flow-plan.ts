@@ -150,7 +150,9 @@ export function releaseStatements(deltas: readonly StatementCounters[], dependen
 export const FLOW_THROUGHPUT_TARGET = 0.8;
 export const CLAIM_COST_TOLERANCE = 0.05;
 
-/** `value` ÷ the mean of `baselines` (the plain phases bracketing it). */
-export function ratioToMean(value: number, baselines: readonly number[]): number {
-  return value / (baselines.reduce((sum, baseline) => sum + baseline, 0) / baselines.length);
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** The mean of `values` (the flows phases) ÷ the mean of `baselines` (the plain phases around them). */
+export function ratioOfMeans(values: readonly number[], baselines: readonly number[]): number {
+  return mean(values) / mean(baselines);
 }

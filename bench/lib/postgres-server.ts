@@ -91,6 +91,34 @@ async function readSettings(serverUrl: string): Promise<Record<string, string>> 
   }
 }
 
+/** WAL segments {@link recycleWalSegments} has the private server make and recycle: min_wal_size's 1 GB. */
+const RECYCLED_WAL_SEGMENTS = 64;
+
+/**
+ * Brings a new cluster's WAL to where a server that has run through checkpoints has it: the
+ * segments ahead already exist, recycled, rather than created one by one as the run writes. A new
+ * cluster has one segment, and the first checkpoint comes five minutes in, after most runs end;
+ * until then every 16 MB of WAL a phase writes makes a new segment file, zero-filled
+ * (`XLogFileInit`) by the committing backend under the WAL write lock, into page-cache memory the
+ * machine may never have touched. That cost a phase about 10 to 50 ms of one core per segment in
+ * perf profiles, charged to whichever phase writes most WAL, and it is not what a production
+ * server does (min_wal_size keeps 1 GB of segments for reuse). So: 64 segment switches (each
+ * after a commit, so none is a no-op), then a checkpoint, which recycles them as the segments to come.
+ */
+async function recycleWalSegments(serverUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, application_name: "bench-wal" });
+  await client.connect();
+  try {
+    for (let segment = 0; segment < RECYCLED_WAL_SEGMENTS; segment++) {
+      await client.query("select txid_current()");
+      await client.query("select pg_switch_wal()");
+    }
+    await client.query("checkpoint");
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Starts the private server (`which` "private"), or names the shared one ("shared"). A private
  * server that cannot start is not fatal: the run goes on on `sharedServerUrl`, with a warning on
@@ -108,6 +136,7 @@ export async function startBenchPostgres(which: "private" | "shared", sharedServ
         console.error("bench: starting a private PostgreSQL with production settings (initdb)");
         server = await startPrivatePostgres({ settings: { ...PRODUCTION_SETTINGS, cluster_name: clusterName } });
         accountPostgresCluster(clusterName);
+        await recycleWalSegments(server.serverUrl);
         const running = server;
         return {
           serverUrl: running.serverUrl,
