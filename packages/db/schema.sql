@@ -592,6 +592,7 @@ $$;
 
 CREATE FUNCTION public.hub_finish_dependency_v1() RETURNS trigger
     LANGUAGE plpgsql
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
   v_completed uuid[] := coalesce(string_to_array(nullif(current_setting('hub.completed_dependencies', true), ''), ',')::uuid[], '{}');
