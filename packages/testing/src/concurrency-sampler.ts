@@ -42,9 +42,12 @@ export class ConcurrencySampler {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        const { rows } = await this.pool.query<{ automation_id: string; running: number }>(
-          "select automation_id, count(*)::int as running from jobs where status = 'running' group by 1",
-        );
+        // Named, so each connection plans it once: as a plain query it was planned on every sample, a few times a
+        // second, which the benchmarks booked to the measured target's PostgreSQL CPU (0.24 s in a 2,500-job run).
+        const { rows } = await this.pool.query<{ automation_id: string; running: number }>({
+          name: "concurrency_sampler_running",
+          text: "select automation_id, count(*)::int as running from jobs where status = 'running' group by 1",
+        });
         this.samples += 1;
         for (const row of rows) this.record(row.automation_id, row.running);
       } catch (error) {
