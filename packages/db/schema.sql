@@ -136,7 +136,6 @@ $$;
 
 CREATE FUNCTION public.hub_claim_jobs_v4(p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]) RETURNS TABLE(outcome text, slots_left integer, stale_ids uuid[], retry_after_ms integer, id uuid, automation_id uuid, status text, context jsonb, result jsonb, error text, attempts integer, created_by uuid, worker_id uuid, created_at timestamp with time zone, started_at timestamp with time zone, finished_at timestamp with time zone, lease_expires_at timestamp with time zone, priority integer, available_at timestamp with time zone, seq bigint, retry_of uuid, run_at timestamp with time zone, schedule_id uuid, fire_time timestamp with time zone, depends_on uuid[], on_dependency_failure text, has_dependents boolean, approval_status text, approval_expires_at timestamp with time zone, approval_decided_by uuid, approval_decided_at timestamp with time zone, approval_comment text)
     LANGUAGE plpgsql ROWS 1
-    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
 DECLARE

@@ -93,10 +93,6 @@
 -- reads no table but through the function: a set-returning function is estimated at 1,000 rows, and a join back to
 -- jobs became, as a generic plan, a hash join over a sequential scan of jobs. (v3 returned the job columns of before
 -- §6.16, and the statement read the others by a probe of jobs' primary key per row, on the hot path of every job.)
--- Plans: generic, always (the SET below), the ones statement-plans.test.ts checks. PL/pgSQL plans its statements as a
--- prepared statement's, custom plans first, and a plan that knows the values sent can look cheaper for good: the check
--- of the candidates the ready set offered (one or two ids, where a generic plan reckons with ten) was planned anew on
--- every claim of the e2e bench, 2,511 plans in 2,501 claims (pg_stat_statements with track_planning, 2026-12-07).
 CREATE OR REPLACE FUNCTION "hub_claim_jobs_v4"(
   p_automation_id uuid, p_worker_id uuid, p_max_jobs integer, p_lease_seconds integer, p_candidate_ids uuid[]
 ) RETURNS TABLE (
@@ -108,8 +104,7 @@ CREATE OR REPLACE FUNCTION "hub_claim_jobs_v4"(
   depends_on uuid[], on_dependency_failure text, has_dependents boolean,
   approval_status text, approval_expires_at timestamptz, approval_decided_by uuid, approval_decided_at timestamptz,
   approval_comment text
-) ROWS 1 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_generic_plan AS $$
+) ROWS 1 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
 DECLARE
   v_limit integer;
