@@ -4,8 +4,9 @@
  * complete-batch: a warm-up, BENCH_FLOW_FANOUTS plain batches of BENCH_FLOW_WIDTH + 2 jobs, as many
  * fan-outs (a root, BENCH_FLOW_WIDTH jobs depending on it, a fan-in depending on all of them; one
  * batch each, by index) twice, and the plain batches again, each phase on analysed tables. It prints
- * jobs/s of each and the mean of the flows phases ÷ the mean of the plain ones (target ≥ 0.8×), CPU ms per job of every process, the claim statement's mean time per call and
- * per job handed out in each phase (within 5 %), and the release of BENCH_FLOW_RELEASE dependents
+ * jobs/s of each and the mean of the flows phases ÷ the mean of the plain ones (target ≥ 0.8×), CPU
+ * ms per job of every process, the claim statement's mean time per call and per job handed out in
+ * each phase (within 5 %), and the release of BENCH_FLOW_RELEASE dependents
  * of one job: the finishing request's time and whether one statement released them. Audit: every
  * job completed exactly once, no dependent started before all its dependencies finished. How to
  * read it: bench/MODES.md.

@@ -91,7 +91,8 @@ export async function release(executor: Executor, jobIds: readonly string[]): Pr
 // (hub_finish_dependency_v1.sql; statement-plans.test.ts checks both). The ids come through an initplan, `(select
 // $1)`, whose value no plan's estimate reads: planned with the ids themselves, each custom plan looked cheaper than
 // the generic one, so PostgreSQL planned the statement anew on almost every finish (965 plans in 1,331 calls of
-// the flows bench, 194 ms planning against 153 ms running); now custom and generic plans cost the same and the connection keeps the generic plan.
+// the flows bench, 194 ms planning against 153 ms running); now custom and generic plans cost the same and the
+// connection keeps the generic plan.
 const queuedDependentsStatement: NamedStatement = {
   name: "hub_jobs_queued_dependents",
   text: `
