@@ -127,22 +127,23 @@ export function hubProcessOptions(config: BenchConfig, mode: HubMode, env: Recor
 }
 
 /**
- * The hub in one mode, on a database and Redis prefix of its own (`env`: more variables for its
- * processes, as {@link hubProcessOptions}). The batched mode first checks that the API has the
- * batch endpoints, and is reported as skipped when it has not.
+ * The hub in one mode, on a database and Redis prefix of its own (`options.env`: more variables for
+ * its processes, as {@link hubProcessOptions}; `options.analyzeAfterCreated`: as
+ * PullTargetRun's). The batched mode first checks that the API has the batch endpoints, and is
+ * reported as skipped when it has not.
  */
 export async function runHub(
   config: BenchConfig,
   plan: WorkloadPlan,
   pacedRate: (peak: PhaseSummary) => number | null,
   mode: HubMode = "single",
-  env: Record<string, string> = {},
+  options: { env?: Record<string, string>; analyzeAfterCreated?: number } = {},
 ): Promise<TargetResult> {
   const name = PART_OF_MODE[mode];
   let subscription: BenchSubscription | undefined;
-  const options = hubProcessOptions(config, mode, env);
+  const processOptions = hubProcessOptions(config, mode, options.env);
   try {
-    return await onFreshHub(config, options, async ({ processes: hub, databaseUrl }) => {
+    return await onFreshHub(config, processOptions, async ({ processes: hub, databaseUrl }) => {
       const seed = await seedHub(hub.apiUrl, hub.admin, plan);
       if (mode === "webhooks") subscription = await subscribeSink(hub.apiUrl, hub.admin);
       if (mode === "batched") {
@@ -165,6 +166,7 @@ export async function runHub(
             redisUrl: config.redisUrl,
             automationIds: seed.automationIds,
             relays: true,
+            ...(options.analyzeAfterCreated === undefined ? {} : { analyzeAfterCreated: options.analyzeAfterCreated }),
             pids: { api: hub.api.pid, dispatcher: hub.dispatchers[0]?.pid, relay: hub.relays[0]?.pid },
           },
           plan,

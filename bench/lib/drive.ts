@@ -125,6 +125,11 @@ export interface PullTargetRun {
   pids: Record<string, number | undefined>;
   /** Jobs per create request (batched modes); one when absent. */
   batch?: number;
+  /**
+   * Once the peak phase has created this many jobs, `ANALYZE` the target's database (none when
+   * absent): the statistics a running hub has, see {@link analyzeOnceCreated}.
+   */
+  analyzeAfterCreated?: number;
 }
 
 type MeasuredPhase = PhaseSummary & Pick<PhaseResult, "cpuMsPerJob" | "redisCommandsPerJob">;
@@ -212,6 +217,33 @@ async function runPhases(
 
 const jobsCreatedBy = (recorders: readonly PhaseRecorder[]) => recorders.reduce((sum, recorder) => sum + recorder.createdAt.size, 0);
 
+/**
+ * `ANALYZE` of the whole database once the peak phase has created `created` jobs, in the
+ * background. A hub's database has statistics in production; a run's fresh one has those of its
+ * empty tables (migration 0020 analyses jobs while it is empty) until autovacuum's first analyse, a
+ * minute or more into a real hub's life and after the end of a bench run. On those statistics a
+ * statement prepared early keeps a plan made for an empty table: the tracing relay's per-event
+ * probe of jobs by primary key, for one, became a sequential scan of the table, 100 buffers per
+ * event and 3 ms per batch against 0.4 (bench/runs/2026-12-07-2330-tracing-statistics.md). The
+ * analyse invalidates the processes' cached plans, so what follows is planned on the statistics
+ * autovacuum would have given them. `done` waits for it (and ends the wait when the phase ended first).
+ */
+function analyzeOnceCreated(pool: pg.Pool, tracker: PhaseTracker, created: number): { done: () => Promise<void> } {
+  let stopped = false;
+  const analysis = (async () => {
+    while (!stopped && !(tracker.current?.kind === "peak" && tracker.current.createdAt.size >= created)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    if (!stopped) await pool.query("analyze");
+  })();
+  return {
+    done: () => {
+      stopped = true;
+      return analysis;
+    },
+  };
+}
+
 /** Drives a pull target (the hub, the PostgreSQL ceiling): creators, simulated workers, sampler, audit. */
 export async function drivePullTarget(
   run: PullTargetRun,
@@ -231,6 +263,7 @@ export async function drivePullTarget(
     sampler.start();
     workers.start();
     const idleCpuPercent = await measureIdleCpu({ ...run.pids, bench: process.pid }, database, config.smoke ? 1000 : 3000);
+    const analysis = run.analyzeAfterCreated === undefined ? undefined : analyzeOnceCreated(auditPool, tracker, run.analyzeAfterCreated);
     const { peak, paced, recorders } = await runPhases(
       run.target,
       tracker,
@@ -239,6 +272,7 @@ export async function drivePullTarget(
       { pids: run.pids, database, redisUrl: run.redisUrl, batch: run.batch },
       pacedRate,
     );
+    await analysis?.done();
     await workers.stop();
     const drain = run.relays ? await waitForRelayDrain(auditPool, 10_000) : null;
     const sampled = samplerReport(await sampler.stop(), automationsById);
