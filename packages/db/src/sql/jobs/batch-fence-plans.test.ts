@@ -171,7 +171,7 @@ describe("statements that name jobs by id, on an automation whose statistics are
       if (claim.kind === "claimed") expect(claim.staleIds).toEqual([running]);
     });
 
-    const checkPlans = captured.filter((plan) => /FROM unnest\(p_candidate_ids\)/i.test(plan));
+    const checkPlans = captured.filter((plan) => /FROM unnest\(\(SELECT p_candidate_ids\)\)/i.test(plan));
     expect(checkPlans).toHaveLength(1);
     expect(checkPlans[0]).toContain("jobs_pkey");
     expect(checkPlans[0]).not.toMatch(BEYOND_THE_PRIMARY_KEY);
