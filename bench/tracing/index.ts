@@ -153,7 +153,7 @@ export async function runTracingMode(config: BenchConfig): Promise<boolean> {
       // Peak only (no paced phase): the cost per job at full load is what tracing changes. The
       // database is analysed once a tenth of the jobs exist, as autovacuum would have analysed a
       // running hub's (lib/drive.ts analyzeOnceCreated: without it, the traced statements ran on
-      // plans made for empty tables, and tracing at 1 % read as 15–20 % more CPU per job).
+      // plans made for empty tables: PostgreSQL's CPU per job at 1 % read 14–21 % above off, 5–12 % with it).
       const result: TargetResult = await runHub(sized, plan, () => null, "single", { env, analyzeAfterCreated: Math.ceil(sized.jobs / 10) });
       const run: TracingRun = {
         name,
